@@ -1,0 +1,22 @@
+//! NeSt simulation core.
+//!
+//! What lives here is shared by every model: integer picosecond time and unit parsing
+//! ([`time`], [`units`]), the event queue ([`queue`]), per-component random streams ([`rng`]),
+//! latency histograms and interval time series ([`stats`]), request conservation accounting
+//! ([`conservation`]) and the trajectory fingerprint ([`fingerprint`]).
+//!
+//! Nothing here knows about storage or networks; domain crates depend on this one only.
+#![deny(unsafe_code)]
+
+pub mod conservation;
+pub mod fingerprint;
+pub mod queue;
+pub mod rng;
+pub mod stats;
+pub mod time;
+pub mod units;
+
+pub use conservation::Conservation;
+pub use queue::EventQueue;
+pub use rng::RngStream;
+pub use time::SimTime;

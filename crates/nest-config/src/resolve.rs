@@ -1,0 +1,639 @@
+//! Resolution: from the schema as written to the runtime plans the model builds a World from.
+//! Every unit string is parsed, every name reference checked, every file opened — and every
+//! problem collected, so `nestsim validate` lists them all at once.
+
+use crate::error::{ConfigError, ConfigErrors};
+use crate::schema::*;
+use crate::{Loaded, SCHEMA_VERSION};
+use nest_core::time::{PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US};
+use nest_core::units::{parse_duration, parse_rate_bps, parse_size};
+use nest_core::SimTime;
+use nest_workload::address::AddressPattern;
+use nest_workload::arrival::ArrivalSpec;
+use nest_workload::dist::{SizeDist, TimeDist};
+use nest_workload::fio::parse_job_file;
+use nest_workload::mmpp::{fit_mmpp2, Mmpp2, Moments4};
+use nest_workload::synthetic::SyntheticSpec;
+use nest_workload::trace::{TraceFormat, TraceOptions};
+use std::path::{Path, PathBuf};
+
+/// Class priority levels (SPEC §1): Urgent first, then High/Medium/Low by ratio, then best effort.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Priority {
+    Urgent = 0,
+    High = 1,
+    Medium = 2,
+    Low = 3,
+    BestEffort = 4,
+}
+
+impl Priority {
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "urgent" => Priority::Urgent,
+            "high" => Priority::High,
+            "medium" => Priority::Medium,
+            "low" => Priority::Low,
+            "best_effort" => Priority::BestEffort,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        ["urgent", "high", "medium", "low", "best_effort"][self as usize]
+    }
+    pub const COUNT: usize = 5;
+}
+
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub seed: u64,
+    pub duration: Option<SimTime>,
+    pub warmup: SimTime,
+    pub wrapup: SimTime,
+    pub interval: SimTime,
+    pub drain: bool,
+    pub max_time: SimTime,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassPlan {
+    pub name: String,
+    pub priority: Priority,
+}
+
+#[derive(Debug, Clone)]
+pub struct IdealDevicePlan {
+    pub servers: u32,
+    pub read: TimeDist,
+    pub write: TimeDist,
+    pub read_bps: Option<f64>,
+    pub write_bps: Option<f64>,
+    pub queue_depth: u32,
+}
+
+#[derive(Debug, Clone)]
+pub enum DeviceKindPlan {
+    Ideal(IdealDevicePlan),
+}
+
+#[derive(Debug, Clone)]
+pub struct DevicePlan {
+    pub name: String,
+    pub capacity: u64,
+    pub kind: DeviceKindPlan,
+}
+
+#[derive(Debug, Clone)]
+pub struct HostPlan {
+    pub name: String,
+    pub queue_depth: u32,
+}
+
+#[derive(Debug, Clone)]
+pub enum SourcePlan {
+    Synthetic(SyntheticSpec),
+    Trace { path: PathBuf, format: TraceFormat, opts: TraceOptions },
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkloadPlan {
+    pub name: String,
+    pub host: usize,
+    pub device: usize,
+    pub class: usize,
+    pub source: SourcePlan,
+}
+
+#[derive(Debug, Clone)]
+pub struct OutputPlan {
+    pub requests: bool,
+    pub timeseries: bool,
+    pub fio_json: bool,
+}
+
+/// A fully validated scenario.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub name: String,
+    pub run: RunPlan,
+    pub classes: Vec<ClassPlan>,
+    pub devices: Vec<DevicePlan>,
+    pub hosts: Vec<HostPlan>,
+    pub workloads: Vec<WorkloadPlan>,
+    pub output: OutputPlan,
+    /// Non-fatal notes (fio options not modelled, …).
+    pub warnings: Vec<String>,
+    /// The effective scenario (after overrides) as a TOML table, recorded in outputs.
+    pub table: toml::Table,
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+    base: &'a Path,
+    errors: Vec<ConfigError>,
+    warnings: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, key: &str, msg: impl Into<String>) {
+        let e = ConfigError::at_key(self.file, self.text, key, msg.into());
+        self.errors.push(e);
+    }
+    fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
+        parse_duration(s).map_err(|e| self.err(key, e)).ok()
+    }
+    fn size(&mut self, key: &str, s: &str) -> Option<u64> {
+        parse_size(s).map_err(|e| self.err(key, e)).ok()
+    }
+    fn size32(&mut self, key: &str, s: &str) -> Option<u32> {
+        let b = self.size(key, s)?;
+        if b == 0 || b > u32::MAX as u64 {
+            self.err(key, format!("'{s}' must be between 1 B and 4 GiB"));
+            return None;
+        }
+        Some(b as u32)
+    }
+    fn rate(&mut self, key: &str, s: &str) -> Option<f64> {
+        match parse_rate_bps(s) {
+            Ok(r) if r > 0.0 => Some(r),
+            Ok(_) => {
+                self.err(key, format!("'{s}' must be a positive rate"));
+                None
+            }
+            Err(e) => {
+                self.err(key, e);
+                None
+            }
+        }
+    }
+    /// Resolves a user path: `${VAR}` / `${VAR:-default}` expanded, relative to the scenario.
+    fn path(&mut self, key: &str, p: &str) -> Option<PathBuf> {
+        let expanded = expand_env(p).map_err(|e| self.err(key, e)).ok()?;
+        let pb = PathBuf::from(&expanded);
+        let full = if pb.is_absolute() { pb } else { self.base.join(pb) };
+        if !full.is_file() {
+            self.err(key, format!("file '{}' does not exist", full.display()));
+            return None;
+        }
+        Some(full)
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}`.
+pub fn expand_env(s: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after.find('}').ok_or_else(|| format!("unclosed '${{' in '{s}'"))?;
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match (std::env::var(name), default) {
+            (Ok(v), _) if !v.is_empty() => out.push_str(&v),
+            (_, Some(d)) => out.push_str(d),
+            _ => return Err(format!("environment variable '{name}' is not set (used in '{s}')")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn time_dist(cx: &mut Ctx, key: &str, c: &TimeDistConfig) -> Option<TimeDist> {
+    Some(match c {
+        TimeDistConfig::Fixed { value } => TimeDist::Fixed(cx.dur(&format!("{key}.value"), value)?),
+        TimeDistConfig::Exp { mean } => TimeDist::Exponential { mean_ps: cx.dur(&format!("{key}.mean"), mean)?.0 as f64 },
+        TimeDistConfig::Uniform { min, max } => {
+            let (lo, hi) = (cx.dur(&format!("{key}.min"), min)?, cx.dur(&format!("{key}.max"), max)?);
+            if hi < lo {
+                cx.err(&format!("{key}.max"), "max must not be below min");
+                return None;
+            }
+            TimeDist::Uniform { lo, hi }
+        }
+        TimeDistConfig::Lognormal { mean, cv } => {
+            if !(*cv > 0.0 && cv.is_finite()) {
+                cx.err(&format!("{key}.cv"), format!("cv must be positive, got {cv}"));
+                return None;
+            }
+            TimeDist::lognormal_from_mean_cv(cx.dur(&format!("{key}.mean"), mean)?.0 as f64, *cv)
+        }
+        TimeDistConfig::Empirical { values, weights } => {
+            let vals: Vec<SimTime> = values.iter().enumerate().filter_map(|(i, v)| cx.dur(&format!("{key}.values[{i}]"), v)).collect();
+            if vals.len() != values.len() {
+                return None;
+            }
+            let sd = SizeDist::empirical(vec![0; vals.len()], weights).map_err(|e| cx.err(&format!("{key}.weights"), e)).ok()?;
+            let SizeDist::Empirical { cumulative, .. } = sd else { unreachable!("empirical builds empirical") };
+            TimeDist::Empirical { values: vals, cumulative }
+        }
+    })
+}
+
+fn size_dist(cx: &mut Ctx, key: &str, c: &SizeConfig) -> Option<SizeDist> {
+    Some(match c {
+        SizeConfig::Fixed { bytes } => SizeDist::Fixed(cx.size32(&format!("{key}.bytes"), bytes)?),
+        SizeConfig::Exp { mean, align, min, max } => {
+            let mean_b = cx.size32(&format!("{key}.mean"), mean)? as f64;
+            let align = match align { Some(a) => cx.size32(&format!("{key}.align"), a)?, None => 512 };
+            let min = match min { Some(a) => cx.size32(&format!("{key}.min"), a)?, None => align };
+            let max = match max { Some(a) => cx.size32(&format!("{key}.max"), a)?, None => u32::MAX / 2 };
+            if max < min {
+                cx.err(&format!("{key}.max"), "max must not be below min");
+                return None;
+            }
+            SizeDist::Exponential { mean: mean_b, align, min, max }
+        }
+        SizeConfig::UniformBlocks { min, max, block } => {
+            let block = match block { Some(b) => cx.size32(&format!("{key}.block"), b)?, None => 4096 };
+            if *min == 0 || max < min || (*max as u64) * block as u64 > u32::MAX as u64 {
+                cx.err(&format!("{key}.min"), format!("need 1 ≤ min ≤ max and max × block ≤ 4 GiB (got {min}..{max} × {block})"));
+                return None;
+            }
+            SizeDist::UniformBlocks { min_blocks: *min, max_blocks: *max, block }
+        }
+        SizeConfig::Empirical { values, weights } => {
+            let vals: Vec<u32> = values.iter().enumerate().filter_map(|(i, v)| cx.size32(&format!("{key}.values[{i}]"), v)).collect();
+            if vals.len() != values.len() {
+                return None;
+            }
+            SizeDist::empirical(vals, weights).map_err(|e| cx.err(&format!("{key}.weights"), e)).ok()?
+        }
+    })
+}
+
+fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64) -> Option<ArrivalSpec> {
+    let rate_of = |cx: &mut Ctx, r: &Option<f64>, bw: &Option<String>| -> Option<f64> {
+        match (r, bw) {
+            (Some(r), None) if *r > 0.0 && r.is_finite() => Some(*r),
+            (Some(r), None) => {
+                cx.err(&format!("{key}.rate_iops"), format!("must be positive, got {r}"));
+                None
+            }
+            (None, Some(b)) => cx.rate(&format!("{key}.bandwidth"), b).map(|bps| bps / 8.0 / mean_size),
+            _ => {
+                cx.err(key, "give exactly one of rate_iops or bandwidth");
+                None
+            }
+        }
+    };
+    Some(match c {
+        ArrivalConfig::Poisson { rate_iops, bandwidth } => ArrivalSpec::Poisson { rate: rate_of(cx, rate_iops, bandwidth)? },
+        ArrivalConfig::Constant { rate_iops, bandwidth } => ArrivalSpec::Constant { rate: rate_of(cx, rate_iops, bandwidth)? },
+        ArrivalConfig::Burst { outstanding } => {
+            if *outstanding == 0 {
+                cx.err(&format!("{key}.outstanding"), "must be at least 1");
+                return None;
+            }
+            ArrivalSpec::Burst { outstanding: *outstanding }
+        }
+        ArrivalConfig::Mmpp { rates, switch } => {
+            if rates.iter().chain(switch).any(|x| !(x.is_finite() && *x > 0.0)) {
+                cx.err(key, "MMPP rates and switch rates must all be positive");
+                return None;
+            }
+            ArrivalSpec::Mmpp(Mmpp2 { lambda: *rates, switch: *switch })
+        }
+        ArrivalConfig::MmppFit { mean_gap, scv, skewness, lag1 } => {
+            let m = cx.dur(&format!("{key}.mean_gap"), mean_gap)?.as_secs_f64();
+            match fit_mmpp2(&Moments4 { mean: m, scv: *scv, skewness: *skewness, lag1: *lag1 }) {
+                Ok(fit) => {
+                    if fit.residual > 0.01 {
+                        cx.warnings.push(format!("{key}: MMPP(2) cannot match these statistics exactly; fitted SCV {:.3}, skewness {:.3}, lag-1 {:.3}", fit.achieved.scv, fit.achieved.skewness, fit.achieved.lag1));
+                    }
+                    ArrivalSpec::Mmpp(fit.mmpp)
+                }
+                Err(e) => {
+                    cx.err(key, e);
+                    return None;
+                }
+            }
+        }
+    })
+}
+
+fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
+    let duration = r.duration.as_ref().and_then(|d| cx.dur("run.duration", d));
+    let frac_or_dur = |cx: &mut Ctx, key: &str, v: &Option<String>| -> SimTime {
+        match v {
+            None => SimTime::ZERO,
+            Some(s) if s.trim_end().ends_with('%') => {
+                let p: Option<f64> = s.trim().trim_end_matches('%').trim().parse().ok().filter(|p: &f64| (0.0..100.0).contains(p));
+                match (p, duration) {
+                    (Some(p), Some(d)) => SimTime((d.0 as f64 * p / 100.0) as u64),
+                    (None, _) => {
+                        cx.err(key, format!("'{s}' must be a percentage in [0, 100)"));
+                        SimTime::ZERO
+                    }
+                    (_, None) => {
+                        cx.err(key, "a percentage needs run.duration");
+                        SimTime::ZERO
+                    }
+                }
+            }
+            Some(s) => cx.dur(key, s).unwrap_or(SimTime::ZERO),
+        }
+    };
+    let warmup = frac_or_dur(cx, "run.warmup", &r.warmup);
+    let wrapup = frac_or_dur(cx, "run.wrapup", &r.wrapup);
+    let interval = match &r.interval {
+        Some(s) => cx.dur("run.interval", s).unwrap_or(SimTime::from_ms(1)),
+        None => SimTime::from_ms(1),
+    };
+    if interval.0 == 0 {
+        cx.err("run.interval", "must be positive");
+    }
+    let max_time = match &r.max_time {
+        Some(s) => cx.dur("run.max_time", s).unwrap_or(SimTime::from_ms(10_000)),
+        None => SimTime::from_ms(3_600_000),
+    };
+    if let Some(d) = duration {
+        if warmup.0 + wrapup.0 >= d.0 && (warmup.0 > 0 || wrapup.0 > 0) {
+            cx.err("run.warmup", "warmup + wrapup must be shorter than the duration");
+        }
+    }
+    RunPlan { seed: r.seed.unwrap_or(1), duration, warmup, wrapup, interval: SimTime(interval.0.max(1)), drain: r.drain.unwrap_or(true), max_time }
+}
+
+fn time_unit(cx: &mut Ctx, key: &str, s: &str) -> Option<u64> {
+    Some(match s {
+        "ps" => 1,
+        "ns" => PS_PER_NS,
+        "us" => PS_PER_US,
+        "ms" => PS_PER_MS,
+        "s" => PS_PER_S,
+        other => {
+            cx.err(key, format!("'{other}' is not a time unit (expected ps, ns, us, ms or s)"));
+            return None;
+        }
+    })
+}
+
+/// Validates a loaded scenario; `text` is the original file text (for line numbers).
+pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
+    let sc = &loaded.scenario;
+    let mut cx = Ctx { file: &loaded.file, text, base: &loaded.base_dir, errors: Vec::new(), warnings: Vec::new() };
+    if sc.schema != SCHEMA_VERSION {
+        cx.err("schema", format!("schema version {} is not supported by this build (expected {SCHEMA_VERSION})", sc.schema));
+    }
+    let run = run_plan(&mut cx, &sc.run);
+
+    let classes: Vec<ClassPlan> = if sc.classes.is_empty() {
+        ["urgent", "high", "medium", "low", "best_effort"].iter().map(|n| ClassPlan { name: n.to_string(), priority: Priority::from_name(n).expect("known") }).collect()
+    } else {
+        sc.classes.iter().enumerate().filter_map(|(i, c)| match Priority::from_name(&c.priority) {
+            Some(p) => Some(ClassPlan { name: c.name.clone(), priority: p }),
+            None => {
+                cx.err(&format!("class[{i}].priority"), format!("'{}' is not a priority (expected urgent, high, medium, low or best_effort)", c.priority));
+                None
+            }
+        }).collect()
+    };
+    check_unique(&mut cx, "class", classes.iter().map(|c| c.name.as_str()));
+
+    let mut devices = Vec::new();
+    for (i, d) in sc.devices.iter().enumerate() {
+        let key = format!("device[{i}]");
+        match d {
+            DeviceConfig::Ideal(c) => {
+                let servers = c.servers.unwrap_or(1);
+                if servers == 0 || servers > 1_000_000 {
+                    cx.err(&format!("{key}.servers"), format!("must be 1..1000000, got {servers}"));
+                }
+                let read = time_dist(&mut cx, &format!("{key}.read"), &c.read);
+                let write = time_dist(&mut cx, &format!("{key}.write"), &c.write);
+                let read_bps = c.read_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.read_bandwidth"), b));
+                let write_bps = c.write_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.write_bandwidth"), b));
+                let capacity = c.capacity.as_ref().map_or(Some(1u64 << 40), |s| cx.size(&format!("{key}.capacity"), s)).unwrap_or(1 << 40);
+                if capacity < 4096 {
+                    cx.err(&format!("{key}.capacity"), "must be at least 4 KiB");
+                }
+                let queue_depth = c.queue_depth.unwrap_or(u32::MAX);
+                if queue_depth == 0 {
+                    cx.err(&format!("{key}.queue_depth"), "must be at least 1");
+                }
+                if let (Some(read), Some(write)) = (read, write) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
+                }
+            }
+        }
+    }
+    check_unique(&mut cx, "device", sc.devices.iter().map(|d| d.name()));
+
+    let hosts: Vec<HostPlan> = if sc.hosts.is_empty() {
+        vec![HostPlan { name: "host0".into(), queue_depth: 1024 }]
+    } else {
+        sc.hosts.iter().enumerate().map(|(i, h)| {
+            let qd = h.queue_depth.unwrap_or(1024);
+            if qd == 0 {
+                cx.err(&format!("host[{i}].queue_depth"), "must be at least 1");
+            }
+            HostPlan { name: h.name.clone(), queue_depth: qd.max(1) }
+        }).collect()
+    };
+    check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
+
+    let mut workloads = Vec::new();
+    if sc.workloads.is_empty() {
+        cx.err("workload", "the scenario has no [[workload]]: nothing would run");
+    }
+    if sc.devices.is_empty() {
+        cx.err("device", "the scenario has no [[device]]");
+    }
+    for (i, w) in sc.workloads.iter().enumerate() {
+        resolve_workload(&mut cx, i, w, &run, &classes, &devices, &sc.devices, &hosts, &mut workloads);
+    }
+    check_unique(&mut cx, "workload", workloads.iter().map(|w: &WorkloadPlan| w.name.as_str()));
+
+    let output = OutputPlan {
+        requests: sc.output.requests.unwrap_or(true),
+        timeseries: sc.output.timeseries.unwrap_or(true),
+        fio_json: sc.output.fio_json.unwrap_or(false),
+    };
+    if !cx.errors.is_empty() {
+        return Err(ConfigErrors(cx.errors));
+    }
+    Ok(Resolved {
+        name: sc.name.clone().unwrap_or_else(|| Path::new(&loaded.file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
+        run,
+        classes,
+        devices,
+        hosts,
+        workloads,
+        output,
+        warnings: cx.warnings,
+        table: loaded.table.clone(),
+    })
+}
+
+fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a str>) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, n) in names.enumerate() {
+        if n.is_empty() {
+            cx.err(&format!("{what}[{i}].name"), "names must not be empty");
+        } else if seen.contains(&n) {
+            cx.err(&format!("{what}[{i}].name"), format!("duplicate {what} name '{n}'"));
+        }
+        seen.push(n);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], hosts: &[HostPlan], out: &mut Vec<WorkloadPlan>) {
+    let key = format!("workload[{i}]");
+    let device = dev_cfg.iter().position(|d| d.name() == w.device);
+    if device.is_none() {
+        let names: Vec<&str> = dev_cfg.iter().map(|d| d.name()).collect();
+        cx.err(&format!("{key}.device"), format!("no device named '{}' (devices: {})", w.device, names.join(", ")));
+    }
+    let host = match &w.host {
+        None => Some(0),
+        Some(h) => {
+            let p = hosts.iter().position(|x| &x.name == h);
+            if p.is_none() {
+                cx.err(&format!("{key}.host"), format!("no host named '{h}'"));
+            }
+            p
+        }
+    };
+    let class_name = w.class.clone().unwrap_or_else(|| classes.iter().find(|c| c.priority == Priority::BestEffort).or(classes.last()).map(|c| c.name.clone()).unwrap_or_default());
+    let class = classes.iter().position(|c| c.name == class_name);
+    if class.is_none() {
+        let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+        cx.err(&format!("{key}.class"), format!("no class named '{class_name}' (classes: {})", names.join(", ")));
+    }
+    let capacity = device.and_then(|d| devices.get(d)).map_or(1u64 << 40, |d| d.capacity);
+    let kinds = [w.arrival.is_some(), w.trace.is_some(), w.fio.is_some()];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        cx.err(&key, "give exactly one of: arrival (synthetic), trace, or fio");
+        return;
+    }
+    // Broken references were reported above; keep checking the rest, but build no plan.
+    let refs_ok = device.is_some() && host.is_some() && class.is_some();
+    let (device, host, class) = (device.unwrap_or(0), host.unwrap_or(0), class.unwrap_or(0));
+    let start = w.start.as_ref().and_then(|s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
+    let stop = w.stop.as_ref().and_then(|s| cx.dur(&format!("{key}.stop"), s));
+    if let Some(trace) = &w.trace {
+        let tk = format!("{key}.trace");
+        let format = TraceFormat::from_name(&trace.format).map_err(|e| cx.err(&format!("{tk}.format"), e)).ok();
+        let path = cx.path(&format!("{tk}.path"), &trace.path);
+        let time_scale = trace.time_scale.unwrap_or(1.0);
+        if !(time_scale > 0.0 && time_scale.is_finite()) {
+            cx.err(&format!("{tk}.time_scale"), format!("must be positive, got {time_scale}"));
+        }
+        let unit = trace.time_unit.as_ref().and_then(|u| time_unit(cx, &format!("{tk}.time_unit"), u));
+        let shift = trace.offset_shift.as_ref().and_then(|s| cx.size(&format!("{tk}.offset_shift"), s)).unwrap_or(0);
+        let opts = TraceOptions {
+            time_scale,
+            time_unit_ps: unit,
+            offset_shift: shift,
+            range: if trace.wrap.unwrap_or(true) { Some(capacity) } else { None },
+            align: 512,
+            device: trace.trace_device,
+            reorder_window: trace.reorder_window.unwrap_or(4096).clamp(1, 1 << 24),
+            skip_invalid: trace.skip_invalid.unwrap_or(false),
+            max_records: trace.max_records,
+        };
+        if let (Some(format), Some(path), true) = (format, path, refs_ok) {
+            out.push(WorkloadPlan { name: w.name.clone(), host, device, class, source: SourcePlan::Trace { path, format, opts } });
+        }
+        return;
+    }
+    if let Some(fio) = &w.fio {
+        let fk = format!("{key}.fio");
+        let Some(path) = cx.path(&format!("{fk}.path"), &fio.path) else { return };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => return cx.err(&format!("{fk}.path"), format!("cannot read '{}': {e}", path.display())),
+        };
+        let jobs = match parse_job_file(&text, &path.display().to_string()) {
+            Ok(j) => j,
+            Err(e) => return cx.err(&fk, e.to_string()),
+        };
+        let selected: Vec<_> = jobs.into_iter().filter(|j| fio.job.as_ref().is_none_or(|n| &j.name == n)).collect();
+        if selected.is_empty() {
+            return cx.err(&format!("{fk}.job"), format!("no job named '{}' in {}", fio.job.clone().unwrap_or_default(), path.display()));
+        }
+        let single = selected.len() == 1 && selected[0].numjobs == 1;
+        for job in selected {
+            for (opt, line) in &job.ignored {
+                cx.warnings.push(format!("{}:{line}: fio option '{opt}' is not modelled and was ignored", path.display()));
+            }
+            for clone in 0..job.numjobs {
+                let mut spec = job.spec.clone();
+                spec.start = spec.start + start;
+                spec.stop = match (spec.stop, stop, run.duration) {
+                    (Some(a), _, _) => Some(a + start),
+                    (None, Some(s), _) => Some(s),
+                    (None, None, d) => d,
+                };
+                spec.range_bytes = spec.range_bytes.min(capacity);
+                let name = if single { w.name.clone() } else if job.numjobs == 1 { format!("{}.{}", w.name, job.name) } else { format!("{}.{}.{clone}", w.name, job.name) };
+                if refs_ok {
+                    out.push(WorkloadPlan { name, host, device, class, source: SourcePlan::Synthetic(spec) });
+                }
+            }
+        }
+        return;
+    }
+    // Synthetic.
+    let read_fraction = w.read_fraction.unwrap_or(1.0);
+    if !(0.0..=1.0).contains(&read_fraction) {
+        cx.err(&format!("{key}.read_fraction"), format!("must be between 0 and 1, got {read_fraction}"));
+    }
+    let base = match &w.size {
+        Some(s) => size_dist(cx, &format!("{key}.size"), s),
+        None => Some(SizeDist::Fixed(4096)),
+    };
+    let read_size = match &w.read_size { Some(s) => size_dist(cx, &format!("{key}.read_size"), s), None => base.clone() };
+    let write_size = match &w.write_size { Some(s) => size_dist(cx, &format!("{key}.write_size"), s), None => base };
+    let (Some(read_size), Some(write_size)) = (read_size, write_size) else { return };
+    let mean_size = read_fraction * read_size.mean() + (1.0 - read_fraction) * write_size.mean();
+    let arrival_spec = arrival(cx, &format!("{key}.arrival"), w.arrival.as_ref().expect("checked above"), mean_size.max(1.0));
+    let address = match &w.address {
+        None | Some(AddressConfig::Uniform) => AddressPattern::Uniform,
+        Some(AddressConfig::Sequential) => AddressPattern::Sequential,
+        Some(AddressConfig::Zipf { theta }) => {
+            if !(*theta > 0.0 && theta.is_finite()) {
+                cx.err(&format!("{key}.address.theta"), format!("must be positive, got {theta}"));
+            }
+            AddressPattern::Zipf(*theta)
+        }
+    };
+    let range = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(capacity);
+    let align = w.align.as_ref().and_then(|a| cx.size32(&format!("{key}.align"), a)).unwrap_or(4096);
+    if range < align as u64 || range > capacity {
+        cx.err(&format!("{key}.range"), format!("must be between the alignment ({align} B) and the device capacity ({capacity} B)"));
+    }
+    let on_off = match &w.on_off {
+        None => None,
+        Some(o) => match (cx.dur(&format!("{key}.on_off.on"), &o.on), cx.dur(&format!("{key}.on_off.off"), &o.off)) {
+            (Some(on), Some(off)) if on.0 > 0 => Some((on, off)),
+            (Some(_), Some(_)) => {
+                cx.err(&format!("{key}.on_off.on"), "the on period must be positive");
+                None
+            }
+            _ => None,
+        },
+    };
+    let stop = stop.or(run.duration);
+    if stop.is_none() && w.max_ios.is_none() {
+        cx.err(&key, "a synthetic workload needs an end: set run.duration, or this workload's stop or max_ios");
+    }
+    let (Some(arrival_spec), true) = (arrival_spec, refs_ok) else { return };
+    out.push(WorkloadPlan {
+        name: w.name.clone(),
+        host,
+        device,
+        class,
+        source: SourcePlan::Synthetic(SyntheticSpec { arrival: arrival_spec, read_fraction, read_size, write_size, address, range_bytes: range, align, start, stop, on_off, max_ios: w.max_ios }),
+    });
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,240 @@
+//! The scenario schema (version 1), exactly as users write it. Every struct denies unknown
+//! fields. Quantities with units are strings (`"2us"`, `"4KiB"`, `"100Gbps"`) parsed during
+//! resolution, so the error can quote what was written. User documentation: docs/scenario.md.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Schema version; must be 1.
+    pub schema: u32,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub run: RunConfig,
+    /// QoS classes; when absent: urgent, high, medium, low, best_effort.
+    #[serde(default, rename = "class")]
+    pub classes: Vec<ClassConfig>,
+    #[serde(default, rename = "device")]
+    pub devices: Vec<DeviceConfig>,
+    /// Hosts; when absent, one host `host0` with the default queue depth.
+    #[serde(default, rename = "host")]
+    pub hosts: Vec<HostConfig>,
+    #[serde(default, rename = "workload")]
+    pub workloads: Vec<WorkloadConfig>,
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub seed: Option<u64>,
+    /// Window in which synthetic workloads generate arrivals ("100ms").
+    pub duration: Option<String>,
+    /// Requests arriving in the first `warmup` ("10ms" or "10%" of duration) are not counted.
+    pub warmup: Option<String>,
+    /// Requests arriving in the last `wrapup` are not counted.
+    pub wrapup: Option<String>,
+    /// Time-series interval ("1ms").
+    pub interval: Option<String>,
+    /// After arrivals stop, run until every request completes (default true).
+    pub drain: Option<bool>,
+    /// Hard stop, whatever is still in flight ("10s" by default).
+    pub max_time: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassConfig {
+    pub name: String,
+    /// urgent | high | medium | low | best_effort
+    pub priority: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum DeviceConfig {
+    /// k parallel servers with a service-time distribution per operation (SPEC: the "ideal
+    /// device" used to isolate host and network effects before the SSD model).
+    Ideal(IdealDeviceConfig),
+}
+
+impl DeviceConfig {
+    pub fn name(&self) -> &str {
+        match self {
+            DeviceConfig::Ideal(d) => &d.name,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdealDeviceConfig {
+    pub name: String,
+    /// Parallel servers (1 = a single FIFO server).
+    #[serde(default)]
+    pub servers: Option<u32>,
+    pub read: TimeDistConfig,
+    pub write: TimeDistConfig,
+    /// Optional transfer component: size / bandwidth is added to each service time.
+    #[serde(default)]
+    pub read_bandwidth: Option<String>,
+    #[serde(default)]
+    pub write_bandwidth: Option<String>,
+    /// Addressable capacity ("1TiB" by default); workloads default to this range.
+    #[serde(default)]
+    pub capacity: Option<String>,
+    /// Maximum requests queued (waiting + in service); the host holds the rest.
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "dist", rename_all = "snake_case")]
+pub enum TimeDistConfig {
+    Fixed { value: String },
+    Exp { mean: String },
+    Uniform { min: String, max: String },
+    Lognormal { mean: String, cv: f64 },
+    Empirical { values: Vec<String>, weights: Vec<f64> },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    pub name: String,
+    /// Requests a host keeps outstanding at devices; the rest wait in its class queues.
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    #[serde(default)]
+    pub host: Option<String>,
+    pub device: String,
+    #[serde(default)]
+    pub class: Option<String>,
+    // --- synthetic ---
+    #[serde(default)]
+    pub arrival: Option<ArrivalConfig>,
+    /// Size of every request (or of reads and writes alike).
+    #[serde(default)]
+    pub size: Option<SizeConfig>,
+    #[serde(default)]
+    pub read_size: Option<SizeConfig>,
+    #[serde(default)]
+    pub write_size: Option<SizeConfig>,
+    #[serde(default)]
+    pub read_fraction: Option<f64>,
+    #[serde(default)]
+    pub address: Option<AddressConfig>,
+    /// Address range ("10GiB"); defaults to the device capacity.
+    #[serde(default)]
+    pub range: Option<String>,
+    #[serde(default)]
+    pub align: Option<String>,
+    #[serde(default)]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub stop: Option<String>,
+    #[serde(default)]
+    pub on_off: Option<OnOffConfig>,
+    #[serde(default)]
+    pub max_ios: Option<u64>,
+    // --- trace replay ---
+    #[serde(default)]
+    pub trace: Option<TraceConfig>,
+    // --- fio job file ---
+    #[serde(default)]
+    pub fio: Option<FioConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum ArrivalConfig {
+    /// Exponential gaps; give `rate_iops` or `bandwidth` (converted with the mean size).
+    Poisson { rate_iops: Option<f64>, bandwidth: Option<String> },
+    Constant { rate_iops: Option<f64>, bandwidth: Option<String> },
+    /// Closed loop: keep `outstanding` requests in flight.
+    Burst { outstanding: u32 },
+    /// 2-phase MMPP given directly: arrival rates per phase and phase-leaving rates (per second).
+    Mmpp { rates: [f64; 2], switch: [f64; 2] },
+    /// 2-phase MMPP fitted to inter-arrival statistics (mean gap, SCV, skewness, lag-1).
+    MmppFit { mean_gap: String, scv: f64, skewness: f64, lag1: f64 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "dist", rename_all = "snake_case")]
+pub enum SizeConfig {
+    Fixed { bytes: String },
+    Exp { mean: String, align: Option<String>, min: Option<String>, max: Option<String> },
+    UniformBlocks { min: u32, max: u32, block: Option<String> },
+    Empirical { values: Vec<String>, weights: Vec<f64> },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "pattern", rename_all = "snake_case")]
+pub enum AddressConfig {
+    Uniform,
+    Sequential,
+    Zipf { theta: f64 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffConfig {
+    pub on: String,
+    pub off: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    pub path: String,
+    pub format: String,
+    #[serde(default)]
+    pub time_scale: Option<f64>,
+    /// Unit of bare times for formats where it varies: "ns", "us", "ms", "s".
+    #[serde(default)]
+    pub time_unit: Option<String>,
+    #[serde(default)]
+    pub offset_shift: Option<String>,
+    /// Wrap offsets into this range (defaults to the device capacity when `wrap = true`).
+    #[serde(default)]
+    pub wrap: Option<bool>,
+    #[serde(default)]
+    pub trace_device: Option<u64>,
+    #[serde(default)]
+    pub reorder_window: Option<usize>,
+    #[serde(default)]
+    pub skip_invalid: Option<bool>,
+    #[serde(default)]
+    pub max_records: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioConfig {
+    pub path: String,
+    /// Only this job section (all jobs when absent).
+    #[serde(default)]
+    pub job: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Write requests.parquet (one row per request); default true.
+    pub requests: Option<bool>,
+    /// Write timeseries.parquet; default true.
+    pub timeseries: Option<bool>,
+    /// Also write fio-style JSON (fio.json); default false.
+    pub fio_json: Option<bool>,
+}

@@ -1,0 +1,353 @@
+//! The simulation: wiring from a resolved scenario, the event loop and dispatch.
+//!
+//! The loop runs in steps (`step(max_events)`) so a caller can drain finished requests and
+//! time-series intervals between steps and write them out incrementally, show progress, and
+//! release the GIL around each step.
+
+use crate::events::Event;
+use crate::host::Host;
+use crate::ideal_device::IdealDevice;
+use crate::request::{ReqId, Request, RequestColumns, RequestPool};
+use crate::stats::RunStats;
+use crate::workload::{Source, WorkloadRt};
+use nest_config::resolve::{DeviceKindPlan, Resolved};
+use nest_core::fingerprint::Fingerprint;
+use nest_core::queue::PendingEvents;
+use nest_core::stats::series::SeriesColumns;
+use nest_core::{EventQueue, SimTime};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StepState {
+    Running,
+    Finished,
+}
+
+pub struct Simulation {
+    pub(crate) resolved: Resolved,
+    pub(crate) queue: EventQueue<Event>,
+    pub(crate) now: SimTime,
+    pub(crate) events: u64,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) workloads: Vec<WorkloadRt>,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) devices: Vec<IdealDevice>,
+    pub(crate) pool: RequestPool,
+    pub(crate) stats: RunStats,
+    pub(crate) columns: RequestColumns,
+    record_requests: bool,
+    next_seq: u64,
+    stop_at: SimTime,
+    pub(crate) finished: bool,
+    pub(crate) hit_time_limit: bool,
+}
+
+impl Simulation {
+    pub fn new(resolved: Resolved) -> Result<Self, String> {
+        let seed = resolved.run.seed;
+        let arrivals_end = resolved.run.duration;
+        let hosts: Vec<Host> = resolved.hosts.iter().map(|h| Host::new(&h.name, h.queue_depth)).collect();
+        let devices: Vec<IdealDevice> = resolved.devices.iter().enumerate().map(|(i, d)| match &d.kind {
+            DeviceKindPlan::Ideal(p) => IdealDevice::new(&d.name, p, seed, i as u64),
+        }).collect();
+        let mut workloads = Vec::with_capacity(resolved.workloads.len());
+        for (i, w) in resolved.workloads.iter().enumerate() {
+            let prio = resolved.classes[w.class].priority;
+            workloads.push(WorkloadRt::new(w, prio, i as u64, seed, arrivals_end)?);
+        }
+        let window_end = resolved.run.duration.map(|d| d.saturating_sub(resolved.run.wrapup));
+        let names = |v: Vec<&String>| v.into_iter().cloned().collect::<Vec<String>>();
+        let stats = RunStats::new(
+            (resolved.run.warmup, window_end),
+            resolved.run.interval,
+            &names(resolved.classes.iter().map(|c| &c.name).collect()),
+            &names(resolved.workloads.iter().map(|w| &w.name).collect()),
+            &names(resolved.devices.iter().map(|d| &d.name).collect()),
+            &names(resolved.hosts.iter().map(|h| &h.name).collect()),
+            resolved.output.timeseries,
+        );
+        let stop_at = match (resolved.run.drain, resolved.run.duration) {
+            (false, Some(d)) => d.min(resolved.run.max_time),
+            _ => resolved.run.max_time,
+        };
+        let mut sim = Simulation {
+            record_requests: resolved.output.requests,
+            resolved,
+            queue: EventQueue::with_capacity(4096),
+            now: SimTime::ZERO,
+            events: 0,
+            fingerprint: Fingerprint::default(),
+            workloads,
+            hosts,
+            devices,
+            pool: RequestPool::default(),
+            stats,
+            columns: RequestColumns::default(),
+            next_seq: 0,
+            stop_at,
+            finished: false,
+            hit_time_limit: false,
+        };
+        sim.start()?;
+        Ok(sim)
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        for w in 0..self.workloads.len() {
+            match self.workloads[w].source {
+                Source::Closed { .. } => self.refill(w as u32),
+                _ => {
+                    if let Some(t) = self.workloads[w].advance()? {
+                        self.wake_at(w as u32, t);
+                    }
+                }
+            }
+        }
+        self.queue.schedule(SimTime::ZERO, Event::Sample);
+        Ok(())
+    }
+
+    #[inline]
+    fn wake_at(&mut self, w: u32, t: SimTime) {
+        self.workloads[w as usize].wake_pending = true;
+        self.queue.schedule(t, Event::WorkloadWake(w));
+    }
+
+    /// Runs up to `max_events` events. Errors (a malformed trace line met mid-run) stop the run.
+    pub fn step(&mut self, max_events: u64) -> Result<StepState, String> {
+        if self.finished {
+            return Ok(StepState::Finished);
+        }
+        let mut budget = max_events;
+        while budget > 0 {
+            let Some(t) = self.queue.peek_time() else {
+                self.finished = true;
+                break;
+            };
+            if t > self.stop_at {
+                self.hit_time_limit = true;
+                self.finished = true;
+                self.now = self.stop_at;
+                break;
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            self.fingerprint.add(t.0);
+            self.fingerprint.add(ev.tag());
+            budget -= 1;
+            match ev {
+                Event::WorkloadWake(w) => self.on_wake(w)?,
+                Event::DeviceDone(d, r) => self.on_device_done(d, r),
+                Event::Sample => self.on_sample(),
+            }
+        }
+        Ok(if self.finished { StepState::Finished } else { StepState::Running })
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) -> Result<(), String> {
+        while self.step(1 << 20)? == StepState::Running {}
+        Ok(())
+    }
+
+    fn on_wake(&mut self, w: u32) -> Result<(), String> {
+        self.workloads[w as usize].wake_pending = false;
+        if let Source::Closed { .. } = self.workloads[w as usize].source {
+            self.refill(w);
+            return Ok(());
+        }
+        let io = self.workloads[w as usize].take_io();
+        self.issue(w, io);
+        if let Some(t) = self.workloads[w as usize].advance()? {
+            self.wake_at(w, t.max(self.now));
+        }
+        Ok(())
+    }
+
+    /// Closed loop: issue until `target` requests are outstanding, or wait for the next on period.
+    fn refill(&mut self, w: u32) {
+        loop {
+            let wl = &self.workloads[w as usize];
+            let Source::Closed { gen, target } = &wl.source else { return };
+            if wl.in_flight >= *target {
+                return;
+            }
+            match gen.gate(self.now) {
+                None => return,
+                Some(t) if t > self.now => {
+                    if !wl.wake_pending {
+                        self.wake_at(w, t);
+                    }
+                    return;
+                }
+                Some(_) => {
+                    let io = self.workloads[w as usize].take_io();
+                    self.issue(w, io);
+                }
+            }
+        }
+    }
+
+    fn issue(&mut self, w: u32, io: nest_workload::IoDesc) {
+        let wl = &mut self.workloads[w as usize];
+        wl.in_flight += 1;
+        wl.books.issue(1);
+        let (host, device, prio) = (wl.host, wl.device, wl.prio);
+        let req = Request {
+            seq: self.next_seq,
+            workload: w,
+            class: wl.class,
+            host,
+            device,
+            op: io.op,
+            size: io.size,
+            offset: io.offset,
+            t_arrive: self.now,
+            t_dispatch: self.now,
+            t_dev_start: self.now,
+            t_dev_done: self.now,
+            t_complete: self.now,
+        };
+        self.next_seq += 1;
+        let r = self.pool.alloc(req);
+        self.hosts[host as usize].enqueue(r, device, prio);
+        self.try_dispatch(host);
+    }
+
+    fn try_dispatch(&mut self, h: u32) {
+        loop {
+            let devices = &self.devices;
+            let Some((r, d)) = self.hosts[h as usize].next_dispatch(|d| devices[d as usize].can_accept()) else { return };
+            self.pool.get_mut(r).t_dispatch = self.now;
+            if self.devices[d as usize].submit(self.now, r) {
+                self.start_service(d, r);
+            }
+        }
+    }
+
+    #[inline]
+    fn start_service(&mut self, d: u32, r: ReqId) {
+        let req = self.pool.get_mut(r);
+        req.t_dev_start = self.now;
+        let (op, size) = (req.op, req.size);
+        let st = self.devices[d as usize].service_time(op, size);
+        self.queue.schedule(self.now + st, Event::DeviceDone(d, r));
+    }
+
+    fn on_device_done(&mut self, d: u32, r: ReqId) {
+        let was_full = !self.devices[d as usize].can_accept();
+        if let Some(next) = self.devices[d as usize].finish(self.now) {
+            self.start_service(d, next);
+        }
+        let req = self.pool.get_mut(r);
+        req.t_dev_done = self.now;
+        req.t_complete = self.now;
+        let req = *req;
+        self.pool.release(r);
+        self.stats.record(&req);
+        if self.record_requests {
+            self.columns.push(&req);
+        }
+        let host = req.host;
+        self.hosts[host as usize].completed();
+        let wl = &mut self.workloads[req.workload as usize];
+        wl.in_flight -= 1;
+        wl.books.complete(1);
+        if matches!(wl.source, Source::Closed { .. }) {
+            self.refill(req.workload);
+        }
+        self.try_dispatch(host);
+        if was_full {
+            for h in 0..self.hosts.len() as u32 {
+                if h != host && self.hosts[h as usize].waiting() > 0 {
+                    self.try_dispatch(h);
+                }
+            }
+        }
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now;
+        for d in 0..self.devices.len() {
+            let ids = self.stats.device_series[d];
+            let (q, b) = (self.devices[d].queue_len() as f64, self.devices[d].busy() as f64);
+            self.stats.sample(now, ids[0], q);
+            self.stats.sample(now, ids[1], b);
+        }
+        for h in 0..self.hosts.len() {
+            let ids = self.stats.host_series[h];
+            let (w, o) = (self.hosts[h].waiting() as f64, self.hosts[h].outstanding() as f64);
+            self.stats.sample(now, ids[0], w);
+            self.stats.sample(now, ids[1], o);
+        }
+        // Keep sampling only while something else can still happen.
+        if !self.queue.is_empty() {
+            self.queue.schedule(now + self.resolved.run.interval, Event::Sample);
+        }
+    }
+
+    // ---- accessors for outputs ----
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint.value()
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+    /// Completed requests so far.
+    pub fn completed(&self) -> u64 {
+        self.stats.completed
+    }
+    /// Fraction of the run done, when the run has a known length.
+    pub fn progress(&self) -> Option<f64> {
+        self.resolved.run.duration.map(|d| (self.now.as_secs_f64() / d.as_secs_f64().max(1e-12)).min(1.0))
+    }
+
+    /// Takes the finished requests recorded since the last call.
+    pub fn drain_requests(&mut self) -> RequestColumns {
+        std::mem::take(&mut self.columns)
+    }
+
+    /// Takes the closed time-series intervals (all of them once the run has finished).
+    pub fn drain_series(&mut self) -> SeriesColumns {
+        let mut out = SeriesColumns::default();
+        let until = if self.finished { None } else { Some(self.now) };
+        self.stats.drain_series(until, &mut out);
+        out
+    }
+
+    /// (entity, metric) of every series id.
+    pub fn series_names(&self) -> Vec<(String, String)> {
+        self.stats.series.names().to_vec()
+    }
+
+    /// Checks request conservation at every component: issued = completed + in flight, and
+    /// the in-flight count each component reports equals the live requests in the pool.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let live = self.pool.live();
+        let wl_in_flight: u64 = self.workloads.iter().map(|w| w.in_flight as u64).sum();
+        for w in &self.workloads {
+            w.books.check(&format!("workload '{}'", w.name), w.in_flight as u64)?;
+        }
+        let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
+        for h in &self.hosts {
+            h.books.check(&format!("host '{}'", h.name), h.waiting() as u64 + h.outstanding() as u64)?;
+        }
+        for d in &self.devices {
+            d.books.check(&format!("device '{}'", d.name), d.in_system())?;
+        }
+        if wl_in_flight != live || host_in_flight != live {
+            return Err(format!("request pool holds {live} live requests but workloads report {wl_in_flight} and hosts {host_in_flight} in flight"));
+        }
+        Ok(())
+    }
+}

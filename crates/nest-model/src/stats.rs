@@ -1,0 +1,138 @@
+//! What a run measures: per class, workload and device, read and write I/O counts, bytes and
+//! latency histograms over the measurement window (after warm-up, before wrap-up), plus the
+//! per-interval time series. Requests are attributed by their arrival time, so trimming removes
+//! whole requests from the edges of the run (SRC omits its first and last 10%).
+
+use crate::request::Request;
+use nest_core::stats::series::SeriesColumns;
+use nest_core::stats::{IntervalSeries, LatencyHistogram};
+use nest_core::SimTime;
+
+#[derive(Clone, Default)]
+pub struct OpAcc {
+    pub ios: u64,
+    pub bytes: u64,
+    pub latency: LatencyHistogram,
+    /// Time spent waiting in the host queue (dispatch − arrival).
+    pub host_wait: LatencyHistogram,
+    /// Time at the device (completion of service − dispatch).
+    pub device_time: LatencyHistogram,
+}
+
+impl OpAcc {
+    #[inline]
+    fn add(&mut self, r: &Request) {
+        self.ios += 1;
+        self.bytes += r.size as u64;
+        self.latency.record((r.t_complete - r.t_arrive).0);
+        self.host_wait.record((r.t_dispatch - r.t_arrive).0);
+        self.device_time.record((r.t_dev_done - r.t_dispatch).0);
+    }
+}
+
+/// Series ids of one entity: (read bytes, read latency, write bytes, write latency).
+#[derive(Clone, Copy)]
+struct IoSeries([u32; 4]);
+
+pub struct RunStats {
+    pub window_start: SimTime,
+    pub window_end: Option<SimTime>,
+    pub per_class: Vec<[OpAcc; 2]>,
+    pub per_workload: Vec<[OpAcc; 2]>,
+    pub per_device: Vec<[OpAcc; 2]>,
+    pub completed: u64,
+    pub measured: u64,
+    pub last_completion: SimTime,
+    pub series: IntervalSeries,
+    class_series: Vec<IoSeries>,
+    workload_series: Vec<IoSeries>,
+    /// (queue length, busy servers) series per device.
+    pub device_series: Vec<[u32; 2]>,
+    /// (waiting, outstanding) series per host.
+    pub host_series: Vec<[u32; 2]>,
+    record_series: bool,
+}
+
+fn io_series(s: &mut IntervalSeries, entity: &str) -> IoSeries {
+    IoSeries([
+        s.register(entity, "read_bytes"),
+        s.register(entity, "read_lat_us"),
+        s.register(entity, "write_bytes"),
+        s.register(entity, "write_lat_us"),
+    ])
+}
+
+impl RunStats {
+    pub fn new(window: (SimTime, Option<SimTime>), interval: SimTime, classes: &[String], workloads: &[String], devices: &[String], hosts: &[String], record_series: bool) -> Self {
+        let mut series = IntervalSeries::new(interval);
+        let class_series = classes.iter().map(|c| io_series(&mut series, &format!("class:{c}"))).collect();
+        let workload_series = workloads.iter().map(|w| io_series(&mut series, &format!("workload:{w}"))).collect();
+        let device_series = devices.iter().map(|d| {
+            let e = format!("device:{d}");
+            [series.register(&e, "queue_len"), series.register(&e, "busy_servers")]
+        }).collect();
+        let host_series = hosts.iter().map(|h| {
+            let e = format!("host:{h}");
+            [series.register(&e, "waiting"), series.register(&e, "outstanding")]
+        }).collect();
+        RunStats {
+            window_start: window.0,
+            window_end: window.1,
+            per_class: vec![Default::default(); classes.len()],
+            per_workload: vec![Default::default(); workloads.len()],
+            per_device: vec![Default::default(); devices.len()],
+            completed: 0,
+            measured: 0,
+            last_completion: SimTime::ZERO,
+            series,
+            class_series,
+            workload_series,
+            device_series,
+            host_series,
+            record_series,
+        }
+    }
+
+    #[inline]
+    pub fn in_window(&self, t: SimTime) -> bool {
+        t >= self.window_start && self.window_end.is_none_or(|e| t < e)
+    }
+
+    #[inline]
+    pub fn record(&mut self, r: &Request) {
+        self.completed += 1;
+        self.last_completion = r.t_complete;
+        let op = r.op.index();
+        if self.record_series {
+            let lat_us = (r.t_complete - r.t_arrive).as_us_f64();
+            for ids in [self.class_series[r.class as usize], self.workload_series[r.workload as usize]] {
+                self.series.add(r.t_complete, ids.0[op * 2], r.size as f64);
+                self.series.add(r.t_complete, ids.0[op * 2 + 1], lat_us);
+            }
+        }
+        if !self.in_window(r.t_arrive) {
+            return;
+        }
+        self.measured += 1;
+        self.per_class[r.class as usize][op].add(r);
+        self.per_workload[r.workload as usize][op].add(r);
+        self.per_device[r.device as usize][op].add(r);
+    }
+
+    #[inline]
+    pub fn sample(&mut self, at: SimTime, series: u32, value: f64) {
+        if self.record_series {
+            self.series.add(at, series, value);
+        }
+    }
+
+    pub fn drain_series(&mut self, until: Option<SimTime>, out: &mut SeriesColumns) {
+        self.series.drain_until(until, out);
+    }
+
+    /// Length of the measurement window in seconds, given when the run ended.
+    pub fn window_seconds(&self, end: SimTime) -> f64 {
+        let stop = self.window_end.map_or(end, |e| e.min(end)).max(self.window_start);
+        (stop - self.window_start).as_secs_f64()
+    }
+}

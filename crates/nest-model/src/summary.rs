@@ -1,0 +1,131 @@
+//! `summary.json`: the deterministic result of a run (no wall-clock values: same scenario +
+//! seed + binary ⇒ byte-identical file). Keys are sorted (serde_json's default map), floats
+//! printed in their shortest exact form. Schema for users: docs/outputs.md.
+
+use crate::sim::Simulation;
+use crate::stats::OpAcc;
+use crate::NEST_VERSION;
+use nest_core::stats::LatencyHistogram;
+use serde_json::{json, Map, Value};
+
+/// Rounds to 6 significant decimals past the point so summaries stay readable.
+fn r6(x: f64) -> f64 {
+    if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }
+}
+
+fn lat_json(h: &LatencyHistogram) -> Value {
+    let s = h.summary_us();
+    json!({
+        "mean": r6(s.mean_us), "p50": r6(s.p50_us), "p90": r6(s.p90_us),
+        "p99": r6(s.p99_us), "p99_9": r6(s.p99_9_us), "max": r6(s.max_us),
+    })
+}
+
+fn op_json(a: &OpAcc, seconds: f64) -> Value {
+    let secs = seconds.max(1e-12);
+    json!({
+        "ios": a.ios,
+        "bytes": a.bytes,
+        "iops": r6(a.ios as f64 / secs),
+        "bw_gbps": r6(a.bytes as f64 * 8.0 / secs / 1e9),
+        "bw_mib_s": r6(a.bytes as f64 / secs / (1024.0 * 1024.0)),
+        "lat_us": lat_json(&a.latency),
+        "host_wait_us": lat_json(&a.host_wait),
+        "device_us": lat_json(&a.device_time),
+    })
+}
+
+fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("read".into(), op_json(&acc[0], seconds));
+    m.insert("write".into(), op_json(&acc[1], seconds));
+    let mut all = acc[0].clone();
+    all.ios += acc[1].ios;
+    all.bytes += acc[1].bytes;
+    all.latency.merge(&acc[1].latency);
+    all.host_wait.merge(&acc[1].host_wait);
+    all.device_time.merge(&acc[1].device_time);
+    m.insert("all".into(), op_json(&all, seconds));
+    m
+}
+
+impl Simulation {
+    /// Builds the summary (call after the run has finished).
+    pub fn summary(&mut self) -> Value {
+        let end = self.now;
+        let secs = self.stats.window_seconds(end);
+        let rv = &self.resolved;
+        let used_classes: Vec<bool> = (0..rv.classes.len()).map(|c| rv.workloads.iter().any(|w| w.class == c)).collect();
+        let mut classes = Map::new();
+        for (c, plan) in rv.classes.iter().enumerate() {
+            if used_classes[c] {
+                let mut m = rw_json(&self.stats.per_class[c], secs);
+                m.insert("priority".into(), json!(plan.priority.name()));
+                classes.insert(plan.name.clone(), Value::Object(m));
+            }
+        }
+        let mut workloads = Map::new();
+        for (w, plan) in rv.workloads.iter().enumerate() {
+            let mut m = rw_json(&self.stats.per_workload[w], secs);
+            m.insert("class".into(), json!(rv.classes[plan.class].name));
+            m.insert("host".into(), json!(rv.hosts[plan.host].name));
+            m.insert("device".into(), json!(rv.devices[plan.device].name));
+            let wl = &self.workloads[w];
+            m.insert("issued".into(), json!(wl.books.issued));
+            m.insert("completed".into(), json!(wl.books.completed));
+            m.insert("in_flight".into(), json!(wl.books.in_flight()));
+            if let Some(ts) = wl.trace_stats() {
+                m.insert("trace".into(), json!({
+                    "records": ts.records, "lines": ts.lines, "headers": ts.headers, "not_io": ts.not_io,
+                    "other_ops": ts.other_ops, "zero_size": ts.zero_size, "invalid": ts.invalid,
+                    "filtered_device": ts.filtered_device, "late": ts.late, "rebased_clocks": ts.rebased_clocks,
+                }));
+            }
+            workloads.insert(plan.name.clone(), Value::Object(m));
+        }
+        let mut devices = Map::new();
+        for (d, dev) in self.devices.iter_mut().enumerate() {
+            let mut m = rw_json(&self.stats.per_device[d], secs);
+            let (util, qlen) = dev.utilisation(end);
+            m.insert("kind".into(), json!("ideal"));
+            m.insert("servers".into(), json!(dev.servers()));
+            m.insert("utilization".into(), json!(r6(util)));
+            m.insert("mean_queue_len".into(), json!(r6(qlen)));
+            devices.insert(dev.name.clone(), Value::Object(m));
+        }
+        let mut hosts = Map::new();
+        for h in &self.hosts {
+            hosts.insert(h.name.clone(), json!({
+                "issued": h.books.issued, "completed": h.books.completed, "in_flight": h.books.in_flight(),
+            }));
+        }
+        let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
+        json!({
+            "nest_version": NEST_VERSION,
+            "scenario": rv.name,
+            "seed": rv.run.seed,
+            "sim_time_s": r6(end.as_secs_f64()),
+            "events": self.events,
+            "fingerprint": format!("{:016x}", self.fingerprint.value()),
+            "finished": if self.hit_time_limit { "time_limit" } else { "drained" },
+            "window": {
+                "start_s": r6(self.stats.window_start.as_secs_f64()),
+                "end_s": r6(self.stats.window_end.map_or(end, |e| e.min(end)).as_secs_f64()),
+                "seconds": r6(secs),
+            },
+            "requests": {
+                "issued": issued,
+                "completed": self.stats.completed,
+                "in_flight": self.pool.live(),
+                "measured": self.stats.measured,
+            },
+            "conservation": match self.check_conservation() { Ok(()) => json!("ok"), Err(e) => json!(e) },
+            "classes": classes,
+            "workloads": workloads,
+            "devices": devices,
+            "hosts": hosts,
+            "warnings": rv.warnings,
+            "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
+        })
+    }
+}

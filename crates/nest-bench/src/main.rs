@@ -1,1 +1,115 @@
-fn main(){}
+//! `make bench`: engine micro-benchmarks and storage replay on the ideal device.
+//!
+//! Every figure is per CPU second of this process (`CLOCK_PROCESS_CPUTIME_ID`): the machine is
+//! shared and wall time is noisy. Results are recorded by hand in BENCHMARKS.md with the date.
+
+use nest_config::{load_str, resolve};
+use nest_core::queue::{PendingEvents, QuadHeap, RadixHeap, StdHeap};
+use nest_core::rng::RngStream;
+use nest_core::SimTime;
+use nest_model::Simulation;
+use std::io::Write;
+use std::path::PathBuf;
+
+fn cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY-free alternative does not exist in std; this is the bench binary only.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts);
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// The classic "hold" model: pop the earliest event, schedule one at now + U(1, 1 ms).
+fn hold<Q: PendingEvents<u32>>(mut q: Q, pending: u64, events: u64) -> f64 {
+    let mut rng = RngStream::from_seed(1);
+    for i in 0..pending {
+        q.schedule(SimTime(rng.below(1_000_000_000)), i as u32);
+    }
+    let t0 = cpu_seconds();
+    let mut sink = 0u64;
+    for _ in 0..events {
+        let (now, e) = q.pop().expect("hold keeps the queue full");
+        sink = sink.wrapping_add(e as u64);
+        q.schedule(SimTime(now.0 + 1 + rng.below(1_000_000_000)), e);
+    }
+    std::hint::black_box(sink);
+    events as f64 / (cpu_seconds() - t0)
+}
+
+fn run_scenario(text: &str) -> (f64, u64, u64, f64) {
+    let l = load_str(text, "bench.toml", PathBuf::from("."), &[], None).expect("bench scenario loads");
+    let r = resolve(&l, text).expect("bench scenario resolves");
+    let t0 = cpu_seconds();
+    let mut sim = Simulation::new(r).expect("bench scenario builds");
+    sim.run().expect("bench scenario runs");
+    let cpu = cpu_seconds() - t0;
+    sim.check_conservation().expect("conservation holds");
+    (cpu, sim.events(), sim.completed(), sim.now().as_secs_f64())
+}
+
+fn report(name: &str, cpu: f64, events: u64, ios: u64, sim_s: f64) {
+    println!(
+        "{name:<44} {cpu:>7.3} CPU-s  {:>7.2} M events/CPU-s  {:>7.2} M I/Os/CPU-s  ({} events, {} I/Os, {:.3} s simulated)",
+        events as f64 / cpu / 1e6,
+        ios as f64 / cpu / 1e6,
+        events,
+        ios,
+        sim_s
+    );
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
+    println!("== event queue, hold model ({n} events; events per CPU second) ==");
+    for pending in [16u64, 1_000, 100_000] {
+        let q = hold(QuadHeap::new(), pending, n);
+        let s = hold(StdHeap::default(), pending, n);
+        let r = hold(RadixHeap::default(), pending, n);
+        println!("pending {pending:>7}:  quad-heap {:>6.1} M/s   std BinaryHeap {:>6.1} M/s   radix {:>6.1} M/s", q / 1e6, s / 1e6, r / 1e6);
+    }
+
+    println!("\n== storage on the ideal device (request path: workload → host → device → completion) ==");
+    let ideal = |servers: u32| format!(
+        "[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = {servers}\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n"
+    );
+    // 1) synthetic open loop, per-request output off (engine cost only).
+    let dur = if quick { "200ms" } else { "2s" };
+    let text = format!(
+        "schema = 1\n[run]\nduration = \"{dur}\"\n[output]\nrequests = false\ntimeseries = false\n{}\n[[workload]]\nname = \"w\"\ndevice = \"d\"\narrival = {{ kind = \"poisson\", rate_iops = 2000000 }}\nread_fraction = 0.7\n",
+        ideal(64)
+    );
+    let (cpu, ev, ios, s) = run_scenario(&text);
+    report("poisson 2M IOPS, 4 KiB 70/30, 64 servers", cpu, ev, ios, s);
+
+    // 2) trace replay: a DiskSim-format trace written to a temp file, streamed back.
+    let records: u64 = if quick { 300_000 } else { 3_000_000 };
+    let path = std::env::temp_dir().join(format!("nest-bench-{}.trace", std::process::id()));
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("temp file"));
+        let mut rng = RngStream::from_seed(3);
+        let mut t_ns = 0u64;
+        for _ in 0..records {
+            t_ns += 1 + rng.below(1000); // ~2M IOPS
+            writeln!(f, "{t_ns} 0 {} 8 {}", rng.below(1 << 30) * 8, rng.below(2)).expect("write");
+        }
+    }
+    let text = format!(
+        "schema = 1\n[output]\nrequests = false\ntimeseries = false\n{}\n[[workload]]\nname = \"t\"\ndevice = \"d\"\ntrace = {{ path = \"{}\", format = \"mqsim\" }}\n",
+        ideal(64),
+        path.display()
+    );
+    let (cpu, ev, ios, s) = run_scenario(&text);
+    std::fs::remove_file(&path).ok();
+    report(&format!("trace replay ({records} records, mqsim text)"), cpu, ev, ios, s);
+
+    // 3) closed loop with per-request records on (what `nestsim run` does by default).
+    let text = format!(
+        "schema = 1\n[run]\nduration = \"{dur}\"\n{}\n[[workload]]\nname = \"w\"\ndevice = \"d\"\narrival = {{ kind = \"burst\", outstanding = 64 }}\nread_fraction = 0.7\n",
+        ideal(64)
+    );
+    let (cpu, ev, ios, s) = run_scenario(&text);
+    report("closed loop QD64, records + time series on", cpu, ev, ios, s);
+}

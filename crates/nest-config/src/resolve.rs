@@ -350,7 +350,9 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
     }
     let max_time = match &r.max_time {
         Some(s) => cx.dur("run.max_time", s).unwrap_or(SimTime::from_ms(10_000)),
-        None => SimTime::from_ms(3_600_000),
+        // No default limit: a run ends when its sources are exhausted and the path drains
+        // (synthetic workloads must have an end; traces end with their last record).
+        None => SimTime::MAX,
     };
     if let Some(d) = duration {
         if warmup.0 + wrapup.0 >= d.0 && (warmup.0 > 0 || wrapup.0 > 0) {
@@ -535,7 +537,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
             range: if trace.wrap.unwrap_or(true) { Some(capacity) } else { None },
             align: 512,
             device: trace.trace_device,
-            reorder_window: trace.reorder_window.unwrap_or(4096).clamp(1, 1 << 24),
+            reorder_window: trace.reorder_window.unwrap_or(65_536).clamp(1, 1 << 24),
             skip_invalid: trace.skip_invalid.unwrap_or(false),
             max_records: trace.max_records,
         };

@@ -43,7 +43,7 @@ pub struct RunConfig {
     pub interval: Option<String>,
     /// After arrivals stop, run until every request completes (default true).
     pub drain: Option<bool>,
-    /// Hard stop, whatever is still in flight ("10s" by default).
+    /// Hard stop, whatever is still in flight (no limit by default).
     pub max_time: Option<String>,
 }
 

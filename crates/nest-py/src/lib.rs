@@ -1,1 +1,247 @@
+//! PyO3 bindings: the thin layer between the Rust engine and the `nestsim` Python package.
+//!
+//! The Python side drives a run in steps (`Sim.step`), draining finished requests and closed
+//! time-series intervals between steps as little-endian column buffers (`numpy.frombuffer`
+//! turns them into arrays without parsing), so long runs write Parquet incrementally and show
+//! progress. The GIL is released while the engine runs.
 
+use nest_config::{load_file, load_str, resolve, ConfigErrors};
+use nest_core::queue::{PendingEvents, QuadHeap, RadixHeap, StdHeap};
+use nest_core::rng::RngStream;
+use nest_core::SimTime;
+use nest_model::{Simulation, StepState};
+use nest_workload::trace::{count_records, TraceFormat, TraceOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::{Path, PathBuf};
+
+create_exception!(_native, ConfigError, PyValueError, "A scenario, trace or job file is malformed (the message names file, line and key).");
+create_exception!(_native, SimError, PyRuntimeError, "The simulation stopped on an error (e.g. a malformed trace line met mid-run).");
+
+fn config_err(e: ConfigErrors) -> PyErr {
+    ConfigError::new_err(e.to_string())
+}
+
+fn load(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>) -> Result<nest_config::Resolved, PyErr> {
+    let text = match (name.as_deref(), text) {
+        // A scenario given as a dict arrives as JSON; it is rewritten as TOML so the same
+        // loader (and its key-located errors) applies.
+        (Some("<dict>"), Some(json)) => {
+            let table: toml::Table = serde_json::from_str(&json).map_err(|e| ConfigError::new_err(format!("<dict>: not a scenario table: {e}")))?;
+            Some(toml::to_string(&table).map_err(|e| ConfigError::new_err(format!("<dict>: {e}")))?)
+        }
+        (_, t) => t,
+    };
+    match (path, text) {
+        (Some(p), None) => {
+            let p = PathBuf::from(p);
+            let text = std::fs::read_to_string(&p).map_err(|e| ConfigError::new_err(format!("{}: cannot read scenario: {e}", p.display())))?;
+            let loaded = load_file(&p, &overrides, seed).map_err(config_err)?;
+            resolve(&loaded, &text).map_err(config_err)
+        }
+        (None, Some(t)) => {
+            let file = name.unwrap_or_else(|| "<scenario>".into());
+            let base = std::env::current_dir().unwrap_or_default();
+            let loaded = load_str(&t, &file, base, &overrides, seed).map_err(config_err)?;
+            resolve(&loaded, &t).map_err(config_err)
+        }
+        _ => Err(PyValueError::new_err("give exactly one of path= or text=")),
+    }
+}
+
+fn le_bytes<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], f: fn(T) -> [u8; N]) -> Bound<'py, PyBytes> {
+    let mut out = Vec::with_capacity(v.len() * N);
+    for &x in v {
+        out.extend_from_slice(&f(x));
+    }
+    PyBytes::new(py, &out)
+}
+
+/// A simulation run, driven in steps from Python.
+#[pyclass(module = "nestsim._native")]
+struct Sim {
+    sim: Simulation,
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    #[pyo3(signature = (path=None, text=None, name=None, overrides=Vec::new(), seed=None))]
+    fn new(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Self> {
+        let resolved = load(path, text, name, overrides, seed)?;
+        let sim = Simulation::new(resolved).map_err(SimError::new_err)?;
+        Ok(Sim { sim })
+    }
+
+    /// Runs up to `max_events` events with the GIL released; returns True when finished.
+    fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        let sim = &mut self.sim;
+        let r = py.detach(move || sim.step(max_events));
+        match r {
+            Ok(state) => Ok(state == StepState::Finished),
+            Err(e) => Err(SimError::new_err(e)),
+        }
+    }
+
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.sim.now().as_secs_f64()
+    }
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.events()
+    }
+    #[getter]
+    fn completed(&self) -> u64 {
+        self.sim.completed()
+    }
+    #[getter]
+    fn progress(&self) -> Option<f64> {
+        self.sim.progress()
+    }
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.sim.resolved().warnings.clone()
+    }
+    #[getter]
+    fn name(&self) -> String {
+        self.sim.resolved().name.clone()
+    }
+
+    /// Names of workloads, classes, hosts and devices, by index.
+    fn names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.resolved();
+        let d = PyDict::new(py);
+        d.set_item("workloads", r.workloads.iter().map(|w| w.name.clone()).collect::<Vec<_>>())?;
+        d.set_item("classes", r.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;
+        d.set_item("hosts", r.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>())?;
+        d.set_item("devices", r.devices.iter().map(|x| x.name.clone()).collect::<Vec<_>>())?;
+        d.set_item("output_requests", r.output.requests)?;
+        d.set_item("output_timeseries", r.output.timeseries)?;
+        d.set_item("output_fio_json", r.output.fio_json)?;
+        Ok(d)
+    }
+
+    /// Finished requests since the last call: {column: (numpy dtype, bytes)}.
+    fn drain_requests<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.drain_requests();
+        let d = PyDict::new(py);
+        d.set_item("seq", ("<u8", le_bytes(py, &c.seq, u64::to_le_bytes)))?;
+        d.set_item("workload", ("<u4", le_bytes(py, &c.workload, u32::to_le_bytes)))?;
+        d.set_item("class", ("<u2", le_bytes(py, &c.class, u16::to_le_bytes)))?;
+        d.set_item("host", ("<u4", le_bytes(py, &c.host, u32::to_le_bytes)))?;
+        d.set_item("device", ("<u4", le_bytes(py, &c.device, u32::to_le_bytes)))?;
+        d.set_item("op", ("<u1", PyBytes::new(py, &c.op)))?;
+        d.set_item("size", ("<u4", le_bytes(py, &c.size, u32::to_le_bytes)))?;
+        d.set_item("offset", ("<u8", le_bytes(py, &c.offset, u64::to_le_bytes)))?;
+        d.set_item("t_arrive_ps", ("<u8", le_bytes(py, &c.t_arrive_ps, u64::to_le_bytes)))?;
+        d.set_item("t_dispatch_ps", ("<u8", le_bytes(py, &c.t_dispatch_ps, u64::to_le_bytes)))?;
+        d.set_item("t_dev_start_ps", ("<u8", le_bytes(py, &c.t_dev_start_ps, u64::to_le_bytes)))?;
+        d.set_item("t_dev_done_ps", ("<u8", le_bytes(py, &c.t_dev_done_ps, u64::to_le_bytes)))?;
+        d.set_item("t_complete_ps", ("<u8", le_bytes(py, &c.t_complete_ps, u64::to_le_bytes)))?;
+        Ok(d)
+    }
+
+    /// Closed time-series intervals since the last call (long format).
+    fn drain_series<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.drain_series();
+        let d = PyDict::new(py);
+        d.set_item("time_s", ("<f8", le_bytes(py, &c.time_s, f64::to_le_bytes)))?;
+        d.set_item("series", ("<u4", le_bytes(py, &c.series, u32::to_le_bytes)))?;
+        d.set_item("sum", ("<f8", le_bytes(py, &c.sum, f64::to_le_bytes)))?;
+        d.set_item("count", ("<u8", le_bytes(py, &c.count, u64::to_le_bytes)))?;
+        Ok(d)
+    }
+
+    fn series_names(&self) -> Vec<(String, String)> {
+        self.sim.series_names()
+    }
+
+    /// The deterministic summary as JSON text (call when finished).
+    fn summary_json(&mut self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.sim.summary()).map_err(|e| SimError::new_err(e.to_string()))
+    }
+
+    fn check_conservation(&self) -> PyResult<()> {
+        self.sim.check_conservation().map_err(SimError::new_err)
+    }
+}
+
+/// Validates a scenario file; returns its warnings or raises ConfigError listing every problem.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=Vec::new(), seed=None))]
+fn validate(path: String, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Vec<String>> {
+    let r = load(Some(path), None, None, overrides, seed)?;
+    // Scan every trace once (streaming) so a bad line is reported now, not mid-run.
+    for w in &r.workloads {
+        if let nest_config::resolve::SourcePlan::Trace { path, format, opts } = &w.source {
+            count_records(path, *format, opts.clone()).map_err(|e| ConfigError::new_err(format!("workload '{}': {e}", w.name)))?;
+        }
+    }
+    Ok(r.warnings)
+}
+
+/// Counts a trace's I/O records (streaming); returns (count, stats dict).
+#[pyfunction]
+#[pyo3(signature = (path, format, time_unit=None))]
+fn trace_count<'py>(py: Python<'py>, path: String, format: String, time_unit: Option<String>) -> PyResult<(u64, Bound<'py, PyDict>)> {
+    let f = TraceFormat::from_name(&format).map_err(ConfigError::new_err)?;
+    let mut opts = TraceOptions::default();
+    if let Some(u) = time_unit {
+        opts.time_unit_ps = Some(nest_core::units::parse_duration(&format!("1{u}")).map_err(ConfigError::new_err)?.0);
+    }
+    let (n, st) = count_records(Path::new(&path), f, opts).map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("lines", st.lines)?;
+    d.set_item("headers", st.headers)?;
+    d.set_item("not_io", st.not_io)?;
+    d.set_item("other_ops", st.other_ops)?;
+    d.set_item("zero_size", st.zero_size)?;
+    d.set_item("late", st.late)?;
+    d.set_item("rebased_clocks", st.rebased_clocks)?;
+    Ok((n, d))
+}
+
+#[pyfunction]
+fn trace_formats() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Raw event-queue throughput (hold model): returns events per CPU... per second of this call.
+#[pyfunction]
+fn bench_queue(py: Python<'_>, kind: &str, events: u64, pending: u64) -> PyResult<f64> {
+    fn hold<Q: PendingEvents<u32>>(mut q: Q, events: u64, pending: u64) -> f64 {
+        let mut rng = RngStream::from_seed(1);
+        for i in 0..pending {
+            q.schedule(SimTime(rng.below(1_000_000)), i as u32);
+        }
+        let t = std::time::Instant::now();
+        for _ in 0..events {
+            let (now, e) = q.pop().expect("hold keeps the queue full");
+            q.schedule(SimTime(now.0 + 1 + rng.below(1_000_000)), e);
+        }
+        events as f64 / t.elapsed().as_secs_f64()
+    }
+    let kind = kind.to_string();
+    py.detach(move || match kind.as_str() {
+        "quad" => Ok(hold(QuadHeap::new(), events, pending)),
+        "std" => Ok(hold(StdHeap::default(), events, pending)),
+        "radix" => Ok(hold(RadixHeap::default(), events, pending)),
+        other => Err(PyValueError::new_err(format!("unknown queue kind '{other}'"))),
+    })
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sim>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_count, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("SimError", m.py().get_type::<SimError>())?;
+    m.add("__version__", nest_model::NEST_VERSION)?;
+    Ok(())
+}

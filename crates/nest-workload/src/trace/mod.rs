@@ -118,7 +118,7 @@ impl Default for TraceOptions {
             range: None,
             align: 512,
             device: None,
-            reorder_window: 4096,
+            reorder_window: 65_536,
             skip_invalid: false,
             max_records: None,
         }
@@ -210,8 +210,8 @@ impl std::error::Error for TraceError {}
 pub struct TraceSource {
     path: String,
     format: TraceFormat,
-    reader: Box<dyn BufRead>,
-    parser: Box<dyn LineParser>,
+    reader: Box<dyn BufRead + Send + Sync>,
+    parser: Box<dyn LineParser + Send + Sync>,
     opts: TraceOptions,
     buf: Vec<u8>,
     lineno: u64,
@@ -231,12 +231,12 @@ impl TraceSource {
         Self::from_reader(name, Box::new(BufReader::with_capacity(1 << 16, file)), format, opts)
     }
 
-    pub fn from_reader(path: String, reader: Box<dyn BufRead>, format: TraceFormat, opts: TraceOptions) -> Result<Self, TraceError> {
+    pub fn from_reader(path: String, reader: Box<dyn BufRead + Send + Sync>, format: TraceFormat, opts: TraceOptions) -> Result<Self, TraceError> {
         if !(opts.time_scale > 0.0 && opts.time_scale.is_finite()) {
             return Err(TraceError { path, line: 0, message: format!("time_scale must be positive, got {}", opts.time_scale) });
         }
         let unit = opts.time_unit_ps.unwrap_or(format.default_time_unit_ps());
-        let parser: Box<dyn LineParser> = match format {
+        let parser: Box<dyn LineParser + Send + Sync> = match format {
             TraceFormat::Systor17 => Box::new(csv_formats::Systor17),
             TraceFormat::Msr => Box::new(csv_formats::Msr),
             TraceFormat::Tencent => Box::new(csv_formats::Tencent),

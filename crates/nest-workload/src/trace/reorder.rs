@@ -26,7 +26,7 @@ fn decode(t: i128, f: [u64; 4]) -> RawRecord {
 
 impl ReorderWindow {
     pub fn new(cap: usize) -> Self {
-        ReorderWindow { heap: BinaryHeap::with_capacity(cap + 1), cap, seq: 0 }
+        ReorderWindow { heap: BinaryHeap::new(), cap, seq: 0 }
     }
     pub fn is_full(&self) -> bool {
         self.heap.len() >= self.cap

@@ -1,0 +1,56 @@
+# NeSt — the two commands a newcomer needs: `make demo` and `make test`.
+# Each sets up what it needs (a virtualenv in .venv, the Rust build, the Python package).
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMPS := .stamps
+# Shared reference material (traces, MQSim files); tests skip with a reason when it is absent.
+export NEST_SHARED ?= $(abspath ../shared)
+
+PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6"
+SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
+
+.PHONY: demo test test-rust test-python bench build clean help
+
+help:
+	@echo "make demo   - set up, run the default scenario, print a summary, write a report"
+	@echo "make test   - set up and run every test (cargo + pytest)"
+	@echo "make bench  - engine and replay benchmarks (figures go in BENCHMARKS.md)"
+
+$(STAMPS)/venv:
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (NeSt needs Python >= 3.9)"; exit 1; }
+	@command -v cargo >/dev/null || { echo "error: cargo not found: install Rust (https://rustup.rs) first"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(PY_DEPS)
+	@mkdir -p $(STAMPS) && touch $@
+
+# The package is built exactly as `pip install .` does (maturin backend, release profile);
+# --no-build-isolation reuses the venv's maturin instead of fetching it again each time.
+$(STAMPS)/build: $(STAMPS)/venv $(SOURCES)
+	$(PY) -m pip install --quiet --no-build-isolation --no-deps --force-reinstall .
+	@$(PY) -c "import nestsim; print('nestsim', nestsim.__version__, 'installed')"
+	@touch $@
+
+build: $(STAMPS)/build
+
+demo: $(STAMPS)/build
+	$(VENV)/bin/nestsim run examples/demo.toml -o out/demo
+	$(VENV)/bin/nestsim report out/demo
+	@echo "open out/demo/report.html in a browser"
+
+test-rust:
+	cargo test --workspace --quiet
+
+test-python: $(STAMPS)/build
+	$(PY) -m pytest -q tests
+
+test: test-rust test-python
+
+bench: $(STAMPS)/build
+	cargo run --release --quiet -p nest-bench
+	$(PY) benches/replay.py
+
+clean:
+	rm -rf $(STAMPS) $(VENV) target out

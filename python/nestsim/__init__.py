@@ -1,0 +1,15 @@
+"""NeSt — a deterministic simulator of end-to-end QoS in networked storage.
+
+Quick start::
+
+    import nestsim
+    res = nestsim.run("examples/demo.toml", seed=1)
+    res.summary["classes"]["high"]["read"]["lat_us"]["p99"]
+    res.requests        # pyarrow.Table, one row per request
+    res.timeseries      # pyarrow.Table, long format (time_s, entity, metric, value)
+"""
+
+from ._native import ConfigError, SimError, __version__
+from .runner import RunResult, run
+
+__all__ = ["run", "RunResult", "ConfigError", "SimError", "__version__"]

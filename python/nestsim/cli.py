@@ -1,0 +1,172 @@
+"""The `nestsim` command: run, validate, replay, experiment, report.
+
+Exit status: 0 on success (an experiment whose claims do not hold still succeeds), 2 for bad
+input (scenario, trace, job file, arguments) with a message naming file, line and key, 1 for an
+unexpected internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from . import _native
+from .display import render
+from .runner import run
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=None, help="override run.seed")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario key, e.g. --set run.duration=2ms --set workload[0].class=low")
+
+
+def _parse_device(spec: str) -> dict:
+    """`ideal` or `ideal:servers=8,read=80us,write=20us,read_bw=3GB/s,write_bw=2GB/s`."""
+    kind, _, params = spec.partition(":")
+    if kind != "ideal":
+        raise ValueError(f"--device '{spec}': only 'ideal' is available in this build (SSD presets come with the storage model)")
+    kv = dict(p.split("=", 1) for p in params.split(",") if p) if params else {}
+    unknown = set(kv) - {"servers", "read", "write", "read_bw", "write_bw"}
+    if unknown:
+        raise ValueError(f"--device: unknown parameter(s) {sorted(unknown)} (expected servers, read, write, read_bw, write_bw)")
+    dev = {"name": "dev0", "kind": "ideal", "servers": int(kv.get("servers", 8)),
+           "read": {"dist": "fixed", "value": kv.get("read", "80us")},
+           "write": {"dist": "fixed", "value": kv.get("write", "20us")}}
+    if "read_bw" in kv:
+        dev["read_bandwidth"] = kv["read_bw"]
+    if "write_bw" in kv:
+        dev["write_bandwidth"] = kv["write_bw"]
+    return dev
+
+
+def cmd_run(a) -> int:
+    out = Path(a.output) if a.output else Path("out") / Path(a.scenario).stem
+    res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+    if not a.quiet:
+        print(render(res.summary, res.run_info))
+        print(f"\noutputs in {out}/")
+    return 0
+
+
+def cmd_validate(a) -> int:
+    warnings = _native.validate(a.scenario, a.overrides, a.seed)
+    for w in warnings:
+        print(f"warning: {w}")
+    print(f"{a.scenario}: OK")
+    return 0
+
+
+def cmd_replay(a) -> int:
+    trace = Path(a.trace)
+    if not trace.is_file():
+        raise _native.ConfigError(f"{trace}: no such trace file")
+    tr = {"path": str(trace.resolve()), "format": a.format, "time_scale": a.time_scale}
+    if a.time_unit:
+        tr["time_unit"] = a.time_unit
+    if a.skip_invalid:
+        tr["skip_invalid"] = True
+    scenario = {
+        "schema": 1,
+        "name": f"replay-{trace.name}",
+        "run": {"seed": a.seed if a.seed is not None else 1},
+        "device": [_parse_device(a.device)],
+        "host": [{"name": "host0", "queue_depth": a.queue_depth}],
+        "workload": [{"name": trace.stem, "device": "dev0", "class": "high", "trace": tr}],
+        "output": {"fio_json": bool(a.fio_json)},
+    }
+    out = Path(a.output) if a.output else Path("out") / f"replay-{trace.stem}"
+    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+    if not a.quiet:
+        print(render(res.summary, res.run_info))
+        print(f"\noutputs in {out}/")
+    return 0
+
+
+def cmd_experiment(a) -> int:
+    from .claims import render_claims
+    from .experiments import REGISTRY
+    if a.name == "list":
+        for name, (desc, _) in REGISTRY.items():
+            print(f"{name:<24} {desc}")
+        return 0
+    if a.name not in REGISTRY:
+        raise _native.ConfigError(f"unknown experiment '{a.name}' (try: nestsim experiment list)")
+    out = Path(a.output) if a.output else Path("out") / "experiments" / a.name
+    out.mkdir(parents=True, exist_ok=True)
+    doc = REGISTRY[a.name][1](out)
+    print(render_claims(doc))
+    print(f"\nclaims in {out}/claims.json")
+    return 0
+
+
+def cmd_report(a) -> int:
+    from .report import write_report
+    path = write_report(Path(a.dir))
+    print(f"wrote {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="nestsim", description="NeSt: end-to-end QoS in networked storage, simulated.")
+    p.add_argument("--version", action="version", version=f"nestsim {_native.__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="run a scenario file")
+    r.add_argument("scenario")
+    r.add_argument("-o", "--output", help="run directory (default out/<scenario name>)")
+    r.add_argument("-q", "--quiet", action="store_true")
+    _add_common(r)
+    r.set_defaults(fn=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file (and scan its traces) without running it")
+    v.add_argument("scenario")
+    _add_common(v)
+    v.set_defaults(fn=cmd_validate)
+
+    rp = sub.add_parser("replay", help="replay one trace against one device")
+    rp.add_argument("trace")
+    rp.add_argument("--format", required=True, choices=_native.trace_formats())
+    rp.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..]")
+    rp.add_argument("--queue-depth", type=int, default=1024, help="host outstanding limit")
+    rp.add_argument("--time-scale", type=float, default=1.0, help="multiply trace times (0.5 = twice as fast)")
+    rp.add_argument("--time-unit", choices=["ps", "ns", "us", "ms", "s"], help="unit of bare trace times")
+    rp.add_argument("--skip-invalid", action="store_true", help="skip (and count) malformed lines")
+    rp.add_argument("--fio-json", action="store_true", help="also write fio-style fio.json")
+    rp.add_argument("-o", "--output")
+    rp.add_argument("-q", "--quiet", action="store_true")
+    _add_common(rp)
+    rp.set_defaults(fn=cmd_replay)
+
+    e = sub.add_parser("experiment", help="run a named reference experiment ('list' to see them)")
+    e.add_argument("name")
+    e.add_argument("-o", "--output")
+    e.set_defaults(fn=cmd_experiment)
+
+    rep = sub.add_parser("report", help="write report.html for a run or experiment directory")
+    rep.add_argument("dir")
+    rep.set_defaults(fn=cmd_report)
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    try:
+        return a.fn(a)
+    except (_native.ConfigError, _native.SimError, ValueError, FileNotFoundError) as e:
+        print(f"nestsim: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("nestsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,21 @@
+"""Named reference experiments (`nestsim experiment list|NAME`).
+
+Each experiment runs its scenarios, measures its claims from the runs' own outputs, and writes
+``claims.json`` (plus the run directories) into its output directory. An experiment exits 0
+whether or not its claims hold: a claim that does not reproduce is a finding, not a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict
+
+from . import engine_validation
+
+#: name → (one-line description, function(out_dir) -> claims document)
+REGISTRY: Dict[str, tuple] = {
+    "engine-validation": (engine_validation.DESCRIPTION, engine_validation.run_experiment),
+}
+
+
+def get(name: str) -> Callable:
+    return REGISTRY[name][1]

@@ -1,0 +1,37 @@
+import nestsim
+import pytest
+from conftest import SMALL
+
+import tomllib
+
+
+def test_run_from_dict_returns_tables():
+    sc = tomllib.loads(SMALL)
+    res = nestsim.run(sc, seed=5)
+    assert res.summary["seed"] == 5
+    assert res.requests.num_rows == res.summary["requests"]["completed"]
+    lat = res.requests.column("latency_us").to_pylist()
+    assert min(lat) > 0
+    # Stage timestamps are ordered for every request.
+    t = res.requests.to_pydict()
+    for a, d, s, c in zip(t["t_arrive_ps"], t["t_dispatch_ps"], t["t_dev_start_ps"], t["t_complete_ps"]):
+        assert a <= d <= s <= c
+    assert res.timeseries.num_rows > 0
+
+
+def test_bad_dict_raises_config_error():
+    sc = tomllib.loads(SMALL)
+    sc["workload"][0]["arrival"]["rate_iops"] = -5
+    with pytest.raises(nestsim.ConfigError, match="rate_iops"):
+        nestsim.run(sc)
+
+
+def test_summary_matches_the_request_table():
+    res = nestsim.run(tomllib.loads(SMALL), overrides=["run.warmup=0ms"])
+    t = res.requests.to_pydict()
+    hi_reads = [l for l, w, o in zip(t["latency_us"], t["workload"], t["op"]) if w == "hi" and o == "read"]
+    s = res.summary["workloads"]["hi"]["read"]
+    assert s["ios"] == len(hi_reads)
+    assert abs(s["lat_us"]["mean"] - sum(hi_reads) / len(hi_reads)) < 1e-3
+    exact_p99 = sorted(hi_reads)[int(0.99 * len(hi_reads) + 0.999999) - 1]
+    assert abs(s["lat_us"]["p99"] - exact_p99) / exact_p99 < 0.01

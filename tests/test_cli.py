@@ -1,0 +1,84 @@
+import json
+
+import pyarrow.parquet as pq
+
+
+def test_run_writes_every_output_and_prints_a_summary(cli, small_scenario, tmp_path):
+    out = tmp_path / "o"
+    p = cli("run", small_scenario, "-o", out, check=0)
+    assert "per class:" in p.stdout and "hi read" in p.stdout
+    s = json.loads((out / "summary.json").read_text())
+    run = json.loads((out / "run.json").read_text())
+    assert s["conservation"] == "ok"
+    assert set(s["classes"]) == {"high", "low"}
+    for op in ("read", "write"):
+        d = s["classes"]["high"][op]
+        assert set(d["lat_us"]) >= {"mean", "p50", "p90", "p99", "p99_9"}
+    assert run["events_per_cpu_s"] > 0 and run["peak_rss_mb"] > 0 and "wall_s" in run
+    req = pq.read_table(out / "requests.parquet")
+    assert req.num_rows == s["requests"]["completed"]
+    assert {"t_arrive_ps", "t_dispatch_ps", "t_dev_start_ps", "t_complete_ps", "latency_us"} <= set(req.column_names)
+    ts = pq.read_table(out / "timeseries.parquet")
+    assert ts.num_rows > 0 and set(ts.column_names) >= {"time_s", "entity", "metric", "value"}
+    assert not list(out.glob("*.partial"))
+
+
+def test_same_seed_gives_byte_identical_summary(cli, small_scenario, tmp_path):
+    cli("run", small_scenario, "-o", tmp_path / "a", "-q", check=0)
+    cli("run", small_scenario, "-o", tmp_path / "b", "-q", check=0)
+    cli("run", small_scenario, "-o", tmp_path / "c", "-q", "--seed", "4", check=0)
+    a, b, c = ((tmp_path / x / "summary.json").read_bytes() for x in "abc")
+    assert a == b
+    assert a != c
+
+
+def test_set_overrides_and_seed(cli, small_scenario, tmp_path):
+    cli("run", small_scenario, "-o", tmp_path / "o", "-q", "--seed", "9", "--set", "run.duration=5ms", "--set", "workload[1].class=medium", check=0)
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["seed"] == 9
+    assert "medium" in s["classes"]
+    assert s["config"]["run"]["duration"] == "5ms"
+
+
+def test_validate_ok_and_bad_input_exit_2_naming_file_line_and_key(cli, small_scenario, tmp_path):
+    assert "OK" in cli("validate", small_scenario, check=0).stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text(small_scenario.read_text().replace('mean = "50us"', 'mean = "50 furlongs"').replace("read_fraction = 0.7", "read_fraction = 7"))
+    p = cli("validate", bad, check=2)
+    assert "bad.toml:12:24" in p.stderr and "device[0].read.mean" in p.stderr, p.stderr
+    assert "bad.toml:19:1: workload[0].read_fraction" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text(small_scenario.read_text().replace("servers = 4", "servers = 4\nspeed = 3"))
+    p = cli("run", unknown, check=2)
+    assert "unknown.toml:" in p.stderr and "speed" in p.stderr
+    p = cli("run", tmp_path / "missing.toml", check=2)
+    assert "missing.toml" in p.stderr
+    typo = tmp_path / "syntax.toml"
+    typo.write_text("schema = 1\n[run\n")
+    p = cli("validate", typo, check=2)
+    assert "syntax.toml:2" in p.stderr
+
+
+def test_inconsistent_references_are_reported(cli, small_scenario, tmp_path):
+    bad = tmp_path / "refs.toml"
+    bad.write_text(small_scenario.read_text().replace('device = "d0"\nclass = "low"', 'device = "d9"\nclass = "low"'))
+    p = cli("validate", bad, check=2)
+    assert "no device named 'd9'" in p.stderr
+
+
+def test_fio_json_output(cli, small_scenario, tmp_path):
+    cli("run", small_scenario, "-o", tmp_path / "o", "-q", "--set", "output.fio_json=true", check=0)
+    f = json.loads((tmp_path / "o" / "fio.json").read_text())
+    names = {j["jobname"] for j in f["jobs"]}
+    assert names == {"hi", "lo"}
+    job = next(j for j in f["jobs"] if j["jobname"] == "hi")
+    assert job["read"]["clat_ns"]["percentile"]["99.000000"] > 0
+
+
+def test_report_writes_self_contained_html(cli, small_scenario, tmp_path):
+    cli("run", small_scenario, "-o", tmp_path / "o", "-q", check=0)
+    cli("report", tmp_path / "o", check=0)
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "<svg" in html and "per class" in html and "<img" not in html
+    assert cli("report", tmp_path / "nothing-here", check=2).stderr.startswith("nestsim: error")

@@ -1,0 +1,76 @@
+"""Property tests: random and truncated bytes fed to every parser (scenario, traces, fio job
+files) produce clean errors (ConfigError / SimError), never a crash."""
+
+import tempfile
+from pathlib import Path
+
+import nestsim
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from nestsim import _native
+
+from conftest import SMALL
+
+FIO = "[global]\nsize=32m\nbssplit=4k/70:16k/20:64k/10\nrandom_distribution=zipf:1.1\n[a]\nrw=randrw\nrwmixread=70\nrate_iops=2000,500\n"
+TRACE_SEEDS = {
+    "systor17": "Timestamp,Response,IOType,LUN,Offset,Size\n1456095145.133076000,0.000806000,R,0,899056122368,131072\n",
+    "msr": "128166385295514663,hm,0,Write,9056014336,2048,2833\n",
+    "tencent": "1538323199,13896880,128,0,1063\n",
+    "alibaba": "0,R,126703644672,4096,1577808000000626\n",
+    "blkparse": "  1,0   15        1     0.000000000 19146  C  WS 299456 + 1 [0]\n",
+    "disksim": "0.5 0 8 16 1\n",
+    "mqsim": "938513000 4 264719034 16 0\n",
+    "flashnet": "223.412 0 3159347200 36864 1\n",
+    "cloudphysics": "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n",
+}
+
+
+def mutate(base: bytes, cut: int, edits):
+    b = bytearray(base[: cut % (len(base) + 1)])
+    for pos, val in edits:
+        if b:
+            b[pos % len(b)] = val
+    return bytes(b)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cut=st.integers(0, 10_000), edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), max_size=6))
+def test_scenario_text_fuzz(cut, edits):
+    text = mutate(SMALL.encode(), cut, edits).decode("utf-8", errors="replace")
+    try:
+        sim = _native.Sim(text=text, name="fuzz.toml", overrides=["run.duration=1ms"])
+        sim.step(100_000)
+    except (_native.ConfigError, _native.SimError):
+        pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(fmt=st.sampled_from(sorted(TRACE_SEEDS)), cut=st.integers(0, 400), edits=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 255)), max_size=6), junk=st.binary(max_size=64))
+def test_trace_bytes_fuzz(fmt, cut, edits, junk):
+    data = mutate(TRACE_SEEDS[fmt].encode() * 3, cut, edits) + junk
+    with tempfile.NamedTemporaryFile(suffix=".trace", delete=False) as f:
+        f.write(data)
+    try:
+        _native.trace_count(f.name, fmt)
+    except _native.ConfigError as e:
+        assert f.name in str(e)
+    finally:
+        Path(f.name).unlink()
+
+
+@settings(max_examples=60, deadline=None)
+@given(cut=st.integers(0, 400), edits=st.lists(st.tuples(st.integers(0, 400), st.sampled_from(list(b"=:,/[]k%-0123456789xyz\n"))), max_size=6))
+def test_fio_job_fuzz(cut, edits):
+    job = mutate(FIO.encode(), cut, edits)
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "job.fio").write_bytes(job)
+        sc = {
+            "schema": 1,
+            "run": {"duration": "1ms"},
+            "device": [{"name": "d", "kind": "ideal", "read": {"dist": "fixed", "value": "10us"}, "write": {"dist": "fixed", "value": "10us"}}],
+            "workload": [{"name": "f", "device": "d", "fio": {"path": str(Path(d) / "job.fio")}}],
+        }
+        try:
+            nestsim.run(sc, keep_tables=False)
+        except nestsim.ConfigError as e:
+            assert "job.fio" in str(e) or "fio" in str(e)

@@ -11,7 +11,7 @@ export NEST_SHARED ?= $(abspath ../shared)
 PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6"
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-rust test-python bench build clean help
+.PHONY: demo test test-rust test-python test-install bench build clean help
 
 help:
 	@echo "make demo   - set up, run the default scenario, print a summary, write a report"
@@ -46,7 +46,21 @@ test-rust:
 test-python: $(STAMPS)/build
 	$(PY) -m pytest -q tests
 
+# `pip install .` from a clean virtualenv, exactly as a user would (fetches maturin itself).
+# Run by `make test` under CI (CI=true) so a missing install step fails there first.
+test-install:
+	rm -rf .stamps/install-venv
+	$(PYTHON) -m venv .stamps/install-venv
+	.stamps/install-venv/bin/python -m pip install --quiet .
+	.stamps/install-venv/bin/nestsim --version
+	.stamps/install-venv/bin/python -c "import nestsim, tomllib; r = nestsim.run(tomllib.load(open('examples/demo.toml', 'rb')), overrides=['run.duration=5ms']); assert r.summary['conservation'] == 'ok'; print('clean-venv install OK')"
+	rm -rf .stamps/install-venv
+
+ifeq ($(CI),true)
+test: test-rust test-python test-install
+else
 test: test-rust test-python
+endif
 
 bench: $(STAMPS)/build
 	cargo run --release --quiet -p nest-bench

@@ -14,6 +14,8 @@ def test_run_writes_every_output_and_prints_a_summary(cli, small_scenario, tmp_p
     for op in ("read", "write"):
         d = s["classes"]["high"][op]
         assert set(d["lat_us"]) >= {"mean", "p50", "p90", "p99", "p99_9"}
+    h = s["hosts"]["host0"]
+    assert h["all"]["ios"] == s["classes"]["high"]["all"]["ios"] + s["classes"]["low"]["all"]["ios"]
     assert run["events_per_cpu_s"] > 0 and run["peak_rss_mb"] > 0 and "wall_s" in run
     req = pq.read_table(out / "requests.parquet")
     assert req.num_rows == s["requests"]["completed"]

@@ -40,6 +40,7 @@ pub struct RunStats {
     pub per_class: Vec<[OpAcc; 2]>,
     pub per_workload: Vec<[OpAcc; 2]>,
     pub per_device: Vec<[OpAcc; 2]>,
+    pub per_host: Vec<[OpAcc; 2]>,
     pub completed: u64,
     pub measured: u64,
     pub last_completion: SimTime,
@@ -81,6 +82,7 @@ impl RunStats {
             per_class: vec![Default::default(); classes.len()],
             per_workload: vec![Default::default(); workloads.len()],
             per_device: vec![Default::default(); devices.len()],
+            per_host: vec![Default::default(); hosts.len()],
             completed: 0,
             measured: 0,
             last_completion: SimTime::ZERO,
@@ -117,6 +119,7 @@ impl RunStats {
         self.per_class[r.class as usize][op].add(r);
         self.per_workload[r.workload as usize][op].add(r);
         self.per_device[r.device as usize][op].add(r);
+        self.per_host[r.host as usize][op].add(r);
     }
 
     #[inline]

@@ -94,10 +94,12 @@ impl Simulation {
             devices.insert(dev.name.clone(), Value::Object(m));
         }
         let mut hosts = Map::new();
-        for h in &self.hosts {
-            hosts.insert(h.name.clone(), json!({
-                "issued": h.books.issued, "completed": h.books.completed, "in_flight": h.books.in_flight(),
-            }));
+        for (i, h) in self.hosts.iter().enumerate() {
+            let mut m = rw_json(&self.stats.per_host[i], secs);
+            m.insert("issued".into(), json!(h.books.issued));
+            m.insert("completed".into(), json!(h.books.completed));
+            m.insert("in_flight".into(), json!(h.books.in_flight()));
+            hosts.insert(h.name.clone(), Value::Object(m));
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
         json!({

@@ -11,5 +11,6 @@ Quick start::
 
 from ._native import ConfigError, SimError, __version__
 from .runner import RunResult, run
+from .sweep import run_sweep as sweep
 
-__all__ = ["run", "RunResult", "ConfigError", "SimError", "__version__"]
+__all__ = ["run", "sweep", "RunResult", "ConfigError", "SimError", "__version__"]

@@ -1,4 +1,4 @@
-"""The `nestsim` command: run, validate, replay, experiment, report.
+"""The `nestsim` command: run, validate, replay, experiment, sweep, report.
 
 Exit status: 0 on success (an experiment whose claims do not hold still succeeds), 2 for bad
 input (scenario, trace, job file, arguments) with a message naming file, line and key, 1 for an
@@ -110,6 +110,13 @@ def cmd_report(a) -> int:
     return 0
 
 
+def cmd_sweep(a) -> int:
+    from .sweep import run_sweep
+    res = run_sweep(Path(a.sweep), Path(a.output) if a.output else None, workers=a.jobs, quiet=a.quiet)
+    print(f"{res['runs']} runs: {res['ran']} run now, {res['skipped']} already complete; results in {res['out']}/sweep.parquet")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nestsim", description="NeSt: end-to-end QoS in networked storage, simulated.")
     p.add_argument("--version", action="version", version=f"nestsim {_native.__version__}")
@@ -145,6 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("name")
     e.add_argument("-o", "--output")
     e.set_defaults(fn=cmd_experiment)
+
+    sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool")
+    sw.add_argument("sweep")
+    sw.add_argument("-o", "--output", help="sweep directory (default out/sweeps/<name>)")
+    sw.add_argument("-j", "--jobs", type=int, default=None, help="parallel runs (default: the number of cores)")
+    sw.add_argument("-q", "--quiet", action="store_true")
+    sw.set_defaults(fn=cmd_sweep)
 
     rep = sub.add_parser("report", help="write report.html for a run or experiment directory")
     rep.add_argument("dir")

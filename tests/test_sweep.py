@@ -1,0 +1,106 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT, nestsim_cmd
+
+SWEEP = """
+[sweep]
+scenario = "{scenario}"
+seeds = 3
+[[sweep.axis]]
+key = "workload[1].arrival.bandwidth"
+values = ["6Gbps", "14Gbps"]
+[[sweep.axis]]
+key = "host[0].queue_depth"
+values = [4, 8]
+"""
+
+
+@pytest.fixture
+def sweep_file(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(SWEEP.format(scenario=ROOT / "examples" / "demo.toml") + "\n")
+    return p
+
+
+def _table(out):
+    t = pq.read_table(out / "sweep.parquet").to_pydict()
+    return t
+
+
+def test_grid_of_two_parameters_and_three_seeds(cli, sweep_file, tmp_path):
+    out = tmp_path / "sw"
+    p = cli("sweep", sweep_file, "-o", out, "-q", check=0)
+    assert "12 runs: 12 run now, 0 already complete" in p.stdout
+    t = _table(out)
+    assert len(t["run_id"]) == 12
+    assert sorted(set(t["seed"])) == [1, 2, 3]
+    assert set(t["param.host[0].queue_depth"]) == {"4", "8"}
+    # The swept parameter reached the model: High's throughput follows its offered load.
+    hi = {(bw, qd): [] for bw in t["param.workload[1].arrival.bandwidth"] for qd in t["param.host[0].queue_depth"]}
+    for bw, qd, g in zip(t["param.workload[1].arrival.bandwidth"], t["param.host[0].queue_depth"], t["high.all.bw_gbps"]):
+        hi[(bw, qd)].append(g)
+    assert min(hi[('"14Gbps"', "8")]) > 1.8 * max(hi[('"6Gbps"', "8")])
+    # Rerunning finds everything complete and verified.
+    p = cli("sweep", sweep_file, "-o", out, "-q", check=0)
+    assert "0 run now, 12 already complete" in p.stdout
+    assert _table(out) == t
+
+
+def test_resumes_after_being_killed(sweep_file, tmp_path):
+    out = tmp_path / "sw"
+    proc = subprocess.Popen(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(out), "-q", "-j", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(out.glob("runs/*/summary.json"))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(out.glob("runs/*/summary.json")))
+    assert 2 <= finished < 12, finished
+    assert not (out / "sweep.parquet").exists()
+    p = subprocess.run(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(out), "-q"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert f"{12 - finished} run now, {finished} already complete" in p.stdout
+    resumed = _table(out)
+    clean = tmp_path / "clean"
+    subprocess.run(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(clean), "-q"], check=True, capture_output=True, timeout=300)
+    assert resumed == _table(clean), "a resumed sweep gives the same sweep.parquet as an uninterrupted one"
+
+
+def test_a_tampered_run_is_not_trusted(cli, sweep_file, tmp_path):
+    out = tmp_path / "sw"
+    cli("sweep", sweep_file, "-o", out, "-q", check=0)
+    (out / "runs" / "r0003" / "summary.json").write_text("{ truncated")
+    meta = out / "runs" / "r0005" / "sweep_run.json"
+    m = json.loads(meta.read_text())
+    m["seed"] = 99
+    meta.write_text(json.dumps(m))
+    p = cli("sweep", sweep_file, "-o", out, "-q", check=0)
+    assert "2 run now, 10 already complete" in p.stdout
+
+
+def test_bad_sweep_files_exit_2(cli, tmp_path, sweep_file):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(sweep_file.read_text().replace('values = [4, 8]', 'values = [0, 8]'))
+    p = cli("sweep", bad, "-o", tmp_path / "o", check=2)
+    assert "queue_depth" in p.stderr
+    bad.write_text("[sweep]\nscenario = 'nope.toml'\n")
+    assert "does not exist" in cli("sweep", bad, check=2).stderr
+    bad.write_text(sweep_file.read_text() + "\nextra = 1\n")
+    assert "sweep.axis[1]: unknown key(s) ['extra']" in cli("sweep", bad, check=2).stderr
+    bad.write_text(sweep_file.read_text().replace("seeds = 3", "seeds = 3\nextra = 1"))
+    assert "sweep: unknown key(s) ['extra']" in cli("sweep", bad, check=2).stderr
+
+
+def test_python_api(sweep_file, tmp_path):
+    import nestsim
+    res = nestsim.sweep(sweep_file, tmp_path / "api", workers=2, quiet=True)
+    assert res == {"runs": 12, "ran": 12, "skipped": 0, "out": str(tmp_path / "api")}

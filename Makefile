@@ -57,7 +57,7 @@ test-install:
 	rm -rf .stamps/install-venv
 
 ifeq ($(CI),true)
-test: test-rust test-python test-install
+test: test-rust test-install test-python
 else
 test: test-rust test-python
 endif

@@ -10,7 +10,7 @@ use nest_core::units::{parse_duration, parse_rate_bps, parse_size};
 use nest_core::SimTime;
 use nest_workload::address::AddressPattern;
 use nest_workload::arrival::ArrivalSpec;
-use nest_workload::dist::{SizeDist, TimeDist};
+use nest_workload::dist::{cumulative_weights, SizeDist, TimeDist};
 use nest_workload::fio::parse_job_file;
 use nest_workload::mmpp::{fit_mmpp2, Mmpp2, Moments4};
 use nest_workload::synthetic::SyntheticSpec;
@@ -228,8 +228,7 @@ fn time_dist(cx: &mut Ctx, key: &str, c: &TimeDistConfig) -> Option<TimeDist> {
             if vals.len() != values.len() {
                 return None;
             }
-            let sd = SizeDist::empirical(vec![0; vals.len()], weights).map_err(|e| cx.err(&format!("{key}.weights"), e)).ok()?;
-            let SizeDist::Empirical { cumulative, .. } = sd else { unreachable!("empirical builds empirical") };
+            let cumulative = cumulative_weights(vals.len(), weights).map_err(|e| cx.err(&format!("{key}.weights"), e)).ok()?;
             TimeDist::Empirical { values: vals, cumulative }
         }
     })

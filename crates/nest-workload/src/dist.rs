@@ -23,21 +23,7 @@ pub enum SizeDist {
 impl SizeDist {
     /// Builds an empirical distribution; weights need not sum to 1 but must be positive.
     pub fn empirical(values: Vec<u32>, weights: &[f64]) -> Result<Self, String> {
-        if values.is_empty() || values.len() != weights.len() {
-            return Err("empirical distribution needs as many weights as values (at least one)".into());
-        }
-        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
-            return Err("weights must be finite and non-negative".into());
-        }
-        let total: f64 = weights.iter().sum();
-        if total <= 0.0 {
-            return Err("weights must not all be zero".into());
-        }
-        let mut acc = 0.0;
-        let cumulative = weights.iter().map(|w| {
-            acc += w / total;
-            acc
-        }).collect();
+        let cumulative = cumulative_weights(values.len(), weights)?;
         Ok(SizeDist::Empirical { values, cumulative })
     }
 
@@ -65,16 +51,37 @@ impl SizeDist {
             SizeDist::UniformBlocks { min_blocks, max_blocks, block } => {
                 (*min_blocks as f64 + *max_blocks as f64) / 2.0 * *block as f64
             }
-            SizeDist::Empirical { values, cumulative } => {
-                let mut prev = 0.0;
-                values.iter().zip(cumulative).map(|(v, c)| {
-                    let w = c - prev;
-                    prev = *c;
-                    *v as f64 * w
-                }).sum()
-            }
+            SizeDist::Empirical { values, cumulative } => weighted_mean(values.iter().map(|v| *v as f64), cumulative),
         }
     }
+}
+
+/// Normalised cumulative weights for `n` values (weights need not sum to 1).
+pub fn cumulative_weights(n: usize, weights: &[f64]) -> Result<Vec<f64>, String> {
+    if n == 0 || n != weights.len() {
+        return Err("empirical distribution needs as many weights as values (at least one)".into());
+    }
+    if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+        return Err("weights must be finite and non-negative".into());
+    }
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return Err("weights must not all be zero".into());
+    }
+    let mut acc = 0.0;
+    Ok(weights.iter().map(|w| {
+        acc += w / total;
+        acc
+    }).collect())
+}
+
+fn weighted_mean(values: impl Iterator<Item = f64>, cumulative: &[f64]) -> f64 {
+    let mut prev = 0.0;
+    values.zip(cumulative).map(|(v, c)| {
+        let w = c - prev;
+        prev = *c;
+        v * w
+    }).sum()
 }
 
 fn pick(cumulative: &[f64], u: f64) -> usize {
@@ -115,14 +122,7 @@ impl TimeDist {
             TimeDist::Exponential { mean_ps } => *mean_ps,
             TimeDist::Uniform { lo, hi } => (lo.0 as f64 + hi.0 as f64) / 2.0,
             TimeDist::LogNormal { mu, sigma } => (mu + sigma * sigma / 2.0).exp(),
-            TimeDist::Empirical { values, cumulative } => {
-                let mut prev = 0.0;
-                values.iter().zip(cumulative).map(|(v, c)| {
-                    let w = c - prev;
-                    prev = *c;
-                    v.0 as f64 * w
-                }).sum()
-            }
+            TimeDist::Empirical { values, cumulative } => weighted_mean(values.iter().map(|v| v.0 as f64), cumulative),
         }
     }
 }

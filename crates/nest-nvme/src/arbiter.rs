@@ -1,0 +1,280 @@
+//! NVMe submission-queue arbitration: admin, then urgent (strict priority), then weighted
+//! round-robin over High, Medium and Low (NVMe base specification, "Weighted Round Robin with
+//! Urgent Priority Class" arbitration; SPEC §5, thesis 4.4.2).
+//!
+//! Model: every submission queue (SQ) belongs to one level and has a depth limit. Admin SQs are
+//! served before everything, urgent SQs before any weighted level; within a level SQs are served
+//! round-robin, taking up to `burst` commands from one SQ per turn (the arbitration burst).
+//! Across High/Medium/Low the arbiter grants each level `weight` turns per round (default
+//! 3:2:1), skipping levels with nothing queued so an idle level never wastes service; when no
+//! level with work has credit left, a new round starts. This is sans-IO: `submit` and `next`
+//! only, no time — the controller decides when to fetch.
+//!
+//! Not modelled here: the SQ/CQ doorbells and PCIe fetch latency, completion queues (the
+//! controller's job), and SRC's read/write split queues (their own arbiter, later).
+
+use std::collections::VecDeque;
+
+/// Arbitration levels, highest priority first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Admin = 0,
+    Urgent = 1,
+    High = 2,
+    Medium = 3,
+    Low = 4,
+}
+
+impl Level {
+    const WEIGHTED: [Level; 3] = [Level::High, Level::Medium, Level::Low];
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SqId(pub u32);
+
+/// The command was refused: its SQ is at its depth limit (the host must hold it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SqFull(pub SqId);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArbiterConfig {
+    /// WRR weights of High, Medium, Low (turns per round), each ≥ 1.
+    pub weights: [u32; 3],
+    /// Arbitration burst: commands taken from one SQ per turn (NVMe allows 1–128 or unlimited).
+    pub burst: u32,
+}
+
+impl Default for ArbiterConfig {
+    fn default() -> Self {
+        ArbiterConfig { weights: [3, 2, 1], burst: 1 }
+    }
+}
+
+struct Sq<C> {
+    level: Level,
+    depth: usize,
+    cmds: VecDeque<C>,
+}
+
+pub struct Arbiter<C> {
+    cfg: ArbiterConfig,
+    sqs: Vec<Sq<C>>,
+    /// SQ ids of each level in round-robin order, and the next position to serve.
+    members: [Vec<u32>; 5],
+    rr: [usize; 5],
+    /// The SQ currently in its burst and how many commands it may still give.
+    in_burst: Option<(u32, u32)>,
+    credit: [u32; 3],
+    /// Which weighted level holds the current turn.
+    turn: usize,
+    queued: [usize; 5],
+}
+
+impl<C> Arbiter<C> {
+    pub fn new(cfg: ArbiterConfig) -> Result<Self, String> {
+        if cfg.weights.contains(&0) || cfg.burst == 0 {
+            return Err(format!("WRR weights and burst must be at least 1 (got {:?}, burst {})", cfg.weights, cfg.burst));
+        }
+        let credit = cfg.weights;
+        Ok(Arbiter { cfg, sqs: Vec::new(), members: Default::default(), rr: [0; 5], in_burst: None, credit, turn: 0, queued: [0; 5] })
+    }
+
+    /// Creates a submission queue at `level` holding at most `depth` commands.
+    pub fn add_sq(&mut self, level: Level, depth: usize) -> SqId {
+        let id = self.sqs.len() as u32;
+        self.sqs.push(Sq { level, depth: depth.max(1), cmds: VecDeque::new() });
+        self.members[level as usize].push(id);
+        SqId(id)
+    }
+
+    pub fn submit(&mut self, sq: SqId, cmd: C) -> Result<(), SqFull> {
+        let q = &mut self.sqs[sq.0 as usize];
+        if q.cmds.len() >= q.depth {
+            return Err(SqFull(sq));
+        }
+        q.cmds.push_back(cmd);
+        self.queued[q.level as usize] += 1;
+        Ok(())
+    }
+
+    /// Commands waiting in all SQs.
+    pub fn len(&self) -> usize {
+        self.queued.iter().sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn sq_len(&self, sq: SqId) -> usize {
+        self.sqs[sq.0 as usize].cmds.len()
+    }
+
+    fn take(&mut self, sq: u32) -> C {
+        let q = &mut self.sqs[sq as usize];
+        self.queued[q.level as usize] -= 1;
+        q.cmds.pop_front().expect("chosen SQs are non-empty")
+    }
+
+    /// Round-robin within a level: the next non-empty SQ after the last one served.
+    fn pick_rr(&mut self, level: Level) -> Option<u32> {
+        let l = level as usize;
+        let n = self.members[l].len();
+        for k in 0..n {
+            let pos = (self.rr[l] + k) % n;
+            let sq = self.members[l][pos];
+            if !self.sqs[sq as usize].cmds.is_empty() {
+                self.rr[l] = (pos + 1) % n;
+                return Some(sq);
+            }
+        }
+        None
+    }
+
+    /// The next command to fetch, and the SQ it came from.
+    pub fn next(&mut self) -> Option<(SqId, C)> {
+        // Strict levels first; they interrupt a weighted burst.
+        for level in [Level::Admin, Level::Urgent] {
+            if self.queued[level as usize] > 0 {
+                let sq = self.pick_rr(level).expect("queued > 0");
+                return Some((SqId(sq), self.take(sq)));
+            }
+        }
+        // Continue a burst in progress while its SQ has commands.
+        if let Some((sq, left)) = self.in_burst {
+            if left > 0 && !self.sqs[sq as usize].cmds.is_empty() {
+                self.in_burst = Some((sq, left - 1));
+                return Some((SqId(sq), self.take(sq)));
+            }
+            self.in_burst = None;
+        }
+        if Level::WEIGHTED.iter().all(|l| self.queued[*l as usize] == 0) {
+            return None;
+        }
+        loop {
+            // A level with work and credit, starting from the one holding the turn.
+            for k in 0..3 {
+                let i = (self.turn + k) % 3;
+                let level = Level::WEIGHTED[i];
+                if self.credit[i] > 0 && self.queued[level as usize] > 0 {
+                    self.credit[i] -= 1;
+                    // The turn stays with this level until its credit is spent.
+                    self.turn = if self.credit[i] == 0 { (i + 1) % 3 } else { i };
+                    let sq = self.pick_rr(level).expect("queued > 0");
+                    self.in_burst = Some((sq, self.cfg.burst - 1));
+                    return Some((SqId(sq), self.take(sq)));
+                }
+            }
+            // Every level with work is out of credit: a new round.
+            self.credit = self.cfg.weights;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn backlogged(cfg: ArbiterConfig, sqs_per_level: usize, n: usize) -> (Arbiter<u32>, Vec<SqId>) {
+        let mut a = Arbiter::new(cfg).unwrap();
+        let mut ids = Vec::new();
+        for level in [Level::High, Level::Medium, Level::Low] {
+            for _ in 0..sqs_per_level {
+                let sq = a.add_sq(level, 100_000);
+                for c in 0..n {
+                    a.submit(sq, c as u32).unwrap();
+                }
+                ids.push(sq);
+            }
+        }
+        (a, ids)
+    }
+
+    fn served_by_level(a: &mut Arbiter<u32>, ids: &[SqId], per_level: usize, n: usize) -> [usize; 3] {
+        let mut counts = [0; 3];
+        for _ in 0..n {
+            let (sq, _) = a.next().unwrap();
+            let idx = ids.iter().position(|s| *s == sq).unwrap() / per_level;
+            counts[idx] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn backlogged_levels_share_by_weight() {
+        for burst in [1, 4] {
+            let (mut a, ids) = backlogged(ArbiterConfig { weights: [3, 2, 1], burst }, 2, 10_000);
+            let c = served_by_level(&mut a, &ids, 2, 6_000);
+            assert_eq!(c, [3_000, 2_000, 1_000], "burst {burst}");
+        }
+        let (mut a, ids) = backlogged(ArbiterConfig { weights: [8, 4, 1], burst: 1 }, 1, 10_000);
+        assert_eq!(served_by_level(&mut a, &ids, 1, 1_300), [800, 400, 100]);
+    }
+
+    #[test]
+    fn admin_and_urgent_preempt_weighted_levels() {
+        let (mut a, _) = backlogged(ArbiterConfig { weights: [3, 2, 1], burst: 8 }, 1, 100);
+        a.next().unwrap(); // a High burst starts
+        let u = a.add_sq(Level::Urgent, 10);
+        let ad = a.add_sq(Level::Admin, 10);
+        a.submit(u, 900).unwrap();
+        a.submit(ad, 901).unwrap();
+        assert_eq!(a.next(), Some((ad, 901)));
+        assert_eq!(a.next(), Some((u, 900)));
+    }
+
+    #[test]
+    fn idle_levels_waste_nothing_and_sqs_in_a_level_alternate() {
+        let mut a: Arbiter<u32> = Arbiter::new(ArbiterConfig::default()).unwrap();
+        let l1 = a.add_sq(Level::Low, 10);
+        let l2 = a.add_sq(Level::Low, 10);
+        let _h = a.add_sq(Level::High, 10);
+        for c in 0..3 {
+            a.submit(l1, c).unwrap();
+            a.submit(l2, 10 + c).unwrap();
+        }
+        let order: Vec<(SqId, u32)> = std::iter::from_fn(|| a.next()).collect();
+        assert_eq!(order, vec![(l1, 0), (l2, 10), (l1, 1), (l2, 11), (l1, 2), (l2, 12)]);
+    }
+
+    #[test]
+    fn depth_limits_are_enforced() {
+        let mut a: Arbiter<u32> = Arbiter::new(ArbiterConfig::default()).unwrap();
+        let s = a.add_sq(Level::Medium, 2);
+        a.submit(s, 1).unwrap();
+        a.submit(s, 2).unwrap();
+        assert_eq!(a.submit(s, 3), Err(SqFull(s)));
+        assert_eq!(a.len(), 2);
+        assert!(Arbiter::<u32>::new(ArbiterConfig { weights: [1, 0, 1], burst: 1 }).is_err());
+    }
+
+    #[test]
+    fn every_command_comes_out_once_in_fifo_order_per_sq() {
+        let mut rng = 12345u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut a: Arbiter<u64> = Arbiter::new(ArbiterConfig { weights: [3, 2, 1], burst: 2 }).unwrap();
+        let levels = [Level::Admin, Level::Urgent, Level::High, Level::Medium, Level::Low];
+        let sqs: Vec<SqId> = (0..10).map(|i| a.add_sq(levels[i % 5], 50)).collect();
+        let mut sent = vec![Vec::new(); sqs.len()];
+        let mut got = vec![Vec::new(); sqs.len()];
+        let mut seq = 0u64;
+        for _ in 0..20_000 {
+            if next() % 3 != 0 {
+                let i = (next() % sqs.len() as u64) as usize;
+                if a.submit(sqs[i], seq).is_ok() {
+                    sent[i].push(seq);
+                }
+                seq += 1;
+            } else if let Some((sq, c)) = a.next() {
+                got[sq.0 as usize].push(c);
+            }
+        }
+        while let Some((sq, c)) = a.next() {
+            got[sq.0 as usize].push(c);
+        }
+        assert_eq!(sent, got);
+    }
+}

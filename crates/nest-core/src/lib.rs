@@ -3,7 +3,8 @@
 //! What lives here is shared by every model: integer picosecond time and unit parsing
 //! ([`time`], [`units`]), the event queue ([`queue`]), per-component random streams ([`rng`]),
 //! latency histograms and interval time series ([`stats`]), request conservation accounting
-//! ([`conservation`]) and the trajectory fingerprint ([`fingerprint`]).
+//! ([`conservation`]), the trajectory fingerprint ([`fingerprint`]) and the weighted
+//! round-robin rule shared by NVMe and the SSD's chip queues ([`wrr`]).
 //!
 //! Nothing here knows about storage or networks; domain crates depend on this one only.
 #![deny(unsafe_code)]
@@ -15,6 +16,7 @@ pub mod rng;
 pub mod stats;
 pub mod time;
 pub mod units;
+pub mod wrr;
 
 pub use conservation::Conservation;
 pub use queue::EventQueue;

@@ -13,6 +13,7 @@
 //! Not modelled here: the SQ/CQ doorbells and PCIe fetch latency, completion queues (the
 //! controller's job), and SRC's read/write split queues (their own arbiter, later).
 
+use nest_core::wrr::Wrr;
 use std::collections::VecDeque;
 
 /// Arbitration levels, highest priority first.
@@ -64,9 +65,7 @@ pub struct Arbiter<C> {
     rr: [usize; 5],
     /// The SQ currently in its burst and how many commands it may still give.
     in_burst: Option<(u32, u32)>,
-    credit: [u32; 3],
-    /// Which weighted level holds the current turn.
-    turn: usize,
+    wrr: Wrr,
     queued: [usize; 5],
 }
 
@@ -75,8 +74,8 @@ impl<C> Arbiter<C> {
         if cfg.weights.contains(&0) || cfg.burst == 0 {
             return Err(format!("WRR weights and burst must be at least 1 (got {:?}, burst {})", cfg.weights, cfg.burst));
         }
-        let credit = cfg.weights;
-        Ok(Arbiter { cfg, sqs: Vec::new(), members: Default::default(), rr: [0; 5], in_burst: None, credit, turn: 0, queued: [0; 5] })
+        let wrr = Wrr::new(cfg.weights);
+        Ok(Arbiter { cfg, sqs: Vec::new(), members: Default::default(), rr: [0; 5], in_burst: None, wrr, queued: [0; 5] })
     }
 
     /// Creates a submission queue at `level` holding at most `depth` commands.
@@ -146,26 +145,11 @@ impl<C> Arbiter<C> {
             }
             self.in_burst = None;
         }
-        if Level::WEIGHTED.iter().all(|l| self.queued[*l as usize] == 0) {
-            return None;
-        }
-        loop {
-            // A level with work and credit, starting from the one holding the turn.
-            for k in 0..3 {
-                let i = (self.turn + k) % 3;
-                let level = Level::WEIGHTED[i];
-                if self.credit[i] > 0 && self.queued[level as usize] > 0 {
-                    self.credit[i] -= 1;
-                    // The turn stays with this level until its credit is spent.
-                    self.turn = if self.credit[i] == 0 { (i + 1) % 3 } else { i };
-                    let sq = self.pick_rr(level).expect("queued > 0");
-                    self.in_burst = Some((sq, self.cfg.burst - 1));
-                    return Some((SqId(sq), self.take(sq)));
-                }
-            }
-            // Every level with work is out of credit: a new round.
-            self.credit = self.cfg.weights;
-        }
+        let queued = self.queued;
+        let i = self.wrr.pick(|i| queued[Level::WEIGHTED[i] as usize] > 0)?;
+        let sq = self.pick_rr(Level::WEIGHTED[i]).expect("queued > 0");
+        self.in_burst = Some((sq, self.cfg.burst - 1));
+        Some((SqId(sq), self.take(sq)))
     }
 }
 

@@ -1,0 +1,167 @@
+//! DRAM data cache: page-sized slots holding the newest copy of a logical page. Write-back:
+//! host writes complete once in DRAM; dirty slots are flushed to flash LRU-first when free
+//! and clean slots run short. Read caching keeps pages read from flash (clean, LRU).
+//! Slots are found through an LPA-indexed table (zero-initialised; no hashing).
+
+use crate::geometry::NONE;
+use crate::lru::LruList;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Free,
+    Clean,
+    Dirty,
+    /// Being written to flash.
+    Flushing,
+    /// Rewritten by the host while its flush was in flight: dirty again when the flush ends.
+    FlushingDirty,
+}
+
+pub struct DataCache {
+    pub slots: u32,
+    lpa: Vec<u32>,
+    pub state: Vec<Slot>,
+    pub class: Vec<u8>,
+    /// LPA → slot + 1.
+    index: Vec<u32>,
+    free: Vec<u32>,
+    clean: LruList,
+    dirty: LruList,
+    pub flushing: u32,
+    /// Start flushing when free + clean slots fall below this.
+    pub reserve: u32,
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub write_hits: u64,
+    pub write_misses: u64,
+}
+
+impl DataCache {
+    pub fn new(slots: u32, logical_pages: u64, reserve_fraction: f64) -> Self {
+        let n = slots as usize;
+        DataCache {
+            slots,
+            lpa: vec![NONE; n],
+            state: vec![Slot::Free; n],
+            class: vec![0; n],
+            index: vec![0; logical_pages as usize],
+            free: (0..slots).rev().collect(),
+            clean: LruList::new(n),
+            dirty: LruList::new(n),
+            flushing: 0,
+            reserve: ((slots as f64 * reserve_fraction).ceil() as u32).max(1),
+            read_hits: 0,
+            read_misses: 0,
+            write_hits: 0,
+            write_misses: 0,
+        }
+    }
+
+    #[inline]
+    pub fn slot_of(&self, lpa: u32) -> Option<u32> {
+        match self.index[lpa as usize] {
+            0 => None,
+            s => Some(s - 1),
+        }
+    }
+
+    /// Slots a write could take now without waiting for a flush.
+    #[inline]
+    pub fn available(&self) -> u32 {
+        self.free.len() as u32 + self.clean.len()
+    }
+
+    pub fn dirty_slots(&self) -> u32 {
+        self.dirty.len() + self.flushing
+    }
+
+    fn take_slot(&mut self) -> Option<u32> {
+        if let Some(s) = self.free.pop() {
+            return Some(s);
+        }
+        let s = self.clean.pop_lru()?;
+        self.index[self.lpa[s as usize] as usize] = 0;
+        Some(s)
+    }
+
+    /// Places a host write of `lpa` (the caller checked there is room).
+    pub fn write(&mut self, lpa: u32, class: u8) {
+        if let Some(s) = self.slot_of(lpa) {
+            self.write_hits += 1;
+            self.class[s as usize] = class;
+            match self.state[s as usize] {
+                Slot::Flushing | Slot::FlushingDirty => self.state[s as usize] = Slot::FlushingDirty,
+                _ => {
+                    self.clean.remove(s);
+                    self.state[s as usize] = Slot::Dirty;
+                    self.dirty.touch(s);
+                }
+            }
+            return;
+        }
+        self.write_misses += 1;
+        let s = self.take_slot().expect("admission checked room");
+        self.lpa[s as usize] = lpa;
+        self.index[lpa as usize] = s + 1;
+        self.class[s as usize] = class;
+        self.state[s as usize] = Slot::Dirty;
+        self.dirty.touch(s);
+    }
+
+    /// A read of `lpa`: true when DRAM has it.
+    #[inline]
+    pub fn read(&mut self, lpa: u32) -> bool {
+        match self.slot_of(lpa) {
+            Some(s) => {
+                self.read_hits += 1;
+                if self.state[s as usize] == Slot::Clean {
+                    self.clean.touch(s);
+                }
+                true
+            }
+            None => {
+                self.read_misses += 1;
+                false
+            }
+        }
+    }
+
+    /// Keeps a page just read from flash (read caching), if a slot is free or clean.
+    pub fn fill(&mut self, lpa: u32) {
+        if self.slot_of(lpa).is_some() {
+            return;
+        }
+        if let Some(s) = self.take_slot() {
+            self.lpa[s as usize] = lpa;
+            self.index[lpa as usize] = s + 1;
+            self.state[s as usize] = Slot::Clean;
+            self.clean.touch(s);
+        }
+    }
+
+    /// The next dirty slot to write back, if flushing is due: (slot, lpa, class).
+    pub fn next_flush(&mut self) -> Option<(u32, u32, u8)> {
+        if self.available() >= self.reserve {
+            return None;
+        }
+        let s = self.dirty.pop_lru()?;
+        self.state[s as usize] = Slot::Flushing;
+        self.flushing += 1;
+        Some((s, self.lpa[s as usize], self.class[s as usize]))
+    }
+
+    pub fn flush_done(&mut self, s: u32) {
+        self.flushing -= 1;
+        if self.state[s as usize] == Slot::FlushingDirty {
+            self.state[s as usize] = Slot::Dirty;
+            self.dirty.touch(s);
+        } else {
+            self.state[s as usize] = Slot::Clean;
+            self.clean.touch(s);
+        }
+    }
+
+    pub fn lpa_of(&self, s: u32) -> u32 {
+        self.lpa[s as usize]
+    }
+}

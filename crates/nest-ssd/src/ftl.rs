@@ -1,0 +1,388 @@
+//! Page-level FTL without time: the mapping table and its reverse, block states, write
+//! frontiers, free-block pools, victim selection and wear levelling. The timed side (ssd.rs)
+//! calls these when a program or erase actually happens on a die; preconditioning calls them
+//! directly, so the steady state it builds is the one the same code produces.
+//!
+//! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
+
+use crate::geometry::{Layout, NONE};
+use crate::params::{FtlParams, VictimPolicy};
+use nest_core::rng::RngStream;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    /// A write frontier (user or GC).
+    Open,
+    Full,
+    /// Chosen by GC; its valid pages are being moved.
+    Victim,
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Block {
+    pub valid: u32,
+    pub written: u32,
+    pub erases: u32,
+    pub state: BlockState,
+    /// Order in which the block was filled (FIFO victim policy).
+    pub closed_at: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct PlaneBlocks {
+    pub free: Vec<u32>,
+    pub user_front: Option<u32>,
+    pub gc_front: Option<u32>,
+    /// A GC (or wear-levelling) job holds this plane's victim.
+    pub gc_active: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcNeed {
+    None,
+    Soft,
+    Hard,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FtlCounters {
+    pub user_programs: u64,
+    pub gc_programs: u64,
+    pub erases: u64,
+    pub gc_jobs: u64,
+    pub wl_jobs: u64,
+    pub precondition_programs: u64,
+}
+
+pub struct Ftl {
+    pub layout: Layout,
+    /// LPA → PPA + 1 (0 = never written). Zero-initialised so untouched pages cost no memory.
+    map: Vec<u32>,
+    /// PPA → LPA + 1.
+    rmap: Vec<u32>,
+    pub blocks: Vec<Block>,
+    pub planes: Vec<PlaneBlocks>,
+    close_seq: u64,
+    pub soft_free: u32,
+    pub hard_free: u32,
+    victim: VictimPolicy,
+    rga_d: u32,
+    dynamic_wl: bool,
+    static_wl: Option<u32>,
+    pub counters: FtlCounters,
+}
+
+/// User writes stop taking new blocks when a plane is down to this many free blocks: they are
+/// kept for GC, whose moves always fit in one block (a victim has at least one invalid page).
+const GC_RESERVE: usize = 1;
+
+impl Ftl {
+    pub fn new(layout: Layout, logical_pages: u64, ftl: &FtlParams, soft_free: u32, hard_free: u32) -> Self {
+        let planes = layout.planes as usize;
+        let bpp = layout.blocks_per_plane;
+        let nblocks = planes * bpp as usize;
+        let npages = nblocks * layout.pages_per_block as usize;
+        let blocks = vec![Block { valid: 0, written: 0, erases: 0, state: BlockState::Free, closed_at: 0 }; nblocks];
+        let planes_v = (0..planes as u32).map(|p| PlaneBlocks { free: (p * bpp..(p + 1) * bpp).collect(), ..Default::default() }).collect();
+        Ftl {
+            layout,
+            map: vec![0; logical_pages as usize],
+            rmap: vec![0; npages],
+            blocks,
+            planes: planes_v,
+            close_seq: 0,
+            soft_free,
+            hard_free,
+            victim: ftl.victim,
+            rga_d: ftl.rga_d,
+            dynamic_wl: ftl.dynamic_wl,
+            static_wl: ftl.static_wl_threshold,
+            counters: FtlCounters::default(),
+        }
+    }
+
+    pub fn logical_pages(&self) -> u32 {
+        self.map.len() as u32
+    }
+
+    #[inline]
+    pub fn lookup(&self, lpa: u32) -> Option<u32> {
+        match self.map[lpa as usize] {
+            0 => None,
+            p => Some(p - 1),
+        }
+    }
+
+    #[inline]
+    pub fn is_valid(&self, ppa: u32) -> bool {
+        match self.rmap[ppa as usize] {
+            0 => false,
+            l => self.map[(l - 1) as usize] == ppa + 1,
+        }
+    }
+
+    #[inline]
+    pub fn lpa_at(&self, ppa: u32) -> u32 {
+        self.rmap[ppa as usize].wrapping_sub(1)
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> usize {
+        self.planes[plane as usize].free.len()
+    }
+
+    #[inline]
+    fn front_has_room(&self, front: Option<u32>) -> bool {
+        front.is_some_and(|b| self.blocks[b as usize].written < self.layout.pages_per_block)
+    }
+
+    /// Whether a user (or cache flush) write can get a page on `plane` now.
+    #[inline]
+    pub fn can_alloc_user(&self, plane: u32) -> bool {
+        let pb = &self.planes[plane as usize];
+        self.front_has_room(pb.user_front) || pb.free.len() > GC_RESERVE
+    }
+
+    pub fn gc_need(&self, plane: u32) -> GcNeed {
+        let free = self.planes[plane as usize].free.len() as u32;
+        if free < self.hard_free || !self.can_alloc_user(plane) {
+            GcNeed::Hard
+        } else if free < self.soft_free {
+            GcNeed::Soft
+        } else {
+            GcNeed::None
+        }
+    }
+
+    fn take_free_block(&mut self, plane: u32) -> u32 {
+        let free = &mut self.planes[plane as usize].free;
+        let i = if self.dynamic_wl {
+            // Dynamic wear levelling: the least-erased free block.
+            let mut best = 0;
+            for (i, &b) in free.iter().enumerate() {
+                if self.blocks[b as usize].erases < self.blocks[free[best] as usize].erases {
+                    best = i;
+                }
+            }
+            best
+        } else {
+            0
+        };
+        let b = free.remove(i);
+        self.blocks[b as usize].state = BlockState::Open;
+        b
+    }
+
+    /// Takes the next page of the plane's user or GC frontier. Callers check `can_alloc_user`
+    /// for user writes; GC always finds a page while the reserve holds.
+    pub fn alloc(&mut self, plane: u32, for_gc: bool) -> u32 {
+        let front = if for_gc { self.planes[plane as usize].gc_front } else { self.planes[plane as usize].user_front };
+        let b = if self.front_has_room(front) {
+            front.unwrap()
+        } else {
+            assert!(!self.planes[plane as usize].free.is_empty(), "plane {plane} has no free block (GC reserve violated)");
+            let b = self.take_free_block(plane);
+            let pb = &mut self.planes[plane as usize];
+            if for_gc {
+                pb.gc_front = Some(b);
+            } else {
+                pb.user_front = Some(b);
+            }
+            b
+        };
+        let blk = &mut self.blocks[b as usize];
+        let ppa = b * self.layout.pages_per_block + blk.written;
+        blk.written += 1;
+        if blk.written == self.layout.pages_per_block {
+            blk.state = BlockState::Full;
+            blk.closed_at = self.close_seq;
+            self.close_seq += 1;
+        }
+        ppa
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppa: u32) {
+        let b = self.layout.block_of_ppa(ppa) as usize;
+        self.blocks[b].valid -= 1;
+    }
+
+    /// A host write of `lpa` programmed at `ppa`: the old copy becomes invalid.
+    #[inline]
+    pub fn program_user(&mut self, lpa: u32, ppa: u32) {
+        if let Some(old) = self.lookup(lpa) {
+            self.invalidate(old);
+        }
+        self.map[lpa as usize] = ppa + 1;
+        self.rmap[ppa as usize] = lpa + 1;
+        self.blocks[self.layout.block_of_ppa(ppa) as usize].valid += 1;
+        self.counters.user_programs += 1;
+    }
+
+    /// A GC move of `lpa` from `old` to `new`. If the host rewrote the page meanwhile, the
+    /// copy is garbage on arrival (it counts as programmed but is not mapped).
+    #[inline]
+    pub fn program_move(&mut self, lpa: u32, old: u32, new: u32) -> bool {
+        self.rmap[new as usize] = lpa + 1;
+        self.counters.gc_programs += 1;
+        if self.map[lpa as usize] != old + 1 {
+            return false;
+        }
+        self.invalidate(old);
+        self.map[lpa as usize] = new + 1;
+        self.blocks[self.layout.block_of_ppa(new) as usize].valid += 1;
+        true
+    }
+
+    /// Valid pages of `block` as (ppa, lpa).
+    pub fn valid_pages(&self, block: u32, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let base = block * self.layout.pages_per_block;
+        for ppa in base..base + self.blocks[block as usize].written {
+            if self.is_valid(ppa) {
+                out.push((ppa, self.lpa_at(ppa)));
+            }
+        }
+    }
+
+    /// Chooses a victim on `plane` and marks it; returns it and whether it is a static
+    /// wear-levelling migration rather than a space reclaim.
+    pub fn start_gc(&mut self, plane: u32, rng: &mut RngStream) -> Option<(u32, bool)> {
+        let bpp = self.layout.blocks_per_plane;
+        let ppb = self.layout.pages_per_block;
+        let range = plane * bpp..(plane + 1) * bpp;
+        let full = |b: &Block| b.state == BlockState::Full;
+        let mut wl = false;
+        let mut chosen = match self.victim {
+            VictimPolicy::Greedy | VictimPolicy::Fifo => {
+                let mut best: Option<(u64, u32)> = None;
+                for b in range.clone() {
+                    let blk = &self.blocks[b as usize];
+                    if !full(blk) || blk.valid >= ppb {
+                        continue;
+                    }
+                    let key = if self.victim == VictimPolicy::Greedy { blk.valid as u64 } else { blk.closed_at };
+                    if best.is_none_or(|(k, _)| key < k) {
+                        best = Some((key, b));
+                    }
+                }
+                best.map(|(_, b)| b)
+            }
+            VictimPolicy::Random | VictimPolicy::Rga => {
+                let d = if self.victim == VictimPolicy::Random { 1 } else { self.rga_d };
+                let mut best: Option<u32> = None;
+                // Sample among full blocks; a fully valid sample is useless and retried a few
+                // times, then greedy decides (so GC always makes progress).
+                for _ in 0..d * 4 {
+                    let b = plane * bpp + rng.below(bpp as u64) as u32;
+                    let blk = &self.blocks[b as usize];
+                    if full(blk) && blk.valid < ppb && best.is_none_or(|x| blk.valid < self.blocks[x as usize].valid) {
+                        best = Some(b);
+                    }
+                    if best.is_some() && d == 1 {
+                        break;
+                    }
+                }
+                best.or_else(|| range.clone().filter(|&b| full(&self.blocks[b as usize]) && self.blocks[b as usize].valid < ppb).min_by_key(|&b| self.blocks[b as usize].valid))
+            }
+        };
+        // Static wear levelling: when the erase-count spread of the plane reaches the
+        // threshold, migrate the coldest full block instead (it holds the coldest data).
+        if let Some(th) = self.static_wl {
+            let (mut lo, mut hi, mut cold) = (u32::MAX, 0u32, None);
+            for b in range.clone() {
+                let blk = &self.blocks[b as usize];
+                hi = hi.max(blk.erases);
+                if full(blk) && blk.erases < lo {
+                    lo = blk.erases;
+                    cold = Some(b);
+                }
+            }
+            if cold.is_some() && hi - lo >= th && self.planes[plane as usize].free.len() as u32 >= self.hard_free {
+                chosen = cold;
+                wl = true;
+            }
+        }
+        let b = chosen?;
+        self.blocks[b as usize].state = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        if wl {
+            self.counters.wl_jobs += 1;
+        } else {
+            self.counters.gc_jobs += 1;
+        }
+        Some((b, wl))
+    }
+
+    /// The victim's pages have been moved and it was erased.
+    pub fn erase(&mut self, block: u32) {
+        let plane = self.layout.plane_of_block(block);
+        let blk = &mut self.blocks[block as usize];
+        debug_assert_eq!(blk.valid, 0, "erasing a block with valid pages");
+        blk.valid = 0;
+        blk.written = 0;
+        blk.erases += 1;
+        blk.state = BlockState::Free;
+        self.counters.erases += 1;
+        let pb = &mut self.planes[plane as usize];
+        pb.free.push(block);
+        pb.gc_active = false;
+    }
+
+    /// GC done instantly (preconditioning): pick, move, erase.
+    pub fn gc_instant(&mut self, plane: u32, rng: &mut RngStream, scratch: &mut Vec<(u32, u32)>) -> bool {
+        let Some((victim, _)) = self.start_gc(plane, rng) else { return false };
+        self.valid_pages(victim, scratch);
+        for i in 0..scratch.len() {
+            let (old, lpa) = scratch[i];
+            let new = self.alloc(plane, true);
+            self.program_move(lpa, old, new);
+        }
+        self.erase(victim);
+        true
+    }
+
+    /// Writes `lpa` on `plane` instantly, collecting garbage first as the device would.
+    pub fn write_instant(&mut self, lpa: u32, plane: u32, rng: &mut RngStream, scratch: &mut Vec<(u32, u32)>) {
+        while self.gc_need(plane) != GcNeed::None {
+            if !self.gc_instant(plane, rng, scratch) {
+                break;
+            }
+        }
+        let ppa = self.alloc(plane, false);
+        self.program_user(lpa, ppa);
+        self.counters.precondition_programs += 1;
+    }
+
+    /// Mean, min and max erase counts.
+    pub fn erase_spread(&self) -> (f64, u32, u32) {
+        let n = self.blocks.len().max(1) as f64;
+        let sum: u64 = self.blocks.iter().map(|b| b.erases as u64).sum();
+        let lo = self.blocks.iter().map(|b| b.erases).min().unwrap_or(0);
+        let hi = self.blocks.iter().map(|b| b.erases).max().unwrap_or(0);
+        (sum as f64 / n, lo, hi)
+    }
+
+    /// Checks the books: per-block valid counts equal the pages the map points at.
+    pub fn check(&self) -> Result<(), String> {
+        let ppb = self.layout.pages_per_block;
+        let mut counted = vec![0u32; self.blocks.len()];
+        for (lpa, &p) in self.map.iter().enumerate() {
+            if p == 0 {
+                continue;
+            }
+            let ppa = p - 1;
+            if self.rmap[ppa as usize] != lpa as u32 + 1 {
+                return Err(format!("lpa {lpa} maps to ppa {ppa} whose reverse entry is {}", self.rmap[ppa as usize] as i64 - 1));
+            }
+            counted[(ppa / ppb) as usize] += 1;
+        }
+        for (b, blk) in self.blocks.iter().enumerate() {
+            if blk.valid != counted[b] {
+                return Err(format!("block {b}: valid count {} but {} mapped pages", blk.valid, counted[b]));
+            }
+        }
+        let _ = NONE;
+        Ok(())
+    }
+}

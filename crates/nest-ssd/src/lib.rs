@@ -1,0 +1,24 @@
+//! NeSt's MQSim-class SSD model (SPEC §6).
+//!
+//! - [`params`]: every parameter, validated with the key that is wrong; [`presets`]: named drives.
+//! - [`geometry`]: dense ids for planes, dies, chips, channels, blocks and pages; static allocation.
+//! - [`ftl`]: page-level mapping, blocks, frontiers, victim selection, wear levelling (untimed).
+//! - [`cmt`], [`cache`]: the cached mapping table and the DRAM data cache.
+//! - [`ssd`]: the timed device — host interface, transactions, per-die queues with device-level
+//!   QoS, dies and channels, garbage collection.
+#![deny(unsafe_code)]
+
+pub mod cache;
+pub mod cmt;
+pub mod ftl;
+pub mod geometry;
+pub mod lru;
+pub mod params;
+pub mod presets;
+pub mod ssd;
+
+pub use params::SsdParams;
+pub use ssd::{Outbox, Ssd, SsdEvent};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,383 @@
+//! Every parameter of the SSD model, with the checks that make a configuration runnable.
+//! Presets (presets.rs) fill these; the scenario file and the MQSim importer override them.
+
+use nest_core::SimTime;
+
+/// Flash array shape (MQSim's Flash_Channel_Count, Chip_No_Per_Channel, Die_No_Per_Chip, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Bytes of user data per page.
+    pub page_size: u32,
+}
+
+impl Geometry {
+    pub fn chips(&self) -> u32 {
+        self.channels * self.chips_per_channel
+    }
+    pub fn dies(&self) -> u32 {
+        self.chips() * self.dies_per_chip
+    }
+    pub fn planes(&self) -> u32 {
+        self.dies() * self.planes_per_die
+    }
+    pub fn blocks(&self) -> u64 {
+        self.planes() as u64 * self.blocks_per_plane as u64
+    }
+    pub fn pages(&self) -> u64 {
+        self.blocks() * self.pages_per_block as u64
+    }
+}
+
+/// Cell type: bits per cell decide how many page types (LSB/CSB/MSB/...) a wordline has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cell {
+    Slc = 1,
+    Mlc = 2,
+    Tlc = 3,
+    Qlc = 4,
+}
+
+impl Cell {
+    pub fn from_name(s: &str) -> Option<Cell> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "slc" => Cell::Slc,
+            "mlc" => Cell::Mlc,
+            "tlc" => Cell::Tlc,
+            "qlc" => Cell::Qlc,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        ["", "slc", "mlc", "tlc", "qlc"][self as usize]
+    }
+    pub fn bits(self) -> u32 {
+        self as u32
+    }
+}
+
+/// Flash array timing. Page type `i` of a block's page `p` is `p % bits_per_cell` (MQSim's
+/// alternation of LSB/CSB/MSB pages), so reads and programs of different pages take different
+/// times on MLC/TLC/QLC.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlashTiming {
+    pub cell: Cell,
+    /// tR per page type (LSB, CSB, MSB, 4th).
+    pub read: [SimTime; 4],
+    /// tPROG per page type.
+    pub program: [SimTime; 4],
+    /// tBERS.
+    pub erase: SimTime,
+    /// Command/address phase and ready/busy overhead added to every die operation.
+    pub command: SimTime,
+    /// Channel (ONFI bus) transfer rate in MT/s and width in bytes.
+    pub channel_mts: u32,
+    pub channel_width: u32,
+}
+
+impl FlashTiming {
+    /// Time to move `bytes` over one channel: bytes / width / rate.
+    #[inline]
+    pub fn channel_time(&self, bytes: u64) -> SimTime {
+        // 1e6 ps per µs / MT/s = ps per transfer.
+        SimTime(bytes * 1_000_000 / (self.channel_width as u64 * self.channel_mts as u64))
+    }
+}
+
+/// How logical pages are spread over planes. `Static(order)`: the LPA's digits in the order
+/// given (first letter varies fastest: "CWDP" = channel, then way/chip, die, plane) fix its
+/// plane, as MQSim's 24 static schemes do. `Dynamic`: a write goes to the plane of the die with
+/// the fewest queued transactions (channel-first tie-break), so the plane of a page changes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Allocation {
+    Static([u8; 4]),
+    Dynamic,
+}
+
+impl Allocation {
+    pub fn parse(s: &str) -> Option<Allocation> {
+        let up = s.to_ascii_uppercase();
+        if up == "DYNAMIC" {
+            return Some(Allocation::Dynamic);
+        }
+        let b = up.as_bytes();
+        if b.len() != 4 {
+            return None;
+        }
+        let mut order = [0u8; 4];
+        for (i, c) in b.iter().enumerate() {
+            order[i] = match c {
+                b'C' => 0,
+                b'W' => 1,
+                b'D' => 2,
+                b'P' => 3,
+                _ => return None,
+            };
+        }
+        let mut seen = [false; 4];
+        for &o in &order {
+            if seen[o as usize] {
+                return None;
+            }
+            seen[o as usize] = true;
+        }
+        Some(Allocation::Static(order))
+    }
+    pub fn name(&self) -> String {
+        match self {
+            Allocation::Dynamic => "dynamic".into(),
+            Allocation::Static(o) => o.iter().map(|&i| ['C', 'W', 'D', 'P'][i as usize]).collect(),
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Uniformly random full block.
+    Random,
+    /// Randomized greedy: the fewest valid pages among `d` random full blocks.
+    Rga,
+    /// The block that was closed first.
+    Fifo,
+}
+
+impl VictimPolicy {
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "greedy" => VictimPolicy::Greedy,
+            "random" => VictimPolicy::Random,
+            "rga" => VictimPolicy::Rga,
+            "fifo" => VictimPolicy::Fifo,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            VictimPolicy::Greedy => "greedy",
+            VictimPolicy::Random => "random",
+            VictimPolicy::Rga => "rga",
+            VictimPolicy::Fifo => "fifo",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FtlParams {
+    /// Fraction of physical pages hidden from the host.
+    pub overprovisioning: f64,
+    /// Cached mapping table size in bytes; it caches whole translation pages (page_size / 4
+    /// entries each). `None` = the whole table in DRAM (no mapping reads).
+    pub cmt_bytes: Option<u64>,
+    pub allocation: Allocation,
+    pub victim: VictimPolicy,
+    /// Sample size of RGA.
+    pub rga_d: u32,
+    /// Soft GC starts when a plane's free blocks fall below this fraction of its blocks; it is
+    /// background work, scheduled below user I/O, and may be deferred (PLM's DTWin).
+    pub gc_soft: f64,
+    /// Below this fraction GC is urgent: never deferred, scheduled before user I/O.
+    pub gc_hard: f64,
+    /// Move valid pages inside the die without crossing the channel.
+    pub copyback: bool,
+    /// Dynamic wear levelling: take the least-erased free block.
+    pub dynamic_wl: bool,
+    /// Static wear levelling: when a plane's erase-count spread reaches this, migrate its
+    /// coldest block. `None` disables it.
+    pub static_wl_threshold: Option<u32>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CacheMode {
+    Off,
+    Write,
+    Read,
+    WriteRead,
+}
+
+impl CacheMode {
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "off" | "turned_off" => CacheMode::Off,
+            "write" | "write_cache" => CacheMode::Write,
+            "read" | "read_cache" => CacheMode::Read,
+            "write_read" | "write_read_cache" => CacheMode::WriteRead,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMode::Off => "off",
+            CacheMode::Write => "write",
+            CacheMode::Read => "read",
+            CacheMode::WriteRead => "write_read",
+        }
+    }
+    pub fn writes(self) -> bool {
+        matches!(self, CacheMode::Write | CacheMode::WriteRead)
+    }
+    pub fn reads(self) -> bool {
+        matches!(self, CacheMode::Read | CacheMode::WriteRead)
+    }
+}
+
+/// DRAM data cache: page-sized slots, LRU; one DRAM channel whose access costs
+/// tRCD + tCL + bytes / burst / 2 / rate (double data rate).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheParams {
+    pub mode: CacheMode,
+    pub capacity: u64,
+    pub dram_mts: u32,
+    pub dram_burst: u32,
+    pub t_rcd: SimTime,
+    pub t_cl: SimTime,
+    /// Write-back starts when free + clean slots fall below this fraction of the cache.
+    pub flush_reserve: f64,
+}
+
+impl CacheParams {
+    #[inline]
+    pub fn access_time(&self, bytes: u64) -> SimTime {
+        let transfer_ps = bytes * 1_000_000 / (2 * self.dram_burst as u64 * self.dram_mts as u64);
+        SimTime(self.t_rcd.0 + self.t_cl.0 + transfer_ps)
+    }
+}
+
+/// Host interface (PCIe) and the controller's command slots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostIfParams {
+    pub pcie_lanes: u32,
+    /// Bytes per second per lane.
+    pub lane_bytes_per_s: f64,
+    /// Commands the controller holds at once (fetched from SQs); the rest wait in the SQs,
+    /// which is where NVMe arbitration acts.
+    pub queue_depth: u32,
+    /// Controller processing per command (fetch, decode, completion posting).
+    pub command_overhead: SimTime,
+}
+
+impl HostIfParams {
+    /// PCIe payload time; 24 B of TLP header per 256 B payload.
+    #[inline]
+    pub fn transfer_time(&self, bytes: u64) -> SimTime {
+        let wire = bytes + bytes.div_ceil(256) * 24;
+        SimTime((wire as f64 / (self.pcie_lanes as f64 * self.lane_bytes_per_s) * 1e12).round() as u64)
+    }
+}
+
+/// Device-level QoS (thesis 4.4.2, Fig 4.6): per-class transaction queues at every die,
+/// urgent strict then WRR over High/Medium/Low. Off: one FIFO per kind, class ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedParams {
+    pub device_qos: bool,
+    pub weights: [u32; 3],
+}
+
+/// Steady-state preconditioning before time 0: write `occupancy` of the logical space
+/// (LPAs 0..occupancy·L) then overwrite `overwrites` × that many random pages among them, with
+/// GC running instantly, so block valid-page counts have the distribution the GC policy
+/// produces under random writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Precondition {
+    pub occupancy: f64,
+    pub overwrites: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SsdParams {
+    pub geometry: Geometry,
+    pub timing: FlashTiming,
+    pub ftl: FtlParams,
+    pub cache: CacheParams,
+    pub host: HostIfParams,
+    pub sched: SchedParams,
+    pub precondition: Option<Precondition>,
+}
+
+pub const MAX_PLANES_PER_DIE: u32 = 16;
+
+impl SsdParams {
+    /// Logical pages the host can address.
+    pub fn logical_pages(&self) -> u64 {
+        let per_plane = (self.geometry.blocks_per_plane as u64 * self.geometry.pages_per_block as u64) as f64 * (1.0 - self.ftl.overprovisioning);
+        per_plane.floor() as u64 * self.geometry.planes() as u64
+    }
+    pub fn capacity(&self) -> u64 {
+        self.logical_pages() * self.geometry.page_size as u64
+    }
+    pub fn cache_slots(&self) -> u32 {
+        if self.cache.mode == CacheMode::Off {
+            0
+        } else {
+            (self.cache.capacity / self.geometry.page_size as u64).min(u32::MAX as u64 / 2) as u32
+        }
+    }
+    pub fn soft_free_blocks(&self) -> u32 {
+        ((self.ftl.gc_soft * self.geometry.blocks_per_plane as f64).ceil() as u32).max(3)
+    }
+    pub fn hard_free_blocks(&self) -> u32 {
+        ((self.ftl.gc_hard * self.geometry.blocks_per_plane as f64).ceil() as u32).clamp(2, self.soft_free_blocks())
+    }
+
+    /// Every problem as (key, what was expected).
+    pub fn validate(&self) -> Vec<(String, String)> {
+        let mut e = Vec::new();
+        let g = &self.geometry;
+        let mut need = |k: &str, ok: bool, msg: &str| {
+            if !ok {
+                e.push((k.to_string(), msg.to_string()));
+            }
+        };
+        for (k, v) in [
+            ("geometry.channels", g.channels),
+            ("geometry.chips_per_channel", g.chips_per_channel),
+            ("geometry.dies_per_chip", g.dies_per_chip),
+            ("geometry.planes_per_die", g.planes_per_die),
+            ("geometry.pages_per_block", g.pages_per_block),
+        ] {
+            need(k, v >= 1, "expected at least 1");
+        }
+        need("geometry.planes_per_die", g.planes_per_die <= MAX_PLANES_PER_DIE, "expected at most 16");
+        need("geometry.blocks_per_plane", g.blocks_per_plane >= 8, "expected at least 8 (GC needs spare blocks)");
+        need("geometry.page_size", g.page_size >= 512 && g.page_size % 512 == 0, "expected a multiple of 512 bytes");
+        need("geometry", g.pages() < (1u64 << 31), "expected fewer than 2^31 physical pages in total");
+        let op = self.ftl.overprovisioning;
+        need("ftl.overprovisioning", op > 0.0 && op < 0.9, "expected a fraction in (0, 0.9): GC needs spare pages");
+        need("ftl.gc_soft", self.ftl.gc_soft > 0.0 && self.ftl.gc_soft < 0.5, "expected a fraction in (0, 0.5)");
+        need("ftl.gc_hard", self.ftl.gc_hard >= 0.0 && self.ftl.gc_hard <= self.ftl.gc_soft, "expected a fraction in [0, gc_soft]");
+        need("ftl.rga_d", self.ftl.rga_d >= 1, "expected at least 1");
+        need("ftl.gc_soft", (self.soft_free_blocks() as f64) < g.blocks_per_plane as f64 * op, "expected the soft threshold below the over-provisioned blocks of a plane");
+        if let Some(c) = self.ftl.cmt_bytes {
+            need("ftl.cmt", c >= g.page_size as u64, "expected at least one page");
+        }
+        let t = &self.timing;
+        need("timing.channel_rate", t.channel_mts >= 1, "expected at least 1 MT/s");
+        need("timing.channel_width", t.channel_width >= 1, "expected at least 1 byte");
+        for i in 0..t.cell.bits() as usize {
+            need("timing.read", t.read[i].0 > 0, "expected a positive read latency for every page type");
+            need("timing.program", t.program[i].0 > 0, "expected a positive program latency for every page type");
+        }
+        need("timing.erase", t.erase.0 > 0, "expected a positive erase latency");
+        if self.cache.mode != CacheMode::Off {
+            need("cache.capacity", self.cache.capacity >= 16 * g.page_size as u64, "expected at least 16 pages");
+            need("cache.dram_rate", self.cache.dram_mts >= 1, "expected at least 1 MT/s");
+            need("cache.dram_burst", self.cache.dram_burst >= 1, "expected at least 1 byte");
+            need("cache.flush_reserve", self.cache.flush_reserve > 0.0 && self.cache.flush_reserve < 1.0, "expected a fraction in (0, 1)");
+        }
+        need("host.pcie_lanes", self.host.pcie_lanes >= 1, "expected at least 1");
+        need("host.lane_bandwidth", self.host.lane_bytes_per_s > 0.0, "expected a positive bandwidth");
+        need("host.queue_depth", self.host.queue_depth >= 1, "expected at least 1");
+        need("scheduler.weights", self.sched.weights.iter().all(|w| *w >= 1), "expected three weights ≥ 1");
+        if let Some(p) = &self.precondition {
+            need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
+            need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
+        }
+        e
+    }
+}

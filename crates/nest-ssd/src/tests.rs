@@ -1,0 +1,321 @@
+//! Whole-device tests: a minimal event loop drives one SSD.
+
+use crate::params::*;
+use crate::presets::preset;
+use crate::ssd::{Outbox, Ssd, SsdEvent};
+use nest_core::queue::PendingEvents;
+use nest_core::rng::RngStream;
+use nest_core::{EventQueue, SimTime};
+
+/// A small drive: 2 channels × 2 chips × 1 die × 2 planes, 64 blocks × 32 pages × 4 KiB.
+pub fn small() -> SsdParams {
+    let mut p = preset("mqsim-default").unwrap();
+    p.geometry = Geometry { channels: 2, chips_per_channel: 2, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
+    p.cache.mode = CacheMode::Off;
+    p.ftl.cmt_bytes = None;
+    p.host.queue_depth = 64;
+    p
+}
+
+struct Bench {
+    ssd: Ssd,
+    q: EventQueue<Ev>,
+    out: Outbox,
+    now: SimTime,
+    /// Submit time and class per tag.
+    issued: Vec<(SimTime, u8, bool)>,
+    lat: Vec<(u8, bool, SimTime)>,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Ev {
+    Ssd(SsdEvent),
+}
+
+impl Bench {
+    fn new(p: SsdParams) -> Self {
+        Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new() }
+    }
+    fn flush(&mut self) {
+        for (t, e) in self.out.events.drain(..) {
+            self.q.schedule(t, Ev::Ssd(e));
+        }
+        for tag in self.out.done.drain(..) {
+            let (t0, class, write) = self.issued[tag as usize];
+            self.lat.push((class, write, self.now - t0));
+        }
+    }
+    fn submit(&mut self, write: bool, offset: u64, size: u32, class: u8) {
+        let tag = self.issued.len() as u32;
+        self.issued.push((self.now, class, write));
+        self.ssd.submit(self.now, tag, write, offset, size, class, &mut self.out);
+        self.flush();
+    }
+    /// Runs until idle; `refill` is called after each completion batch with the bench.
+    fn run(&mut self, mut refill: impl FnMut(&mut Bench)) {
+        while let Some((t, Ev::Ssd(e))) = self.q.pop() {
+            self.now = t;
+            let before = self.lat.len();
+            self.ssd.handle(t, e, &mut self.out);
+            self.flush();
+            if self.lat.len() > before {
+                refill(self);
+            }
+        }
+    }
+    fn mean(&self, class: u8, write: bool) -> f64 {
+        let v: Vec<f64> = self.lat.iter().filter(|l| l.0 == class && l.1 == write).map(|l| l.2.as_us_f64()).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    }
+}
+
+#[test]
+fn an_idle_read_costs_sense_transfer_and_pcie() {
+    let p = small();
+    let expect = p.timing.command + p.timing.read[0] + p.timing.channel_time(4096) + p.host.transfer_time(4096) + p.host.command_overhead;
+    let mut b = Bench::new(p);
+    b.submit(false, 0, 4096, 1);
+    b.run(|_| {});
+    assert_eq!(b.lat.len(), 1);
+    assert_eq!(b.lat[0].2, expect);
+}
+
+#[test]
+fn an_idle_write_costs_pcie_transfer_and_program() {
+    let p = small();
+    let expect = p.host.command_overhead + p.host.transfer_time(4096) + p.timing.channel_time(4096) + p.timing.command + p.timing.program[0];
+    let mut b = Bench::new(p);
+    b.submit(true, 0, 4096, 1);
+    b.run(|_| {});
+    assert_eq!(b.lat[0].2, expect);
+    assert_eq!(b.ssd.ftl.counters.user_programs, 1);
+    b.ssd.check().unwrap();
+}
+
+#[test]
+fn a_multi_page_read_spreads_over_channels() {
+    let p = small();
+    let one_page = {
+        let mut b = Bench::new(p.clone());
+        b.submit(false, 0, 4096, 1);
+        b.run(|_| {});
+        b.lat[0].2
+    };
+    let mut b = Bench::new(p);
+    // 4 pages: CWDP puts them on 2 channels × 2 chips, so they overlap.
+    b.submit(false, 0, 4 * 4096, 1);
+    b.run(|_| {});
+    assert!(b.lat[0].2.0 < 2 * one_page.0, "{} vs {}", b.lat[0].2, one_page);
+}
+
+/// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive.
+fn random_writes(mut p: SsdParams, n: usize, qd: usize) -> Bench {
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0 });
+    let mut b = Bench::new(p);
+    let pages = b.ssd.params.logical_pages() * 9 / 10;
+    let mut rng = RngStream::from_seed(7);
+    for _ in 0..qd {
+        let lpa = rng.below(pages);
+        b.submit(true, lpa * 4096, 4096, 1);
+    }
+    let mut issued = qd;
+    b.run(|b| {
+        while issued < n && b.ssd.in_flight() < qd as u32 {
+            let lpa = rng.below(pages);
+            b.submit(true, lpa * 4096, 4096, 1);
+            issued += 1;
+        }
+    });
+    b
+}
+
+#[test]
+fn preconditioned_random_writes_collect_garbage() {
+    let b = random_writes(small(), 20_000, 16);
+    assert_eq!(b.lat.len(), 20_000, "every command completes");
+    assert_eq!(b.ssd.in_flight(), 0);
+    let c = &b.ssd.ftl.counters;
+    assert!(c.gc_jobs > 100, "GC ran {} times", c.gc_jobs);
+    let waf = b.ssd.write_amplification();
+    // 90% occupancy of 93% of the flash: greedy-like GC moves several pages per freed block.
+    assert!(waf > 1.5 && waf < 20.0, "WAF {waf}");
+    b.ssd.check().unwrap();
+    // Free blocks never ran out: every plane kept at least its GC reserve.
+    for p in 0..b.ssd.layout.planes {
+        assert!(b.ssd.ftl.free_blocks(p) >= 1);
+    }
+}
+
+#[test]
+fn greedy_beats_random_victims_on_write_amplification() {
+    let mut g = small();
+    g.ftl.victim = VictimPolicy::Greedy;
+    g.ftl.static_wl_threshold = None;
+    let mut r = g.clone();
+    r.ftl.victim = VictimPolicy::Random;
+    let (wg, wr) = (random_writes(g, 15_000, 8).ssd.write_amplification(), random_writes(r, 15_000, 8).ssd.write_amplification());
+    assert!(wg < wr, "greedy {wg} random {wr}");
+}
+
+#[test]
+fn deferred_soft_gc_waits_for_the_hard_threshold() {
+    let mut p = small();
+    p.ftl.overprovisioning = 0.3;
+    p.ftl.gc_soft = 0.2;
+    p.ftl.gc_hard = 0.05;
+    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0 });
+    let mut b = Bench::new(p);
+    let mut out = Outbox::default();
+    b.ssd.set_soft_gc_deferred(SimTime::ZERO, true, &mut out);
+    let hard = b.ssd.params.hard_free_blocks() as usize;
+    let soft = b.ssd.params.soft_free_blocks() as usize;
+    let pages = b.ssd.params.logical_pages() * 8 / 10;
+    let mut rng = RngStream::from_seed(3);
+    let mut min_free = usize::MAX;
+    for _ in 0..3000 {
+        let lpa = rng.below(pages);
+        b.submit(true, lpa * 4096, 4096, 1);
+        b.run(|_| {});
+        min_free = min_free.min((0..b.ssd.layout.planes).map(|p| b.ssd.ftl.free_blocks(p)).min().unwrap());
+    }
+    // With soft GC deferred, planes drain below the soft threshold down to the hard one.
+    assert!(min_free < soft, "min free {min_free}, soft {soft}");
+    assert!(min_free + 1 >= hard.min(2), "min free {min_free}, hard {hard}");
+    assert!(b.ssd.ftl.counters.gc_jobs > 0, "hard GC still ran");
+    // Releasing the deferral lets soft GC restore the free pool.
+    b.ssd.set_soft_gc_deferred(b.now, false, &mut b.out);
+    b.flush();
+    b.run(|_| {});
+    let after = (0..b.ssd.layout.planes).map(|p| b.ssd.ftl.free_blocks(p)).min().unwrap();
+    assert!(after >= soft, "after release: {after} free, soft {soft}");
+}
+
+/// Three classes keep one die backlogged with reads; returns the mean latency per class.
+fn three_classes(device_qos: bool) -> [f64; 3] {
+    let mut p = small();
+    p.geometry.channels = 1;
+    p.geometry.chips_per_channel = 1;
+    p.geometry.planes_per_die = 1;
+    p.sched.device_qos = device_qos;
+    p.host.queue_depth = 1000;
+    let mut b = Bench::new(p);
+    let mut rng = RngStream::from_seed(5);
+    let span = b.ssd.params.logical_pages();
+    for _ in 0..600 {
+        for class in 1..=3u8 {
+            b.submit(false, rng.below(span) * 4096, 4096, class);
+        }
+    }
+    b.run(|_| {});
+    [b.mean(1, false), b.mean(2, false), b.mean(3, false)]
+}
+
+#[test]
+fn device_level_wrr_orders_the_classes() {
+    let off = three_classes(false);
+    let on = three_classes(true);
+    // FIFO: same mean for all classes (within noise of the arrival interleaving).
+    assert!((off[0] - off[2]).abs() / off[0] < 0.05, "{off:?}");
+    // WRR 3:2:1: High < Medium < Low.
+    assert!(on[0] < on[1] && on[1] < on[2], "{on:?}");
+    assert!(on[2] > 1.5 * on[0], "{on:?}");
+}
+
+#[test]
+fn cmt_misses_cost_mapping_reads() {
+    let mut ideal = small();
+    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0 });
+    let mut tiny = ideal.clone();
+    tiny.ftl.cmt_bytes = Some(4096);
+    let run = |p: SsdParams| {
+        let mut b = Bench::new(p);
+        let span = b.ssd.params.logical_pages();
+        let mut rng = RngStream::from_seed(9);
+        for _ in 0..200 {
+            b.submit(false, rng.below(span) * 4096, 4096, 1);
+            b.run(|_| {});
+        }
+        (b.mean(1, false), b.ssd.cmt_hit_rate(), b.ssd.counters.map_reads)
+    };
+    let (li, hi, _) = run(ideal);
+    let (lt, ht, mr) = run(tiny);
+    assert!(hi.is_none());
+    assert!(ht.unwrap() < 0.5 && mr > 100, "hit rate {ht:?}, map reads {mr}");
+    // A miss adds a second flash read on the critical path.
+    assert!(lt > 1.6 * li, "{lt} vs {li}");
+}
+
+#[test]
+fn write_cache_absorbs_writes_until_it_fills() {
+    let mut p = small();
+    p.cache.mode = CacheMode::Write;
+    p.cache.capacity = 64 * 4096;
+    p.cache.dram_mts = 1600;
+    p.cache.dram_burst = 8;
+    let mut b = Bench::new(p.clone());
+    b.submit(true, 0, 4096, 1);
+    b.run(|_| {});
+    let expect = p.host.command_overhead + p.host.transfer_time(4096) + p.cache.access_time(4096);
+    assert_eq!(b.lat[0].2, expect, "a cached write completes from DRAM");
+    // A burst beyond the cache makes writes wait for flushes; everything reaches flash.
+    for i in 0..400u64 {
+        b.submit(true, (i + 1) * 4096, 4096, 1);
+    }
+    b.run(|_| {});
+    assert_eq!(b.lat.len(), 401);
+    assert!(b.ssd.counters.write_stalls > 0);
+    let slow = b.lat.iter().filter(|l| l.2.0 > expect.0 * 10).count();
+    assert!(slow > 100, "{slow} writes waited");
+    let cache = b.ssd.cache().unwrap();
+    assert!(cache.dirty_slots() <= cache.slots);
+    // Reading a page still in the cache is a DRAM hit.
+    let hits = cache.read_hits;
+    b.submit(false, 400 * 4096, 4096, 1);
+    b.run(|_| {});
+    assert_eq!(b.ssd.cache().unwrap().read_hits, hits + 1);
+}
+
+#[test]
+fn sub_page_writes_read_modify_write() {
+    let mut p = small();
+    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0 });
+    let mut b = Bench::new(p);
+    b.submit(true, 512, 1024, 1);
+    b.run(|_| {});
+    assert_eq!(b.ssd.counters.rmw_reads, 1);
+    assert_eq!(b.ssd.counters.flash_reads, 1);
+    b.ssd.check().unwrap();
+}
+
+#[test]
+fn same_seed_same_trajectory() {
+    let a = random_writes(small(), 3000, 8);
+    let b = random_writes(small(), 3000, 8);
+    assert_eq!(a.lat.iter().map(|l| l.2.0).collect::<Vec<_>>(), b.lat.iter().map(|l| l.2.0).collect::<Vec<_>>());
+}
+
+#[test]
+fn static_wear_levelling_bounds_the_erase_spread() {
+    let mut p = small();
+    p.ftl.static_wl_threshold = Some(8);
+    p.ftl.victim = VictimPolicy::Greedy;
+    // Hot writes to a tenth of the space; cold data elsewhere never moves without WL.
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0 });
+    let mut b = Bench::new(p);
+    let hot = b.ssd.params.logical_pages() / 10;
+    let mut rng = RngStream::from_seed(2);
+    let mut n = 0;
+    for _ in 0..8 {
+        b.submit(true, rng.below(hot) * 4096, 4096, 1);
+    }
+    b.run(|b| {
+        while n < 40_000 && b.ssd.in_flight() < 8 {
+            b.submit(true, rng.below(hot) * 4096, 4096, 1);
+            n += 1;
+        }
+    });
+    assert!(b.ssd.ftl.counters.wl_jobs > 0);
+    let (_, lo, hi) = b.ssd.ftl.erase_spread();
+    assert!(hi - lo <= 8 + 4, "spread {lo}..{hi}");
+    b.ssd.check().unwrap();
+}

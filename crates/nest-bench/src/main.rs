@@ -60,7 +60,26 @@ fn report(name: &str, cpu: f64, events: u64, ios: u64, sim_s: f64) {
     );
 }
 
+/// `nest-bench run FILE.toml`: runs one scenario and prints its summary (for quick studies).
+fn run_file(path: &str) {
+    let text = std::fs::read_to_string(path).expect("scenario file readable");
+    let l = load_str(&text, path, PathBuf::from(path).parent().unwrap_or(std::path::Path::new(".")).to_path_buf(), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let r = resolve(&l, &text).unwrap_or_else(|e| panic!("{e}"));
+    let t0 = cpu_seconds();
+    let mut sim = Simulation::new(r).expect("builds");
+    sim.run().expect("runs");
+    let cpu = cpu_seconds() - t0;
+    let mut s = sim.summary();
+    s.as_object_mut().unwrap().remove("config");
+    println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    eprintln!("{cpu:.3} CPU-s, {} events, {} I/Os", sim.events(), sim.completed());
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 3 && args[1] == "run" {
+        return run_file(&args[2]);
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
     println!("== event queue, hold model ({n} events; events per CPU second) ==");

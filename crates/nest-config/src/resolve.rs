@@ -71,9 +71,32 @@ pub struct IdealDevicePlan {
     pub queue_depth: u32,
 }
 
+/// NVMe submission-queue arbitration of a device's controller.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NvmePlan {
+    /// Urgent + WRR over High/Medium/Low; false = plain round robin over every SQ (no QoS).
+    pub wrr: bool,
+    pub weights: [u32; 3],
+    pub burst: u32,
+    pub sq_depth: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct SsdPlan {
+    pub params: nest_ssd::SsdParams,
+    pub nvme: NvmePlan,
+}
+
+#[derive(Debug, Clone)]
+pub struct PmPlan {
+    pub params: nest_pm::PmParams,
+}
+
 #[derive(Debug, Clone)]
 pub enum DeviceKindPlan {
     Ideal(IdealDevicePlan),
+    Ssd(Box<SsdPlan>),
+    Pm(PmPlan),
 }
 
 #[derive(Debug, Clone)]
@@ -422,6 +445,16 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
                     devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
                 }
             }
+            DeviceConfig::Ssd(c) => {
+                if let Some(plan) = devices::ssd(&mut cx, &key, c) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity(), kind: DeviceKindPlan::Ssd(Box::new(plan)) });
+                }
+            }
+            DeviceConfig::Pm(c) => {
+                if let Some(plan) = devices::pm(&mut cx, &key, c) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity, kind: DeviceKindPlan::Pm(plan) });
+                }
+            }
         }
     }
     check_unique(&mut cx, "device", sc.devices.iter().map(|d| d.name()));
@@ -636,5 +669,6 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
     });
 }
 
+mod devices;
 #[cfg(test)]
 mod tests;

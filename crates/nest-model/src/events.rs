@@ -4,17 +4,20 @@
 //! |---|---|---|---|
 //! | `WorkloadWake(w)` | workload `w` itself | workload `w` | its next open-loop arrival or trace record is due, or a closed-loop workload may issue again after an off period |
 //! | `DeviceDone(d, r)` | device `d` when it starts serving `r` | device `d`, then host and workload of `r` | request `r` finished service |
+//! | `Ssd(d, e)` | SSD `d` (through its outbox) | SSD `d` | a die, channel, DRAM or PCIe step inside the SSD finished (`nest_ssd::SsdEvent`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
 //! not events: the queue only holds events where simulated time passes.
 
 use crate::request::ReqId;
+use nest_ssd::SsdEvent;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     WorkloadWake(u32),
     DeviceDone(u32, ReqId),
+    Ssd(u32, SsdEvent),
     Sample,
 }
 
@@ -25,6 +28,16 @@ impl Event {
         match *self {
             Event::WorkloadWake(w) => (1 << 60) | w as u64,
             Event::DeviceDone(d, r) => (2 << 60) | ((d as u64) << 32) | r.0 as u64,
+            Event::Ssd(d, e) => {
+                let (k, x) = match e {
+                    SsdEvent::Die(x) => (0u64, x),
+                    SsdEvent::Channel(x) => (1, x),
+                    SsdEvent::Dram(x) => (2, x),
+                    SsdEvent::HostIn(x) => (3, x),
+                    SsdEvent::HostOut(x) => (4, x),
+                };
+                (4 << 60) | (k << 56) | ((d as u64) << 32) | x as u64
+            }
             Event::Sample => 3 << 60,
         }
     }

@@ -4,13 +4,17 @@
 //! time-series intervals between steps and write them out incrementally, show progress, and
 //! release the GIL around each step.
 
+use crate::device::{DeviceRt, PmRt, SsdDevice};
 use crate::events::Event;
 use crate::host::Host;
 use crate::ideal_device::IdealDevice;
 use crate::request::{ReqId, Request, RequestColumns, RequestPool};
 use crate::stats::RunStats;
 use crate::workload::{Source, WorkloadRt};
-use nest_config::resolve::{DeviceKindPlan, Resolved};
+use nest_config::resolve::{DeviceKindPlan, Priority, Resolved};
+use nest_pm::PmDevice;
+use nest_ssd::{Ssd, SsdEvent};
+use nest_workload::Op;
 use nest_core::fingerprint::Fingerprint;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::series::SeriesColumns;
@@ -30,7 +34,9 @@ pub struct Simulation {
     pub(crate) fingerprint: Fingerprint,
     pub(crate) workloads: Vec<WorkloadRt>,
     pub(crate) hosts: Vec<Host>,
-    pub(crate) devices: Vec<IdealDevice>,
+    pub(crate) devices: Vec<DeviceRt>,
+    /// Completed command tags taken from an SSD's outbox (reused buffer).
+    done_scratch: Vec<u32>,
     pub(crate) pool: RequestPool,
     pub(crate) stats: RunStats,
     pub(crate) columns: RequestColumns,
@@ -46,9 +52,17 @@ impl Simulation {
         let seed = resolved.run.seed;
         let arrivals_end = resolved.run.duration;
         let hosts: Vec<Host> = resolved.hosts.iter().map(|h| Host::new(&h.name, h.queue_depth)).collect();
-        let devices: Vec<IdealDevice> = resolved.devices.iter().enumerate().map(|(i, d)| match &d.kind {
-            DeviceKindPlan::Ideal(p) => IdealDevice::new(&d.name, p, seed, i as u64),
-        }).collect();
+        let mut devices: Vec<DeviceRt> = Vec::with_capacity(resolved.devices.len());
+        for (i, d) in resolved.devices.iter().enumerate() {
+            devices.push(match &d.kind {
+                DeviceKindPlan::Ideal(p) => DeviceRt::Ideal(IdealDevice::new(&d.name, p, seed, i as u64)),
+                DeviceKindPlan::Ssd(p) => {
+                    let ssd = Ssd::new(p.params.clone(), seed, i as u64).map_err(|e| format!("device '{}': {e}", d.name))?;
+                    DeviceRt::Ssd(Box::new(SsdDevice::new(&d.name, ssd, &p.nvme, resolved.hosts.len())?))
+                }
+                DeviceKindPlan::Pm(p) => DeviceRt::Pm(PmRt { name: d.name.clone(), pm: PmDevice::new(p.params.clone(), seed, i as u64) }),
+            });
+        }
         let mut workloads = Vec::with_capacity(resolved.workloads.len());
         for (i, w) in resolved.workloads.iter().enumerate() {
             let prio = resolved.classes[w.class].priority;
@@ -56,7 +70,7 @@ impl Simulation {
         }
         let window_end = resolved.run.duration.map(|d| d.saturating_sub(resolved.run.wrapup));
         let names = |v: Vec<&String>| v.into_iter().cloned().collect::<Vec<String>>();
-        let stats = RunStats::new(
+        let mut stats = RunStats::new(
             (resolved.run.warmup, window_end),
             resolved.run.interval,
             &names(resolved.classes.iter().map(|c| &c.name).collect()),
@@ -65,6 +79,12 @@ impl Simulation {
             &names(resolved.hosts.iter().map(|h| &h.name).collect()),
             resolved.output.timeseries,
         );
+        for dev in devices.iter_mut() {
+            if let DeviceRt::Ssd(s) = dev {
+                let e = format!("device:{}", s.name);
+                s.series = [stats.series.register(&e, "gc_active_planes"), stats.series.register(&e, "flash_queue"), stats.series.register(&e, "dirty_cache_slots")];
+            }
+        }
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -79,6 +99,7 @@ impl Simulation {
             workloads,
             hosts,
             devices,
+            done_scratch: Vec::new(),
             pool: RequestPool::default(),
             stats,
             columns: RequestColumns::default(),
@@ -138,6 +159,7 @@ impl Simulation {
             match ev {
                 Event::WorkloadWake(w) => self.on_wake(w)?,
                 Event::DeviceDone(d, r) => self.on_device_done(d, r),
+                Event::Ssd(d, e) => self.on_ssd(d, e),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -217,10 +239,27 @@ impl Simulation {
     fn try_dispatch(&mut self, h: u32) {
         loop {
             let devices = &self.devices;
-            let Some((r, d)) = self.hosts[h as usize].next_dispatch(|d| devices[d as usize].can_accept()) else { return };
+            let Some((r, d, prio)) = self.hosts[h as usize].next_dispatch(|d, p| devices[d as usize].can_accept(h, p)) else { return };
             self.pool.get_mut(r).t_dispatch = self.now;
-            if self.devices[d as usize].submit(self.now, r) {
-                self.start_service(d, r);
+            match &mut self.devices[d as usize] {
+                DeviceRt::Ideal(dev) => {
+                    if dev.submit(self.now, r) {
+                        self.start_service(d, r);
+                    }
+                }
+                DeviceRt::Pm(dev) => {
+                    let req = self.pool.get(r);
+                    if let Some(t) = dev.pm.submit(self.now, r.0, req.op == Op::Write, req.size) {
+                        self.pool.get_mut(r).t_dev_start = self.now;
+                        self.queue.schedule(t, Event::DeviceDone(d, r));
+                    }
+                }
+                DeviceRt::Ssd(dev) => {
+                    let sq = dev.sqs[h as usize][prio as usize];
+                    dev.books.issue(1);
+                    dev.arb.submit(sq, r).expect("can_accept checked the SQ has room");
+                    self.ssd_fetch(d);
+                }
             }
         }
     }
@@ -230,15 +269,95 @@ impl Simulation {
         let req = self.pool.get_mut(r);
         req.t_dev_start = self.now;
         let (op, size) = (req.op, req.size);
-        let st = self.devices[d as usize].service_time(op, size);
+        let DeviceRt::Ideal(dev) = &mut self.devices[d as usize] else { unreachable!("ideal device") };
+        let st = dev.service_time(op, size);
         self.queue.schedule(self.now + st, Event::DeviceDone(d, r));
     }
 
-    fn on_device_done(&mut self, d: u32, r: ReqId) {
-        let was_full = !self.devices[d as usize].can_accept();
-        if let Some(next) = self.devices[d as usize].finish(self.now) {
-            self.start_service(d, next);
+    /// The NVMe controller fetches commands from the SQs, by arbitration, while the SSD has
+    /// free command slots.
+    fn ssd_fetch(&mut self, d: u32) {
+        let now = self.now;
+        let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
+        while dev.ssd.can_accept() {
+            let Some((_, r)) = dev.arb.next() else { break };
+            let req = self.pool.get_mut(r);
+            req.t_dev_start = now;
+            let class = match self.resolved.classes[req.class as usize].priority {
+                Priority::Urgent => 0,
+                Priority::High => 1,
+                Priority::Medium => 2,
+                Priority::Low | Priority::BestEffort => 3,
+            };
+            dev.ssd.submit(now, r.0, req.op == Op::Write, req.offset, req.size, class, &mut dev.out);
         }
+        self.drain_ssd(d);
+    }
+
+    /// Schedules the SSD's events and completes the commands it finished.
+    fn drain_ssd(&mut self, d: u32) {
+        let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
+        for (t, e) in dev.out.events.drain(..) {
+            self.queue.schedule(t, Event::Ssd(d, e));
+        }
+        if dev.out.done.is_empty() {
+            return;
+        }
+        let mut done = std::mem::take(&mut self.done_scratch);
+        std::mem::swap(&mut done, &mut dev.out.done);
+        dev.books.complete(done.len() as u64);
+        for &tag in &done {
+            self.complete(ReqId(tag), true);
+        }
+        done.clear();
+        self.done_scratch = done;
+        // Freed command slots: fetch more (this recursion ends: completions only come from events).
+        self.ssd_fetch(d);
+        self.wake_hosts();
+    }
+
+    fn on_ssd(&mut self, d: u32, e: SsdEvent) {
+        let now = self.now;
+        if let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] {
+            dev.ssd.handle(now, e, &mut dev.out);
+        }
+        self.drain_ssd(d);
+    }
+
+    fn on_device_done(&mut self, d: u32, r: ReqId) {
+        let now = self.now;
+        let was_full = !self.devices[d as usize].can_accept(0, Priority::Low);
+        match &mut self.devices[d as usize] {
+            DeviceRt::Ideal(dev) => {
+                if let Some(next) = dev.finish(now) {
+                    self.start_service(d, next);
+                }
+            }
+            DeviceRt::Pm(dev) => {
+                if let Some((tag, t)) = dev.pm.finish(now) {
+                    self.pool.get_mut(ReqId(tag)).t_dev_start = now;
+                    self.queue.schedule(t, Event::DeviceDone(d, ReqId(tag)));
+                }
+            }
+            DeviceRt::Ssd(_) => unreachable!("SSD completions come through its outbox"),
+        }
+        self.complete(r, false);
+        if was_full {
+            self.wake_hosts();
+        }
+    }
+
+    /// Lets every host with waiting requests try again (a device freed room).
+    fn wake_hosts(&mut self) {
+        for h in 0..self.hosts.len() as u32 {
+            if self.hosts[h as usize].waiting() > 0 {
+                self.try_dispatch(h);
+            }
+        }
+    }
+
+    /// Request `r` left its device: record it and let its host and workload move on.
+    fn complete(&mut self, r: ReqId, _from_ssd: bool) {
         let req = self.pool.get_mut(r);
         req.t_dev_done = self.now;
         req.t_complete = self.now;
@@ -257,22 +376,23 @@ impl Simulation {
             self.refill(req.workload);
         }
         self.try_dispatch(host);
-        if was_full {
-            for h in 0..self.hosts.len() as u32 {
-                if h != host && self.hosts[h as usize].waiting() > 0 {
-                    self.try_dispatch(h);
-                }
-            }
-        }
     }
 
     fn on_sample(&mut self) {
         let now = self.now;
         for d in 0..self.devices.len() {
             let ids = self.stats.device_series[d];
-            let (q, b) = (self.devices[d].queue_len() as f64, self.devices[d].busy() as f64);
-            self.stats.sample(now, ids[0], q);
-            self.stats.sample(now, ids[1], b);
+            let (q, b) = self.devices[d].occupancy();
+            self.stats.sample(now, ids[0], q as f64);
+            self.stats.sample(now, ids[1], b as f64);
+            if let DeviceRt::Ssd(s) = &self.devices[d] {
+                let dirty = s.ssd.cache().map_or(0, |c| c.dirty_slots());
+                let vals = [s.ssd.gc_active() as f64, s.ssd.queued_txns() as f64, dirty as f64];
+                let ids = s.series;
+                for k in 0..3 {
+                    self.stats.sample(now, ids[k], vals[k]);
+                }
+            }
         }
         for h in 0..self.hosts.len() {
             let ids = self.stats.host_series[h];
@@ -343,7 +463,10 @@ impl Simulation {
             h.books.check(&format!("host '{}'", h.name), h.waiting() as u64 + h.outstanding() as u64)?;
         }
         for d in &self.devices {
-            d.books.check(&format!("device '{}'", d.name), d.in_system())?;
+            d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
+            if let DeviceRt::Ssd(s) = d {
+                s.ssd.check().map_err(|e| format!("device '{}': {e}", s.name))?;
+            }
         }
         if wl_in_flight != live || host_in_flight != live {
             return Err(format!("request pool holds {live} live requests but workloads report {wl_in_flight} and hosts {host_in_flight} in flight"));

@@ -2,7 +2,9 @@
 //! seed + binary ⇒ byte-identical file). Keys are sorted (serde_json's default map), floats
 //! printed in their shortest exact form. Schema for users: docs/outputs.md.
 
+use crate::device::{DeviceRt, SsdDevice};
 use crate::sim::Simulation;
+use nest_core::SimTime;
 use crate::stats::OpAcc;
 use crate::NEST_VERSION;
 use nest_core::stats::LatencyHistogram;
@@ -49,6 +51,54 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     m
 }
 
+/// Device-internal statistics of an SSD (SPEC §6; MQSim reports most of these).
+fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
+    let s = &dev.ssd;
+    let f = &s.ftl.counters;
+    let c = &s.counters;
+    let (chips, chans) = s.utilisation(end);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let max = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
+    let (erase_mean, erase_min, erase_max) = s.ftl.erase_spread();
+    let cache = s.cache().map(|k| {
+        let rh = k.read_hits as f64 / (k.read_hits + k.read_misses).max(1) as f64;
+        let wh = k.write_hits as f64 / (k.write_hits + k.write_misses).max(1) as f64;
+        json!({"mode": s.params.cache.mode.name(), "read_hit_rate": r6(rh), "write_hit_rate": r6(wh), "dirty_slots_at_end": k.dirty_slots(), "slots": k.slots})
+    });
+    let q = dev.arb.queued_by_level();
+    json!({
+        "geometry": {
+            "channels": s.params.geometry.channels, "chips_per_channel": s.params.geometry.chips_per_channel,
+            "dies_per_chip": s.params.geometry.dies_per_chip, "planes_per_die": s.params.geometry.planes_per_die,
+            "blocks_per_plane": s.params.geometry.blocks_per_plane, "pages_per_block": s.params.geometry.pages_per_block,
+            "page_size": s.params.geometry.page_size, "capacity_bytes": s.capacity(),
+        },
+        "nvme_arbitration": if dev.nvme.wrr { "wrr" } else { "rr" },
+        "device_qos": s.params.sched.device_qos,
+        "commands": c.commands,
+        "in_flight_at_end": s.in_flight(),
+        "sq_waiting_at_end": q.iter().sum::<usize>(),
+        "flash_reads": c.flash_reads,
+        "user_page_programs": f.user_programs,
+        "gc_page_programs": f.gc_programs,
+        "write_amplification": r6(s.write_amplification()),
+        "gc_jobs": f.gc_jobs,
+        "wear_levelling_jobs": f.wl_jobs,
+        "gc_moves": c.gc_moves,
+        "gc_time_s": r6(c.gc_time_ps as f64 / 1e12),
+        "erases": f.erases,
+        "erase_count": {"mean": r6(erase_mean), "min": erase_min, "max": erase_max},
+        "mapping_reads": c.map_reads,
+        "mapping_writes": c.map_writes,
+        "cmt_hit_rate": s.cmt_hit_rate().map(r6),
+        "rmw_reads": c.rmw_reads,
+        "cache_write_stalls": c.write_stalls,
+        "cache": cache,
+        "chip_utilization": {"mean": r6(mean(&chips)), "max": r6(max(&chips))},
+        "channel_utilization": {"mean": r6(mean(&chans)), "max": r6(max(&chans))},
+    })
+}
+
 impl Simulation {
     /// Builds the summary (call after the run has finished).
     pub fn summary(&mut self) -> Value {
@@ -86,12 +136,26 @@ impl Simulation {
         let mut devices = Map::new();
         for (d, dev) in self.devices.iter_mut().enumerate() {
             let mut m = rw_json(&self.stats.per_device[d], secs);
-            let (util, qlen) = dev.utilisation(end);
-            m.insert("kind".into(), json!("ideal"));
-            m.insert("servers".into(), json!(dev.servers()));
-            m.insert("utilization".into(), json!(r6(util)));
-            m.insert("mean_queue_len".into(), json!(r6(qlen)));
-            devices.insert(dev.name.clone(), Value::Object(m));
+            match dev {
+                DeviceRt::Ideal(dev) => {
+                    let (util, qlen) = dev.utilisation(end);
+                    m.insert("kind".into(), json!("ideal"));
+                    m.insert("servers".into(), json!(dev.servers()));
+                    m.insert("utilization".into(), json!(r6(util)));
+                    m.insert("mean_queue_len".into(), json!(r6(qlen)));
+                }
+                DeviceRt::Pm(dev) => {
+                    m.insert("kind".into(), json!("pm"));
+                    m.insert("units".into(), json!(dev.pm.params.units));
+                    m.insert("utilization".into(), json!(r6(dev.pm.utilisation(end))));
+                    m.insert("media_bytes".into(), json!(dev.pm.bytes_moved));
+                }
+                DeviceRt::Ssd(dev) => {
+                    m.insert("kind".into(), json!("ssd"));
+                    m.insert("ssd".into(), ssd_json(dev, end));
+                }
+            }
+            devices.insert(dev.name().to_string(), Value::Object(m));
         }
         let mut hosts = Map::new();
         for (i, h) in self.hosts.iter().enumerate() {

@@ -106,6 +106,16 @@ impl<C> Arbiter<C> {
     pub fn sq_len(&self, sq: SqId) -> usize {
         self.sqs[sq.0 as usize].cmds.len()
     }
+    /// Whether `sq` can take one more command.
+    #[inline]
+    pub fn has_room(&self, sq: SqId) -> bool {
+        let q = &self.sqs[sq.0 as usize];
+        q.cmds.len() < q.depth
+    }
+    /// Commands waiting at each level (Admin, Urgent, High, Medium, Low).
+    pub fn queued_by_level(&self) -> [usize; 5] {
+        self.queued
+    }
 
     fn take(&mut self, sq: u32) -> C {
         let q = &mut self.sqs[sq as usize];

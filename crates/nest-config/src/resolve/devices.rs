@@ -1,0 +1,217 @@
+//! Resolution of `kind = "ssd"` and `kind = "pm"` devices: preset, then field overrides, then
+//! the model's own validation, every problem reported at its key.
+
+use super::{Ctx, NvmePlan, PmPlan, SsdPlan};
+use crate::schema::*;
+use nest_core::SimTime;
+use nest_pm::PmParams;
+use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
+use nest_ssd::presets;
+
+fn weights(cx: &mut Ctx, key: &str, w: &Option<Vec<u32>>, default: [u32; 3]) -> [u32; 3] {
+    match w {
+        None => default,
+        Some(v) if v.len() == 3 && v.iter().all(|x| *x >= 1 && *x <= 1024) => [v[0], v[1], v[2]],
+        Some(v) => {
+            cx.err(key, format!("expected three weights 1..1024 for High, Medium, Low, got {v:?}"));
+            default
+        }
+    }
+}
+
+pub(super) fn nvme_plan(cx: &mut Ctx, key: &str, c: &Option<NvmeConfig>) -> NvmePlan {
+    let c = c.clone().unwrap_or_default();
+    let wrr = match c.arbitration.as_deref() {
+        None | Some("wrr") => true,
+        Some("rr") => false,
+        Some(o) => {
+            cx.err(&format!("{key}.arbitration"), format!("'{o}' is not an arbitration (expected rr or wrr)"));
+            true
+        }
+    };
+    let burst = c.burst.unwrap_or(1);
+    if burst == 0 || burst > 128 {
+        cx.err(&format!("{key}.burst"), format!("expected 1..128, got {burst}"));
+    }
+    let sq_depth = c.sq_depth.unwrap_or(1024);
+    if sq_depth == 0 || sq_depth > 65536 {
+        cx.err(&format!("{key}.sq_depth"), format!("expected 1..65536, got {sq_depth}"));
+    }
+    NvmePlan { wrr, weights: weights(cx, &format!("{key}.weights"), &c.weights, [3, 2, 1]), burst: burst.clamp(1, 128), sq_depth: sq_depth.max(1) }
+}
+
+fn times(cx: &mut Ctx, key: &str, v: &OneOrMany, into: &mut [SimTime; 4]) {
+    match v {
+        OneOrMany::One(s) => {
+            if let Some(t) = cx.dur(key, s) {
+                *into = [t; 4];
+            }
+        }
+        OneOrMany::Many(list) => {
+            if list.is_empty() || list.len() > 4 {
+                cx.err(key, "expected one latency per page type (1 to 4 values: LSB, CSB, MSB, …)");
+                return;
+            }
+            for (i, s) in list.iter().enumerate() {
+                if let Some(t) = cx.dur(&format!("{key}[{i}]"), s) {
+                    into[i] = t;
+                }
+            }
+            let last = into[list.len() - 1];
+            for slot in into.iter_mut().skip(list.len()) {
+                *slot = last;
+            }
+        }
+    }
+}
+
+pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPlan> {
+    let preset_name = c.preset.as_deref().unwrap_or("mqsim-default");
+    let Some(mut p) = presets::preset(preset_name) else {
+        cx.err(&format!("{key}.preset"), format!("no SSD preset '{preset_name}' (presets: {})", presets::NAMES.join(", ")));
+        return None;
+    };
+    if let Some(g) = &c.geometry {
+        let gp = &mut p.geometry;
+        for (v, slot) in [(g.channels, &mut gp.channels), (g.chips_per_channel, &mut gp.chips_per_channel), (g.dies_per_chip, &mut gp.dies_per_chip), (g.planes_per_die, &mut gp.planes_per_die), (g.blocks_per_plane, &mut gp.blocks_per_plane), (g.pages_per_block, &mut gp.pages_per_block)] {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        }
+        if let Some(s) = &g.page_size {
+            if let Some(b) = cx.size32(&format!("{key}.geometry.page_size"), s) {
+                gp.page_size = b;
+            }
+        }
+    }
+    if let Some(f) = &c.flash {
+        let t = &mut p.timing;
+        if let Some(s) = &f.cell {
+            match Cell::from_name(s) {
+                Some(cell) => t.cell = cell,
+                None => cx.err(&format!("{key}.flash.cell"), format!("'{s}' is not a cell type (expected slc, mlc, tlc or qlc)")),
+            }
+        }
+        if let Some(v) = &f.read {
+            times(cx, &format!("{key}.flash.read"), v, &mut t.read);
+        }
+        if let Some(v) = &f.program {
+            times(cx, &format!("{key}.flash.program"), v, &mut t.program);
+        }
+        if let Some(s) = &f.erase {
+            t.erase = cx.dur(&format!("{key}.flash.erase"), s).unwrap_or(t.erase);
+        }
+        if let Some(s) = &f.command {
+            t.command = cx.dur(&format!("{key}.flash.command"), s).unwrap_or(t.command);
+        }
+        t.channel_mts = f.channel_rate.unwrap_or(t.channel_mts);
+        t.channel_width = f.channel_width.unwrap_or(t.channel_width);
+    }
+    if let Some(f) = &c.ftl {
+        let ftl = &mut p.ftl;
+        ftl.overprovisioning = f.overprovisioning.unwrap_or(ftl.overprovisioning);
+        if let Some(s) = &f.cmt {
+            ftl.cmt_bytes = if s == "all" { None } else { cx.size(&format!("{key}.ftl.cmt"), s).or(ftl.cmt_bytes) };
+        }
+        if let Some(s) = &f.allocation {
+            match Allocation::parse(s) {
+                Some(a) => ftl.allocation = a,
+                None => cx.err(&format!("{key}.ftl.allocation"), format!("'{s}' is not an allocation scheme (expected an order of the letters C, W, D, P such as CWDP, or dynamic)")),
+            }
+        }
+        if let Some(s) = &f.gc_policy {
+            match VictimPolicy::from_name(s) {
+                Some(v) => ftl.victim = v,
+                None => cx.err(&format!("{key}.ftl.gc_policy"), format!("'{s}' is not a GC victim policy (expected greedy, random, rga or fifo)")),
+            }
+        }
+        ftl.rga_d = f.rga_d.unwrap_or(ftl.rga_d);
+        ftl.gc_soft = f.gc_soft.unwrap_or(ftl.gc_soft);
+        ftl.gc_hard = f.gc_hard.unwrap_or(ftl.gc_hard);
+        ftl.copyback = f.copyback.unwrap_or(ftl.copyback);
+        ftl.dynamic_wl = f.dynamic_wear_levelling.unwrap_or(ftl.dynamic_wl);
+        if let Some(th) = f.static_wear_levelling {
+            ftl.static_wl_threshold = (th > 0).then_some(th);
+        }
+    }
+    if let Some(k) = &c.cache {
+        let cp = &mut p.cache;
+        if let Some(s) = &k.mode {
+            match CacheMode::from_name(s) {
+                Some(m) => cp.mode = m,
+                None => cx.err(&format!("{key}.cache.mode"), format!("'{s}' is not a cache mode (expected off, write, read or write_read)")),
+            }
+        }
+        if let Some(s) = &k.capacity {
+            cp.capacity = cx.size(&format!("{key}.cache.capacity"), s).unwrap_or(cp.capacity);
+        }
+        cp.dram_mts = k.dram_rate.unwrap_or(cp.dram_mts);
+        cp.dram_burst = k.dram_burst.unwrap_or(cp.dram_burst);
+        if let Some(s) = &k.t_rcd {
+            cp.t_rcd = cx.dur(&format!("{key}.cache.t_rcd"), s).unwrap_or(cp.t_rcd);
+        }
+        if let Some(s) = &k.t_cl {
+            cp.t_cl = cx.dur(&format!("{key}.cache.t_cl"), s).unwrap_or(cp.t_cl);
+        }
+        cp.flush_reserve = k.flush_reserve.unwrap_or(cp.flush_reserve);
+    }
+    if let Some(h) = &c.host_interface {
+        let hp = &mut p.host;
+        hp.pcie_lanes = h.pcie_lanes.unwrap_or(hp.pcie_lanes);
+        if let Some(s) = &h.lane_bandwidth {
+            hp.lane_bytes_per_s = cx.rate(&format!("{key}.host_interface.lane_bandwidth"), s).map_or(hp.lane_bytes_per_s, |b| b / 8.0);
+        }
+        hp.queue_depth = h.queue_depth.unwrap_or(hp.queue_depth);
+        if let Some(s) = &h.command_overhead {
+            hp.command_overhead = cx.dur(&format!("{key}.host_interface.command_overhead"), s).unwrap_or(hp.command_overhead);
+        }
+    }
+    if let Some(s) = &c.scheduler {
+        p.sched.device_qos = s.device_qos.unwrap_or(p.sched.device_qos);
+        p.sched.weights = weights(cx, &format!("{key}.scheduler.weights"), &s.weights, p.sched.weights);
+    }
+    if let Some(pc) = &c.precondition {
+        p.precondition = Some(Precondition { occupancy: pc.occupancy.unwrap_or(0.9), overwrites: pc.overwrites.unwrap_or(1.0) });
+    }
+    let nvme = nvme_plan(cx, &format!("{key}.nvme"), &c.nvme);
+    let problems = p.validate();
+    let section = |k: &str| match k.split('.').next().unwrap_or("") {
+        "timing" => k.replacen("timing.", "flash.", 1),
+        "host" => k.replacen("host.", "host_interface.", 1),
+        _ => k.to_string(),
+    };
+    let ok = problems.is_empty();
+    for (k, m) in problems {
+        cx.err(&format!("{key}.{}", section(&k)), m);
+    }
+    ok.then_some(SsdPlan { params: p, nvme })
+}
+
+pub(super) fn pm(cx: &mut Ctx, key: &str, c: &PmDeviceConfig) -> Option<PmPlan> {
+    let mut p = PmParams::default();
+    if let Some(s) = &c.capacity {
+        p.capacity = cx.size(&format!("{key}.capacity"), s).unwrap_or(p.capacity);
+    }
+    for (v, slot, k) in [(&c.read, &mut p.read, "read"), (&c.write, &mut p.write, "write"), (&c.jitter, &mut p.jitter, "jitter")] {
+        if let Some(s) = v {
+            *slot = cx.dur(&format!("{key}.{k}"), s).unwrap_or(*slot);
+        }
+    }
+    if let Some(s) = &c.read_bandwidth {
+        p.read_bw = cx.rate(&format!("{key}.read_bandwidth"), s).map_or(p.read_bw, |b| b / 8.0);
+    }
+    if let Some(s) = &c.write_bandwidth {
+        p.write_bw = cx.rate(&format!("{key}.write_bandwidth"), s).map_or(p.write_bw, |b| b / 8.0);
+    }
+    if let Some(s) = &c.line {
+        p.line = cx.size32(&format!("{key}.line"), s).unwrap_or(p.line);
+    }
+    p.units = c.units.unwrap_or(p.units);
+    p.queue_depth = c.queue_depth.unwrap_or(p.queue_depth);
+    let problems = p.validate();
+    let ok = problems.is_empty();
+    for (k, m) in problems {
+        cx.err(&format!("{key}.{k}"), m);
+    }
+    ok.then_some(PmPlan { params: p })
+}

@@ -17,6 +17,10 @@ pub struct OpAcc {
     pub host_wait: LatencyHistogram,
     /// Time at the device (completion of service − dispatch).
     pub device_time: LatencyHistogram,
+    /// Part of it spent queued before service (NVMe submission queue / device queue).
+    pub device_queue: LatencyHistogram,
+    /// Part of it in service (inside the SSD after fetch; on a server of the ideal device).
+    pub service: LatencyHistogram,
 }
 
 impl OpAcc {
@@ -27,6 +31,8 @@ impl OpAcc {
         self.latency.record((r.t_complete - r.t_arrive).0);
         self.host_wait.record((r.t_dispatch - r.t_arrive).0);
         self.device_time.record((r.t_dev_done - r.t_dispatch).0);
+        self.device_queue.record((r.t_dev_start - r.t_dispatch).0);
+        self.service.record((r.t_dev_done - r.t_dev_start).0);
     }
 }
 

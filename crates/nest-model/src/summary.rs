@@ -34,6 +34,8 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
         "lat_us": lat_json(&a.latency),
         "host_wait_us": lat_json(&a.host_wait),
         "device_us": lat_json(&a.device_time),
+        "device_queue_us": lat_json(&a.device_queue),
+        "service_us": lat_json(&a.service),
     })
 }
 
@@ -47,6 +49,8 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     all.latency.merge(&acc[1].latency);
     all.host_wait.merge(&acc[1].host_wait);
     all.device_time.merge(&acc[1].device_time);
+    all.device_queue.merge(&acc[1].device_queue);
+    all.service.merge(&acc[1].service);
     m.insert("all".into(), op_json(&all, seconds));
     m
 }

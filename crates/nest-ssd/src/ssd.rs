@@ -127,7 +127,8 @@ struct Die {
     /// Queues 0..8: user reads/writes per class (class·2 + write); then mapping reads, GC,
     /// mapping writes.
     q: [VecDeque<u32>; NQ],
-    wrr: Wrr,
+    /// WRR state of the read and the write queues.
+    wrr: [Wrr; 2],
     next_plane: u32,
 }
 
@@ -199,7 +200,7 @@ impl Ssd {
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve));
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: Wrr::new(params.sched.weights), next_plane: 0 })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0 })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
         let mut ssd = Ssd {
@@ -561,49 +562,71 @@ impl Ssd {
     }
 
     /// Moves a batch from queue `qi` of die `d` into the die: the first startable transaction
-    /// and further ones of the same kind on other planes.
+    /// and further ones of the same kind on other planes — from the same queue first, then
+    /// (user I/O with device QoS) from the same kind's queues of the other classes, so per-class
+    /// queues do not cost multi-plane parallelism.
     fn take_batch(&mut self, d: u32, qi: usize) -> bool {
         let ppd = self.layout.dims[3];
-        let mut chosen: [usize; MAX_PLANES_PER_DIE as usize] = [0; MAX_PLANES_PER_DIE as usize];
-        let mut n = 0usize;
         let mut planes_used = 0u32;
         let mut kind = None;
+        let mut n = 0usize;
+        self.fill_batch(d, qi, &mut kind, &mut planes_used, &mut n);
+        if n == 0 {
+            return false;
+        }
+        if qi < 2 * CLASSES && self.params.sched.device_qos && (n as u32) < ppd {
+            let k = qi % 2;
+            for c in 0..CLASSES {
+                let other = 2 * c + k;
+                if other != qi && !self.dies[d as usize].q[other].is_empty() {
+                    self.fill_batch(d, other, &mut kind, &mut planes_used, &mut n);
+                }
+            }
+        }
+        self.dies[d as usize].n = n as u8;
+        true
+    }
+
+    /// Adds transactions of queue `qi` to die `d`'s batch (see `take_batch`).
+    fn fill_batch(&mut self, d: u32, qi: usize, kind: &mut Option<Kind>, planes_used: &mut u32, n: &mut usize) {
+        let ppd = self.layout.dims[3];
+        let mut chosen: [usize; MAX_PLANES_PER_DIE as usize] = [0; MAX_PLANES_PER_DIE as usize];
+        let mut m = 0usize;
         let len = self.dies[d as usize].q[qi].len().min(SCAN);
         for i in 0..len {
+            if *n + m == ppd as usize {
+                break;
+            }
             let t = self.dies[d as usize].q[qi][i];
             let txn = self.txns[t as usize];
             let bit = 1u32 << (txn.plane % ppd);
-            if planes_used & bit != 0 {
+            if *planes_used & bit != 0 {
                 continue;
             }
-            match kind {
+            match *kind {
                 None => {
                     if !self.startable(t) {
                         continue;
                     }
-                    // Erases and GC work go one at a time in queue order.
-                    kind = Some(txn.kind);
+                    *kind = Some(txn.kind);
                 }
-                Some(k) if k == txn.kind && k != Kind::Erase && self.startable(t) => {}
+                // Erases and GC work go one at a time in queue order.
+                Some(k) if k == txn.kind && k != Kind::Erase && qi != Q_GC && self.startable(t) => {}
                 _ => continue,
             }
-            chosen[n] = i;
-            n += 1;
-            planes_used |= bit;
-            if n as u32 == ppd || qi == Q_GC {
+            chosen[m] = i;
+            m += 1;
+            *planes_used |= bit;
+            if qi == Q_GC {
                 break;
             }
         }
-        if n == 0 {
-            return false;
-        }
         let die = &mut self.dies[d as usize];
-        for k in (0..n).rev() {
+        for k in (0..m).rev() {
             let t = die.q[qi].remove(chosen[k]).expect("index in range");
-            die.batch[k] = t;
+            die.batch[*n + k] = t;
         }
-        die.n = n as u8;
-        true
+        *n += m;
     }
 
     fn die_in_hard_gc(&self, d: u32) -> bool {
@@ -612,9 +635,9 @@ impl Ssd {
     }
 
     /// Picks the die's next batch. Order: urgent GC (a plane below the hard threshold),
-    /// mapping reads (they block user I/O), user I/O by class (urgent strict, then WRR over
-    /// High/Medium/Low when device QoS is on; reads before writes within a class), background
-    /// GC, mapping writes.
+    /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
+    /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
+    /// background GC, mapping writes.
     fn pick(&mut self, d: u32) -> bool {
         if !self.dies[d as usize].q[Q_GC].is_empty() && self.die_in_hard_gc(d) && self.take_batch(d, Q_GC) {
             return true;
@@ -623,30 +646,35 @@ impl Ssd {
             return true;
         }
         if self.params.sched.device_qos {
-            let has = |die: &Die, c: usize| !die.q[2 * c].is_empty() || !die.q[2 * c + 1].is_empty();
-            let urgent_first = has(&self.dies[d as usize], 0);
-            let die = &mut self.dies[d as usize];
-            let first = if urgent_first {
-                Some(0)
-            } else {
-                let q = &die.q;
-                die.wrr.pick(|i| !q[2 * (i + 1)].is_empty() || !q[2 * (i + 1) + 1].is_empty()).map(|i| i + 1)
-            };
-            if let Some(c) = first {
-                if self.take_batch(d, 2 * c) || self.take_batch(d, 2 * c + 1) {
+            // Reads before writes (as without QoS); within each kind the class is chosen by
+            // urgent-strict + WRR, with a WRR state per kind.
+            for kind in 0..2 {
+                if self.pick_class(d, kind) {
                     return true;
-                }
-                // The chosen class had only writes waiting for space; others may go.
-                for c2 in 0..CLASSES {
-                    if c2 != c && (self.take_batch(d, 2 * c2) || self.take_batch(d, 2 * c2 + 1)) {
-                        return true;
-                    }
                 }
             }
         } else if self.take_batch(d, 0) || self.take_batch(d, 1) {
             return true;
         }
         self.take_batch(d, Q_GC) || self.take_batch(d, Q_MAP_WRITE)
+    }
+
+    /// Device-level QoS: among the classes with `kind` (0 read, 1 write) work at die `d`,
+    /// urgent first, then WRR over High/Medium/Low; if the chosen class cannot start (writes
+    /// waiting for space), the others are tried in priority order.
+    fn pick_class(&mut self, d: u32, kind: usize) -> bool {
+        let die = &mut self.dies[d as usize];
+        let q = &die.q;
+        let chosen = if !q[kind].is_empty() {
+            Some(0)
+        } else {
+            die.wrr[kind].pick(|i| !q[2 * (i + 1) + kind].is_empty()).map(|i| i + 1)
+        };
+        let Some(c) = chosen else { return false };
+        if self.take_batch(d, 2 * c + kind) {
+            return true;
+        }
+        (0..CLASSES).any(|c2| c2 != c && self.take_batch(d, 2 * c2 + kind))
     }
 
     fn read_time(&self, ppa: u32) -> SimTime {

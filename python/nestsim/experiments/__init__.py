@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import engine_validation
+from . import engine_validation, storage_qos
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
     "engine-validation": (engine_validation.DESCRIPTION, engine_validation.run_experiment),
+    "storage-qos": (storage_qos.DESCRIPTION, storage_qos.run_experiment),
 }
 
 

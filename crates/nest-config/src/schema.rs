@@ -150,6 +150,8 @@ pub struct FtlConfig {
     pub gc_soft: Option<f64>,
     pub gc_hard: Option<f64>,
     pub copyback: Option<bool>,
+    /// GC work yields to user I/O unless a plane is below the hard threshold.
+    pub gc_preemptible: Option<bool>,
     pub dynamic_wear_levelling: Option<bool>,
     /// Erase-count spread that triggers static wear levelling; 0 disables it.
     pub static_wear_levelling: Option<u32>,

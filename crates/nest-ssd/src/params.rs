@@ -186,6 +186,10 @@ pub struct FtlParams {
     pub gc_hard: f64,
     /// Move valid pages inside the die without crossing the channel.
     pub copyback: bool,
+    /// Preemptible GC: once started, GC work yields to user I/O (it runs when the die has
+    /// nothing else, or first once the plane is below the hard threshold). Non-preemptible
+    /// (MQSim's stock setting): a started GC job's work goes before user I/O.
+    pub gc_preemptible: bool,
     /// Dynamic wear levelling: take the least-erased free block.
     pub dynamic_wl: bool,
     /// Static wear levelling: when a plane's erase-count spread reaches this, migrate its

@@ -634,12 +634,13 @@ impl Ssd {
         (d * ppd..(d + 1) * ppd).any(|p| self.gc[p as usize].is_some() && self.ftl.gc_need(p) == GcNeed::Hard)
     }
 
-    /// Picks the die's next batch. Order: urgent GC (a plane below the hard threshold),
+    /// Picks the die's next batch. Order: GC work when GC is not preemptible or a plane is
+    /// below the hard threshold,
     /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
     /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
     /// background GC, mapping writes.
     fn pick(&mut self, d: u32) -> bool {
-        if !self.dies[d as usize].q[Q_GC].is_empty() && self.die_in_hard_gc(d) && self.take_batch(d, Q_GC) {
+        if !self.dies[d as usize].q[Q_GC].is_empty() && (!self.params.ftl.gc_preemptible || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
             return true;
         }
         if self.take_batch(d, Q_MAP_READ) {

@@ -129,6 +129,7 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
         ftl.gc_soft = f.gc_soft.unwrap_or(ftl.gc_soft);
         ftl.gc_hard = f.gc_hard.unwrap_or(ftl.gc_hard);
         ftl.copyback = f.copyback.unwrap_or(ftl.copyback);
+        ftl.gc_preemptible = f.gc_preemptible.unwrap_or(ftl.gc_preemptible);
         ftl.dynamic_wl = f.dynamic_wear_levelling.unwrap_or(ftl.dynamic_wl);
         if let Some(th) = f.static_wear_levelling {
             ftl.static_wl_threshold = (th > 0).then_some(th);

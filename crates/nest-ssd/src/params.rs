@@ -186,9 +186,9 @@ pub struct FtlParams {
     pub gc_hard: f64,
     /// Move valid pages inside the die without crossing the channel.
     pub copyback: bool,
-    /// Preemptible GC: once started, GC work yields to user I/O (it runs when the die has
-    /// nothing else, or first once the plane is below the hard threshold). Non-preemptible
-    /// (MQSim's stock setting): a started GC job's work goes before user I/O.
+    /// Preemptible GC: GC work yields to user I/O (it runs when the die has nothing else, or
+    /// first once a plane is below the hard threshold). Non-preemptible (MQSim's stock
+    /// setting): a started job's work alternates with user I/O at its die, one batch each.
     pub gc_preemptible: bool,
     /// Dynamic wear levelling: take the least-erased free block.
     pub dynamic_wl: bool,

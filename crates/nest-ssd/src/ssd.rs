@@ -130,6 +130,8 @@ struct Die {
     /// WRR state of the read and the write queues.
     wrr: [Wrr; 2],
     next_plane: u32,
+    /// Non-preemptible GC: whether GC has the die's next turn.
+    gc_turn: bool,
 }
 
 struct Channel {
@@ -200,7 +202,7 @@ impl Ssd {
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve));
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0 })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
         let mut ssd = Ssd {
@@ -634,14 +636,21 @@ impl Ssd {
         (d * ppd..(d + 1) * ppd).any(|p| self.gc[p as usize].is_some() && self.ftl.gc_need(p) == GcNeed::Hard)
     }
 
-    /// Picks the die's next batch. Order: GC work when GC is not preemptible or a plane is
-    /// below the hard threshold,
+    /// Picks the die's next batch. Order: GC work when a plane is below the hard threshold
+    /// (or, for non-preemptible GC, on alternate turns),
     /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
     /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
     /// background GC, mapping writes.
     fn pick(&mut self, d: u32) -> bool {
-        if !self.dies[d as usize].q[Q_GC].is_empty() && (!self.params.ftl.gc_preemptible || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
-            return true;
+        if !self.dies[d as usize].q[Q_GC].is_empty() {
+            // Urgent GC goes first; non-preemptible GC takes every other turn of the die
+            // (so a long job neither starves nor is starved by user I/O).
+            let die = &mut self.dies[d as usize];
+            let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
+            if (gc_turn || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
+                return true;
+            }
+            self.dies[d as usize].gc_turn = true;
         }
         if self.take_batch(d, Q_MAP_READ) {
             return true;

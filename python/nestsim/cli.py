@@ -25,10 +25,17 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _parse_device(spec: str) -> dict:
-    """`ideal` or `ideal:servers=8,read=80us,write=20us,read_bw=3GB/s,write_bw=2GB/s`."""
+    """`ideal[:servers=8,read=80us,write=20us,read_bw=3GB/s,write_bw=2GB/s]`, `ssd:PRESET` or `pm`."""
     kind, _, params = spec.partition(":")
+    if kind == "ssd":
+        preset = params or "mqsim-default"
+        if preset not in _native.ssd_presets():
+            raise ValueError(f"--device '{spec}': no SSD preset '{preset}' (presets: {', '.join(_native.ssd_presets())})")
+        return {"name": "dev0", "kind": "ssd", "preset": preset}
+    if kind == "pm":
+        return {"name": "dev0", "kind": "pm"}
     if kind != "ideal":
-        raise ValueError(f"--device '{spec}': only 'ideal' is available in this build (SSD presets come with the storage model)")
+        raise ValueError(f"--device '{spec}': expected ideal[:...], ssd:PRESET or pm")
     kv = dict(p.split("=", 1) for p in params.split(",") if p) if params else {}
     unknown = set(kv) - {"servers", "read", "write", "read_bw", "write_bw"}
     if unknown:
@@ -44,11 +51,42 @@ def _parse_device(spec: str) -> dict:
 
 
 def cmd_run(a) -> int:
+    if a.mqsim:
+        return _run_mqsim(a)
+    if not a.scenario:
+        raise ValueError("give a scenario file, or --mqsim SSDCONFIG.xml WORKLOAD.xml")
     out = Path(a.output) if a.output else Path("out") / Path(a.scenario).stem
     res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
+    return 0
+
+
+def _run_mqsim(a) -> int:
+    from .mqsim import MqsimError, load
+
+    if a.scenario:
+        raise ValueError("give either a scenario file or --mqsim, not both")
+    ssd, wl = (Path(x) for x in a.mqsim)
+    try:
+        scenarios, warnings = load(ssd, wl, a.trace_dir)
+    except MqsimError as e:
+        raise ValueError(str(e)) from None
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    picked = range(1, len(scenarios) + 1) if a.scenario_index is None else [a.scenario_index]
+    for i in picked:
+        if not 1 <= i <= len(scenarios):
+            raise ValueError(f"--scenario {i}: {wl} has {len(scenarios)} IO_Scenario elements")
+    base = Path(a.output) if a.output else Path("out") / f"mqsim-{wl.stem}"
+    for i in picked:
+        out = base / f"scenario{i}"
+        res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+        if not a.quiet:
+            print(f"== IO_Scenario {i} of {wl.name} ==")
+            print(render(res.summary, res.run_info))
+            print(f"outputs in {out}/\n")
     return 0
 
 
@@ -123,8 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
 
     r = sub.add_parser("run", help="run a scenario file")
-    r.add_argument("scenario")
-    r.add_argument("-o", "--output", help="run directory (default out/<scenario name>)")
+    r.add_argument("scenario", nargs="?")
+    r.add_argument("--mqsim", nargs=2, metavar=("SSDCONFIG", "WORKLOAD"),
+                   help="run an MQSim setup: its ssdconfig.xml and workload.xml (each IO_Scenario is one run)")
+    r.add_argument("--scenario", dest="scenario_index", type=int, default=None, help="with --mqsim: run only IO_Scenario N (from 1)")
+    r.add_argument("--trace-dir", action="append", default=[], help="with --mqsim: more directories to look for trace files in")
+    r.add_argument("-o", "--output", help="run directory (default out/<scenario name>; with --mqsim one scenarioN/ per IO_Scenario)")
     r.add_argument("-q", "--quiet", action="store_true")
     _add_common(r)
     r.set_defaults(fn=cmd_run)
@@ -137,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="replay one trace against one device")
     rp.add_argument("trace")
     rp.add_argument("--format", required=True, choices=_native.trace_formats())
-    rp.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..]")
+    rp.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..], ssd:PRESET or pm")
     rp.add_argument("--queue-depth", type=int, default=1024, help="host outstanding limit")
     rp.add_argument("--time-scale", type=float, default=1.0, help="multiply trace times (0.5 = twice as fast)")
     rp.add_argument("--time-unit", choices=["ps", "ns", "us", "ms", "s"], help="unit of bare trace times")

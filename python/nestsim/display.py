@@ -12,6 +12,19 @@ def _row(name: str, d: dict) -> str:
             f"{lat['mean']:>9.1f} {lat['p50']:>9.1f} {lat['p99']:>9.1f} {lat['p99_9']:>9.1f} {d['host_wait_us']['mean']:>9.1f}")
 
 
+def _device_line(name: str, d: dict) -> str:
+    kind = d.get("kind", "ideal")
+    if kind == "ssd":
+        s = d["ssd"]
+        cmt = "all in DRAM" if s["cmt_hit_rate"] is None else f"{s['cmt_hit_rate'] * 100:.1f}% hits"
+        return (f"  {name} (ssd, NVMe {s['nvme_arbitration']}, device QoS {'on' if s['device_qos'] else 'off'}): "
+                f"chips busy {s['chip_utilization']['mean'] * 100:.1f}%, GC jobs {s['gc_jobs']}, "
+                f"write amplification {s['write_amplification']:.2f}, erases {s['erases']}, CMT {cmt}")
+    if kind == "pm":
+        return f"  {name} (pm): utilisation {d['utilization'] * 100:.1f}% of {d['units']} units"
+    return f"  {name}: utilisation {d['utilization'] * 100:.1f}%, mean queue {d['mean_queue_len']:.2f}"
+
+
 def render(summary: dict, run_info: dict | None = None) -> str:
     out = []
     req = summary["requests"]
@@ -37,7 +50,7 @@ def render(summary: dict, run_info: dict | None = None) -> str:
                     out.append(_row(f"{name} {op}", d[op]))
         if key == "devices":
             for name, d in summary[key].items():
-                out.append(f"  {name}: utilisation {d['utilization'] * 100:.1f}%, mean queue {d['mean_queue_len']:.2f}")
+                out.append(_device_line(name, d))
     out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
     if summary["conservation"] != "ok":
         out.append(f"\nCONSERVATION CHECK FAILED: {summary['conservation']}")

@@ -639,10 +639,15 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
             AddressPattern::Zipf(*theta)
         }
     };
-    let range = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(capacity);
+    let range_start = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
+    if range_start >= capacity {
+        cx.err(&format!("{key}.range_start"), format!("must be below the device capacity ({capacity} B)"));
+    }
+    let room = capacity.saturating_sub(range_start);
+    let range = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(room);
     let align = w.align.as_ref().and_then(|a| cx.size32(&format!("{key}.align"), a)).unwrap_or(4096);
-    if range < align as u64 || range > capacity {
-        cx.err(&format!("{key}.range"), format!("must be between the alignment ({align} B) and the device capacity ({capacity} B)"));
+    if range < align as u64 || range > room {
+        cx.err(&format!("{key}.range"), format!("must be between the alignment ({align} B) and the space after range_start ({room} B)"));
     }
     let on_off = match &w.on_off {
         None => None,
@@ -665,7 +670,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
         host,
         device,
         class,
-        source: SourcePlan::Synthetic(SyntheticSpec { arrival: arrival_spec, read_fraction, read_size, write_size, address, range_bytes: range, align, start, stop, on_off, max_ios: w.max_ios }),
+        source: SourcePlan::Synthetic(SyntheticSpec { arrival: arrival_spec, read_fraction, read_size, write_size, address, range_bytes: range, range_start, align, start, stop, on_off, max_ios: w.max_ios }),
     });
 }
 

@@ -303,9 +303,12 @@ pub struct WorkloadConfig {
     pub read_fraction: Option<f64>,
     #[serde(default)]
     pub address: Option<AddressConfig>,
-    /// Address range ("10GiB"); defaults to the device capacity.
+    /// Address range ("10GiB"); defaults to the device capacity (minus `range_start`).
     #[serde(default)]
     pub range: Option<String>,
+    /// Where the range starts on the device ("0" by default).
+    #[serde(default)]
+    pub range_start: Option<String>,
     #[serde(default)]
     pub align: Option<String>,
     #[serde(default)]

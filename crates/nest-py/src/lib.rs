@@ -204,6 +204,19 @@ fn trace_count<'py>(py: Python<'py>, path: String, format: String, time_unit: Op
     Ok((n, d))
 }
 
+/// Capacity in bytes of device `device` of a scenario given as JSON text (validates it).
+#[pyfunction]
+fn device_capacity(scenario_json: String, device: String) -> PyResult<u64> {
+    let r = load(None, Some(scenario_json), Some("<dict>".into()), Vec::new(), None)?;
+    r.devices.iter().find(|d| d.name == device).map(|d| d.capacity).ok_or_else(|| ConfigError::new_err(format!("no device named '{device}'")))
+}
+
+/// Names of the SSD presets.
+#[pyfunction]
+fn ssd_presets() -> Vec<&'static str> {
+    nest_ssd::presets::NAMES.to_vec()
+}
+
 #[pyfunction]
 fn trace_formats() -> Vec<&'static str> {
     TraceFormat::ALL.iter().map(|f| f.name()).collect()
@@ -239,6 +252,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(trace_count, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(device_capacity, m)?)?;
+    m.add_function(wrap_pyfunction!(ssd_presets, m)?)?;
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;

@@ -271,6 +271,7 @@ impl JobBuilder<'_> {
                 write_size,
                 address,
                 range_bytes,
+                range_start: 0,
                 align: 512,
                 start,
                 stop: runtime.map(|r| start + r),

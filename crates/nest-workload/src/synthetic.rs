@@ -20,6 +20,8 @@ pub struct SyntheticSpec {
     pub write_size: SizeDist,
     pub address: AddressPattern,
     pub range_bytes: u64,
+    /// First byte of the range (disjoint ranges per flow, as MQSim gives them).
+    pub range_start: u64,
     pub align: u32,
     pub start: SimTime,
     pub stop: Option<SimTime>,
@@ -107,7 +109,7 @@ impl SyntheticWorkload {
             Op::Write => self.spec.write_size.sample(&mut self.rng_size),
         }
         .max(1);
-        let offset = self.addr.next(size, &mut self.rng_addr);
+        let offset = self.spec.range_start + self.addr.next(size, &mut self.rng_addr);
         IoDesc { op, offset, size }
     }
 
@@ -128,6 +130,7 @@ mod tests {
             write_size: SizeDist::Fixed(8192),
             address: AddressPattern::Uniform,
             range_bytes: 1 << 30,
+            range_start: 0,
             align: 4096,
             start: SimTime::from_ms(1),
             stop: Some(SimTime::from_ms(11)),

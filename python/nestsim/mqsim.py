@@ -1,0 +1,496 @@
+"""Import MQSim configurations: ``ssdconfig.xml`` (device) + ``workload.xml`` (I/O scenarios).
+
+Each ``<IO_Scenario>`` becomes one NeSt scenario (MQSim rebuilds host and device per scenario).
+The mapping, element by element, is in docs/mqsim.md. Elements NeSt does not model, and MQSim
+quirks NeSt does not copy, produce warnings that name the element and its line; malformed XML,
+unknown enumeration values, bad numbers and missing trace files raise :class:`MqsimError`
+(``file:line: element: what was expected``), which the CLI turns into exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.parsers.expat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+
+class MqsimError(ValueError):
+    """A malformed or unsupported MQSim file (the message names file, line and element)."""
+
+
+@dataclass
+class Node:
+    tag: str
+    line: int
+    text: str = ""
+    children: List["Node"] = field(default_factory=list)
+
+    def child(self, tag: str) -> Optional["Node"]:
+        for c in self.children:
+            if c.tag == tag:
+                return c
+        return None
+
+
+def parse_xml(path: Path) -> Node:
+    """A small element tree with line numbers (expat)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise MqsimError(f"{path}: cannot read: {e.strerror}") from None
+    root = Node("#document", 0)
+    stack = [root]
+    p = xml.parsers.expat.ParserCreate()
+
+    def start(tag, _attrs):
+        n = Node(tag, p.CurrentLineNumber)
+        stack[-1].children.append(n)
+        stack.append(n)
+
+    def end(_tag):
+        n = stack.pop()
+        n.text = n.text.strip()
+
+    def chars(s):
+        stack[-1].text += s
+
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    try:
+        p.Parse(data, True)
+    except xml.parsers.expat.ExpatError as e:
+        raise MqsimError(f"{path}:{e.lineno}: malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})") from None
+    if not root.children:
+        raise MqsimError(f"{path}:1: empty document")
+    return root.children[0]
+
+
+class _Reader:
+    """Reads the children of one parameter-set element, remembering which were used."""
+
+    def __init__(self, path: Path, node: Node, warnings: List[str]):
+        self.path, self.node, self.warnings = path, node, warnings
+        self.used = set()
+
+    def _get(self, tag: str) -> Optional[Node]:
+        self.used.add(tag)
+        return self.node.child(tag)
+
+    def err(self, n: Node, msg: str) -> MqsimError:
+        return MqsimError(f"{self.path}:{n.line}: {n.tag}: {msg}")
+
+    def warn(self, tag: str, msg: str) -> None:
+        n = self.node.child(tag)
+        line = n.line if n else self.node.line
+        self.warnings.append(f"{self.path.name}:{line}: {tag}: {msg}")
+
+    def has(self, tag: str) -> bool:
+        return self.node.child(tag) is not None
+
+    def text(self, tag: str, default: Optional[str] = None) -> Optional[str]:
+        n = self._get(tag)
+        return n.text if n is not None else default
+
+    def num(self, tag: str, default=None, kind=float, lo=None, hi=None):
+        n = self._get(tag)
+        if n is None:
+            return default
+        try:
+            v = kind(n.text)
+        except ValueError:
+            raise self.err(n, f"expected {'an integer' if kind is int else 'a number'}, got '{n.text}'") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise self.err(n, f"expected a value in [{lo}, {hi}], got {n.text}")
+        return v
+
+    def flag(self, tag: str, default: Optional[bool] = None) -> Optional[bool]:
+        n = self._get(tag)
+        if n is None:
+            return default
+        t = n.text.lower()
+        if t not in ("true", "false"):
+            raise self.err(n, f"expected true or false, got '{n.text}'")
+        return t == "true"
+
+    def enum(self, tag: str, choices: Dict[str, object], default=None):
+        n = self._get(tag)
+        if n is None:
+            return default
+        if n.text not in choices:
+            raise self.err(n, f"expected one of {', '.join(choices)}, got '{n.text}'")
+        return choices[n.text]
+
+    def ids(self, tag: str) -> Optional[List[int]]:
+        n = self._get(tag)
+        if n is None:
+            return None
+        try:
+            return [int(x) for x in n.text.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise self.err(n, f"expected a comma-separated list of integers, got '{n.text}'") from None
+
+    def ignore(self, tag: str, why: str) -> None:
+        if self.has(tag):
+            self.used.add(tag)
+            self.warn(tag, why)
+
+    def unknown(self) -> None:
+        for c in self.node.children:
+            if c.tag not in self.used:
+                self.warnings.append(f"{self.path.name}:{c.line}: {c.tag}: not an MQSim element NeSt knows; ignored")
+
+
+def _ns(v: float) -> str:
+    return f"{int(round(v))}ns"
+
+
+_CELL = {"SLC": "slc", "MLC": "mlc", "TLC": "tlc", "QLC": "qlc"}
+_VICTIM = {"GREEDY": "greedy", "RGA": "rga", "RANDOM": "random", "RANDOM_P": "random", "RANDOM_PP": "random", "FIFO": "fifo"}
+
+
+def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
+    """(NeSt ssd device table, run settings) from an MQSim ssdconfig.xml."""
+    path = Path(path)
+    root = parse_xml(path)
+    if root.tag != "Execution_Parameter_Set":
+        raise MqsimError(f"{path}:{root.line}: {root.tag}: expected the root element Execution_Parameter_Set")
+    run: dict = {}
+    dev: dict = {"name": "ssd", "kind": "ssd", "preset": "mqsim-default"}
+    host_node = root.child("Host_Parameter_Set")
+    if host_node is not None:
+        h = _Reader(path, host_node, warnings)
+        hi: dict = {}
+        bw = h.num("PCIe_Lane_Bandwidth", lo=1e-6)
+        if bw is not None:
+            hi["lane_bandwidth"] = f"{bw}GB/s"
+        lanes = h.num("PCIe_Lane_Count", kind=int, lo=1, hi=64)
+        if lanes is not None:
+            hi["pcie_lanes"] = lanes
+        dev["host_interface"] = hi
+        h.ignore("SATA_Processing_Delay", "SATA is not modelled (NVMe only); ignored")
+        logging = h.flag("Enable_ResponseTime_Logging", False)
+        period = h.num("ResponseTime_Logging_Period_Length", lo=1)
+        if period is not None:
+            run["interval"] = _ns(period)
+            if not logging:
+                h.warn("Enable_ResponseTime_Logging", "NeSt always writes the time series; the logging period sets its interval")
+        h.unknown()
+    dn = root.child("Device_Parameter_Set")
+    if dn is None:
+        raise MqsimError(f"{path}:{root.line}: {root.tag}: missing Device_Parameter_Set")
+    d = _Reader(path, dn, warnings)
+    seed = d.num("Seed", kind=int, lo=0)
+    if seed is not None:
+        run["seed"] = seed
+    precondition = d.flag("Enabled_Preconditioning", False)
+    if d.enum("Memory_Type", {"FLASH": "flash"}, "flash") != "flash":
+        raise d.err(dn, "only FLASH memory is supported")
+    if d.enum("HostInterface_Type", {"NVME": "nvme", "SATA": "sata"}, "nvme") == "sata":
+        d.warn("HostInterface_Type", "SATA is not modelled; the drive is simulated behind NVMe")
+    nvme: dict = {"arbitration": "rr"}
+    qd = d.num("IO_Queue_Depth", kind=int, lo=1)
+    if qd is not None:
+        nvme["sq_depth"] = min(qd, 65536)
+    fetch = d.num("Queue_Fetch_Size", kind=int, lo=1)
+    if fetch is not None:
+        dev.setdefault("host_interface", {})["queue_depth"] = fetch
+    dev["nvme"] = nvme
+    if d.enum("Caching_Mechanism", {"ADVANCED": "advanced", "SIMPLE": "simple"}, "advanced") == "simple":
+        d.warn("Caching_Mechanism", "SIMPLE caching is simulated as NeSt's (ADVANCED-like) LRU cache")
+    if d.enum("Data_Cache_Sharing_Mode", {"SHARED": "shared", "EQUAL_PARTITIONING": "equal"}, "shared") == "equal":
+        d.warn("Data_Cache_Sharing_Mode", "per-flow cache partitions are not modelled; the cache is shared")
+    cache: dict = {}
+    cap = d.num("Data_Cache_Capacity", kind=int, lo=0)
+    if cap is not None:
+        cache["capacity"] = f"{cap}B"
+    rate = d.num("Data_Cache_DRAM_Data_Rate", kind=int, lo=1)
+    if rate is not None:
+        cache["dram_rate"] = rate
+    burst = d.num("Data_Cache_DRAM_Data_Busrt_Size", kind=int, lo=1)
+    if burst is not None:
+        cache["dram_burst"] = burst
+    for tag, key in (("Data_Cache_DRAM_tRCD", "t_rcd"), ("Data_Cache_DRAM_tCL", "t_cl")):
+        v = d.num(tag, lo=0)
+        if v is not None:
+            cache[key] = _ns(v)
+    d.ignore("Data_Cache_DRAM_Row_Size", "DRAM rows are not modelled (access = tRCD + tCL + transfer)")
+    d.ignore("Data_Cache_DRAM_tRP", "precharge is not modelled (access = tRCD + tCL + transfer)")
+    dev["cache"] = cache
+    if d.enum("Address_Mapping", {"PAGE_LEVEL": "page", "HYBRID": "hybrid"}, "page") == "hybrid":
+        raise d.err(dn.child("Address_Mapping"), "HYBRID mapping is not supported (expected PAGE_LEVEL)")
+    ftl: dict = {}
+    ideal = d.flag("Ideal_Mapping_Table", False)
+    cmt = d.num("CMT_Capacity", kind=int, lo=1)
+    if ideal:
+        ftl["cmt"] = "all"
+    elif cmt is not None:
+        ftl["cmt"] = f"{cmt}B"
+    if d.text("CMT_Sharing_Mode", "SHARED") != "SHARED":
+        d.warn("CMT_Sharing_Mode", "per-flow CMT partitions are not modelled; the CMT is shared")
+    alloc = d.text("Plane_Allocation_Scheme")
+    if alloc is not None:
+        ftl["allocation"] = alloc
+    sched = d.enum("Transaction_Scheduling_Policy", {"OUT_OF_ORDER": False, "PRIORITY_OUT_OF_ORDER": True}, False)
+    # MQSim's priority scheduler: urgent strict, High:Medium:Low weighted 4:2:1 at the chips.
+    dev["scheduler"] = {"device_qos": sched, "weights": [4, 2, 1]}
+    for tag, key, lo, hi in (("Overprovisioning_Ratio", "overprovisioning", 0.0, 0.9), ("GC_Exec_Threshold", "gc_soft", 0.0, 0.5), ("GC_Hard_Threshold", "gc_hard", 0.0, 0.5)):
+        v = d.num(tag, lo=lo, hi=hi)
+        if v is not None:
+            ftl[key] = v
+    victim = d.enum("GC_Block_Selection_Policy", {k: k for k in _VICTIM})
+    if victim is not None:
+        ftl["gc_policy"] = _VICTIM[victim]
+        if victim in ("RANDOM_P", "RANDOM_PP"):
+            d.warn("GC_Block_Selection_Policy", f"{victim} is simulated as RANDOM")
+    for tag, key in (("Use_Copyback_for_GC", "copyback"), ("Preemptible_GC_Enabled", "gc_preemptible"), ("Dynamic_Wearleveling_Enabled", "dynamic_wear_levelling")):
+        v = d.flag(tag)
+        if v is not None:
+            ftl[key] = v
+    swl = d.flag("Static_Wearleveling_Enabled")
+    swt = d.num("Static_Wearleveling_Threshold", kind=int, lo=1)
+    if swl is not None or swt is not None:
+        ftl["static_wear_levelling"] = (swt or 100) if swl else 0
+        d.warn("Static_Wearleveling_Enabled", "MQSim ignores its wear-levelling settings; NeSt applies them")
+    for tag in ("Preferred_suspend_erase_time_for_read", "Preferred_suspend_erase_time_for_write", "Preferred_suspend_write_time_for_read"):
+        d.ignore(tag, "program/erase suspension is not modelled; ignored")
+    dev["ftl"] = ftl
+    geometry: dict = {}
+    flash: dict = {}
+    for tag, key in (("Flash_Channel_Count", "channels"), ("Chip_No_Per_Channel", "chips_per_channel")):
+        v = d.num(tag, kind=int, lo=1, hi=1024)
+        if v is not None:
+            geometry[key] = v
+    w = d.num("Flash_Channel_Width", kind=int, lo=1, hi=64)
+    if w is not None:
+        flash["channel_width"] = w
+    r = d.num("Channel_Transfer_Rate", kind=int, lo=1)
+    if r is not None:
+        flash["channel_rate"] = r
+    d.ignore("Flash_Comm_Protocol", "the ONFI protocol's command phases are one fixed command time per die operation")
+    fp = dn.child("Flash_Parameter_Set")
+    d.used.add("Flash_Parameter_Set")
+    if fp is not None:
+        f = _Reader(path, fp, warnings)
+        cell = f.enum("Flash_Technology", {k: v for k, v in _CELL.items()})
+        if cell is not None:
+            flash["cell"] = cell
+        bits = {"slc": 1, "mlc": 2, "tlc": 3, "qlc": 4}.get(cell or "mlc", 2)
+        for kind, key in (("Read", "read"), ("Program", "program")):
+            vals = [f.num(f"Page_{kind}_Latency_{t}", lo=1) for t in ("LSB", "CSB", "MSB")]
+            got = [v for v in vals if v is not None]
+            if got:
+                # MQSim lists LSB, CSB, MSB; for MLC the two page types are LSB and MSB.
+                order = {1: [0], 2: [0, 2], 3: [0, 1, 2], 4: [0, 1, 2, 2]}[bits]
+                flash[key] = [_ns(vals[i] if vals[i] is not None else got[-1]) for i in order]
+        e = f.num("Block_Erase_Latency", lo=1)
+        if e is not None:
+            flash["erase"] = _ns(e)
+        f.ignore("Block_PE_Cycles_Limit", "endurance (block wear-out) is not modelled; erase counts are reported")
+        f.ignore("CMD_Suspension_Support", "program/erase suspension is not modelled")
+        f.ignore("Suspend_Erase_Time", "program/erase suspension is not modelled")
+        f.ignore("Suspend_Program_Time", "program/erase suspension is not modelled")
+        f.ignore("Page_Metadat_Capacity", "out-of-band metadata is not modelled")
+        for tag, key in (("Die_No_Per_Chip", "dies_per_chip"), ("Plane_No_Per_Die", "planes_per_die"), ("Block_No_Per_Plane", "blocks_per_plane"), ("Page_No_Per_Block", "pages_per_block")):
+            v = f.num(tag, kind=int, lo=1)
+            if v is not None:
+                geometry[key] = v
+        pc = f.num("Page_Capacity", kind=int, lo=512)
+        if pc is not None:
+            geometry["page_size"] = f"{pc}B"
+        f.unknown()
+    dev["geometry"] = geometry
+    dev["flash"] = flash
+    d.unknown()
+    run["_precondition"] = precondition
+    return dev, run
+
+
+_PRIO = {"URGENT": "urgent", "HIGH": "high", "MEDIUM": "medium", "LOW": "low"}
+_CACHE = {"WRITE_CACHE": "write", "READ_CACHE": "read", "WRITE_READ_CACHE": "write_read", "TURNED_OFF": "off"}
+_TIME_UNIT = {"PICOSECOND": None, "NANOSECOND": "ns", "MICROSECOND": "us"}
+
+
+def _flow_common(r: _Reader, flow_ids: dict) -> dict:
+    prio = r.enum("Priority_Class", _PRIO, "high")
+    mode = r.enum("Device_Level_Data_Caching_Mode", _CACHE)
+    for tag in ("Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"):
+        ids = r.ids(tag)
+        if ids is not None:
+            flow_ids.setdefault(tag, []).append(ids)
+    occ = r.num("Initial_Occupancy_Percentage", lo=0, hi=100)
+    return {"priority": prio, "cache_mode": mode, "occupancy": occ}
+
+
+def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str], trace_dirs: List[Path]) -> List[dict]:
+    """One NeSt scenario (dict) per <IO_Scenario>."""
+    path = Path(path)
+    root = parse_xml(path)
+    if root.tag != "MQSim_IO_Scenarios":
+        raise MqsimError(f"{path}:{root.line}: {root.tag}: expected the root element MQSim_IO_Scenarios")
+    out = []
+    for si, sc in enumerate([c for c in root.children if c.tag == "IO_Scenario"], start=1):
+        flows = [c for c in sc.children if c.tag.startswith("IO_Flow_Parameter_Set")]
+        for c in sc.children:
+            if not c.tag.startswith("IO_Flow_Parameter_Set"):
+                warnings.append(f"{path.name}:{c.line}: {c.tag}: not an MQSim flow element; ignored")
+        if not flows:
+            raise MqsimError(f"{path}:{sc.line}: IO_Scenario: no IO_Flow_Parameter_Set_Synthetic or _Trace_Based inside")
+        n = len(flows)
+        capacity_share = 1.0 / n
+        workloads, classes, occs, modes, stops = [], {}, [], [], []
+        flow_ids: dict = {}
+        for fi, fl in enumerate(flows):
+            r = _Reader(path, fl, warnings)
+            common = _flow_common(r, flow_ids)
+            classes[common["priority"]] = True
+            if common["occupancy"] is not None:
+                occs.append(common["occupancy"] / 100)
+            if common["cache_mode"] is not None:
+                modes.append((fl.line, common["cache_mode"]))
+            w: dict = {"name": f"flow{fi}", "device": "ssd", "class": common["priority"]}
+            # MQSim gives each flow a disjoint slice of the logical space.
+            w["_share"] = (fi * capacity_share, capacity_share)
+            if fl.tag == "IO_Flow_Parameter_Set_Synthetic":
+                gen = r.enum("Synthetic_Generator_Type", {"QUEUE_DEPTH": "qd", "BANDWIDTH": "bw"}, "qd")
+                read_pct = r.num("Read_Percentage", lo=0, hi=100, default=100)
+                w["read_fraction"] = read_pct / 100
+                addr = r.enum("Address_Distribution", {"RANDOM_UNIFORM": "uniform", "RANDOM_HOTCOLD": "hotcold", "STREAMING": "sequential"}, "uniform")
+                if addr == "hotcold":
+                    hot = r.num("Percentage_of_Hot_Region", lo=0, hi=100, default=0)
+                    w["address"] = {"pattern": "zipf", "theta": 0.99}
+                    r.warn("Address_Distribution", f"RANDOM_HOTCOLD (hot region {hot}%) is approximated by a Zipf(0.99) address distribution")
+                else:
+                    r.num("Percentage_of_Hot_Region", lo=0, hi=100)
+                    w["address"] = {"pattern": addr}
+                aligned = r.flag("Generated_Aligned_Addresses", True)
+                unit = r.num("Address_Alignment_Unit", kind=int, lo=1, default=8)
+                w["align"] = f"{unit * 512 if aligned else 512}B"
+                dist = r.enum("Request_Size_Distribution", {"FIXED": "fixed", "NORMAL": "normal"}, "fixed")
+                avg = r.num("Average_Request_Size", kind=int, lo=1, default=8)
+                var = r.num("Variance_Request_Size", lo=0, default=0)
+                if dist == "fixed" or var == 0:
+                    w["size"] = {"dist": "fixed", "bytes": f"{avg * 512}B"}
+                else:
+                    half = max(1, int(round((3 * var) ** 0.5)))
+                    lo, hi = max(1, avg - half), avg + half
+                    w["size"] = {"dist": "uniform_blocks", "min": lo, "max": hi, "block": "512B"}
+                    r.warn("Request_Size_Distribution", f"NORMAL sizes are simulated as uniform over {lo}–{hi} sectors (same mean; variance within rounding)")
+                r.ignore("Seed", "flow seeds are replaced by NeSt's per-component streams derived from the run seed")
+                ws = r.num("Working_Set_Percentage", lo=0.001, hi=100, default=100)
+                w["_ws"] = ws / 100
+                if gen == "qd":
+                    w["arrival"] = {"kind": "burst", "outstanding": r.num("Average_No_of_Reqs_in_Queue", kind=int, lo=1, default=1)}
+                    r.ignore("Bandwidth", "used only by BANDWIDTH generators")
+                else:
+                    bw = r.num("Bandwidth", lo=1)
+                    if bw is None:
+                        raise MqsimError(f"{path}:{fl.line}: {fl.tag}: a BANDWIDTH generator needs <Bandwidth> (bytes per second)")
+                    w["arrival"] = {"kind": "poisson", "bandwidth": f"{bw}B/s"}
+                    r.ignore("Average_No_of_Reqs_in_Queue", "used only by QUEUE_DEPTH generators")
+                r.ignore("Intensity", "MQSim does not read this element either; ignored")
+                stop = r.num("Stop_Time", kind=int, lo=0, default=0)
+                total = r.num("Total_Requests_To_Generate", kind=int, lo=0, default=0)
+                if total:
+                    w["max_ios"] = total
+                if stop:
+                    stops.append(stop)
+                if not stop and not total:
+                    raise MqsimError(f"{path}:{fl.line}: {fl.tag}: set Stop_Time or Total_Requests_To_Generate: the flow has no end")
+            else:
+                node = fl.child("File_Path")
+                fp = r.text("File_Path")
+                if not fp:
+                    raise MqsimError(f"{path}:{fl.line}: {fl.tag}: missing File_Path")
+                tp = _find_trace(fp, path, trace_dirs)
+                if tp is None:
+                    looked = ", ".join(str(d) for d in [path.parent] + trace_dirs)
+                    raise MqsimError(f"{path}:{node.line}: File_Path: trace '{fp}' not found (looked relative to {looked}; "
+                                     "MQSim would silently fall back to defaults, NeSt stops; use --trace-dir)")
+                pct = r.num("Percentage_To_Be_Executed", lo=0.001, hi=100, default=100)
+                relay = r.num("Relay_Count", kind=int, lo=1, default=1)
+                unit = r.enum("Time_Unit", _TIME_UNIT, "ns")
+                tr: dict = {"path": str(tp), "format": "mqsim"}
+                if unit and unit != "ns":
+                    tr["time_unit"] = unit
+                    r.warn("Time_Unit", "MQSim ignores Time_Unit (always ns); NeSt honours it")
+                elif r.has("Time_Unit") and r.node.child("Time_Unit").text == "PICOSECOND":
+                    r.warn("Time_Unit", "PICOSECOND is read as ns (the trace format's unit)")
+                if pct < 100:
+                    lines = sum(1 for ln in open(tp, "rb") if ln.strip())
+                    tr["max_records"] = max(1, int(lines * pct / 100))
+                if relay > 1:
+                    r.warn("Relay_Count", f"the trace is replayed once, not {relay} times")
+                w["trace"] = tr
+            r.unknown()
+            workloads.append(w)
+        if len({m for _, m in modes}) > 1:
+            warnings.append(f"{path.name}:{modes[1][0]}: Device_Level_Data_Caching_Mode: flows ask for different cache modes; "
+                            f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
+        for tag, lists in flow_ids.items():
+            if any(sorted(x) != sorted(lists[0]) for x in lists):
+                warnings.append(f"{path.name}:{sc.line}: {tag}: flows on disjoint flash resources are not modelled; every flow uses the whole drive")
+        d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
+        if modes:
+            d["cache"] = dict(d.get("cache", {}), mode=modes[0][1])
+        if run.get("_precondition") and occs:
+            d["precondition"] = {"occupancy": round(sum(occs) / len(occs), 4), "overwrites": 1.0}
+        rn = {k: v for k, v in run.items() if not k.startswith("_")}
+        if stops:
+            rn["duration"] = _ns(max(stops))
+        sc_dict = {
+            "schema": 1,
+            "name": f"{path.stem}-scenario{si}",
+            "run": rn,
+            "host": [{"name": "host0", "queue_depth": 65536}],
+            "device": [d],
+            "workload": workloads,
+        }
+        out.append(sc_dict)
+    if not out:
+        raise MqsimError(f"{path}:{root.line}: {root.tag}: no IO_Scenario elements")
+    return out
+
+
+def _find_trace(fp: str, wl_path: Path, dirs: List[Path]) -> Optional[Path]:
+    p = Path(fp)
+    if p.is_absolute():
+        return p if p.is_file() else None
+    for base in [wl_path.parent, Path.cwd()] + dirs:
+        for cand in (base / p, base / p.name):
+            if cand.is_file():
+                return cand.resolve()
+    return None
+
+
+def finalize(sc: dict, capacity: int) -> dict:
+    """Turns per-flow shares into byte ranges once the device capacity is known."""
+    for w in sc["workload"]:
+        start_frac, share = w.pop("_share")
+        ws = w.pop("_ws", 1.0)
+        if "trace" in w:
+            continue
+        align = int(w.get("align", "4096B")[:-1])
+        span = int(capacity * share) // align * align
+        start = int(capacity * start_frac) // align * align
+        rng = max(align, int(span * ws) // align * align)
+        w["range_start"] = f"{start}B"
+        w["range"] = f"{rng}B"
+    return sc
+
+
+def load(ssdconfig: Path, workload: Path, trace_dirs: Optional[List[Path]] = None) -> Tuple[List[dict], List[str]]:
+    """(NeSt scenarios, warnings) for an MQSim ssdconfig.xml + workload.xml pair."""
+    from . import _native
+
+    warnings: List[str] = []
+    dev, run = device_from_ssdconfig(Path(ssdconfig), warnings)
+    scs = scenarios_from_workload(Path(workload), dev, run, warnings, [Path(t) for t in (trace_dirs or [])])
+    out = []
+    for sc in scs:
+        probe = {k: v for k, v in sc.items()}
+        probe["workload"] = [{"name": "probe", "device": "ssd", "arrival": {"kind": "burst", "outstanding": 1}}]
+        probe["run"] = dict(sc["run"], duration="1ns")
+        cap = _native.device_capacity(json.dumps(probe), "ssd")
+        out.append(finalize(sc, cap))
+    return out, warnings

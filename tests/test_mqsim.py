@@ -1,0 +1,91 @@
+"""`nestsim run --mqsim`: MQSim ssdconfig.xml + workload.xml, on our own fixtures and on MQSim's
+stock files (NEST_SHARED)."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT, SHARED
+
+FIX = ROOT / "tests" / "fixtures" / "mqsim"
+
+
+def test_fixture_setup_maps_every_parameter(cli, tmp_path):
+    out = tmp_path / "mq"
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "-o", out, check=0)
+    # Two IO_Scenarios, two independent runs.
+    s1 = json.loads((out / "scenario1" / "summary.json").read_text())
+    s2 = json.loads((out / "scenario2" / "summary.json").read_text())
+    dev = s1["config"]["device"][0]
+    assert dev["geometry"] == {"channels": 2, "chips_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 2,
+                               "blocks_per_plane": 64, "pages_per_block": 64, "page_size": "4096B"}
+    assert dev["flash"]["cell"] == "tlc" and dev["flash"]["read"] == ["50000ns", "60000ns", "70000ns"]
+    assert dev["ftl"]["allocation"] == "PDWC" and dev["ftl"]["gc_policy"] == "greedy" and dev["ftl"]["copyback"] is True
+    assert dev["ftl"]["gc_preemptible"] is True and dev["ftl"]["cmt"] == "262144B"
+    assert dev["scheduler"]["device_qos"] is True
+    assert dev["host_interface"]["queue_depth"] == 64
+    assert dev["precondition"]["occupancy"] == 0.6
+    assert s1["seed"] == 7
+    ssd = s1["devices"]["ssd"]["ssd"]
+    assert ssd["device_qos"] is True and ssd["geometry"]["page_size"] == 4096
+    # Flows: QUEUE_DEPTH → closed loop, BANDWIDTH → Poisson; disjoint halves of the space.
+    w0, w1 = s1["config"]["workload"]
+    assert w0["arrival"] == {"kind": "burst", "outstanding": 8} and w0["class"] == "high"
+    assert w1["arrival"]["kind"] == "poisson" and w1["class"] == "low"
+    assert int(w1["range_start"][:-1]) >= int(w0["range"][:-1])
+    assert s1["classes"]["high"]["read"]["ios"] > 100 and s1["classes"]["low"]["write"]["ios"] > 10
+    # NORMAL sizes are approximated, and said so.
+    assert "NORMAL sizes are simulated as uniform" in p.stderr
+    # Trace flow: half of 200 records.
+    assert s2["workloads"]["flow0"]["issued"] == 100
+    assert s2["conservation"] == "ok"
+
+
+def test_stock_mqsim_files_run(cli, tmp_path):
+    mq = SHARED / "mqsim"
+    tpcc = SHARED / "traces" / "mqsim_tpcc_small"
+    if not (mq / "ssdconfig.xml").is_file():
+        pytest.skip(f"MQSim's stock files not found at {mq} (set NEST_SHARED to the shared/ folder)")
+    out = tmp_path / "stock"
+    p = cli("run", "--mqsim", mq / "ssdconfig.xml", mq / "workload.xml", "--trace-dir", tpcc,
+            "--set", "run.duration=20ms", "-o", out, check=0)
+    for i in (1, 2, 3):
+        s = json.loads((out / f"scenario{i}" / "summary.json").read_text())
+        assert s["conservation"] == "ok"
+        assert s["requests"]["completed"] > 100
+        assert s["devices"]["ssd"]["ssd"]["geometry"]["channels"] == 8
+    # Scenario 2 has an URGENT and a HIGH flow.
+    s2 = json.loads((out / "scenario2" / "summary.json").read_text())
+    assert set(s2["classes"]) == {"urgent", "high"}
+    # Unmodelled elements are named with their line.
+    assert "ssdconfig.xml:41: Preferred_suspend_erase_time_for_read" in p.stderr
+    assert "Intensity" in p.stderr
+
+
+@pytest.mark.parametrize("edit, where", [
+    (("<Flash_Channel_Count>2</Flash_Channel_Count>", "<Flash_Channel_Count>two</Flash_Channel_Count>"), "Flash_Channel_Count: expected an integer"),
+    (("<Flash_Technology>TLC</Flash_Technology>", "<Flash_Technology>PLC</Flash_Technology>"), "Flash_Technology: expected one of"),
+    (("</Device_Parameter_Set>", ""), "malformed XML"),
+    (("<GC_Block_Selection_Policy>GREEDY", "<GC_Block_Selection_Policy>OLDEST"), "GC_Block_Selection_Policy"),
+    (("<Overprovisioning_Ratio>0.12", "<Overprovisioning_Ratio>1.5"), "Overprovisioning_Ratio: expected a value in"),
+])
+def test_bad_ssdconfig_exits_2_naming_file_line_and_element(cli, tmp_path, edit, where):
+    bad = tmp_path / "ssdconfig.xml"
+    bad.write_text((FIX / "ssdconfig-small.xml").read_text().replace(*edit))
+    p = cli("run", "--mqsim", bad, FIX / "workload-small.xml", "-o", tmp_path / "o", check=2)
+    assert where in p.stderr and "ssdconfig.xml:" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_missing_trace_and_bad_workload_exit_2(cli, tmp_path):
+    wl = tmp_path / "workload.xml"
+    shutil.copy(FIX / "workload-small.xml", wl)  # tiny.trace is not next to it
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "-o", tmp_path / "o", check=2)
+    assert "File_Path: trace 'tiny.trace' not found" in p.stderr
+    wl.write_text((FIX / "workload-small.xml").read_text().replace("QUEUE_DEPTH", "CLOSED"))
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "-o", tmp_path / "o", check=2)
+    assert "Synthetic_Generator_Type: expected one of QUEUE_DEPTH, BANDWIDTH" in p.stderr
+    # A preset name that does not exist is also exit 2.
+    p = cli("replay", FIX / "tiny.trace", "--format", "mqsim", "--device", "ssd:no-such", "-o", tmp_path / "r", check=2)
+    assert "no SSD preset 'no-such'" in p.stderr

@@ -102,3 +102,25 @@ def _write_toml(path, device):
             lines.append(f"{k} = {json.dumps(v)}")
     lines += ['[[workload]]', 'name = "w"', 'device = "d"', 'arrival = { kind = "burst", outstanding = 1 }']
     path.write_text("\n".join(lines) + "\n")
+
+
+def test_pm_memory_and_storage_model(tmp_path):
+    # Thesis 4.5.4: Poisson 128 B or 256 B (½ each); device latency a few hundred ns.
+    sc = {
+        "schema": 1, "run": {"duration": "20ms"}, "output": {"requests": False},
+        "device": [{"name": "pm", "kind": "pm"}],
+        "workload": [
+            {"name": "mem", "device": "pm", "class": "urgent", "arrival": {"kind": "poisson", "rate_iops": 1e6},
+             "size": {"dist": "empirical", "values": ["128B", "256B"], "weights": [0.5, 0.5]}, "align": "64B", "read_fraction": 0.5},
+            {"name": "blk", "device": "pm", "class": "high", "arrival": {"kind": "poisson", "rate_iops": 2e5},
+             "size": {"dist": "fixed", "bytes": "4KiB"}, "read_fraction": 0.5},
+        ],
+    }
+    s = nestsim.run(sc, out_dir=tmp_path / "pm").summary
+    mem = s["classes"]["urgent"]["all"]["lat_us"]
+    assert 0.3 <= mem["p50"] <= 0.9 and mem["max"] < 5, mem
+    blk = s["classes"]["high"]
+    # 4 KiB writes are bandwidth-bound on the 13 GB/s write pipe (≥ 0.3 µs of transfer).
+    assert blk["write"]["lat_us"]["mean"] > blk["read"]["lat_us"]["mean"]
+    assert s["devices"]["pm"]["kind"] == "pm" and 0 < s["devices"]["pm"]["utilization"] < 1
+    assert s["conservation"] == "ok"

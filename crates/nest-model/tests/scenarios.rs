@@ -1,17 +1,8 @@
 //! Whole small simulations checked against queueing theory, determinism and conservation.
 
-use nest_config::{load_str, resolve};
-use nest_model::Simulation;
-use serde_json::Value;
-use std::path::PathBuf;
+mod common;
+use common::run;
 
-fn run(text: &str) -> (Value, Simulation) {
-    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let r = resolve(&l, text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(r).unwrap();
-    sim.run().unwrap();
-    (sim.summary(), sim)
-}
 
 fn mm1(service: &str, rate: f64, duration: &str, seed: u64) -> String {
     format!(r#"

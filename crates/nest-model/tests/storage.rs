@@ -1,18 +1,10 @@
 //! The storage end in the World: SSD behind the NVMe controller, PM, arbitration and
 //! device-level QoS, GC visible in the outputs.
 
-use nest_config::{load_str, resolve};
-use nest_model::Simulation;
+mod common;
+use common::run;
 use serde_json::Value;
-use std::path::PathBuf;
 
-fn run(text: &str) -> (Value, Simulation) {
-    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let r = resolve(&l, text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(r).unwrap();
-    sim.run().unwrap();
-    (sim.summary(), sim)
-}
 
 fn f(v: &Value, path: &str) -> f64 {
     let mut x = v;
@@ -25,8 +17,53 @@ fn f(v: &Value, path: &str) -> f64 {
 #[test]
 fn ssd_closed_loop_smoke() {
     let (s, sim) = run(include_str!("../../../examples/ssd-smoke.toml"));
-    println!("{}", serde_json::to_string_pretty(&s["devices"]).unwrap());
+    // Every latency splits into the SQ wait and the time inside the SSD.
+    let all = "classes.high.all";
+    let sum = f(&s, &format!("{all}.device_queue_us.mean")) + f(&s, &format!("{all}.service_us.mean"));
+    assert!((sum - f(&s, &format!("{all}.device_us.mean"))).abs() < 0.01);
     assert_eq!(s["conservation"], "ok");
     assert!(f(&s, "classes.high.all.ios") > 1000.0);
     sim.check_conservation().unwrap();
+}
+
+fn three_backlogged(arbitration: &str) -> Value {
+    let mut s = format!(
+        r#"
+schema = 1
+[run]
+duration = "100ms"
+warmup = "10%"
+[[host]]
+name = "h"
+queue_depth = 4096
+[[device]]
+name = "ssd"
+kind = "ssd"
+preset = "ssd-b"
+geometry = {{ blocks_per_plane = 64, pages_per_block = 64 }}
+cache = {{ mode = "off" }}
+host_interface = {{ queue_depth = 4 }}
+nvme = {{ arbitration = "{arbitration}" }}
+"#
+    );
+    for c in ["high", "medium", "low"] {
+        s += &format!("[[workload]]\nname = \"{c}\"\ndevice = \"ssd\"\nclass = \"{c}\"\narrival = {{ kind = \"burst\", outstanding = 64 }}\nsize = {{ dist = \"fixed\", bytes = \"4KiB\" }}\nread_fraction = 1.0\n");
+    }
+    run(&s).0
+}
+
+#[test]
+fn nvme_wrr_shares_the_controller_by_weight_and_rr_equally() {
+    let wrr = three_backlogged("wrr");
+    let rr = three_backlogged("rr");
+    let iops = |s: &Value, c: &str| f(s, &format!("classes.{c}.read.iops"));
+    // Backlogged SQs and 4 command slots: WRR 3:2:1 decides who gets in.
+    let (h, m, l) = (iops(&wrr, "high"), iops(&wrr, "medium"), iops(&wrr, "low"));
+    assert!((h / l - 3.0).abs() < 0.3 && (m / l - 2.0).abs() < 0.2, "wrr {h} {m} {l}");
+    let (h, l) = (iops(&rr, "high"), iops(&rr, "low"));
+    assert!((h / l - 1.0).abs() < 0.05, "rr {h} {l}");
+    // The wait is in the SQs (device_queue_us), not in the host.
+    assert!(f(&wrr, "classes.low.read.device_queue_us.mean") > 2.0 * f(&wrr, "classes.high.read.device_queue_us.mean"));
+    assert_eq!(f(&wrr, "classes.high.read.host_wait_us.mean"), 0.0);
+    assert_eq!(wrr["conservation"], "ok");
 }

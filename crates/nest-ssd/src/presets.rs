@@ -21,24 +21,29 @@ fn uniform(read: SimTime, program: SimTime) -> ([SimTime; 4], [SimTime; 4]) {
     ([read; 4], [program; 4])
 }
 
+/// The FTL settings shared by the presets (MQSim's stock values; presets change a few).
+fn stock_ftl() -> FtlParams {
+    FtlParams {
+        overprovisioning: 0.07,
+        cmt_bytes: Some(2 << 20),
+        allocation: Allocation::Static([0, 1, 2, 3]),
+        victim: VictimPolicy::Rga,
+        rga_d: 5,
+        gc_soft: 0.05,
+        gc_hard: 0.005,
+        copyback: false,
+        gc_preemptible: false,
+        dynamic_wl: true,
+        static_wl_threshold: Some(100),
+    }
+}
+
 pub fn mqsim_default() -> SsdParams {
     let (read, program) = uniform(us(75), us(750));
     SsdParams {
         geometry: Geometry { channels: 8, chips_per_channel: 4, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 2048, pages_per_block: 256, page_size: 8192 },
         timing: FlashTiming { cell: Cell::Mlc, read, program, erase: SimTime::from_us(3800), command: SimTime::from_ns(200), channel_mts: 333, channel_width: 1 },
-        ftl: FtlParams {
-            overprovisioning: 0.07,
-            cmt_bytes: Some(2 << 20),
-            allocation: Allocation::Static([0, 1, 2, 3]),
-            victim: VictimPolicy::Rga,
-            rga_d: 5,
-            gc_soft: 0.05,
-            gc_hard: 0.005,
-            copyback: false,
-            gc_preemptible: false,
-            dynamic_wl: true,
-            static_wl_threshold: Some(100),
-        },
+        ftl: stock_ftl(),
         cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 100, dram_burst: 1, t_rcd: SimTime::from_ns(13), t_cl: SimTime::from_ns(13), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 1e9, queue_depth: 512, command_overhead: SimTime::from_ns(500) },
         sched: SchedParams { device_qos: false, weights: [3, 2, 1] },
@@ -68,19 +73,7 @@ fn consumer_nvme() -> SsdParams {
             channel_mts: 800,
             channel_width: 1,
         },
-        ftl: FtlParams {
-            overprovisioning: 0.07,
-            cmt_bytes: None,
-            allocation: Allocation::Static([0, 1, 2, 3]),
-            victim: VictimPolicy::Greedy,
-            rga_d: 5,
-            gc_soft: 0.05,
-            gc_hard: 0.01,
-            copyback: false,
-            gc_preemptible: false,
-            dynamic_wl: true,
-            static_wl_threshold: Some(100),
-        },
+        ftl: FtlParams { cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, ..stock_ftl() },
         cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(5) },
         sched: SchedParams { device_qos: false, weights: [3, 2, 1] },
@@ -93,19 +86,7 @@ fn optane() -> SsdParams {
     SsdParams {
         geometry: Geometry { channels: 7, chips_per_channel: 4, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 1024, pages_per_block: 64, page_size: 4096 },
         timing: FlashTiming { cell: Cell::Slc, read, program, erase: us(1), command: SimTime::from_ns(100), channel_mts: 1200, channel_width: 1 },
-        ftl: FtlParams {
-            overprovisioning: 0.2,
-            cmt_bytes: None,
-            allocation: Allocation::Static([0, 1, 2, 3]),
-            victim: VictimPolicy::Greedy,
-            rga_d: 5,
-            gc_soft: 0.05,
-            gc_hard: 0.01,
-            copyback: true,
-            gc_preemptible: false,
-            dynamic_wl: true,
-            static_wl_threshold: None,
-        },
+        ftl: FtlParams { overprovisioning: 0.2, cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, copyback: true, static_wl_threshold: None, ..stock_ftl() },
         cache: CacheParams { mode: CacheMode::Off, capacity: 0, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(3) },
         sched: SchedParams { device_qos: false, weights: [3, 2, 1] },

@@ -1,0 +1,14 @@
+//! Shared by the integration tests: load a scenario text, run it, return its summary.
+
+use nest_config::{load_str, resolve};
+use nest_model::Simulation;
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub fn run(text: &str) -> (Value, Simulation) {
+    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let r = resolve(&l, text).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(r).unwrap();
+    sim.run().unwrap();
+    (sim.summary(), sim)
+}

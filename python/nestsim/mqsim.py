@@ -272,7 +272,7 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
     d.used.add("Flash_Parameter_Set")
     if fp is not None:
         f = _Reader(path, fp, warnings)
-        cell = f.enum("Flash_Technology", {k: v for k, v in _CELL.items()})
+        cell = f.enum("Flash_Technology", _CELL)
         if cell is not None:
             flash["cell"] = cell
         bits = {"slc": 1, "mlc": 2, "tlc": 3, "qlc": 4}.get(cell or "mlc", 2)
@@ -308,7 +308,7 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
 
 _PRIO = {"URGENT": "urgent", "HIGH": "high", "MEDIUM": "medium", "LOW": "low"}
 _CACHE = {"WRITE_CACHE": "write", "READ_CACHE": "read", "WRITE_READ_CACHE": "write_read", "TURNED_OFF": "off"}
-_TIME_UNIT = {"PICOSECOND": None, "NANOSECOND": "ns", "MICROSECOND": "us"}
+_TIME_UNIT = {"PICOSECOND": "ps", "NANOSECOND": "ns", "MICROSECOND": "us", "MILLISECOND": "ms", "SECOND": "s"}
 
 
 def _flow_common(r: _Reader, flow_ids: dict) -> dict:
@@ -411,11 +411,9 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 relay = r.num("Relay_Count", kind=int, lo=1, default=1)
                 unit = r.enum("Time_Unit", _TIME_UNIT, "ns")
                 tr: dict = {"path": str(tp), "format": "mqsim"}
-                if unit and unit != "ns":
+                if unit != "ns":
                     tr["time_unit"] = unit
                     r.warn("Time_Unit", "MQSim ignores Time_Unit (always ns); NeSt honours it")
-                elif r.has("Time_Unit") and r.node.child("Time_Unit").text == "PICOSECOND":
-                    r.warn("Time_Unit", "PICOSECOND is read as ns (the trace format's unit)")
                 if pct < 100:
                     lines = sum(1 for ln in open(tp, "rb") if ln.strip())
                     tr["max_records"] = max(1, int(lines * pct / 100))

@@ -157,16 +157,12 @@ fn main() {
 }
 
 fn peak_rss_mib() -> f64 {
-    let mut ru: libc::rusage = unsafe_zeroed_rusage();
     #[allow(unsafe_code)]
-    unsafe {
+    // SAFETY: rusage is plain old data (all-zero is valid) and getrusage only writes into it.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-    }
+        ru
+    };
     ru.ru_maxrss as f64 / 1024.0
-}
-
-#[allow(unsafe_code)]
-fn unsafe_zeroed_rusage() -> libc::rusage {
-    // SAFETY: rusage is plain old data; all-zero is a valid value.
-    unsafe { std::mem::zeroed() }
 }

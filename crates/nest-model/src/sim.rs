@@ -307,7 +307,7 @@ impl Simulation {
         std::mem::swap(&mut done, &mut dev.out.done);
         dev.books.complete(done.len() as u64);
         for &tag in &done {
-            self.complete(ReqId(tag), true);
+            self.complete(ReqId(tag));
         }
         done.clear();
         self.done_scratch = done;
@@ -341,7 +341,7 @@ impl Simulation {
             }
             DeviceRt::Ssd(_) => unreachable!("SSD completions come through its outbox"),
         }
-        self.complete(r, false);
+        self.complete(r);
         if was_full {
             self.wake_hosts();
         }
@@ -357,7 +357,7 @@ impl Simulation {
     }
 
     /// Request `r` left its device: record it and let its host and workload move on.
-    fn complete(&mut self, r: ReqId, _from_ssd: bool) {
+    fn complete(&mut self, r: ReqId) {
         let req = self.pool.get_mut(r);
         req.t_dev_done = self.now;
         req.t_complete = self.now;

@@ -5,7 +5,7 @@
 //!
 //! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
 
-use crate::geometry::{Layout, NONE};
+use crate::geometry::Layout;
 use crate::params::{FtlParams, VictimPolicy};
 use nest_core::rng::RngStream;
 
@@ -382,7 +382,6 @@ impl Ftl {
                 return Err(format!("block {b}: valid count {} but {} mapped pages", blk.valid, counted[b]));
             }
         }
-        let _ = NONE;
         Ok(())
     }
 }

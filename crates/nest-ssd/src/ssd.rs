@@ -236,39 +236,25 @@ impl Ssd {
         Ok(ssd)
     }
 
-    /// Fills the drive to steady state before time 0 (see `params::Precondition`).
+    /// Fills the drive to steady state before time 0 (see `params::Precondition`): LPAs
+    /// 0..n in order, then random overwrites among them. Dynamic allocation spreads the writes
+    /// over the planes in turn.
     fn precondition(&mut self, occupancy: f64, overwrites: f64, seed: u64, index: u64) {
         let n = (self.logical_pages as f64 * occupancy) as u64;
+        let m = (n as f64 * overwrites) as u64;
         let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
         let mut scratch = std::mem::take(&mut self.scratch);
-        let mut gc_rng = self.rng.clone();
-        let planes = self.layout.planes as u64;
-        for lpa in 0..n {
-            let plane = self.precondition_plane(lpa, planes);
-            self.ftl.write_instant(lpa as u32, plane, &mut gc_rng, &mut scratch);
+        for k in 0..n + m {
+            let lpa = if k < n { k } else { rng.below(n) };
+            let plane = match self.params.ftl.allocation {
+                Allocation::Static(_) => self.layout.static_plane(lpa),
+                Allocation::Dynamic => (k % self.layout.planes as u64) as u32,
+            };
+            self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);
         }
-        if n > 0 {
-            let m = (n as f64 * overwrites) as u64;
-            for i in 0..m {
-                let lpa = rng.below(n);
-                let plane = match self.params.ftl.allocation {
-                    Allocation::Static(_) => self.layout.static_plane(lpa),
-                    Allocation::Dynamic => (i % planes) as u32,
-                };
-                self.ftl.write_instant(lpa as u32, plane, &mut gc_rng, &mut scratch);
-            }
-        }
-        self.rng = gc_rng;
         self.scratch = scratch;
         // Preconditioning is not part of the measured run.
         self.ftl.counters = Default::default();
-    }
-
-    fn precondition_plane(&self, x: u64, planes: u64) -> u32 {
-        match self.params.ftl.allocation {
-            Allocation::Static(_) => self.layout.static_plane(x),
-            Allocation::Dynamic => (x % planes) as u32,
-        }
     }
 
     // ---- host side ----
@@ -612,13 +598,13 @@ impl Ssd {
                     }
                     *kind = Some(txn.kind);
                 }
-                // Erases and GC work go one at a time in queue order.
-                Some(k) if k == txn.kind && k != Kind::Erase && qi != Q_GC && self.startable(t) => {}
+                Some(k) if k == txn.kind && self.startable(t) => {}
                 _ => continue,
             }
             chosen[m] = i;
             m += 1;
             *planes_used |= bit;
+            // GC work (moves, erases) goes one transaction at a time, in queue order.
             if qi == Q_GC {
                 break;
             }

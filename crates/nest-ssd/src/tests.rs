@@ -19,17 +19,12 @@ pub fn small() -> SsdParams {
 
 struct Bench {
     ssd: Ssd,
-    q: EventQueue<Ev>,
+    q: EventQueue<SsdEvent>,
     out: Outbox,
     now: SimTime,
     /// Submit time and class per tag.
     issued: Vec<(SimTime, u8, bool)>,
     lat: Vec<(u8, bool, SimTime)>,
-}
-
-#[derive(Copy, Clone, Debug)]
-enum Ev {
-    Ssd(SsdEvent),
 }
 
 impl Bench {
@@ -38,7 +33,7 @@ impl Bench {
     }
     fn flush(&mut self) {
         for (t, e) in self.out.events.drain(..) {
-            self.q.schedule(t, Ev::Ssd(e));
+            self.q.schedule(t, e);
         }
         for tag in self.out.done.drain(..) {
             let (t0, class, write) = self.issued[tag as usize];
@@ -53,7 +48,7 @@ impl Bench {
     }
     /// Runs until idle; `refill` is called after each completion batch with the bench.
     fn run(&mut self, mut refill: impl FnMut(&mut Bench)) {
-        while let Some((t, Ev::Ssd(e))) = self.q.pop() {
+        while let Some((t, e)) = self.q.pop() {
             self.now = t;
             let before = self.lat.len();
             self.ssd.handle(t, e, &mut self.out);

@@ -1,0 +1,496 @@
+//! The fabric at run time: egress queues, switch buffers, ECN marking, PFC and the two
+//! per-hop events.
+//!
+//! A packet's hop is: enqueue at an egress port → (wait) → transmission starts (its switch
+//! buffer is released) → `Arrive` at the far node after serialisation + propagation. A port
+//! needs a `TxDone` event only when something is waiting behind the packet on the wire, so an
+//! uncongested hop costs one event.
+
+use crate::packet::{ecn, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
+use crate::topology::{ecmp_pick, Routes, Topology};
+use nest_core::{RngStream, SimTime};
+use std::collections::VecDeque;
+
+/// An ECN threshold in packets or bytes of the egress queue.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Threshold {
+    Packets(u32),
+    Bytes(u64),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Marking {
+    None,
+    /// DCTCP: mark CE when the queue already holds ≥ K on arrival.
+    Step(Threshold),
+    /// RED/DCQCN: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax.
+    Red { kmin: Threshold, kmax: Threshold, pmax: f64 },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PfcParams {
+    /// Ingress bytes (per port, per priority) at which PAUSE is sent upstream.
+    pub xoff: u64,
+    /// Ingress bytes at or below which RESUME is sent.
+    pub xon: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FabricParams {
+    /// Shared packet buffer of each switch.
+    pub buffer: u64,
+    /// Part of `buffer` only urgent (and control) packets may use: P of B (thesis 4.4.1).
+    pub urgent_reserve: u64,
+    pub marking: Marking,
+    /// `Some` makes the fabric lossless: PAUSE/RESUME per ingress port and priority.
+    pub pfc: Option<PfcParams>,
+    /// ACKs and CNPs use the strict-priority control queue instead of their flow's queue.
+    pub control_priority: bool,
+    /// Urgent packets get strict priority over normal ones (off: they share the normal queue).
+    pub urgent_priority: bool,
+}
+
+impl Default for FabricParams {
+    fn default() -> Self {
+        FabricParams {
+            buffer: 4 << 20,
+            urgent_reserve: 0,
+            marking: Marking::Step(Threshold::Packets(65)),
+            pfc: None,
+            control_priority: true,
+            urgent_priority: true,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NetEvent {
+    /// Packet `pkt` sent by port `port` reaches the node at the link's far end.
+    Arrive { port: u32, pkt: u32 },
+    /// Port `port` finished serialising and may start its next packet.
+    TxDone { port: u32 },
+    /// A PAUSE (`pause`) or RESUME frame for priority `prio` reaches egress port `port`.
+    Pfc { port: u32, prio: u8, pause: bool },
+}
+
+impl NetEvent {
+    /// A small tag for trajectory fingerprints.
+    #[inline]
+    pub fn tag(&self) -> u64 {
+        match *self {
+            NetEvent::Arrive { port, pkt } => ((port as u64) << 32) | pkt as u64,
+            NetEvent::TxDone { port } => (1 << 56) | port as u64,
+            NetEvent::Pfc { port, prio, pause } => (2 << 56) | ((prio as u64) << 40) | ((pause as u64) << 39) | port as u64,
+        }
+    }
+}
+
+/// Where the fabric's events go: the caller's event queue.
+pub trait NetScheduler {
+    fn at(&mut self, t: SimTime, e: NetEvent);
+}
+
+impl NetScheduler for nest_core::EventQueue<NetEvent> {
+    #[inline]
+    fn at(&mut self, t: SimTime, e: NetEvent) {
+        use nest_core::queue::PendingEvents;
+        self.schedule(t, e)
+    }
+}
+
+/// Counters of one egress port (and of the link it drives).
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    /// Packets and bytes that reached the far end.
+    pub arrived_pkts: u64,
+    pub arrived_bytes: u64,
+    pub marked: u64,
+    pub dropped: u64,
+    pub dropped_bytes: u64,
+    /// PAUSE frames this port's node sent upstream because of traffic entering through it.
+    pub pauses_sent: u64,
+    /// PAUSE frames received (this port was stopped).
+    pub pauses_received: u64,
+    /// Time this port spent paused (any priority), in ps.
+    pub paused_ps: u64,
+    pub max_queue_bytes: u64,
+}
+
+struct PortRt {
+    queues: [VecDeque<u32>; NPRIO],
+    qbytes: [u64; NPRIO],
+    busy_until: SimTime,
+    txdone_pending: bool,
+    paused: [bool; NPRIO],
+    paused_since: SimTime,
+    /// As an ingress port of a switch: bytes buffered that came in through it, per priority.
+    ingress_bytes: [u64; NPRIO],
+    pause_sent: [bool; NPRIO],
+    /// Bytes serialised but not yet arrived.
+    on_wire: u64,
+    /// Picoseconds to serialise one byte ×1, kept as the rate for an exact division.
+    rate_bps: u64,
+    delay: SimTime,
+    stats: PortStats,
+}
+
+impl PortRt {
+    fn queued_bytes(&self) -> u64 {
+        self.qbytes.iter().sum()
+    }
+    fn queued_pkts(&self) -> usize {
+        self.queues.iter().map(|q| q.len()).sum()
+    }
+}
+
+/// Per-switch state.
+struct SwitchRt {
+    used: u64,
+    rng: RngStream,
+    dropped: u64,
+}
+
+/// Whole-fabric counters for packet conservation.
+#[derive(Clone, Debug, Default)]
+pub struct FabricTotals {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    /// Drops while PFC was on (a headroom failure: lossless mode must have none).
+    pub lossless_drops: u64,
+    pub hops: u64,
+}
+
+pub struct Fabric {
+    pub topo: Topology,
+    pub routes: Routes,
+    pub params: FabricParams,
+    pub pool: PacketPool,
+    ports: Vec<PortRt>,
+    switches: Vec<SwitchRt>,
+    /// Switch index of each node (`u32::MAX` for hosts).
+    switch_of: Vec<u32>,
+    pub totals: FabricTotals,
+}
+
+impl Fabric {
+    pub fn new(topo: Topology, params: FabricParams, seed: u64) -> Result<Fabric, String> {
+        let routes = Routes::compute(&topo)?;
+        if params.urgent_reserve > params.buffer {
+            return Err(format!("urgent_reserve ({} B) exceeds the switch buffer ({} B)", params.urgent_reserve, params.buffer));
+        }
+        if let Some(p) = params.pfc {
+            if p.xon > p.xoff {
+                return Err(format!("pfc xon ({} B) must not exceed xoff ({} B)", p.xon, p.xoff));
+            }
+        }
+        let ports = topo
+            .ports
+            .iter()
+            .map(|p| PortRt {
+                queues: Default::default(),
+                qbytes: [0; NPRIO],
+                busy_until: SimTime::ZERO,
+                txdone_pending: false,
+                paused: [false; NPRIO],
+                paused_since: SimTime::ZERO,
+                ingress_bytes: [0; NPRIO],
+                pause_sent: [false; NPRIO],
+                on_wire: 0,
+                rate_bps: p.rate_bps.max(1),
+                delay: p.delay,
+                stats: PortStats::default(),
+            })
+            .collect();
+        let mut switch_of = vec![u32::MAX; topo.nodes.len()];
+        let mut switches = Vec::new();
+        for (i, n) in topo.nodes.iter().enumerate() {
+            if n.kind == crate::topology::NodeKind::Switch {
+                switch_of[i] = switches.len() as u32;
+                switches.push(SwitchRt { used: 0, rng: RngStream::derive(seed, "switch", i as u64, "red"), dropped: 0 });
+            }
+        }
+        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, totals: FabricTotals::default() })
+    }
+
+    /// Queue a packet takes at a switch or NIC.
+    #[inline]
+    fn queue_of(&self, p: &Packet) -> Prio {
+        match p.kind {
+            PacketKind::Ack | PacketKind::Cnp if self.params.control_priority => PRIO_CONTROL,
+            _ if p.prio == PRIO_URGENT && !self.params.urgent_priority => PRIO_NORMAL,
+            _ => p.prio,
+        }
+    }
+
+    /// A host hands a packet to its NIC (the NIC queue is host memory: never full).
+    pub fn send(&mut self, now: SimTime, mut p: Packet, q: &mut impl NetScheduler) {
+        self.totals.injected += 1;
+        p.ingress = u32::MAX;
+        let node = self.topo.hosts[p.src as usize];
+        let port = ecmp_pick(self.routes.next_hops(node, p.dst), p.flow, node);
+        let prio = self.queue_of(&p);
+        let wire = p.wire as u64;
+        let id = self.pool.alloc(p);
+        let rt = &mut self.ports[port as usize];
+        rt.queues[prio as usize].push_back(id);
+        rt.qbytes[prio as usize] += wire;
+        self.try_start(now, port, q);
+    }
+
+    /// Handles one fabric event; returns a packet that reached its destination host (the
+    /// caller hands it to that host's transport and must `release` it).
+    #[inline]
+    pub fn handle(&mut self, now: SimTime, e: NetEvent, q: &mut impl NetScheduler) -> Option<u32> {
+        match e {
+            NetEvent::Arrive { port, pkt } => self.arrive(now, port, pkt, q),
+            NetEvent::TxDone { port } => {
+                self.ports[port as usize].txdone_pending = false;
+                self.try_start(now, port, q);
+                None
+            }
+            NetEvent::Pfc { port, prio, pause } => {
+                let rt = &mut self.ports[port as usize];
+                let was = rt.paused.iter().any(|&x| x);
+                rt.paused[prio as usize] = pause;
+                let is = rt.paused.iter().any(|&x| x);
+                if pause {
+                    rt.stats.pauses_received += 1;
+                }
+                if !was && is {
+                    rt.paused_since = now;
+                } else if was && !is {
+                    rt.stats.paused_ps += (now - rt.paused_since).0;
+                }
+                if !pause {
+                    self.try_start(now, port, q);
+                }
+                None
+            }
+        }
+    }
+
+    /// Frees a delivered packet's slot.
+    #[inline]
+    pub fn release(&mut self, pkt: u32) {
+        self.pool.free(pkt);
+    }
+
+    fn arrive(&mut self, now: SimTime, port: u32, pkt: u32, q: &mut impl NetScheduler) -> Option<u32> {
+        let (node, in_port) = {
+            let spec = &self.topo.ports[port as usize];
+            (spec.peer_node, spec.peer)
+        };
+        let wire = self.pool.get(pkt).wire as u64;
+        {
+            let rt = &mut self.ports[port as usize];
+            rt.on_wire -= wire;
+            rt.stats.arrived_pkts += 1;
+            rt.stats.arrived_bytes += wire;
+        }
+        self.totals.hops += 1;
+        let sw = self.switch_of[node as usize];
+        if sw == u32::MAX {
+            self.totals.delivered += 1;
+            return Some(pkt);
+        }
+        let (dst, flow, ect) = {
+            let p = self.pool.get(pkt);
+            (p.dst, p.flow, p.ecn & ecn::ECT != 0)
+        };
+        let out = ecmp_pick(self.routes.next_hops(node, dst), flow, node);
+        let prio = self.queue_of(self.pool.get(pkt));
+        // Admission into the shared buffer: normal traffic may not touch the urgent reserve.
+        let limit = if prio == PRIO_NORMAL { self.params.buffer - self.params.urgent_reserve } else { self.params.buffer };
+        let swrt = &mut self.switches[sw as usize];
+        if swrt.used + wire > limit {
+            swrt.dropped += 1;
+            self.totals.dropped += 1;
+            if self.params.pfc.is_some() {
+                self.totals.lossless_drops += 1;
+            }
+            let rt = &mut self.ports[out as usize];
+            rt.stats.dropped += 1;
+            rt.stats.dropped_bytes += wire;
+            self.pool.free(pkt);
+            return None;
+        }
+        swrt.used += wire;
+        if ect && self.should_mark(sw, out, prio) {
+            self.pool.get_mut(pkt).ecn |= ecn::CE;
+            self.ports[out as usize].stats.marked += 1;
+        }
+        {
+            let p = self.pool.get_mut(pkt);
+            p.ingress = in_port;
+        }
+        let rt = &mut self.ports[out as usize];
+        rt.queues[prio as usize].push_back(pkt);
+        rt.qbytes[prio as usize] += wire;
+        let qb = rt.queued_bytes();
+        if qb > rt.stats.max_queue_bytes {
+            rt.stats.max_queue_bytes = qb;
+        }
+        // PFC: account the bytes to the ingress port; PAUSE the upstream sender past XOFF.
+        if let Some(pfc) = self.params.pfc {
+            let inrt = &mut self.ports[in_port as usize];
+            inrt.ingress_bytes[prio as usize] += wire;
+            if !inrt.pause_sent[prio as usize] && inrt.ingress_bytes[prio as usize] >= pfc.xoff {
+                inrt.pause_sent[prio as usize] = true;
+                inrt.stats.pauses_sent += 1;
+                let at = now + Self::pause_frame_time(inrt.rate_bps) + inrt.delay;
+                q.at(at, NetEvent::Pfc { port, prio, pause: true });
+            }
+        }
+        self.try_start(now, out, q);
+        None
+    }
+
+    /// A 64 B PAUSE frame's serialisation: it jumps every queue but still crosses the wire.
+    #[inline]
+    fn pause_frame_time(rate_bps: u64) -> SimTime {
+        SimTime(64 * 8 * 1_000_000_000_000 / rate_bps)
+    }
+
+    #[inline]
+    fn should_mark(&mut self, sw: u32, out: u32, prio: Prio) -> bool {
+        let rt = &self.ports[out as usize];
+        let (pk, by) = (rt.queues[prio as usize].len() as u64, rt.qbytes[prio as usize]);
+        let level = |t: Threshold| match t {
+            Threshold::Packets(n) => (pk, n as u64),
+            Threshold::Bytes(b) => (by, b),
+        };
+        match self.params.marking {
+            Marking::None => false,
+            Marking::Step(k) => {
+                let (q, k) = level(k);
+                q >= k
+            }
+            Marking::Red { kmin, kmax, pmax } => {
+                let (q, lo) = level(kmin);
+                let (_, hi) = level(kmax);
+                if q < lo {
+                    false
+                } else if q >= hi {
+                    true
+                } else {
+                    let p = pmax * (q - lo) as f64 / (hi - lo).max(1) as f64;
+                    self.switches[sw as usize].rng.bernoulli(p)
+                }
+            }
+        }
+    }
+
+    /// Starts the next transmission on `port` if it is idle and has an unpaused packet.
+    #[inline]
+    fn try_start(&mut self, now: SimTime, port: u32, q: &mut impl NetScheduler) {
+        let rt = &mut self.ports[port as usize];
+        if rt.busy_until > now {
+            if !rt.txdone_pending && rt.queued_pkts() > 0 {
+                rt.txdone_pending = true;
+                q.at(rt.busy_until, NetEvent::TxDone { port });
+            }
+            return;
+        }
+        let Some(prio) = (0..NPRIO).find(|&i| !rt.paused[i] && !rt.queues[i].is_empty()) else {
+            return;
+        };
+        let pkt = rt.queues[prio].pop_front().expect("non-empty queue");
+        let p = *self.pool.get(pkt);
+        let wire = p.wire as u64;
+        rt.qbytes[prio] -= wire;
+        let ser = SimTime(wire * 8_000_000_000_000 / rt.rate_bps);
+        rt.busy_until = now + ser;
+        rt.on_wire += wire;
+        rt.stats.tx_pkts += 1;
+        rt.stats.tx_bytes += wire;
+        q.at(rt.busy_until + rt.delay, NetEvent::Arrive { port, pkt });
+        if rt.queued_pkts() > 0 {
+            rt.txdone_pending = true;
+            q.at(rt.busy_until, NetEvent::TxDone { port });
+        }
+        // Leaving a switch: release its buffer and the ingress port's PFC account.
+        if p.ingress != u32::MAX {
+            let node = self.topo.ports[port as usize].node;
+            let sw = self.switch_of[node as usize];
+            self.switches[sw as usize].used -= wire;
+            if let Some(pfc) = self.params.pfc {
+                let inrt = &mut self.ports[p.ingress as usize];
+                inrt.ingress_bytes[prio] -= wire;
+                if inrt.pause_sent[prio] && inrt.ingress_bytes[prio] <= pfc.xon {
+                    inrt.pause_sent[prio] = false;
+                    let upstream = self.topo.ports[p.ingress as usize].peer;
+                    let at = now + Self::pause_frame_time(inrt.rate_bps) + inrt.delay;
+                    q.at(at, NetEvent::Pfc { port: upstream, prio: prio as u8, pause: false });
+                }
+            }
+        }
+    }
+
+    pub fn port_stats(&self, port: u32) -> &PortStats {
+        &self.ports[port as usize].stats
+    }
+
+    /// Bytes waiting in `port`'s egress queues now.
+    pub fn queue_bytes(&self, port: u32) -> u64 {
+        self.ports[port as usize].queued_bytes()
+    }
+
+    pub fn switch_buffer_used(&self, node: u32) -> u64 {
+        let sw = self.switch_of[node as usize];
+        if sw == u32::MAX { 0 } else { self.switches[sw as usize].used }
+    }
+
+    /// Closes open pause intervals at the end of a run so `paused_ps` is complete.
+    pub fn finish(&mut self, now: SimTime) {
+        for rt in &mut self.ports {
+            if rt.paused.iter().any(|&x| x) {
+                rt.stats.paused_ps += (now - rt.paused_since).0;
+                rt.paused_since = now;
+            }
+        }
+    }
+
+    /// Packet and byte conservation on every link and switch, and over the whole fabric:
+    /// sent = arrived + on the wire per link; into a switch = out of it + buffered + dropped;
+    /// injected = delivered + dropped + alive. Lossless mode must have dropped nothing.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for (i, rt) in self.ports.iter().enumerate() {
+            if rt.stats.tx_bytes != rt.stats.arrived_bytes + rt.on_wire {
+                return Err(format!("link at port {i}: {} B sent, {} B arrived, {} B on the wire", rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.on_wire));
+            }
+        }
+        for (node, n) in self.topo.nodes.iter().enumerate() {
+            let sw = self.switch_of[node];
+            if sw == u32::MAX {
+                continue;
+            }
+            // Bytes into this switch arrive over its ports' peers; bytes out leave by its ports.
+            let inb: u64 = n.ports.iter().map(|&p| self.ports[self.topo.ports[p as usize].peer as usize].stats.arrived_bytes).sum();
+            let outb: u64 = n.ports.iter().map(|&p| self.ports[p as usize].stats.tx_bytes).sum();
+            let dropped: u64 = n.ports.iter().map(|&p| self.ports[p as usize].stats.dropped_bytes).sum();
+            let buffered: u64 = n.ports.iter().map(|&p| self.ports[p as usize].queued_bytes()).sum();
+            if inb != outb + buffered + dropped {
+                return Err(format!("switch '{}': {inb} B in, {outb} B out, {buffered} B buffered, {dropped} B dropped", n.name));
+            }
+            if buffered != self.switches[sw as usize].used {
+                return Err(format!("switch '{}': buffer accounts {} B but queues hold {buffered} B", n.name, self.switches[sw as usize].used));
+            }
+        }
+        let t = &self.totals;
+        if t.injected != t.delivered + t.dropped + self.pool.live() {
+            return Err(format!("fabric: {} packets injected, {} delivered, {} dropped, {} alive", t.injected, t.delivered, t.dropped, self.pool.live()));
+        }
+        if t.lossless_drops > 0 {
+            return Err(format!("lossless fabric dropped {} packets (PFC headroom too small for the buffer)", t.lossless_drops));
+        }
+        Ok(())
+    }
+
+    pub fn switch_drops(&self, node: u32) -> u64 {
+        let sw = self.switch_of[node as usize];
+        if sw == u32::MAX { 0 } else { self.switches[sw as usize].dropped }
+    }
+}

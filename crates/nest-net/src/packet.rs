@@ -1,0 +1,130 @@
+//! Packets and the pool that owns them.
+//!
+//! Packets live in one slab and travel as a `u32` index inside events, so a hop costs no
+//! allocation and no copy of the packet (STYLE.md: indices, not boxes, on hot paths).
+
+use nest_core::SimTime;
+
+/// Egress queue (and PFC priority) a packet uses. Lower is served first, strictly.
+pub type Prio = u8;
+/// Feedback (ACKs, CNPs) when `control_priority` is on: SPEC §4 wants QTCP ACKs and CNPs to see
+/// no queueing (thesis 4.4.1).
+pub const PRIO_CONTROL: Prio = 0;
+/// The Urgent class: strict non-preemptive priority over normal traffic (thesis 4.4.1).
+pub const PRIO_URGENT: Prio = 1;
+/// High/Medium/Low and best effort share one queue; transports differentiate them.
+pub const PRIO_NORMAL: Prio = 2;
+/// Number of egress queues per port.
+pub const NPRIO: usize = 3;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    Ack,
+    /// DCQCN congestion notification packet (receiver → sender).
+    Cnp,
+}
+
+/// ECN bits as a small set.
+pub mod ecn {
+    /// ECN-capable transport: switches may mark instead of dropping.
+    pub const ECT: u8 = 1;
+    /// Congestion Experienced, set by a switch.
+    pub const CE: u8 = 2;
+    /// ECN-Echo, set by the receiver on an ACK.
+    pub const ECE: u8 = 4;
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    pub prio: Prio,
+    pub ecn: u8,
+    /// QoS class index carried in the DSCP field (SPEC §1).
+    pub class: u8,
+    pub flow: u32,
+    /// Source and destination host indices.
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes on the wire, headers and framing included (what the link serialises).
+    pub wire: u32,
+    /// Transport payload bytes.
+    pub payload: u32,
+    /// Data: offset of the first payload byte. Ack: cumulative acknowledgement.
+    pub seq: u64,
+    /// Sender's timestamp, echoed back by ACKs (RTT samples).
+    pub ts: SimTime,
+    /// The switch port it entered through (`u32::MAX` at the source NIC): buffer and PFC
+    /// accounting of that ingress is released when it leaves.
+    pub ingress: u32,
+}
+
+impl Packet {
+    pub fn new(kind: PacketKind, flow: u32, src: u32, dst: u32, wire: u32) -> Self {
+        Packet {
+            kind,
+            prio: PRIO_NORMAL,
+            ecn: 0,
+            class: 0,
+            flow,
+            src,
+            dst,
+            wire,
+            payload: 0,
+            seq: 0,
+            ts: SimTime::ZERO,
+            ingress: u32::MAX,
+        }
+    }
+}
+
+/// A slab of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+impl PacketPool {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                i
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, i: u32) {
+        self.live -= 1;
+        self.free.push(i);
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
+
+    /// Packets allocated and not yet freed (in NIC queues, switch buffers or on the wire).
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+
+    /// Slots ever allocated (peak number of packets alive at once).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}

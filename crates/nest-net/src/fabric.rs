@@ -6,7 +6,7 @@
 //! needs a `TxDone` event only when something is waiting behind the packet on the wire, so an
 //! uncongested hop costs one event.
 
-use crate::packet::{ecn, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
+use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
 use crate::topology::{ecmp_pick, Routes, Topology};
 use nest_core::{RngStream, SimTime};
 use std::collections::VecDeque;
@@ -298,7 +298,7 @@ impl Fabric {
         }
         let (dst, flow, ect) = {
             let p = self.pool.get(pkt);
-            (p.dst, p.flow, p.ecn & ecn::ECT != 0)
+            (p.dst, p.flow, p.flags & flag::ECT != 0)
         };
         let out = ecmp_pick(self.routes.next_hops(node, dst), flow, node);
         let prio = self.queue_of(self.pool.get(pkt));
@@ -319,7 +319,7 @@ impl Fabric {
         }
         swrt.used += wire;
         if ect && self.should_mark(sw, out, prio) {
-            self.pool.get_mut(pkt).ecn |= ecn::CE;
+            self.pool.get_mut(pkt).flags |= flag::CE;
             self.ports[out as usize].stats.marked += 1;
         }
         {

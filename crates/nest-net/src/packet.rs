@@ -25,21 +25,24 @@ pub enum PacketKind {
     Cnp,
 }
 
-/// ECN bits as a small set.
-pub mod ecn {
+/// Header flags: the ECN bits and the end-of-message mark.
+pub mod flag {
     /// ECN-capable transport: switches may mark instead of dropping.
     pub const ECT: u8 = 1;
     /// Congestion Experienced, set by a switch.
     pub const CE: u8 = 2;
     /// ECN-Echo, set by the receiver on an ACK.
     pub const ECE: u8 = 4;
+    /// Last segment of a message: the receiver acknowledges at once instead of delaying.
+    pub const FIN: u8 = 8;
 }
 
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
     pub kind: PacketKind,
     pub prio: Prio,
-    pub ecn: u8,
+    /// [`flag`] bits.
+    pub flags: u8,
     /// QoS class index carried in the DSCP field (SPEC §1).
     pub class: u8,
     pub flow: u32,
@@ -64,7 +67,7 @@ impl Packet {
         Packet {
             kind,
             prio: PRIO_NORMAL,
-            ecn: 0,
+            flags: 0,
             class: 0,
             flow,
             src,

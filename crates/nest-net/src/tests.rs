@@ -1,5 +1,5 @@
 use super::*;
-use crate::packet::{ecn, PRIO_URGENT};
+use crate::packet::{flag, PRIO_URGENT};
 use nest_core::queue::PendingEvents;
 use nest_core::{EventQueue, SimTime};
 
@@ -19,7 +19,7 @@ fn drain(f: &mut Fabric, q: &mut EventQueue<NetEvent>) -> Vec<(SimTime, Packet)>
 
 fn data(flow: u32, src: u32, dst: u32, wire: u32) -> Packet {
     let mut p = Packet::new(PacketKind::Data, flow, src, dst, wire);
-    p.ecn = ecn::ECT;
+    p.flags = flag::ECT;
     p
 }
 
@@ -53,7 +53,7 @@ fn bottleneck_queue_builds_marks_past_k_and_drains_back_to_back() {
     for w in got.windows(2).skip(1) {
         assert_eq!((w[1].0 - w[0].0).0, 1_200_000);
     }
-    let marked = got.iter().filter(|(_, p)| p.ecn & ecn::CE != 0).count();
+    let marked = got.iter().filter(|(_, p)| p.flags & flag::CE != 0).count();
     assert!(marked > 0 && marked < 40, "marked {marked}");
     let rx_port = f.topo.nodes[f.topo.node_by_name("sw0").unwrap() as usize].ports[2];
     assert_eq!(f.port_stats(rx_port).marked as usize, marked);

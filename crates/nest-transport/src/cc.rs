@@ -1,0 +1,75 @@
+//! The congestion-control rules: DCTCP's α and cut, QTCP's quality factor, D2TCP's
+//! deadline-weighted penalty. Pure functions of a flow's state, kept apart from the ACK
+//! clocking in `lib.rs` so each reads like its paper.
+
+use crate::params::{Cc, QtcpParams, Target};
+use crate::flow::Flow;
+use nest_core::SimTime;
+
+/// DCTCP (RFC 8257 §3.3): α ← (1−g)·α + g·F once per observation window.
+#[inline]
+pub fn update_alpha(alpha: f64, g: f64, acked: u64, marked: u64) -> f64 {
+    let f = if acked == 0 { 0.0 } else { marked as f64 / acked as f64 };
+    (1.0 - g) * alpha + g * f
+}
+
+/// QTCP's per-window bookkeeping (thesis eq. 4.1/4.2/4.5): smooth the measured throughput or
+/// latency, then Q = target / actual (throughput) or actual / target (latency); Q < 1 means
+/// the flow has slack. With interference adaptation on, λ compounds by ±σ while Q stays
+/// outside 1 ± σ (SPEC §4's reading of QTCP Fig 8).
+pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64) {
+    let s = &mut f.s;
+    let elapsed = (now - s.win_start).as_secs_f64();
+    match f.spec.target {
+        Some(Target::Ratio(_)) if elapsed > 0.0 => {
+            let measured = s.win_acked as f64 * 8.0 / elapsed;
+            s.thr_ewma = if s.thr_ewma == 0.0 { measured } else { (1.0 - qp.gamma) * measured + qp.gamma * s.thr_ewma };
+            if s.thr_ewma <= 0.0 {
+                return;
+            }
+            s.q = s.lambda * share / s.thr_ewma;
+            if qp.interference {
+                if s.q > 1.0 + qp.sigma {
+                    s.lambda *= 1.0 - qp.sigma;
+                } else if s.q < 1.0 - qp.sigma {
+                    s.lambda *= 1.0 + qp.sigma;
+                }
+                s.q = s.lambda * share / s.thr_ewma;
+            }
+        }
+        Some(Target::Latency(target)) if s.srtt > 0.0 => {
+            s.lat_ewma = if s.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.lat_ewma };
+            s.q = s.lat_ewma / target.0.max(1) as f64;
+        }
+        _ => {}
+    }
+}
+
+/// The multiplicative factor applied to the window on an ECN-echo (once per window).
+pub fn cut_factor(f: &Flow, now: SimTime, mss: f64) -> f64 {
+    let s = &f.s;
+    match f.spec.cc {
+        Cc::Dctcp => 1.0 - s.alpha / 2.0,
+        // W ← W·(1−α/2) when Q ≥ 1 (deficit: plain DCTCP); W ← W·(1−α/2)·Q when Q < 1 (slack).
+        Cc::Qtcp => (1.0 - s.alpha / 2.0) * if s.q < 1.0 { s.q.max(0.0) } else { 1.0 },
+        Cc::D2tcp => {
+            let d = deadline_imminence(f, now, mss);
+            1.0 - s.alpha.powf(d) / 2.0
+        }
+    }
+}
+
+/// D2TCP's d = (time to finish at the current rate) / (time left to the deadline), clamped to
+/// [0.5, 2]; 1 (plain DCTCP) for a flow without a deadline or an RTT sample yet.
+pub fn deadline_imminence(f: &Flow, now: SimTime, mss: f64) -> f64 {
+    let (Some(deadline), true) = (f.spec.deadline, f.s.srtt > 0.0) else { return 1.0 };
+    let due = f.spec.start + deadline;
+    if now >= due {
+        return 2.0;
+    }
+    let remaining = f.total.saturating_sub(f.s.snd_una) as f64;
+    let rate = f.s.cwnd.max(mss) / f.s.srtt; // bytes per ps
+    let tc = remaining / rate;
+    let d = tc / (due - now).0 as f64;
+    d.clamp(0.5, 2.0)
+}

@@ -1,0 +1,148 @@
+//! Per-flow state: the window sender and the receiver's delayed-ACK machine.
+
+use crate::params::{Cc, FlowSpec, Target};
+use nest_core::SimTime;
+
+/// Sender side of one window-based flow (byte sequence numbers, go-back-N recovery).
+#[derive(Clone, Debug)]
+pub struct Sender {
+    pub started: bool,
+    pub finished: bool,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Congestion window in bytes.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// DCTCP's estimate of the fraction of marked bytes.
+    pub alpha: f64,
+    /// Observation window (≈ one RTT): ends when `snd_una` passes `win_end`.
+    pub win_end: u64,
+    pub win_start: SimTime,
+    pub win_acked: u64,
+    pub win_marked: u64,
+    /// No second cut until `snd_una` passes this (one reaction per window, RFC 8257).
+    pub cwr_end: u64,
+    /// Smoothed RTT and variation, ps (0 until the first sample).
+    pub srtt: f64,
+    pub rttvar: f64,
+    pub rto: SimTime,
+    pub rto_deadline: SimTime,
+    pub rto_pending: bool,
+    pub dupacks: u32,
+    pub app_wake_pending: bool,
+    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), quality factor, and this
+    /// flow's estimate of the bottleneck bandwidth λ.
+    pub thr_ewma: f64,
+    pub lat_ewma: f64,
+    pub q: f64,
+    pub lambda: f64,
+    pub counted_active: bool,
+}
+
+impl Sender {
+    pub fn new(init_cwnd: f64, alpha: f64, lambda: f64, min_rto: SimTime) -> Self {
+        Sender {
+            started: false,
+            finished: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            cwnd: init_cwnd,
+            ssthresh: f64::INFINITY,
+            alpha,
+            win_end: 0,
+            win_start: SimTime::ZERO,
+            win_acked: 0,
+            win_marked: 0,
+            cwr_end: 0,
+            srtt: 0.0,
+            rttvar: 0.0,
+            rto: min_rto,
+            rto_deadline: SimTime::MAX,
+            rto_pending: false,
+            dupacks: 0,
+            app_wake_pending: false,
+            thr_ewma: 0.0,
+            lat_ewma: 0.0,
+            q: 1.0,
+            lambda,
+            counted_active: false,
+        }
+    }
+}
+
+/// Receiver side: cumulative ACKs, every `delayed_ack` segments, with RFC 8257's rule that a
+/// change of the CE state is acknowledged at once with the old ECE value (so the sender sees
+/// exactly which bytes were marked).
+#[derive(Clone, Debug, Default)]
+pub struct Receiver {
+    pub rcv_nxt: u64,
+    pub pending: u32,
+    pub ce_state: bool,
+    pub delack_pending: bool,
+    pub last_ts: SimTime,
+    /// ACKs sent, and how many carried ECE.
+    pub acks: u64,
+    pub ece_acks: u64,
+}
+
+/// What a flow achieved, for the summary.
+#[derive(Clone, Debug, Default)]
+pub struct FlowStats {
+    /// Payload bytes acknowledged inside the measurement window.
+    pub window_bytes: u64,
+    pub acked_bytes: u64,
+    /// Completion time of a finite flow (last byte acknowledged − start).
+    pub fct: Option<SimTime>,
+    pub cuts: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub segments: u64,
+    pub retransmitted_segments: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum_ps: f64,
+}
+
+pub struct Flow {
+    pub spec: FlowSpec,
+    pub s: Sender,
+    pub r: Receiver,
+    pub stats: FlowStats,
+    /// Bytes the flow will ever carry: its size, or everything produced by `stop`.
+    pub total: u64,
+}
+
+impl Flow {
+    /// Payload bytes the application has handed to the sender by `now`.
+    #[inline]
+    pub fn available(&self, now: SimTime) -> u64 {
+        let Some(rate) = self.spec.rate_bps else { return self.total };
+        let until = match self.spec.stop {
+            Some(s) if s < now => s,
+            _ => now,
+        };
+        let secs = until.saturating_sub(self.spec.start).as_secs_f64();
+        ((rate * secs / 8.0) as u64).min(self.total)
+    }
+
+    /// When the application will have produced `bytes` (rate-limited flows only).
+    pub fn time_available(&self, bytes: u64) -> Option<SimTime> {
+        let rate = self.spec.rate_bps?;
+        let t = self.spec.start + SimTime::from_secs_f64(bytes as f64 * 8.0 / rate)? + SimTime(1);
+        match self.spec.stop {
+            Some(s) if t > s => None,
+            _ => Some(t),
+        }
+    }
+
+    /// Whether the application has nothing more to hand over after what is available now.
+    pub fn app_done(&self, now: SimTime) -> bool {
+        if self.available(now) >= self.total {
+            return true;
+        }
+        matches!(self.spec.stop, Some(s) if now >= s)
+    }
+
+    pub fn is_throughput_qtcp(&self) -> bool {
+        self.spec.cc == Cc::Qtcp && matches!(self.spec.target, Some(Target::Ratio(_)))
+    }
+}

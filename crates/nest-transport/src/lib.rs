@@ -1,0 +1,380 @@
+//! NeSt transports over the packet fabric (SPEC §4).
+//!
+//! Window-based flows — DCTCP (RFC 8257), QTCP and D2TCP — share one ACK-clocked sender with
+//! byte sequence numbers, slow start and congestion avoidance, one ECN reaction per window, and
+//! go-back-N recovery (fast retransmit on three duplicate ACKs, RTO) for lossy fabrics; the
+//! variants differ only in the cut factor ([`cc`]). Receivers ACK every `delayed_ack` segments.
+//! [`model`] is QTCP's discrete-time analytic model, a separate solver.
+//!
+//! Like the fabric, transports are sans-IO: they schedule through [`Scheduler`].
+#![deny(unsafe_code)]
+
+pub mod cc;
+pub mod flow;
+pub mod harness;
+pub mod model;
+pub mod params;
+
+#[cfg(test)]
+mod tests;
+
+use flow::{Flow, FlowStats, Receiver, Sender};
+use nest_core::SimTime;
+use nest_net::packet::{flag, Packet, PacketKind};
+use nest_net::{Fabric, NetScheduler};
+pub use params::{Cc, FlowSpec, QtcpParams, Target, TcpParams};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TpEvent {
+    /// Flow `f` starts.
+    Start(u32),
+    /// A rate-limited application has produced another segment for flow `f`.
+    AppWake(u32),
+    /// Flow `f`'s retransmission timer (lazy: re-armed if the deadline moved).
+    Rto(u32),
+    /// Flow `f`'s receiver sends its pending delayed ACK.
+    DelAck(u32),
+}
+
+impl TpEvent {
+    #[inline]
+    pub fn tag(&self) -> u64 {
+        match *self {
+            TpEvent::Start(f) => f as u64,
+            TpEvent::AppWake(f) => (1 << 32) | f as u64,
+            TpEvent::Rto(f) => (2 << 32) | f as u64,
+            TpEvent::DelAck(f) => (3 << 32) | f as u64,
+        }
+    }
+}
+
+/// Where transport and fabric events go.
+pub trait Scheduler: NetScheduler {
+    fn tp_at(&mut self, t: SimTime, e: TpEvent);
+}
+
+/// Every flow of a run, plus the per-class bookkeeping QTCP's targets need.
+pub struct Transports {
+    pub tcp: TcpParams,
+    pub qtcp: QtcpParams,
+    pub flows: Vec<Flow>,
+    /// Target ratio of each class (QTCP) and how many throughput-targeted QTCP flows of the
+    /// class are active now: a class's target is shared by its flows (thesis Fig 4.17a).
+    class_ratio: Vec<f64>,
+    class_active: Vec<u32>,
+    measure_from: SimTime,
+    measure_to: SimTime,
+}
+
+impl Transports {
+    pub fn new(tcp: TcpParams, qtcp: QtcpParams, specs: Vec<FlowSpec>, class_ratio: Vec<f64>) -> Result<Transports, String> {
+        let classes = class_ratio.len();
+        let mut flows = Vec::with_capacity(specs.len());
+        for spec in specs {
+            if spec.class as usize >= classes {
+                return Err(format!("flow '{}': class index {} out of range", spec.name, spec.class));
+            }
+            if spec.src == spec.dst {
+                return Err(format!("flow '{}': source and destination are the same host", spec.name));
+            }
+            if spec.bytes.is_none() && spec.stop.is_none() && spec.rate_bps.is_none() {
+                // Unlimited and backlogged until the run ends: fine, the total is unbounded.
+            }
+            let total = spec.bytes.unwrap_or(u64::MAX);
+            let s = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, qtcp.bottleneck_bps, tcp.min_rto);
+            flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
+        }
+        Ok(Transports { tcp, qtcp, flows, class_active: vec![0; classes], class_ratio, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
+    }
+
+    /// Throughput is counted for bytes acknowledged in [from, to).
+    pub fn set_measure_window(&mut self, from: SimTime, to: SimTime) {
+        self.measure_from = from;
+        self.measure_to = to;
+    }
+
+    /// Schedules every flow's start.
+    pub fn start(&mut self, q: &mut impl Scheduler) {
+        for (i, f) in self.flows.iter().enumerate() {
+            q.tp_at(f.spec.start, TpEvent::Start(i as u32));
+        }
+    }
+
+    pub fn handle(&mut self, now: SimTime, e: TpEvent, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        match e {
+            TpEvent::Start(f) => {
+                let fl = &mut self.flows[f as usize];
+                fl.s.started = true;
+                fl.s.win_start = now;
+                if fl.is_throughput_qtcp() {
+                    fl.s.counted_active = true;
+                    self.class_active[fl.spec.class as usize] += 1;
+                }
+                self.try_send(now, f, fabric, q);
+            }
+            TpEvent::AppWake(f) => {
+                self.flows[f as usize].s.app_wake_pending = false;
+                self.try_send(now, f, fabric, q);
+            }
+            TpEvent::Rto(f) => self.on_rto(now, f, fabric, q),
+            TpEvent::DelAck(f) => {
+                let r = &mut self.flows[f as usize].r;
+                r.delack_pending = false;
+                if r.pending > 0 {
+                    self.send_ack(now, f, fabric, q);
+                }
+            }
+        }
+    }
+
+    /// A packet reached its destination host: data goes to the flow's receiver, ACKs to its
+    /// sender. The caller releases the packet afterwards.
+    pub fn on_packet(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        match p.kind {
+            PacketKind::Data => self.on_data(now, p, fabric, q),
+            PacketKind::Ack => self.on_ack(now, p, fabric, q),
+            PacketKind::Cnp => {}
+        }
+    }
+
+    fn on_data(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let f = p.flow;
+        let m = self.tcp.delayed_ack;
+        let r = &mut self.flows[f as usize].r;
+        r.last_ts = p.ts;
+        if p.seq != r.rcv_nxt {
+            // Out of order (a drop upstream) or a duplicate: go-back-N, acknowledge at once.
+            r.pending = r.pending.max(1);
+            return self.send_ack(now, f, fabric, q);
+        }
+        let ce = p.flags & flag::CE != 0;
+        if ce != r.ce_state && r.pending > 0 {
+            // RFC 8257 §3.2: ACK what came before with the old ECE state, then switch.
+            self.send_ack(now, f, fabric, q);
+        }
+        let r = &mut self.flows[f as usize].r;
+        r.ce_state = ce;
+        r.rcv_nxt += p.payload as u64;
+        r.pending += 1;
+        if r.pending >= m || p.flags & flag::FIN != 0 {
+            self.send_ack(now, f, fabric, q);
+        } else if !r.delack_pending {
+            r.delack_pending = true;
+            q.tp_at(now + self.tcp.delayed_ack_timeout, TpEvent::DelAck(f));
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let fl = &mut self.flows[f as usize];
+        let r = &mut fl.r;
+        let mut a = Packet::new(PacketKind::Ack, f, fl.spec.dst, fl.spec.src, self.tcp.header + self.tcp.framing);
+        a.seq = r.rcv_nxt;
+        a.ts = r.last_ts;
+        a.prio = fl.spec.prio;
+        a.class = fl.spec.class;
+        if r.ce_state {
+            a.flags |= flag::ECE;
+            r.ece_acks += 1;
+        }
+        r.acks += 1;
+        r.pending = 0;
+        fabric.send(now, a, q);
+    }
+
+    fn on_ack(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let f = p.flow;
+        let mss = self.tcp.mss as f64;
+        let ece = p.flags & flag::ECE != 0;
+        let share = self.share(f);
+        let (from, to) = (self.measure_from, self.measure_to);
+        let fl = &mut self.flows[f as usize];
+        if fl.s.finished {
+            return;
+        }
+        if p.seq > fl.s.snd_una {
+            let newly = p.seq - fl.s.snd_una;
+            fl.s.snd_una = p.seq;
+            fl.s.dupacks = 0;
+            fl.stats.acked_bytes += newly;
+            if now >= from && now < to {
+                fl.stats.window_bytes += newly;
+            }
+            // RTT sample from the echoed timestamp (RFC 6298 smoothing).
+            let sample = (now - p.ts).0 as f64;
+            if fl.s.srtt == 0.0 {
+                fl.s.srtt = sample;
+                fl.s.rttvar = sample / 2.0;
+            } else {
+                fl.s.rttvar = 0.75 * fl.s.rttvar + 0.25 * (fl.s.srtt - sample).abs();
+                fl.s.srtt = 0.875 * fl.s.srtt + 0.125 * sample;
+            }
+            fl.stats.rtt_samples += 1;
+            fl.stats.rtt_sum_ps += sample;
+            fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(self.tcp.min_rto.0));
+            fl.s.rto_deadline = now + fl.s.rto;
+            fl.s.win_acked += newly;
+            if ece {
+                fl.s.win_marked += newly;
+            }
+            // End of an observation window (≈ one RTT): α, then QTCP's quality factor.
+            if fl.s.snd_una > fl.s.win_end {
+                fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
+                if fl.spec.cc == Cc::Qtcp {
+                    cc::update_quality(fl, now, &self.qtcp, share);
+                }
+                fl.s.win_acked = 0;
+                fl.s.win_marked = 0;
+                fl.s.win_start = now;
+                fl.s.win_end = fl.s.snd_nxt;
+            }
+            if ece && fl.s.snd_una > fl.s.cwr_end {
+                let factor = cc::cut_factor(fl, now, mss);
+                let floor = self.tcp.min_cwnd as f64 * mss;
+                fl.s.cwnd = (fl.s.cwnd * factor).max(floor);
+                fl.s.ssthresh = fl.s.cwnd;
+                fl.s.cwr_end = fl.s.snd_nxt;
+                fl.stats.cuts += 1;
+            } else if !ece {
+                if fl.s.cwnd < fl.s.ssthresh {
+                    fl.s.cwnd += newly as f64;
+                } else {
+                    fl.s.cwnd += mss * newly as f64 / fl.s.cwnd;
+                }
+            }
+            if fl.s.snd_una >= fl.total || (fl.app_done(now) && fl.s.snd_una >= fl.available(now)) {
+                self.finish(now, f);
+                return;
+            }
+        } else if p.seq == fl.s.snd_una && fl.s.snd_nxt > fl.s.snd_una {
+            fl.s.dupacks += 1;
+            if fl.s.dupacks == 3 {
+                fl.stats.fast_retransmits += 1;
+                fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
+                fl.s.cwnd = fl.s.ssthresh;
+                Self::go_back(fl, mss as u64);
+            }
+        }
+        self.try_send(now, f, fabric, q);
+    }
+
+    fn go_back(fl: &mut Flow, mss: u64) {
+        fl.stats.retransmitted_segments += (fl.s.snd_nxt - fl.s.snd_una).div_ceil(mss);
+        fl.s.snd_nxt = fl.s.snd_una;
+        fl.s.cwr_end = fl.s.cwr_end.min(fl.s.snd_una);
+        fl.s.win_end = fl.s.win_end.min(fl.s.snd_una);
+    }
+
+    fn finish(&mut self, now: SimTime, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        fl.s.finished = true;
+        if fl.spec.bytes.is_some() {
+            fl.stats.fct = Some(now - fl.spec.start);
+        }
+        if fl.s.counted_active {
+            fl.s.counted_active = false;
+            self.class_active[fl.spec.class as usize] -= 1;
+        }
+    }
+
+    /// This flow's share of the bottleneck: its class ratio over the active classes' ratios,
+    /// divided among the class's active flows.
+    fn share(&self, f: u32) -> f64 {
+        let fl = &self.flows[f as usize];
+        let Some(Target::Ratio(_)) = fl.spec.target else { return 1.0 };
+        let c = fl.spec.class as usize;
+        let sum: f64 = self.class_ratio.iter().zip(&self.class_active).filter(|(_, &n)| n > 0).map(|(r, _)| r).sum();
+        let n = self.class_active[c].max(1) as f64;
+        if sum <= 0.0 {
+            return 1.0;
+        }
+        self.class_ratio[c] / sum / n
+    }
+
+    fn on_rto(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let mss = self.tcp.mss as f64;
+        let fl = &mut self.flows[f as usize];
+        fl.s.rto_pending = false;
+        if fl.s.finished || fl.s.snd_nxt == fl.s.snd_una {
+            return;
+        }
+        if now < fl.s.rto_deadline {
+            fl.s.rto_pending = true;
+            q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
+            return;
+        }
+        fl.stats.timeouts += 1;
+        fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
+        fl.s.cwnd = mss;
+        fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2));
+        fl.s.rto_deadline = now + fl.s.rto;
+        Self::go_back(fl, mss as u64);
+        self.try_send(now, f, fabric, q);
+    }
+
+    /// Sends as many segments as the window and the application allow.
+    fn try_send(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let t = &self.tcp;
+        let fl = &mut self.flows[f as usize];
+        if !fl.s.started || fl.s.finished {
+            return;
+        }
+        let mss = t.mss as u64;
+        let avail = fl.available(now);
+        let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        loop {
+            let s = &fl.s;
+            if s.snd_nxt >= avail {
+                break;
+            }
+            let len = mss.min(avail - s.snd_nxt);
+            let last = s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
+            if len < mss && !last {
+                break; // wait for a full segment from a rate-limited application
+            }
+            let inflight = s.snd_nxt - s.snd_una;
+            if inflight > 0 && (inflight + len) as f64 > s.cwnd {
+                break;
+            }
+            let mut p = Packet::new(PacketKind::Data, f, fl.spec.src, fl.spec.dst, len as u32 + t.header + t.framing);
+            p.payload = len as u32;
+            p.seq = s.snd_nxt;
+            p.ts = now;
+            p.prio = fl.spec.prio;
+            p.class = fl.spec.class;
+            p.flags = flag::ECT | if last { flag::FIN } else { 0 };
+            fl.s.snd_nxt += len;
+            fl.stats.segments += 1;
+            fabric.send(now, p, q);
+        }
+        if fl.s.snd_nxt > fl.s.snd_una {
+            if was_idle {
+                fl.s.rto_deadline = now + fl.s.rto;
+            }
+            if !fl.s.rto_pending {
+                fl.s.rto_pending = true;
+                q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
+            }
+        }
+        // A rate-limited application will produce the next full segment later.
+        if !fl.s.app_wake_pending && fl.s.snd_nxt + mss > avail && !fl.app_done(now) {
+            if let Some(t) = fl.time_available(fl.s.snd_nxt + mss) {
+                fl.s.app_wake_pending = true;
+                q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
+            }
+        }
+    }
+
+    /// Payload bits/s a flow delivered in the measurement window.
+    pub fn window_throughput_bps(&self, f: u32, window: SimTime) -> f64 {
+        if window.0 == 0 {
+            return 0.0;
+        }
+        self.flows[f as usize].stats.window_bytes as f64 * 8.0 / window.as_secs_f64()
+    }
+
+    /// Segments sent but not yet acknowledged, over every flow (for the request-conservation
+    /// style "in flight" report).
+    pub fn in_flight_bytes(&self) -> u64 {
+        self.flows.iter().map(|f| f.s.snd_nxt - f.s.snd_una).sum()
+    }
+}

@@ -1,0 +1,126 @@
+//! Transport parameters and flow descriptions.
+
+use nest_core::SimTime;
+use nest_net::packet::Prio;
+
+/// Window-based congestion control of a flow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cc {
+    /// RFC 8257.
+    Dctcp,
+    /// QTCP (QTCP §II-C; thesis eq. 4.1–4.5): DCTCP whose cut is scaled by the quality factor.
+    Qtcp,
+    /// D2TCP (Vamanan et al. 2012): DCTCP whose cut is α^d, d from the deadline.
+    D2tcp,
+}
+
+impl Cc {
+    pub fn from_name(s: &str) -> Option<Cc> {
+        match s {
+            "dctcp" => Some(Cc::Dctcp),
+            "qtcp" => Some(Cc::Qtcp),
+            "d2tcp" => Some(Cc::D2tcp),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Cc::Dctcp => "dctcp",
+            Cc::Qtcp => "qtcp",
+            Cc::D2tcp => "d2tcp",
+        }
+    }
+}
+
+/// TCP-family parameters shared by every window-based flow of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    /// Payload bytes per segment (1448 for MTU 1500 with timestamps).
+    pub mss: u32,
+    /// IP + TCP header bytes per segment (52 with the timestamp option).
+    pub header: u32,
+    /// Link-layer bytes per frame on the wire: 38 for Ethernet (header, FCS, preamble, gap);
+    /// ns-3's point-to-point links add only a 2 B PPP header.
+    pub framing: u32,
+    /// Initial window in segments (RFC 6928: 10).
+    pub init_cwnd: u32,
+    /// Smallest window after a cut, in segments.
+    pub min_cwnd: u32,
+    /// DCTCP's α gain g (RFC 8257: 1/16).
+    pub g: f64,
+    /// Initial α (RFC 8257 recommends 1: start conservative).
+    pub alpha_init: f64,
+    /// Acknowledge every `delayed_ack` segments (1 = every segment).
+    pub delayed_ack: u32,
+    /// An incomplete delayed ACK is sent after this long.
+    pub delayed_ack_timeout: SimTime,
+    /// Lower bound of the retransmission timeout (only a lossy fabric ever needs it).
+    pub min_rto: SimTime,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            mss: 1448,
+            header: 52,
+            framing: 38,
+            init_cwnd: 10,
+            min_cwnd: 1,
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+            delayed_ack: 2,
+            delayed_ack_timeout: SimTime::from_us(40),
+            min_rto: SimTime::from_ms(1),
+        }
+    }
+}
+
+/// QTCP's knobs (SPEC §4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QtcpParams {
+    /// Weight of the *old* value in the EWMAs of measured throughput and latency:
+    /// x' ← (1−γ)·x + γ·x'. No source gives one; 15/16 matches DCTCP's g = 1/16.
+    pub gamma: f64,
+    /// Bottleneck bandwidth C the class targets are shares of (bits/s).
+    pub bottleneck_bps: f64,
+    /// Interference adaptation (QTCP Fig 8): re-estimate C when Q leaves 1 ± σ.
+    pub interference: bool,
+    pub sigma: f64,
+}
+
+impl Default for QtcpParams {
+    fn default() -> Self {
+        QtcpParams { gamma: 15.0 / 16.0, bottleneck_bps: 10e9, interference: false, sigma: 0.05 }
+    }
+}
+
+/// What a QTCP flow is steered towards.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Target {
+    /// Throughput-centric: the class gets C·ratio/Σ ratio of active classes, split among its
+    /// active flows.
+    Ratio(f64),
+    /// Latency-centric: smoothed RTT target.
+    Latency(SimTime),
+}
+
+/// One flow (one connection of one class).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub class: u8,
+    pub prio: Prio,
+    pub cc: Cc,
+    pub start: SimTime,
+    /// The application stops producing data here (long-lived flows).
+    pub stop: Option<SimTime>,
+    /// Message size; `None` = unlimited.
+    pub bytes: Option<u64>,
+    /// Application-limited offered load (payload bits/s); `None` = always backlogged.
+    pub rate_bps: Option<f64>,
+    /// D2TCP deadline, relative to `start`.
+    pub deadline: Option<SimTime>,
+    pub target: Option<Target>,
+}

@@ -1,0 +1,185 @@
+use super::harness::{run_until, Queue};
+use super::model::{solve, ModelClass, ModelParams};
+use super::*;
+use nest_net::packet::PRIO_NORMAL;
+use nest_net::{FabricParams, Marking, Threshold, Topology};
+
+const G10: u64 = 10_000_000_000;
+
+fn flow(name: &str, src: u32, dst: u32, class: u8, cc: Cc) -> FlowSpec {
+    FlowSpec { name: name.into(), src, dst, class, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None }
+}
+
+/// `n` senders → one switch → one receiver, 10 Gb/s, 10 µs links, K = 65 (the benchmark setup).
+fn dumbbell(specs: Vec<FlowSpec>, ratios: Vec<f64>, fp: FabricParams, qp: QtcpParams, end: SimTime) -> (Fabric, Transports) {
+    let n = specs.iter().map(|s| s.src).max().unwrap() + 1;
+    let topo = Topology::dumbbell(n, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, fp, 7).unwrap();
+    let mut tp = Transports::new(TcpParams::default(), qp, specs, ratios).unwrap();
+    tp.set_measure_window(SimTime::from_ms(20), end);
+    let mut q = Queue::default();
+    tp.start(&mut q);
+    run_until(&mut fabric, &mut tp, &mut q, end);
+    (fabric, tp)
+}
+
+fn gbps(tp: &Transports, f: u32, end: SimTime) -> f64 {
+    tp.window_throughput_bps(f, end - SimTime::from_ms(20)) / 1e9
+}
+
+#[test]
+fn one_dctcp_flow_fills_the_link_at_goodput() {
+    let end = SimTime::from_ms(60);
+    let (fabric, tp) = dumbbell(vec![flow("a", 0, 1, 0, Cc::Dctcp)], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    // 1448 B of payload per 1538 B Ethernet frame: 9.41 Gb/s of goodput at most.
+    let g = gbps(&tp, 0, end);
+    assert!(g > 9.2 && g <= 9.42, "goodput {g}");
+    assert_eq!(fabric.totals.dropped, 0);
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn three_dctcp_flows_share_equally_and_hold_the_queue_near_k() {
+    let end = SimTime::from_ms(100);
+    let specs = (0..3).map(|i| flow(&format!("f{i}"), i, 3, 0, Cc::Dctcp)).collect();
+    let (fabric, tp) = dumbbell(specs, vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&tp, f, end)).collect();
+    let sum: f64 = g.iter().sum();
+    let jain = sum * sum / (3.0 * g.iter().map(|x| x * x).sum::<f64>());
+    assert!(sum > 9.2, "total {sum}");
+    assert!(jain > 0.98, "fairness {jain}: {g:?}");
+    // DCTCP keeps the bottleneck queue around K, far below the 4 MiB buffer.
+    let sw = fabric.topo.node_by_name("sw0").unwrap();
+    let rx = fabric.topo.nodes[sw as usize].ports[3];
+    let maxq = fabric.port_stats(rx).max_queue_bytes;
+    assert!(maxq < 200 * 1538, "max queue {maxq} B");
+    assert!(fabric.port_stats(rx).marked > 0);
+    for f in &tp.flows {
+        assert!(f.s.alpha > 0.0 && f.s.alpha < 0.5, "alpha {}", f.s.alpha);
+    }
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn qtcp_carries_its_class_ratios_where_dctcp_shares_equally() {
+    let end = SimTime::from_ms(200);
+    let mk = |cc| {
+        (0..3u32)
+            .map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) })
+            .collect::<Vec<_>>()
+    };
+    let qp = QtcpParams { bottleneck_bps: 9.41e9, ..Default::default() };
+    let (_, q) = dumbbell(mk(Cc::Qtcp), vec![1.0, 2.0, 3.0], FabricParams::default(), qp.clone(), end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&q, f, end)).collect();
+    assert!((g[1] / g[0] - 2.0).abs() < 0.4 && (g[2] / g[0] - 3.0).abs() < 0.6, "QTCP {g:?}");
+    assert!(g.iter().sum::<f64>() > 9.0);
+    let (_, d) = dumbbell(mk(Cc::Dctcp), vec![1.0, 2.0, 3.0], FabricParams::default(), qp, end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&d, f, end)).collect();
+    assert!(g[2] / g[0] < 1.3, "DCTCP {g:?}");
+}
+
+#[test]
+fn a_finite_flow_completes_and_reports_its_fct() {
+    let end = SimTime::from_ms(50);
+    let spec = FlowSpec { bytes: Some(2_000_000), ..flow("m", 0, 1, 0, Cc::Dctcp) };
+    let (fabric, tp) = dumbbell(vec![spec], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let f = &tp.flows[0];
+    assert!(f.s.finished);
+    assert_eq!(f.stats.acked_bytes, 2_000_000);
+    let fct = f.stats.fct.unwrap();
+    // ≥ transfer time at line rate (1.7 ms) plus slow start over a 41 µs RTT; well under 5 ms.
+    assert!(fct > SimTime::from_us(1700) && fct < SimTime::from_ms(5), "fct {fct:?}");
+    assert_eq!(fabric.pool.live(), 0);
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn rate_limited_flow_carries_its_offered_load() {
+    let end = SimTime::from_ms(60);
+    let spec = FlowSpec { rate_bps: Some(3e9), ..flow("r", 0, 1, 0, Cc::Dctcp) };
+    let (_, tp) = dumbbell(vec![spec], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let g = gbps(&tp, 0, end);
+    assert!((g - 3.0).abs() < 0.05, "{g}");
+}
+
+#[test]
+fn lossy_fabric_recovers_by_retransmission() {
+    let end = SimTime::from_ms(100);
+    let fp = FabricParams { buffer: 20 * 1538, marking: Marking::None, ..Default::default() };
+    let specs = (0..4).map(|i| FlowSpec { bytes: Some(1_000_000), ..flow(&format!("f{i}"), i, 4, 0, Cc::Dctcp) }).collect();
+    let (fabric, tp) = dumbbell(specs, vec![1.0], fp, QtcpParams::default(), end);
+    assert!(fabric.totals.dropped > 0, "the small buffer must overflow");
+    for f in &tp.flows {
+        assert!(f.s.finished, "flow {} stuck at {}", f.spec.name, f.s.snd_una);
+        assert!(f.stats.fast_retransmits + f.stats.timeouts > 0 || f.stats.retransmitted_segments == 0);
+    }
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn lossless_fabric_with_pfc_drops_nothing_under_incast() {
+    let end = SimTime::from_ms(30);
+    let fp = FabricParams {
+        // 8 ingress ports × (XOFF 40 + ~20 packets in flight during the 2×10 µs PAUSE loop) fit.
+        buffer: 600 * 1538,
+        marking: Marking::Step(Threshold::Packets(1000)),
+        pfc: Some(nest_net::PfcParams { xoff: 40 * 1538, xon: 30 * 1538 }),
+        ..Default::default()
+    };
+    let specs = (0..8).map(|i| FlowSpec { bytes: Some(500_000), ..flow(&format!("f{i}"), i, 8, 0, Cc::Dctcp) }).collect();
+    let (fabric, tp) = dumbbell(specs, vec![1.0], fp, QtcpParams::default(), end);
+    assert_eq!(fabric.totals.dropped, 0);
+    assert!(tp.flows.iter().all(|f| f.s.finished));
+    let sw = fabric.topo.node_by_name("sw0").unwrap();
+    let pauses: u64 = fabric.topo.nodes[sw as usize].ports.iter().map(|&p| fabric.port_stats(p).pauses_sent).sum();
+    assert!(pauses > 0, "8:1 incast without ECN must trigger PFC");
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn same_seed_same_trajectory() {
+    let end = SimTime::from_ms(20);
+    let run = || {
+        let specs = (0..3).map(|i| flow(&format!("f{i}"), i, 3, 0, Cc::Dctcp)).collect();
+        let fp = FabricParams { marking: Marking::Red { kmin: Threshold::Packets(10), kmax: Threshold::Packets(100), pmax: 0.2 }, ..Default::default() };
+        let (_, tp) = dumbbell(specs, vec![1.0], fp, QtcpParams::default(), end);
+        tp.flows.iter().map(|f| (f.s.snd_una, f.stats.cuts)).collect::<Vec<_>>()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn d2tcp_near_deadline_backs_off_less_than_far_from_it() {
+    let end = SimTime::from_ms(100);
+    let mk = |deadline_ms| FlowSpec { bytes: Some(20_000_000), deadline: Some(SimTime::from_ms(deadline_ms)), cc: Cc::D2tcp, ..flow("x", 0, 2, 0, Cc::D2tcp) };
+    let mut near = mk(20);
+    near.name = "near".into();
+    let mut far = mk(1000);
+    far.src = 1;
+    far.name = "far".into();
+    let (_, tp) = dumbbell(vec![near, far], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let (n, f) = (&tp.flows[0], &tp.flows[1]);
+    assert!(n.stats.fct.unwrap() < f.stats.fct.unwrap(), "near-deadline flow must finish first");
+}
+
+#[test]
+fn analytic_model_converges_q_to_one_for_ratio_classes() {
+    // QTCP Fig 1/2: 10 Gb/s, 1500 B packets, K = 140, γ = 0.02, RTT ≈ 248 µs.
+    let pps = 10e9 / (1500.0 * 8.0);
+    let classes: Vec<ModelClass> = [1.0, 2.0, 3.0]
+        .iter()
+        .map(|&r| ModelClass { ratio: Some(r), latency_target: None, base_delay: 124e-6, offered_pps: None })
+        .collect();
+    let p = ModelParams { capacity_pps: pps, k: 140.0, gamma: 0.02, epsilon: 0.001, w0: 10.0, slots: 3000 };
+    let tr = solve(&p, &classes).unwrap();
+    let last = tr.quality.last().unwrap();
+    for q in last {
+        assert!((q - 1.0).abs() < 0.05, "Q {last:?}");
+    }
+    // Carried throughput 1.67 / 3.33 / 5.0 Gb/s.
+    let thr: Vec<f64> = tr.throughput.last().unwrap().iter().map(|x| x * 12000.0 / 1e9).collect();
+    for (got, want) in thr.iter().zip([10.0 / 6.0, 20.0 / 6.0, 5.0]) {
+        assert!((got - want).abs() < 0.1, "{thr:?}");
+    }
+    assert!(solve(&p, &[]).is_err());
+}

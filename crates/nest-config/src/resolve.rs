@@ -59,6 +59,21 @@ pub struct RunPlan {
 pub struct ClassPlan {
     pub name: String,
     pub priority: Priority,
+    /// Throughput share relative to the other classes (QTCP targets).
+    pub ratio: f64,
+    /// Latency-centric class: the smoothed-RTT target of its QTCP flows.
+    pub latency_target: Option<SimTime>,
+}
+
+impl Priority {
+    /// The default class ratio (SPEC §1: High/Medium/Low 3:2:1).
+    pub fn default_ratio(self) -> f64 {
+        match self {
+            Priority::High => 3.0,
+            Priority::Medium => 2.0,
+            _ => 1.0,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -143,6 +158,8 @@ pub struct Resolved {
     pub devices: Vec<DevicePlan>,
     pub hosts: Vec<HostPlan>,
     pub workloads: Vec<WorkloadPlan>,
+    /// The fabric and its flows, when the scenario has a `[network]`.
+    pub network: Option<Box<network::NetworkPlan>>,
     pub output: OutputPlan,
     /// Non-fatal notes (fio options not modelled, …).
     pub warnings: Vec<String>,
@@ -408,10 +425,20 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let run = run_plan(&mut cx, &sc.run);
 
     let classes: Vec<ClassPlan> = if sc.classes.is_empty() {
-        ["urgent", "high", "medium", "low", "best_effort"].iter().map(|n| ClassPlan { name: n.to_string(), priority: Priority::from_name(n).expect("known") }).collect()
+        ["urgent", "high", "medium", "low", "best_effort"].iter().map(|n| {
+            let priority = Priority::from_name(n).expect("known");
+            ClassPlan { name: n.to_string(), priority, ratio: priority.default_ratio(), latency_target: None }
+        }).collect()
     } else {
         sc.classes.iter().enumerate().filter_map(|(i, c)| match Priority::from_name(&c.priority) {
-            Some(p) => Some(ClassPlan { name: c.name.clone(), priority: p }),
+            Some(p) => {
+                let ratio = c.ratio.unwrap_or(p.default_ratio());
+                if !(ratio.is_finite() && ratio > 0.0) {
+                    cx.err(&format!("class[{i}].ratio"), format!("must be a positive number, got {ratio}"));
+                }
+                let latency_target = c.latency_target.as_ref().and_then(|l| cx.dur(&format!("class[{i}].latency_target"), l));
+                Some(ClassPlan { name: c.name.clone(), priority: p, ratio, latency_target })
+            }
             None => {
                 cx.err(&format!("class[{i}].priority"), format!("'{}' is not a priority (expected urgent, high, medium, low or best_effort)", c.priority));
                 None
@@ -473,16 +500,18 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
 
     let mut workloads = Vec::new();
-    if sc.workloads.is_empty() {
-        cx.err("workload", "the scenario has no [[workload]]: nothing would run");
+    if sc.workloads.is_empty() && sc.flows.is_empty() {
+        cx.err("workload", "the scenario has no [[workload]] and no [[flow]]: nothing would run");
     }
-    if sc.devices.is_empty() {
+    if sc.devices.is_empty() && !sc.workloads.is_empty() {
         cx.err("device", "the scenario has no [[device]]");
     }
     for (i, w) in sc.workloads.iter().enumerate() {
         resolve_workload(&mut cx, i, w, &run, &classes, &devices, &sc.devices, &hosts, &mut workloads);
     }
     check_unique(&mut cx, "workload", workloads.iter().map(|w: &WorkloadPlan| w.name.as_str()));
+
+    let network = network::network(&mut cx, sc, &run, &classes);
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
@@ -499,6 +528,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         devices,
         hosts,
         workloads,
+        network,
         output,
         warnings: cx.warnings,
         table: loaded.table.clone(),
@@ -675,5 +705,6 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
 }
 
 mod devices;
+pub mod network;
 #[cfg(test)]
 mod tests;

@@ -5,19 +5,25 @@
 //! | `WorkloadWake(w)` | workload `w` itself | workload `w` | its next open-loop arrival or trace record is due, or a closed-loop workload may issue again after an off period |
 //! | `DeviceDone(d, r)` | device `d` when it starts serving `r` | device `d`, then host and workload of `r` | request `r` finished service |
 //! | `Ssd(d, e)` | SSD `d` (through its outbox) | SSD `d` | a die, channel, DRAM or PCIe step inside the SSD finished (`nest_ssd::SsdEvent`) |
+//! | `Net(e)` | the fabric | the fabric, then the destination host's transport | a packet arrives at a node, a port finishes serialising, a PFC frame lands (`nest_net::NetEvent`) |
+//! | `Tp(e)` | a transport | that transport | a flow starts, an application produces data, an RTO or delayed-ACK timer fires (`nest_transport::TpEvent`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
 //! not events: the queue only holds events where simulated time passes.
 
 use crate::request::ReqId;
+use nest_net::NetEvent;
 use nest_ssd::SsdEvent;
+use nest_transport::TpEvent;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     WorkloadWake(u32),
     DeviceDone(u32, ReqId),
     Ssd(u32, SsdEvent),
+    Net(NetEvent),
+    Tp(TpEvent),
     Sample,
 }
 
@@ -38,6 +44,8 @@ impl Event {
                 };
                 (4 << 60) | (k << 56) | ((d as u64) << 32) | x as u64
             }
+            Event::Net(e) => (5 << 60) ^ e.tag(),
+            Event::Tp(e) => (6 << 60) ^ e.tag(),
             Event::Sample => 3 << 60,
         }
     }

@@ -11,6 +11,7 @@ pub mod device;
 pub mod events;
 pub mod host;
 pub mod ideal_device;
+pub mod net;
 pub mod request;
 pub mod sim;
 pub mod stats;

@@ -8,6 +8,7 @@ use crate::device::{DeviceRt, PmRt, SsdDevice};
 use crate::events::Event;
 use crate::host::Host;
 use crate::ideal_device::IdealDevice;
+use crate::net::NetRt;
 use crate::request::{ReqId, Request, RequestColumns, RequestPool};
 use crate::stats::RunStats;
 use crate::workload::{Source, WorkloadRt};
@@ -35,6 +36,8 @@ pub struct Simulation {
     pub(crate) workloads: Vec<WorkloadRt>,
     pub(crate) hosts: Vec<Host>,
     pub(crate) devices: Vec<DeviceRt>,
+    /// The fabric and its flows, when the scenario has a network.
+    pub(crate) net: Option<Box<NetRt>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
     done_scratch: Vec<u32>,
     pub(crate) pool: RequestPool,
@@ -85,6 +88,15 @@ impl Simulation {
                 s.series = [stats.series.register(&e, "gc_active_planes"), stats.series.register(&e, "flash_queue"), stats.series.register(&e, "dirty_cache_slots")];
             }
         }
+        let net = match &resolved.network {
+            Some(plan) => {
+                let window = (resolved.run.warmup, window_end.unwrap_or(SimTime::MAX));
+                let series = &mut stats.series;
+                let mut register = |e: &str, m: &str| series.register(e, m);
+                Some(Box::new(NetRt::new(plan, seed, window, &mut register)?))
+            }
+            None => None,
+        };
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -99,6 +111,7 @@ impl Simulation {
             workloads,
             hosts,
             devices,
+            net,
             done_scratch: Vec::new(),
             pool: RequestPool::default(),
             stats,
@@ -122,6 +135,9 @@ impl Simulation {
                     }
                 }
             }
+        }
+        if let Some(net) = self.net.as_mut() {
+            net.start(&mut self.queue);
         }
         self.queue.schedule(SimTime::ZERO, Event::Sample);
         Ok(())
@@ -160,6 +176,8 @@ impl Simulation {
                 Event::WorkloadWake(w) => self.on_wake(w)?,
                 Event::DeviceDone(d, r) => self.on_device_done(d, r),
                 Event::Ssd(d, e) => self.on_ssd(d, e),
+                Event::Net(e) => self.net.as_mut().expect("network event without a network").on_net(t, e, &mut self.queue),
+                Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -400,6 +418,10 @@ impl Simulation {
             self.stats.sample(now, ids[0], w);
             self.stats.sample(now, ids[1], o);
         }
+        if let Some(net) = self.net.as_mut() {
+            let stats = &mut self.stats;
+            net.sample(now, &mut |id, v| stats.sample(now, id, v));
+        }
         // Keep sampling only while something else can still happen.
         if !self.queue.is_empty() {
             self.queue.schedule(now + self.resolved.run.interval, Event::Sample);
@@ -467,6 +489,9 @@ impl Simulation {
             if let DeviceRt::Ssd(s) = d {
                 s.ssd.check().map_err(|e| format!("device '{}': {e}", s.name))?;
             }
+        }
+        if let Some(net) = &self.net {
+            net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
         }
         if wl_in_flight != live || host_in_flight != live {
             return Err(format!("request pool holds {live} live requests but workloads report {wl_in_flight} and hosts {host_in_flight} in flight"));

@@ -170,7 +170,10 @@ impl Simulation {
             hosts.insert(h.name.clone(), Value::Object(m));
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
-        json!({
+        let classes_plan = rv.classes.clone();
+        let network = self.net.as_mut().map(|n| n.summary(end, secs, &classes_plan, r6));
+        let rv = &self.resolved;
+        let mut out = json!({
             "nest_version": NEST_VERSION,
             "scenario": rv.name,
             "seed": rv.run.seed,
@@ -196,6 +199,10 @@ impl Simulation {
             "hosts": hosts,
             "warnings": rv.warnings,
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
-        })
+        });
+        if let Some(n) = network {
+            out["network"] = n;
+        }
+        out
     }
 }

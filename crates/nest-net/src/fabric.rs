@@ -407,7 +407,9 @@ impl Fabric {
         rt.stats.tx_pkts += 1;
         rt.stats.tx_bytes += wire;
         q.at(rt.busy_until + rt.delay, NetEvent::Arrive { port, pkt });
-        if rt.queued_pkts() > 0 {
+        // At most one TxDone per port is outstanding: an arrival in the same picosecond as a
+        // pending TxDone may start the packet first, and the pending event then re-arms.
+        if rt.queued_pkts() > 0 && !rt.txdone_pending {
             rt.txdone_pending = true;
             q.at(rt.busy_until, NetEvent::TxDone { port });
         }

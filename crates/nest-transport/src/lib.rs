@@ -34,6 +34,8 @@ pub enum TpEvent {
     Rto(u32),
     /// Flow `f`'s receiver sends its pending delayed ACK.
     DelAck(u32),
+    /// Flow `f`'s application stops producing data (its `stop` time).
+    Stop(u32),
 }
 
 impl TpEvent {
@@ -44,6 +46,7 @@ impl TpEvent {
             TpEvent::AppWake(f) => (1 << 32) | f as u64,
             TpEvent::Rto(f) => (2 << 32) | f as u64,
             TpEvent::DelAck(f) => (3 << 32) | f as u64,
+            TpEvent::Stop(f) => (4 << 32) | f as u64,
         }
     }
 }
@@ -97,6 +100,9 @@ impl Transports {
     pub fn start(&mut self, q: &mut impl Scheduler) {
         for (i, f) in self.flows.iter().enumerate() {
             q.tp_at(f.spec.start, TpEvent::Start(i as u32));
+            if let Some(stop) = f.spec.stop {
+                q.tp_at(stop.max(f.spec.start), TpEvent::Stop(i as u32));
+            }
         }
     }
 
@@ -117,6 +123,16 @@ impl Transports {
                 self.try_send(now, f, fabric, q);
             }
             TpEvent::Rto(f) => self.on_rto(now, f, fabric, q),
+            TpEvent::Stop(f) => {
+                // The application hands over nothing more: what it produced so far (a
+                // backlogged sender: what it has sent) is the flow's total.
+                let fl = &mut self.flows[f as usize];
+                let produced = if fl.spec.rate_bps.is_some() { fl.available(now) } else { fl.s.snd_nxt };
+                fl.total = fl.total.min(produced.max(fl.s.snd_nxt));
+                if fl.s.started && !fl.s.finished && fl.s.snd_una >= fl.total {
+                    self.finish(now, f);
+                }
+            }
             TpEvent::DelAck(f) => {
                 let r = &mut self.flows[f as usize].r;
                 r.delack_pending = false;

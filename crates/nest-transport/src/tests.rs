@@ -183,3 +183,19 @@ fn analytic_model_converges_q_to_one_for_ratio_classes() {
     }
     assert!(solve(&p, &[]).is_err());
 }
+
+#[test]
+fn a_hop_costs_at_most_two_events() {
+    // Regression: an arrival in the same picosecond as a pending TxDone once spawned a second
+    // TxDone chain per coincidence (10 events per hop on the benchmark).
+    let specs: Vec<FlowSpec> = (0..3).map(|i| flow(&format!("f{i}"), i, 3, 0, Cc::Dctcp)).collect();
+    let topo = Topology::dumbbell(3, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), specs, vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&mut q);
+    let events = run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(50));
+    let hops = fabric.totals.hops;
+    assert!(hops > 100_000);
+    assert!((events as f64) < 1.7 * hops as f64, "{events} events for {hops} hops");
+}

@@ -1,0 +1,308 @@
+//! Resolution of `[network]` and `[[flow]]`: the topology is built here (so a bad name or an
+//! unreachable host is reported at its key), the switch and transport parameters parsed, and
+//! every flow's endpoints and class checked.
+
+use super::{ClassPlan, Ctx, Priority, RunPlan};
+use crate::schema::*;
+use nest_core::SimTime;
+use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
+use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
+use nest_transport::{Cc, FlowSpec, QtcpParams, Target, TcpParams};
+
+/// Everything the model needs to build the fabric and its transports.
+#[derive(Debug, Clone)]
+pub struct NetworkPlan {
+    pub topology: Topology,
+    pub fabric: FabricParams,
+    pub tcp: TcpParams,
+    pub qtcp: QtcpParams,
+    pub flows: Vec<FlowSpec>,
+    /// Target ratio per class index (QTCP).
+    pub class_ratio: Vec<f64>,
+    /// Sample queues of: switch ports only (default), every port, or none.
+    pub sample_ports: SamplePorts,
+    pub mtu: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SamplePorts {
+    Switches,
+    All,
+    None,
+}
+
+const IP_TCP_HEADER: u32 = 52;
+
+fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
+    match v {
+        toml::Value::Integer(n) if *n >= 0 && *n <= u32::MAX as i64 => Some(Threshold::Packets(*n as u32)),
+        toml::Value::String(s) => cx.size(key, s).map(Threshold::Bytes),
+        _ => {
+            cx.err(key, "expected a number of packets (65) or a size (\"97KB\")");
+            None
+        }
+    }
+}
+
+pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[ClassPlan]) -> Option<Box<NetworkPlan>> {
+    let Some(n) = &sc.network else {
+        if !sc.flows.is_empty() {
+            cx.err("flow", "[[flow]] needs a [network] to run on");
+        }
+        return None;
+    };
+    let rate = n.link_rate.as_ref().map_or(Some(10e9), |r| cx.rate("network.link_rate", r)).unwrap_or(10e9);
+    let delay = n.link_delay.as_ref().map_or(Some(SimTime::from_us(1)), |d| cx.dur("network.link_delay", d)).unwrap_or(SimTime::from_us(1));
+    let rate_u = rate.round() as u64;
+    let mtu = n.mtu.unwrap_or(1500);
+    if !(576..=9216).contains(&mtu) {
+        cx.err("network.mtu", format!("must be 576..9216 bytes, got {mtu}"));
+    }
+    let framing = match &n.framing {
+        None => 38,
+        Some(toml::Value::String(s)) if s == "ethernet" => 38,
+        Some(toml::Value::String(s)) if s == "ppp" => 2,
+        Some(toml::Value::Integer(b)) if (0..=1000).contains(b) => *b as u32,
+        Some(_) => {
+            cx.err("network.framing", "expected \"ethernet\", \"ppp\" or a number of bytes");
+            38
+        }
+    };
+    let topo = match n.topology.as_str() {
+        "dumbbell" => Ok(Topology::dumbbell(n.senders.unwrap_or(2), n.receivers.unwrap_or(1), rate_u, delay)),
+        "fat_tree" => Topology::fat_tree(n.k.unwrap_or(4), rate_u, delay),
+        "clos" => Topology::clos(n.pods.unwrap_or(4), n.leaves.unwrap_or(2), n.tors.unwrap_or(4), n.hosts_per_tor.unwrap_or(16), n.spines.unwrap_or(2), rate_u, delay),
+        "graph" => graph(cx, n, rate_u, delay),
+        o => Err(format!("'{o}' is not a topology (expected dumbbell, fat_tree, clos or graph)")),
+    };
+    let topology = match topo {
+        Ok(t) => t,
+        Err(e) => {
+            cx.err("network.topology", e);
+            return None;
+        }
+    };
+    if let Err(e) = nest_net::Routes::compute(&topology) {
+        cx.err("network.topology", e);
+    }
+    let fabric = switch(cx, &n.switch);
+    let tcp = tcp(cx, &n.tcp, mtu, framing);
+    let goodput = rate * tcp.mss as f64 / (tcp.mss + tcp.header + tcp.framing) as f64;
+    let mut qtcp = QtcpParams { bottleneck_bps: goodput, ..Default::default() };
+    if let Some(g) = n.qtcp.gamma {
+        if !(0.0..1.0).contains(&g) {
+            cx.err("network.qtcp.gamma", format!("must be in [0, 1), got {g}"));
+        }
+        qtcp.gamma = g;
+    }
+    if let Some(b) = &n.qtcp.bottleneck {
+        qtcp.bottleneck_bps = cx.rate("network.qtcp.bottleneck", b).unwrap_or(goodput);
+    }
+    qtcp.interference = n.qtcp.interference.unwrap_or(false);
+    if let Some(s) = n.qtcp.sigma {
+        if !(0.0..1.0).contains(&s) {
+            cx.err("network.qtcp.sigma", format!("must be in [0, 1), got {s}"));
+        }
+        qtcp.sigma = s;
+    }
+    let sample_ports = match n.sample_ports.as_deref() {
+        None | Some("switches") => SamplePorts::Switches,
+        Some("all") => SamplePorts::All,
+        Some("none") => SamplePorts::None,
+        Some(o) => {
+            cx.err("network.sample_ports", format!("'{o}' is not one of switches, all, none"));
+            SamplePorts::Switches
+        }
+    };
+    let flows = flows(cx, &sc.flows, &topology, run, classes);
+    super::check_unique(cx, "flow", sc.flows.iter().map(|f| f.name.as_str()));
+    Some(Box::new(NetworkPlan { topology, fabric, tcp, qtcp, flows, class_ratio: classes.iter().map(|c| c.ratio).collect(), sample_ports, mtu }))
+}
+
+fn graph(cx: &mut Ctx, n: &NetworkConfig, rate: u64, delay: SimTime) -> Result<Topology, String> {
+    if n.nodes.is_empty() {
+        return Err("a graph topology needs [[network.node]] entries".into());
+    }
+    let mut t = Topology::default();
+    for (i, node) in n.nodes.iter().enumerate() {
+        if t.node_by_name(&node.name).is_some() {
+            cx.err(&format!("network.node[{i}].name"), format!("duplicate node name '{}'", node.name));
+            continue;
+        }
+        match node.kind.as_str() {
+            "host" => t.add_host(&node.name),
+            "switch" => t.add_switch(&node.name),
+            o => {
+                cx.err(&format!("network.node[{i}].kind"), format!("'{o}' is not host or switch"));
+                continue;
+            }
+        };
+    }
+    for (i, l) in n.links.iter().enumerate() {
+        let key = format!("network.link[{i}]");
+        let a = t.node_by_name(&l.a);
+        let b = t.node_by_name(&l.b);
+        for (end, name, id) in [("a", &l.a, a), ("b", &l.b, b)] {
+            if id.is_none() {
+                cx.err(&format!("{key}.{end}"), format!("no node named '{name}'"));
+            }
+        }
+        let r = l.rate.as_ref().map_or(Some(rate as f64), |s| cx.rate(&format!("{key}.rate"), s)).unwrap_or(rate as f64);
+        let d = l.delay.as_ref().map_or(Some(delay), |s| cx.dur(&format!("{key}.delay"), s)).unwrap_or(delay);
+        if let (Some(a), Some(b)) = (a, b) {
+            if a == b {
+                cx.err(&key, "a link needs two different nodes");
+            } else {
+                t.connect(a, b, r.round() as u64, d);
+            }
+        }
+    }
+    Ok(t)
+}
+
+fn switch(cx: &mut Ctx, s: &SwitchConfig) -> FabricParams {
+    let mut p = FabricParams::default();
+    if let Some(b) = &s.buffer {
+        p.buffer = cx.size("network.switch.buffer", b).unwrap_or(p.buffer);
+    }
+    if let Some(r) = &s.urgent_reserve {
+        p.urgent_reserve = cx.size("network.switch.urgent_reserve", r).unwrap_or(0);
+        if p.urgent_reserve > p.buffer {
+            cx.err("network.switch.urgent_reserve", "must not exceed the buffer");
+        }
+    }
+    p.marking = match s.ecn.as_deref().unwrap_or("step") {
+        "none" => Marking::None,
+        "step" => {
+            let k = s.ecn_k.as_ref().map_or(Some(Threshold::Packets(65)), |v| threshold(cx, "network.switch.ecn_k", v));
+            Marking::Step(k.unwrap_or(Threshold::Packets(65)))
+        }
+        "red" => {
+            let mut get = |key: &str, v: &Option<toml::Value>| match v {
+                Some(v) => threshold(cx, key, v),
+                None => {
+                    cx.err(key, "RED marking needs ecn_kmin, ecn_kmax and ecn_pmax");
+                    None
+                }
+            };
+            let kmin = get("network.switch.ecn_kmin", &s.ecn_kmin);
+            let kmax = get("network.switch.ecn_kmax", &s.ecn_kmax);
+            let pmax = s.ecn_pmax.unwrap_or(1.0);
+            if !(0.0..=1.0).contains(&pmax) {
+                cx.err("network.switch.ecn_pmax", format!("must be in [0, 1], got {pmax}"));
+            }
+            match (kmin, kmax) {
+                (Some(lo), Some(hi)) => {
+                    let same_unit = matches!((lo, hi), (Threshold::Packets(_), Threshold::Packets(_)) | (Threshold::Bytes(_), Threshold::Bytes(_)));
+                    if !same_unit {
+                        cx.err("network.switch.ecn_kmax", "ecn_kmin and ecn_kmax must both be packets or both sizes");
+                    }
+                    Marking::Red { kmin: lo, kmax: hi, pmax }
+                }
+                _ => Marking::None,
+            }
+        }
+        o => {
+            cx.err("network.switch.ecn", format!("'{o}' is not a marking (expected step, red or none)"));
+            Marking::None
+        }
+    };
+    if s.pfc.unwrap_or(false) {
+        let xoff = s.pfc_xoff.as_ref().map_or(Some(96 * 1024), |v| cx.size("network.switch.pfc_xoff", v)).unwrap_or(96 * 1024);
+        let xon = s.pfc_xon.as_ref().map_or(Some(xoff / 2), |v| cx.size("network.switch.pfc_xon", v)).unwrap_or(xoff / 2);
+        if xon > xoff {
+            cx.err("network.switch.pfc_xon", "must not exceed pfc_xoff");
+        }
+        p.pfc = Some(PfcParams { xoff, xon: xon.min(xoff) });
+    } else if s.pfc_xoff.is_some() || s.pfc_xon.is_some() {
+        cx.err("network.switch.pfc", "pfc_xoff/pfc_xon given but pfc is not enabled (pfc = true)");
+    }
+    p.control_priority = s.control_priority.unwrap_or(true);
+    p.urgent_priority = s.urgent_priority.unwrap_or(true);
+    p
+}
+
+fn tcp(cx: &mut Ctx, c: &TcpConfig, mtu: u32, framing: u32) -> TcpParams {
+    let mut t = TcpParams { mss: mtu.saturating_sub(IP_TCP_HEADER).max(1), header: IP_TCP_HEADER, framing, ..Default::default() };
+    if let Some(g) = c.g {
+        if !(g > 0.0 && g <= 1.0) {
+            cx.err("network.tcp.g", format!("must be in (0, 1], got {g}"));
+        }
+        t.g = g;
+    }
+    if let Some(a) = c.alpha_init {
+        if !(0.0..=1.0).contains(&a) {
+            cx.err("network.tcp.alpha_init", format!("must be in [0, 1], got {a}"));
+        }
+        t.alpha_init = a;
+    }
+    for (key, v, dst) in [("init_cwnd", c.init_cwnd, &mut t.init_cwnd), ("min_cwnd", c.min_cwnd, &mut t.min_cwnd), ("delayed_ack", c.delayed_ack, &mut t.delayed_ack)] {
+        if let Some(v) = v {
+            if v == 0 || v > 1_000_000 {
+                cx.err(&format!("network.tcp.{key}"), format!("must be 1..1000000, got {v}"));
+            }
+            *dst = v.max(1);
+        }
+    }
+    if let Some(d) = &c.delayed_ack_timeout {
+        t.delayed_ack_timeout = cx.dur("network.tcp.delayed_ack_timeout", d).unwrap_or(t.delayed_ack_timeout);
+    }
+    if let Some(d) = &c.min_rto {
+        t.min_rto = cx.dur("network.tcp.min_rto", d).unwrap_or(t.min_rto);
+    }
+    t
+}
+
+fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: &[ClassPlan]) -> Vec<FlowSpec> {
+    let mut out = Vec::new();
+    for (i, f) in fl.iter().enumerate() {
+        let key = format!("flow[{i}]");
+        let mut host = |end: &str, name: &str| {
+            let h = t.host_by_name(name);
+            if h.is_none() {
+                let hint = if t.node_by_name(name).is_some() { " (that is a switch)" } else { "" };
+                cx.err(&format!("{key}.{end}"), format!("no host named '{name}' in the topology{hint}"));
+            }
+            h
+        };
+        let src = host("src", &f.src);
+        let dst = host("dst", &f.dst);
+        if src.is_some() && src == dst {
+            cx.err(&format!("{key}.dst"), "source and destination are the same host");
+        }
+        let class = classes.iter().position(|c| c.name == f.class);
+        if class.is_none() {
+            let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+            cx.err(&format!("{key}.class"), format!("no class named '{}' (classes: {})", f.class, names.join(", ")));
+        }
+        let cc = Cc::from_name(&f.transport);
+        if cc.is_none() {
+            cx.err(&format!("{key}.transport"), format!("'{}' is not a transport (expected dctcp, qtcp or d2tcp)", f.transport));
+        }
+        let start = f.start.as_ref().map_or(Some(SimTime::ZERO), |s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
+        let stop = match &f.stop {
+            Some(s) => cx.dur(&format!("{key}.stop"), s),
+            None => run.duration,
+        };
+        if f.size.is_none() && stop.is_none() {
+            cx.err(&format!("{key}.stop"), "a long-lived flow needs a stop time or run.duration");
+        }
+        let bytes = f.size.as_ref().and_then(|s| cx.size(&format!("{key}.size"), s));
+        if bytes == Some(0) {
+            cx.err(&format!("{key}.size"), "must be at least 1 byte");
+        }
+        let rate_bps = f.rate.as_ref().and_then(|r| cx.rate(&format!("{key}.rate"), r));
+        let deadline = f.deadline.as_ref().and_then(|d| cx.dur(&format!("{key}.deadline"), d));
+        if let (Some(src), Some(dst), Some(class), Some(cc)) = (src, dst, class, cc) {
+            let c = &classes[class];
+            let target = match (cc, c.latency_target) {
+                (Cc::Qtcp, Some(l)) => Some(Target::Latency(l)),
+                (Cc::Qtcp, None) => Some(Target::Ratio(c.ratio)),
+                _ => None,
+            };
+            let prio = if c.priority == Priority::Urgent { PRIO_URGENT } else { PRIO_NORMAL };
+            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop: if bytes.is_some() { f.stop.as_ref().and(stop) } else { stop }, bytes, rate_bps, deadline, target });
+        }
+    }
+    out
+}

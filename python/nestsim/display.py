@@ -25,6 +25,29 @@ def _device_line(name: str, d: dict) -> str:
     return f"  {name}: utilisation {d['utilization'] * 100:.1f}%, mean queue {d['mean_queue_len']:.2f}"
 
 
+def _network_lines(n: dict) -> list[str]:
+    out = ["", f"network: {n['hosts']} hosts, {n['switches']} switches, {n['links']} links, "
+               f"{'lossless (PFC)' if n['lossless'] else 'lossy'}; packets injected {n['packets']['injected']:,}, "
+               f"dropped {n['packets']['dropped']:,}, hops {n['packets']['hops']:,}"]
+    out.append(f"  {'flow':<14} {'transport':<9} {'class':<12} {'src→dst':<14} {'Gb/s':>8} {'RTT µs':>8} {'α':>6} {'Q':>6} {'cuts':>7} {'FCT µs':>10}")
+    for name, f in n["flows"].items():
+        fct = "" if f["fct_us"] is None else f"{f['fct_us']:,.0f}"
+        if f["deadline_met"] is not None:
+            fct += " ✓" if f["deadline_met"] else " ✗"
+        rtt = "" if f["mean_rtt_us"] is None else f"{f['mean_rtt_us']:.1f}"
+        out.append(f"  {name:<14} {f['transport']:<9} {f['class']:<12} {f['src'] + '→' + f['dst']:<14} "
+                   f"{f['throughput_gbps']:>8.3f} {rtt:>8} {f['alpha_end']:>6.3f} {f['q_end']:>6.2f} {f['cuts']:>7,} {fct:>10}")
+    per_class = ", ".join(f"{c} {v['throughput_gbps']:.3f}" for c, v in n["classes"].items())
+    out.append(f"  per class Gb/s: {per_class}; total {n['total_throughput_gbps']:.3f}")
+    busiest = sorted(n["switch"].items(), key=lambda kv: -kv[1]["max_queue_bytes"])[:3]
+    for name, s in busiest:
+        out.append(f"  switch {name}: max queue {s['max_queue_bytes'] / 1024:.1f} KiB, ECN marks {s['marked']:,}, "
+                   f"drops {s['dropped']:,}, PAUSEs sent {s['pauses_sent']:,}")
+    if n["conservation"] != "ok":
+        out.append(f"  NETWORK CONSERVATION FAILED: {n['conservation']}")
+    return out
+
+
 def render(summary: dict, run_info: dict | None = None) -> str:
     out = []
     req = summary["requests"]
@@ -36,8 +59,11 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         eps = run_info.get("events_per_cpu_s")
         out.append(f"wall {run_info['wall_s']:.2f} s, CPU {run_info['cpu_s']:.2f} s"
                    + (f", {eps / 1e6:.1f} M events per CPU second" if eps else ""))
+    storage = bool(summary["workloads"])
     head = f"  {'':<22} {'ios':>10} {'IOPS':>12} {'Gb/s':>9} {'mean µs':>9} {'p50 µs':>9} {'p99 µs':>9} {'p99.9 µs':>9} {'wait µs':>9}"
     for title, key in (("per class", "classes"), ("per workload", "workloads"), ("per device", "devices")):
+        if not storage:
+            break
         out.append("")
         out.append(f"{title}:")
         out.append(head)
@@ -51,7 +77,10 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         if key == "devices":
             for name, d in summary[key].items():
                 out.append(_device_line(name, d))
-    out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
+    if storage:
+        out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
+    if "network" in summary:
+        out.extend(_network_lines(summary["network"]))
     if summary["conservation"] != "ok":
         out.append(f"\nCONSERVATION CHECK FAILED: {summary['conservation']}")
     for w in summary.get("warnings", []):

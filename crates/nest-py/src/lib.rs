@@ -246,6 +246,41 @@ fn bench_queue(py: Python<'_>, kind: &str, events: u64, pending: u64) -> PyResul
     })
 }
 
+/// QTCP's discrete-time analytic model (QTCP §III). `params_json`: {"capacity_pps", "k",
+/// "gamma", "epsilon", "w0", "slots", "classes": [{"ratio" | "latency_target_s", "base_delay_s",
+/// "offered_pps"?}]}; returns the trajectory as JSON ({"time", "window", "quality", "alpha",
+/// "queue", "rtt", "throughput_pps"}, each indexed [slot][class]).
+#[pyfunction]
+fn qtcp_model(py: Python<'_>, params_json: String) -> PyResult<String> {
+    use nest_transport::model::{solve, ModelClass, ModelParams};
+    let v: serde_json::Value = serde_json::from_str(&params_json).map_err(|e| PyValueError::new_err(format!("qtcp_model: {e}")))?;
+    let num = |v: &serde_json::Value, k: &str| -> PyResult<f64> {
+        v.get(k).and_then(|x| x.as_f64()).ok_or_else(|| PyValueError::new_err(format!("qtcp_model: '{k}' must be a number")))
+    };
+    let p = ModelParams {
+        capacity_pps: num(&v, "capacity_pps")?,
+        k: num(&v, "k")?,
+        gamma: num(&v, "gamma")?,
+        epsilon: num(&v, "epsilon")?,
+        w0: num(&v, "w0")?,
+        slots: num(&v, "slots")? as usize,
+    };
+    let mut classes = Vec::new();
+    for c in v.get("classes").and_then(|c| c.as_array()).ok_or_else(|| PyValueError::new_err("qtcp_model: 'classes' must be a list"))? {
+        classes.push(ModelClass {
+            ratio: c.get("ratio").and_then(|x| x.as_f64()),
+            latency_target: c.get("latency_target_s").and_then(|x| x.as_f64()),
+            base_delay: num(c, "base_delay_s")?,
+            offered_pps: c.get("offered_pps").and_then(|x| x.as_f64()),
+        });
+    }
+    let tr = py.detach(move || solve(&p, &classes)).map_err(PyValueError::new_err)?;
+    Ok(serde_json::json!({
+        "time": tr.time, "window": tr.window, "quality": tr.quality, "alpha": tr.alpha,
+        "queue": tr.queue, "rtt": tr.rtt, "throughput_pps": tr.throughput,
+    }).to_string())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -255,6 +290,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(ssd_presets, m)?)?;
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
     m.add("__version__", nest_model::NEST_VERSION)?;

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import engine_validation, storage_qos
+from . import engine_validation, qtcp_bandwidth, qtcp_model, storage_qos
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
     "engine-validation": (engine_validation.DESCRIPTION, engine_validation.run_experiment),
     "storage-qos": (storage_qos.DESCRIPTION, storage_qos.run_experiment),
+    "qtcp-bandwidth": (qtcp_bandwidth.DESCRIPTION, qtcp_bandwidth.run_experiment),
+    "qtcp-model": (qtcp_model.DESCRIPTION, qtcp_model.run_experiment),
 }
 
 

@@ -1,0 +1,58 @@
+"""Scenario builders shared by the network experiments (QTCP paper §IV–V, thesis 4.5.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from ..runner import run as run_scenario
+
+#: Throughput classes of the QTCP experiments: ratio 1 : 2 : 3 as low : medium : high.
+RATIO_CLASSES = [
+    {"name": "low", "priority": "low", "ratio": 1.0},
+    {"name": "medium", "priority": "medium", "ratio": 2.0},
+    {"name": "high", "priority": "high", "ratio": 3.0},
+]
+
+
+def flow(name: str, src: str, dst: str, cls: str, transport: str, rate: Optional[str] = None, **extra) -> dict:
+    f = {"name": name, "src": src, "dst": dst, "class": cls, "transport": transport}
+    if rate:
+        f["rate"] = rate
+    f.update(extra)
+    return f
+
+
+def scenario(network: dict, flows: List[dict], duration: str, warmup: str, seed: int = 1,
+             classes: Optional[List[dict]] = None, interval: str = "1ms", name: str = "net") -> dict:
+    return {
+        "schema": 1,
+        "name": name,
+        "run": {"seed": seed, "duration": duration, "warmup": warmup, "interval": interval},
+        "class": classes or RATIO_CLASSES,
+        "network": network,
+        "flow": flows,
+    }
+
+
+def fat_tree(rate: str = "10Gbps", delay: str = "10us", k_ecn: int = 140, framing: str = "ppp", mtu: int = 1500) -> dict:
+    """QTCP Fig 4: a k = 4 fat-tree, every port at the same rate. ns-3 point-to-point framing
+    (2 B per frame), as in the paper's simulations."""
+    return {"topology": "fat_tree", "k": 4, "link_rate": rate, "link_delay": delay, "framing": framing, "mtu": mtu,
+            "switch": {"ecn": "step", "ecn_k": k_ecn}}
+
+
+def run_flows(out_dir: Path, tag: str, sc: dict) -> dict:
+    """Runs one scenario and returns its summary's network section."""
+    r = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False)
+    net = r.summary["network"]
+    net["_conservation"] = r.summary["conservation"]
+    return net
+
+
+def flow_gbps(net: dict) -> Dict[str, float]:
+    return {name: f["throughput_gbps"] for name, f in net["flows"].items()}
+
+
+def within(x: float, want: float, rel: float) -> bool:
+    return abs(x - want) <= rel * abs(want)

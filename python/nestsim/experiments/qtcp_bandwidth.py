@@ -1,0 +1,52 @@
+"""qtcp-bandwidth: bandwidth distribution of QTCP vs DCTCP (QTCP paper Fig 5).
+
+Three applications offer 3, 6 and 9 Gb/s (18 Gb/s in all) to one receiver over a 10 Gb/s
+bottleneck, in a k = 4 fat-tree (QTCP Fig 4; the figure itself is not in the text, so the three
+senders sit in the three other pods and the receiver's edge link is the bottleneck). K = 140
+packets, MTU 1500, ns-3 point-to-point framing as in the paper. QTCP's class ratios are 1 : 2 : 3,
+so the targets are 1.67 / 3.33 / 5.0 Gb/s of what the link carries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..claims import Claim, write_claims
+from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
+
+DESCRIPTION = "QTCP carries 1:2:3 where DCTCP shares equally: 3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)"
+SOURCE = "QTCP paper §IV-A, Fig 5"
+APPS = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app9", "h12", "high", "9Gbps")]
+
+
+def flows(transport: str) -> list:
+    return [flow(name, src, "h0", cls, transport, rate) for name, src, cls, rate in APPS]
+
+
+def run_experiment(out_dir: Path) -> dict:
+    res = {}
+    for cc in ("qtcp", "dctcp"):
+        sc = scenario(fat_tree(), flows(cc), duration="1500ms", warmup="500ms", name=f"qtcp-bandwidth-{cc}")
+        res[cc] = run_flows(out_dir, cc, sc)
+    q, d = flow_gbps(res["qtcp"]), flow_gbps(res["dctcp"])
+    qr = [round(q[a] / q["app3"], 2) for a in ("app3", "app6", "app9")]
+    dr = [round(d[a] / d["app3"], 2) for a in ("app3", "app6", "app9")]
+    qt, dt = res["qtcp"]["total_throughput_gbps"], res["dctcp"]["total_throughput_gbps"]
+    fmt = lambda g: " / ".join(f"{g[a]:.2f}" for a in ("app3", "app6", "app9")) + " Gb/s"
+    claims = [
+        Claim("qtcp-ratio", SOURCE, "QTCP carries the 3/6/9 Gb/s applications in ratio ≈ 1 : 2 : 3 (1.67/3.33/5.0 Gb/s)",
+              "1 : 2 : 3 (each within 15 %)", f"1 : {qr[1]} : {qr[2]} ({fmt(q)})",
+              within(qr[1], 2.0, 0.15) and within(qr[2], 3.0, 0.15)),
+        Claim("dctcp-equal", SOURCE, "DCTCP shares the bottleneck about equally (paper: 1 : 1.1 : 1.1)",
+              "every ratio within 1 ± 0.25", f"1 : {dr[1]} : {dr[2]} ({fmt(d)})",
+              all(within(x, 1.0, 0.25) for x in dr)),
+        Claim("totals", SOURCE, "Both carry about the same total (paper: QTCP 9.63, DCTCP 9.57 Gb/s)",
+              "≈ 9.6 Gb/s each (± 0.3)", f"QTCP {qt:.2f}, DCTCP {dt:.2f} Gb/s",
+              within(qt, 9.6, 0.03) and within(dt, 9.6, 0.03)),
+        Claim("lossless", "SPEC §4", "No packet is dropped and packets are conserved on every link and switch",
+              "0 drops, conservation ok",
+              f"drops {res['qtcp']['packets']['dropped']} / {res['dctcp']['packets']['dropped']}, "
+              f"{res['qtcp']['conservation']} / {res['dctcp']['conservation']}",
+              all(r["packets"]["dropped"] == 0 and r["conservation"] == "ok" for r in res.values())),
+    ]
+    return write_claims(out_dir, "qtcp-bandwidth", claims)

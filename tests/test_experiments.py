@@ -33,3 +33,26 @@ def test_storage_qos_synthetic_claims_hold(cli, tmp_path):
     ssd = s["devices"]["ssd"]["ssd"]
     assert ssd["device_qos"] is True and ssd["nvme_arbitration"] == "wrr"
     assert s["conservation"] == "ok"
+
+
+def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
+    out = tmp_path / "qb"
+    cli("experiment", "qtcp-bandwidth", "-o", out, check=0)
+    doc = json.loads((out / "claims.json").read_text())
+    by_id = {c["id"]: c for c in doc["claims"]}
+    for cid in ("qtcp-ratio", "dctcp-equal", "totals", "lossless"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    s = json.loads((out / "qtcp" / "summary.json").read_text())
+    assert {f["transport"] for f in s["network"]["flows"].values()} == {"qtcp"}
+
+
+def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
+    out = tmp_path / "qm"
+    cli("experiment", "qtcp-model", "-o", out, check=0)
+    doc = json.loads((out / "claims.json").read_text())
+    by_id = {c["id"]: c for c in doc["claims"]}
+    assert by_id["model-vs-sim-10g"]["holds"] is True, by_id["model-vs-sim-10g"]
+    for c in doc["claims"]:
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+    model = json.loads((out / "10g" / "model.json").read_text())
+    assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3

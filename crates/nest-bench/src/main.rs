@@ -153,7 +153,58 @@ fn main() {
     );
     let (cpu, ev, ios, s) = run_scenario(&text);
     report("GC-heavy: preconditioned 90%, random writes QD64", cpu, ev, ios, s);
+    network(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());
+}
+
+/// Runs a network scenario; returns (CPU-s, events, packet-hops, simulated s).
+fn run_net(text: &str) -> (f64, u64, u64, f64) {
+    let l = load_str(text, "bench.toml", PathBuf::from("."), &[], None).expect("bench scenario loads");
+    let r = resolve(&l, text).expect("bench scenario resolves");
+    let t0 = cpu_seconds();
+    let mut sim = Simulation::new(r).expect("bench scenario builds");
+    sim.run().expect("bench scenario runs");
+    let cpu = cpu_seconds() - t0;
+    sim.check_conservation().expect("conservation holds");
+    (cpu, sim.events(), sim.packet_hops(), sim.now().as_secs_f64())
+}
+
+fn report_net(name: &str, (cpu, events, hops, sim_s): (f64, u64, u64, f64)) {
+    println!(
+        "{name:<44} {cpu:>7.3} CPU-s  {:>6.2} M events/CPU-s  {:>6.2} M packet-hops/CPU-s  {:>6.3} sim-s/CPU-s  ({events} events, {hops} hops, {sim_s:.3} s simulated)",
+        events as f64 / cpu / 1e6,
+        hops as f64 / cpu / 1e6,
+        sim_s / cpu
+    );
+}
+
+fn network(quick: bool) {
+    println!("\n== network (ns-3 needs ~8.8 CPU-s for dctcp-dumbbell here; htsim ~0.2 CPU-s for a similar RoCE incast) ==");
+    // The yardstick, exactly as examples/dctcp-dumbbell.toml (0.5 s simulated).
+    let text = include_str!("../../../examples/dctcp-dumbbell.toml").replace("[run]", "[output]\nrequests = false\ntimeseries = false\n[run]");
+    report_net("dctcp-dumbbell (3 flows, 10 Gb/s, 0.5 s)", run_net(&text));
+    let dur = if quick { "20ms" } else { "100ms" };
+    // Saturated 100 Gb/s dumbbell, jumbo frames.
+    let flows: String = (0..4).map(|i| format!("[[flow]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"r0\"\nclass = \"high\"\ntransport = \"dctcp\"\n")).collect();
+    let text = format!("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nduration = \"{dur}\"\n[network]\ntopology = \"dumbbell\"\nsenders = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"2us\"\nmtu = 9000\n[network.switch]\necn_k = 65\n{flows}");
+    report_net(&format!("100 Gb/s dumbbell, MTU 9000, 4 DCTCP ({dur})"), run_net(&text));
+    // k = 4 fat-tree all-to-all: every host sends to every other (240 long-lived flows).
+    let mut flows = String::new();
+    for s in 0..16 {
+        for d in 0..16 {
+            if s != d {
+                flows += &format!("[[flow]]\nname = \"f{s}_{d}\"\nsrc = \"h{s}\"\ndst = \"h{d}\"\nclass = \"high\"\ntransport = \"dctcp\"\n");
+            }
+        }
+    }
+    let text = format!("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nduration = \"{dur}\"\n[network]\ntopology = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n{flows}");
+    report_net(&format!("fat-tree k=4 all-to-all, 240 DCTCP ({dur})"), run_net(&text));
+    // qtcp-bandwidth (QTCP Fig 5): 3/6/9 Gb/s QTCP over a 10 Gb/s bottleneck in a k=4 fat-tree.
+    let qdur = if quick { "100ms" } else { "1500ms" };
+    let apps = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app9", "h12", "high", "9Gbps")];
+    let flows: String = apps.iter().map(|(n, s, c, r)| format!("[[flow]]\nname = \"{n}\"\nsrc = \"{s}\"\ndst = \"h0\"\nclass = \"{c}\"\ntransport = \"qtcp\"\nrate = \"{r}\"\n")).collect();
+    let text = format!("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nduration = \"{qdur}\"\ndrain = false\n[[class]]\nname = \"low\"\npriority = \"low\"\n[[class]]\nname = \"medium\"\npriority = \"medium\"\n[[class]]\nname = \"high\"\npriority = \"high\"\n[network]\ntopology = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nframing = \"ppp\"\n[network.switch]\necn_k = 140\n{flows}");
+    report_net(&format!("qtcp-bandwidth (fat-tree, {qdur})"), run_net(&text));
 }
 
 fn peak_rss_mib() -> f64 {

@@ -65,7 +65,7 @@ impl NetRt {
                 SamplePorts::None => false,
             };
             if sample {
-                port_series.push((i as u32, register(&format!("port:{}", port_name(&fabric, i as u32)), "queue_bytes")));
+                port_series.push((i as u32, register(&format!("port:{}", port_name(&fabric, i as u32)), "queue_kib")));
             }
         }
         let n = tp.flows.len();
@@ -110,7 +110,7 @@ impl NetRt {
             self.last_acked[i] = f.stats.acked_bytes;
         }
         for &(p, id) in &self.port_series {
-            add(id, self.fabric.queue_bytes(p) as f64);
+            add(id, self.fabric.queue_bytes(p) as f64 / 1024.0);
         }
         self.last_sample = now;
     }

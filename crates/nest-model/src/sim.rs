@@ -445,6 +445,10 @@ impl Simulation {
     pub fn resolved(&self) -> &Resolved {
         &self.resolved
     }
+    /// Packet-hops the fabric has carried (0 without a network).
+    pub fn packet_hops(&self) -> u64 {
+        self.net.as_ref().map_or(0, |n| n.fabric.totals.hops)
+    }
     /// Completed requests so far.
     pub fn completed(&self) -> u64 {
         self.stats.completed

@@ -28,7 +28,9 @@ def scenario(network: dict, flows: List[dict], duration: str, warmup: str, seed:
     return {
         "schema": 1,
         "name": name,
-        "run": {"seed": seed, "duration": duration, "warmup": warmup, "interval": interval},
+        # drain = false: the run ends at `duration`; rate-limited applications have a backlog
+        # (they offer more than their share) that would otherwise take long to deliver.
+        "run": {"seed": seed, "duration": duration, "warmup": warmup, "interval": interval, "drain": False},
         "class": classes or RATIO_CLASSES,
         "network": network,
         "flow": flows,

@@ -16,7 +16,9 @@ def test_example_validates_and_runs(cli, tmp_path, path):
     cli("validate", path, check=0)
     cli("run", path, "-o", tmp_path / "o", "-q", check=0)
     s = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert s["conservation"] == "ok" and s["requests"]["completed"] > 0
+    assert s["conservation"] == "ok"
+    # Something ran: requests completed, or (network-only examples) packets were delivered.
+    assert s["requests"]["completed"] > 0 or s.get("network", {}).get("packets", {}).get("delivered", 0) > 0
 
 
 def test_fio_example_warns_about_nothing_and_maps_jobs(cli, tmp_path):

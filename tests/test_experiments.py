@@ -56,3 +56,14 @@ def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
         assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
     model = json.loads((out / "10g" / "model.json").read_text())
     assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3
+
+
+def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
+    out = tmp_path / "dv"
+    cli("experiment", "dctcp-validation", "-o", out, check=0)
+    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    assert by_id["n2-oscillation"]["holds"] is True, by_id["n2-oscillation"]
+    for n in (2, 10, 40):
+        assert by_id[f"n{n}-peak-and-throughput"]["holds"] is True, by_id[f"n{n}-peak-and-throughput"]
+    for c in by_id.values():
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c

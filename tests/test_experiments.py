@@ -67,3 +67,16 @@ def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
         assert by_id[f"n{n}-peak-and-throughput"]["holds"] is True, by_id[f"n{n}-peak-and-throughput"]
     for c in by_id.values():
         assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+
+
+def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
+    out = tmp_path / "rf"
+    cli("experiment", "rtt-fairness", "-o", out, check=0)
+    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    assert by_id["dctcp-biased"]["holds"] is True, by_id["dctcp-biased"]
+    for c in by_id.values():
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+    # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
+    dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
+    qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
+    assert qtcp > 2 * dctcp, (qtcp, dctcp)

@@ -58,3 +58,39 @@ def flow_gbps(net: dict) -> Dict[str, float]:
 
 def within(x: float, want: float, rel: float) -> bool:
     return abs(x - want) <= rel * abs(want)
+
+
+def fat_tree_graph(k: int = 4, rate: str = "10Gbps", delay: str = "10us", access_delay: Optional[Dict[str, str]] = None,
+                   k_ecn: int = 140, framing: str = "ppp") -> dict:
+    """The k-ary fat-tree of the `fat_tree` builder (same names), written as a graph so single
+    links can differ: ``access_delay`` maps a host to the propagation delay of its link."""
+    access_delay = access_delay or {}
+    half = k // 2
+    nodes, links = [], []
+    cores = [f"c{i}" for i in range(half * half)]
+    nodes += [{"name": c, "kind": "switch"} for c in cores]
+    host = 0
+    for pod in range(k):
+        aggs = [f"a{pod}_{i}" for i in range(half)]
+        nodes += [{"name": a, "kind": "switch"} for a in aggs]
+        for i in range(half):
+            e = f"e{pod}_{i}"
+            nodes.append({"name": e, "kind": "switch"})
+            for _ in range(half):
+                h = f"h{host}"
+                host += 1
+                nodes.append({"name": h, "kind": "host"})
+                links.append({"a": h, "b": e, "delay": access_delay.get(h, delay)})
+            links += [{"a": e, "b": a} for a in aggs]
+        for j, a in enumerate(aggs):
+            links += [{"a": a, "b": cores[j * half + c]} for c in range(half)]
+    return {"topology": "graph", "link_rate": rate, "link_delay": delay, "framing": framing, "node": nodes, "link": links,
+            "switch": {"ecn": "step", "ecn_k": k_ecn}}
+
+
+def star(hosts: Dict[str, str], rate: str = "10Gbps", k_ecn: int = 140, framing: str = "ppp") -> dict:
+    """One switch `tor` with the given hosts, each link with its own propagation delay."""
+    nodes = [{"name": "tor", "kind": "switch"}] + [{"name": h, "kind": "host"} for h in hosts]
+    links = [{"a": h, "b": "tor", "delay": d} for h, d in hosts.items()]
+    return {"topology": "graph", "link_rate": rate, "framing": framing, "node": nodes, "link": links,
+            "switch": {"ecn": "step", "ecn_k": k_ecn}}

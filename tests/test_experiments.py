@@ -80,3 +80,13 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     assert qtcp > 2 * dctcp, (qtcp, dctcp)
+
+
+def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
+    out = tmp_path / "df"
+    cli("experiment", "dctcp-friendliness", "-o", out, check=0)
+    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    for cid in ("before", "back-off", "recover", "class-target-shared"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for c in by_id.values():
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c

@@ -15,9 +15,12 @@ pub fn update_alpha(alpha: f64, g: f64, acked: u64, marked: u64) -> f64 {
 
 /// QTCP's per-window bookkeeping (thesis eq. 4.1/4.2/4.5): smooth the measured throughput or
 /// latency, then Q = target / actual (throughput) or actual / target (latency); Q < 1 means
-/// the flow has slack. With interference adaptation on, λ compounds by ±σ while Q stays
-/// outside 1 ± σ (SPEC §4's reading of QTCP Fig 8).
-pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64) {
+/// the flow has slack. The target is `share · λ` with λ the bottleneck estimate shared by the
+/// QTCP flows (target_i = ratio_i·λ: one λ, SPEC §4). With interference adaptation on, a flow
+/// whose Q leaves 1 ± σ moves λ by ∓σ (QTCP Fig 8): when an unmanaged flow takes bandwidth every
+/// QTCP flow falls short and λ shrinks; when it leaves they all gain and λ grows; flows above and
+/// below target in the same period push in opposite directions.
+pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, lambda: &mut f64) {
     let s = &mut f.s;
     let elapsed = (now - s.win_start).as_secs_f64();
     match f.spec.target {
@@ -27,15 +30,16 @@ pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64) {
             if s.thr_ewma <= 0.0 {
                 return;
             }
-            s.q = s.lambda * share / s.thr_ewma;
+            s.q = *lambda * share / s.thr_ewma;
             if qp.interference {
                 if s.q > 1.0 + qp.sigma {
-                    s.lambda *= 1.0 - qp.sigma;
+                    *lambda *= 1.0 - qp.sigma;
                 } else if s.q < 1.0 - qp.sigma {
-                    s.lambda *= 1.0 + qp.sigma;
+                    *lambda *= 1.0 + qp.sigma;
                 }
-                s.q = s.lambda * share / s.thr_ewma;
+                s.q = *lambda * share / s.thr_ewma;
             }
+            s.lambda = *lambda;
         }
         Some(Target::Latency(target)) if s.srtt > 0.0 => {
             s.lat_ewma = if s.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.lat_ewma };

@@ -30,8 +30,8 @@ pub struct Sender {
     pub rto_pending: bool,
     pub dupacks: u32,
     pub app_wake_pending: bool,
-    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), quality factor, and this
-    /// flow's estimate of the bottleneck bandwidth λ.
+    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), quality factor, and the
+    /// shared bottleneck estimate λ as this flow last saw it.
     pub thr_ewma: f64,
     pub lat_ewma: f64,
     pub q: f64,

@@ -65,6 +65,8 @@ pub struct Transports {
     /// class are active now: a class's target is shared by its flows (thesis Fig 4.17a).
     class_ratio: Vec<f64>,
     class_active: Vec<u32>,
+    /// QTCP's bottleneck estimate λ, shared by the QTCP flows (interference adaptation moves it).
+    pub qtcp_lambda: f64,
     measure_from: SimTime,
     measure_to: SimTime,
 }
@@ -87,7 +89,8 @@ impl Transports {
             let s = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, qtcp.bottleneck_bps, tcp.min_rto);
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
-        Ok(Transports { tcp, qtcp, flows, class_active: vec![0; classes], class_ratio, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
+        let qtcp_lambda = qtcp.bottleneck_bps;
+        Ok(Transports { tcp, qtcp, flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -236,7 +239,7 @@ impl Transports {
             if fl.s.snd_una > fl.s.win_end {
                 fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
                 if fl.spec.cc == Cc::Qtcp {
-                    cc::update_quality(fl, now, &self.qtcp, share);
+                    cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda);
                 }
                 fl.s.win_acked = 0;
                 fl.s.win_marked = 0;

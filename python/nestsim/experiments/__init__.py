@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import dctcp_validation, engine_validation, qtcp_bandwidth, qtcp_model, rtt_fairness, storage_qos
+from . import dctcp_friendliness, dctcp_validation, engine_validation, qtcp_bandwidth, qtcp_model, rtt_fairness, storage_qos
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
@@ -19,6 +19,7 @@ REGISTRY: Dict[str, tuple] = {
     "qtcp-model": (qtcp_model.DESCRIPTION, qtcp_model.run_experiment),
     "dctcp-validation": (dctcp_validation.DESCRIPTION, dctcp_validation.run_experiment),
     "rtt-fairness": (rtt_fairness.DESCRIPTION, rtt_fairness.run_experiment),
+    "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),
 }
 
 

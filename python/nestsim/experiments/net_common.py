@@ -12,6 +12,8 @@ RATIO_CLASSES = [
     {"name": "low", "priority": "low", "ratio": 1.0},
     {"name": "medium", "priority": "medium", "ratio": 2.0},
     {"name": "high", "priority": "high", "ratio": 3.0},
+    # Unmanaged traffic (DCTCP flows are not counted in QTCP's shares).
+    {"name": "best_effort", "priority": "best_effort", "ratio": 1.0},
 ]
 
 

@@ -90,3 +90,17 @@ def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
         assert by_id[cid]["holds"] is True, by_id[cid]
     for c in by_id.values():
         assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+
+
+def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):
+    out = tmp_path / "qr"
+    cli("experiment", "qrdma-bandwidth", "-o", out, check=0)
+    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    for cid in ("dcqcn-equal", "roce-lossless", "incast-lossless"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for c in by_id.values():
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+    # QRDMA orders the classes even where the ratio falls short of 1:2:3.
+    f = json.loads((out / "qrdma" / "summary.json").read_text())["network"]["flows"]
+    assert f["app3"]["throughput_gbps"] < f["app6"]["throughput_gbps"] < f["app9"]["throughput_gbps"]
+    assert f["app9"]["cnps"] > 0 and f["app9"]["rate_end_gbps"] is not None

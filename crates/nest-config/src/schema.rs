@@ -458,6 +458,8 @@ pub struct NetworkConfig {
     pub tcp: TcpConfig,
     #[serde(default)]
     pub qtcp: QtcpConfig,
+    #[serde(default)]
+    pub dcqcn: DcqcnConfig,
     /// Sample every egress port's queue into the time series (default: switch ports only).
     pub sample_ports: Option<String>,
 }
@@ -526,6 +528,24 @@ pub struct QtcpConfig {
     pub sigma: Option<f64>,
 }
 
+/// DCQCN/QRDMA reaction and notification point parameters (defaults: the DCQCN authors' set).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnConfig {
+    pub g: Option<f64>,
+    pub alpha_period: Option<String>,
+    pub rate_timer: Option<String>,
+    /// Bytes per byte-counter event ("300KB"; "0" = off).
+    pub byte_counter: Option<String>,
+    pub cnp_interval: Option<String>,
+    pub fast_recovery_steps: Option<u32>,
+    pub rate_ai: Option<String>,
+    pub rate_hai: Option<String>,
+    pub min_rate: Option<String>,
+    pub clamp_target: Option<bool>,
+    pub initial_rate: Option<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
@@ -534,7 +554,7 @@ pub struct FlowConfig {
     pub src: String,
     pub dst: String,
     pub class: String,
-    /// dctcp | qtcp | d2tcp
+    /// dctcp | qtcp | d2tcp | dcqcn | qrdma
     pub transport: String,
     pub start: Option<String>,
     /// Stop producing data (default: the run's duration).

@@ -30,7 +30,9 @@ impl Scheduler for Sched<'_> {
 }
 
 /// Per-flow series: cwnd (packets), α, Q, smoothed RTT (µs), throughput (Gb/s).
+/// (A rate-based flow reports its current rate RC, in Gb/s, as `rate_gbps` instead of cwnd.)
 const FLOW_METRICS: [&str; 5] = ["cwnd_pkts", "alpha", "q_factor", "srtt_us", "throughput_gbps"];
+const RATE_METRICS: [&str; 5] = ["rate_gbps", "alpha", "q_factor", "srtt_us", "throughput_gbps"];
 
 pub struct NetRt {
     pub fabric: Fabric,
@@ -52,10 +54,11 @@ impl NetRt {
     pub fn new(plan: &NetworkPlan, seed: u64, window: (SimTime, SimTime), register: &mut dyn FnMut(&str, &str) -> u32) -> Result<NetRt, String> {
         let fabric = Fabric::new(plan.topology.clone(), plan.fabric.clone(), seed)?;
         let mut tp = Transports::new(plan.tcp.clone(), plan.qtcp.clone(), plan.flows.clone(), plan.class_ratio.clone())?;
+        tp.dcqcn = plan.dcqcn.clone();
         tp.set_measure_window(window.0, window.1);
         let flow_series = tp.flows.iter().map(|f| {
             let e = format!("flow:{}", f.spec.name);
-            FLOW_METRICS.map(|m| register(&e, m))
+            if f.spec.cc.is_rate_based() { RATE_METRICS } else { FLOW_METRICS }.map(|m| register(&e, m))
         }).collect();
         let mut port_series = Vec::new();
         for (i, p) in fabric.topo.ports.iter().enumerate() {
@@ -73,7 +76,7 @@ impl NetRt {
     }
 
     pub fn start(&mut self, q: &mut EventQueue<Event>) {
-        self.tp.start(&mut Sched(q));
+        self.tp.start(&self.fabric, &mut Sched(q));
     }
 
     #[inline]
@@ -100,7 +103,7 @@ impl NetRt {
             }
             let ids = self.flow_series[i];
             let mss = self.tp.tcp.mss as f64;
-            add(ids[0], f.s.cwnd / mss);
+            add(ids[0], if f.spec.cc.is_rate_based() { f.s.rc / 1e9 } else { f.s.cwnd / mss });
             add(ids[1], f.s.alpha);
             add(ids[2], f.s.q);
             add(ids[3], f.s.srtt / 1e6);
@@ -150,7 +153,9 @@ impl NetRt {
                 "acks": fl.r.acks,
                 "alpha_end": r6(fl.s.alpha),
                 "q_end": r6(fl.s.q),
-                "cwnd_end_pkts": r6(fl.s.cwnd / self.tp.tcp.mss as f64),
+                "cwnd_end_pkts": if fl.spec.cc.is_rate_based() { None } else { Some(r6(fl.s.cwnd / self.tp.tcp.mss as f64)) },
+                "rate_end_gbps": if fl.spec.cc.is_rate_based() { Some(r6(fl.s.rc / 1e9)) } else { None },
+                "cnps": fl.s.cnps,
             }));
         }
         let mut class_map = Map::new();

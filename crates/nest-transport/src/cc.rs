@@ -60,7 +60,27 @@ pub fn cut_factor(f: &Flow, now: SimTime, mss: f64) -> f64 {
             let d = deadline_imminence(f, now, mss);
             1.0 - s.alpha.powf(d) / 2.0
         }
+        // DCQCN / QRDMA: the rate cut on a CNP (thesis eq. 4.6 for QRDMA).
+        Cc::Dcqcn => 1.0 - s.alpha / 2.0,
+        Cc::Qrdma => (1.0 - s.alpha / 2.0) * if s.q < 1.0 { s.q.max(0.0) } else { 1.0 },
     }
+}
+
+/// DCQCN's rate increase (Zhu et al. §3.1), after a timer or byte-counter event: F fast-recovery
+/// steps towards RT, then additive increase of RT, then hyper increase once both the timer and
+/// the byte counter have passed F.
+pub fn dcqcn_increase(s: &mut crate::flow::Sender, p: &crate::params::DcqcnParams) {
+    let f = p.fast_recovery_steps;
+    let (t, b) = (s.timer_stage, if p.byte_counter == 0 { s.timer_stage } else { s.byte_stage });
+    if t.max(b) < f {
+        // Fast recovery: RT unchanged.
+    } else if t.min(b) > f {
+        s.rt += (t.min(b) - f) as f64 * p.rate_hai;
+    } else {
+        s.rt += p.rate_ai;
+    }
+    s.rt = s.rt.min(s.line_rate);
+    s.rc = ((s.rt + s.rc) / 2.0).min(s.line_rate);
 }
 
 /// D2TCP's d = (time to finish at the current rate) / (time left to the deadline), clamped to

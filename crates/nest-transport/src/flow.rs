@@ -1,6 +1,6 @@
 //! Per-flow state: the window sender and the receiver's delayed-ACK machine.
 
-use crate::params::{Cc, FlowSpec, Target};
+use crate::params::{FlowSpec, Target};
 use nest_core::SimTime;
 
 /// Sender side of one window-based flow (byte sequence numbers, go-back-N recovery).
@@ -37,6 +37,21 @@ pub struct Sender {
     pub q: f64,
     pub lambda: f64,
     pub counted_active: bool,
+    /// DCQCN reaction point: current rate RC and target rate RT (bits/s), timer and byte-counter
+    /// stages since the last cut, bytes towards the next byte-counter event, whether a CNP came
+    /// in the current α period, the rate-increase timer's generation (a cut restarts it), and
+    /// whether a pacing event is pending.
+    pub rc: f64,
+    pub rt: f64,
+    pub line_rate: f64,
+    pub timer_stage: u32,
+    pub byte_stage: u32,
+    pub byte_ctr: u64,
+    pub cnp_in_period: bool,
+    pub timer_gen: u32,
+    pub pace_pending: bool,
+    pub period_acked: u64,
+    pub cnps: u64,
 }
 
 impl Sender {
@@ -66,6 +81,17 @@ impl Sender {
             q: 1.0,
             lambda,
             counted_active: false,
+            rc: 0.0,
+            rt: 0.0,
+            line_rate: 0.0,
+            timer_stage: 0,
+            byte_stage: 0,
+            byte_ctr: 0,
+            cnp_in_period: false,
+            timer_gen: 0,
+            pace_pending: false,
+            period_acked: 0,
+            cnps: 0,
         }
     }
 }
@@ -83,6 +109,8 @@ pub struct Receiver {
     /// ACKs sent, and how many carried ECE.
     pub acks: u64,
     pub ece_acks: u64,
+    /// DCQCN notification point: when the last CNP was sent (`None`: never).
+    pub last_cnp: Option<SimTime>,
 }
 
 /// What a flow achieved, for the summary.
@@ -143,6 +171,6 @@ impl Flow {
     }
 
     pub fn is_throughput_qtcp(&self) -> bool {
-        self.spec.cc == Cc::Qtcp && matches!(self.spec.target, Some(Target::Ratio(_)))
+        self.spec.cc.is_quality_aware() && matches!(self.spec.target, Some(Target::Ratio(_)))
     }
 }

@@ -22,7 +22,7 @@ use flow::{Flow, FlowStats, Receiver, Sender};
 use nest_core::SimTime;
 use nest_net::packet::{flag, Packet, PacketKind};
 use nest_net::{Fabric, NetScheduler};
-pub use params::{Cc, FlowSpec, QtcpParams, Target, TcpParams};
+pub use params::{Cc, DcqcnParams, FlowSpec, QtcpParams, Target, TcpParams};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TpEvent {
@@ -36,6 +36,12 @@ pub enum TpEvent {
     DelAck(u32),
     /// Flow `f`'s application stops producing data (its `stop` time).
     Stop(u32),
+    /// A rate-based flow may send its next packet.
+    Pace(u32),
+    /// DCQCN's α-update period of flow `f` ended.
+    DcqcnAlpha(u32),
+    /// DCQCN's rate-increase timer of flow `f` fired (generation: a cut restarts the timer).
+    DcqcnTimer(u32, u32),
 }
 
 impl TpEvent {
@@ -47,6 +53,9 @@ impl TpEvent {
             TpEvent::Rto(f) => (2 << 32) | f as u64,
             TpEvent::DelAck(f) => (3 << 32) | f as u64,
             TpEvent::Stop(f) => (4 << 32) | f as u64,
+            TpEvent::Pace(f) => (5 << 32) | f as u64,
+            TpEvent::DcqcnAlpha(f) => (6 << 32) | f as u64,
+            TpEvent::DcqcnTimer(f, g) => (7 << 32) | ((g as u64) << 40) | f as u64,
         }
     }
 }
@@ -60,6 +69,7 @@ pub trait Scheduler: NetScheduler {
 pub struct Transports {
     pub tcp: TcpParams,
     pub qtcp: QtcpParams,
+    pub dcqcn: DcqcnParams,
     pub flows: Vec<Flow>,
     /// Target ratio of each class (QTCP) and how many throughput-targeted QTCP flows of the
     /// class are active now: a class's target is shared by its flows (thesis Fig 4.17a).
@@ -90,7 +100,7 @@ impl Transports {
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
-        Ok(Transports { tcp, qtcp, flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -99,8 +109,13 @@ impl Transports {
         self.measure_to = to;
     }
 
-    /// Schedules every flow's start.
-    pub fn start(&mut self, q: &mut impl Scheduler) {
+    /// Schedules every flow's start; a rate-based flow's line rate is its host's link rate.
+    pub fn start(&mut self, fabric: &Fabric, q: &mut impl Scheduler) {
+        for f in self.flows.iter_mut() {
+            let node = fabric.topo.hosts[f.spec.src as usize];
+            let port = fabric.topo.nodes[node as usize].ports[0];
+            f.s.line_rate = fabric.topo.ports[port as usize].rate_bps as f64;
+        }
         for (i, f) in self.flows.iter().enumerate() {
             q.tp_at(f.spec.start, TpEvent::Start(i as u32));
             if let Some(stop) = f.spec.stop {
@@ -119,6 +134,14 @@ impl Transports {
                     fl.s.counted_active = true;
                     self.class_active[fl.spec.class as usize] += 1;
                 }
+                if fl.spec.cc.is_rate_based() {
+                    // RoCE starts at line rate (or the configured initial rate).
+                    let r = self.dcqcn.initial_rate.unwrap_or(fl.s.line_rate).min(fl.s.line_rate);
+                    fl.s.rc = r;
+                    fl.s.rt = r;
+                    q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
+                    q.tp_at(now + self.dcqcn.rate_timer, TpEvent::DcqcnTimer(f, 0));
+                }
                 self.try_send(now, f, fabric, q);
             }
             TpEvent::AppWake(f) => {
@@ -126,6 +149,21 @@ impl Transports {
                 self.try_send(now, f, fabric, q);
             }
             TpEvent::Rto(f) => self.on_rto(now, f, fabric, q),
+            TpEvent::Pace(f) => {
+                self.flows[f as usize].s.pace_pending = false;
+                self.try_send(now, f, fabric, q);
+            }
+            TpEvent::DcqcnAlpha(f) => self.on_alpha_period(now, f, q),
+            TpEvent::DcqcnTimer(f, gen) => {
+                let p = &self.dcqcn;
+                let fl = &mut self.flows[f as usize];
+                if fl.s.finished || gen != fl.s.timer_gen {
+                    return;
+                }
+                fl.s.timer_stage += 1;
+                cc::dcqcn_increase(&mut fl.s, p);
+                q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, gen));
+            }
             TpEvent::Stop(f) => {
                 // The application hands over nothing more: what it produced so far (a
                 // backlogged sender: what it has sent) is the flow's total.
@@ -152,8 +190,54 @@ impl Transports {
         match p.kind {
             PacketKind::Data => self.on_data(now, p, fabric, q),
             PacketKind::Ack => self.on_ack(now, p, fabric, q),
-            PacketKind::Cnp => {}
+            PacketKind::Cnp => self.on_cnp(now, p.flow, q),
         }
+    }
+
+    /// DCQCN reaction point on a CNP: RT ← RC, RC ← RC·(1 − α/2) (QRDMA: ·Q when Q < 1),
+    /// α ← (1 − g)·α + g, and the increase stages restart.
+    fn on_cnp(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
+        let p = &self.dcqcn;
+        let mss = self.tcp.mss as f64;
+        let fl = &mut self.flows[f as usize];
+        if fl.s.finished || !fl.spec.cc.is_rate_based() {
+            return;
+        }
+        fl.s.cnps += 1;
+        fl.s.cnp_in_period = true;
+        if p.clamp_target {
+            fl.s.rt = fl.s.rc;
+        }
+        let factor = cc::cut_factor(fl, now, mss);
+        fl.s.rc = (fl.s.rc * factor).max(p.min_rate);
+        fl.s.alpha = (1.0 - p.g) * fl.s.alpha + p.g;
+        fl.s.timer_stage = 0;
+        fl.s.byte_stage = 0;
+        fl.s.byte_ctr = 0;
+        fl.s.timer_gen = fl.s.timer_gen.wrapping_add(1);
+        fl.stats.cuts += 1;
+        q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.timer_gen));
+    }
+
+    /// End of a DCQCN α period: α decays if no CNP came; QRDMA updates its quality factor from
+    /// the bytes acknowledged in the period.
+    fn on_alpha_period(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
+        let share = self.share(f);
+        let fl = &mut self.flows[f as usize];
+        if fl.s.finished {
+            return;
+        }
+        if !fl.s.cnp_in_period {
+            fl.s.alpha *= 1.0 - self.dcqcn.g;
+        }
+        fl.s.cnp_in_period = false;
+        if fl.spec.cc == Cc::Qrdma {
+            cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda);
+        }
+        fl.s.win_acked = 0;
+        fl.s.win_marked = 0;
+        fl.s.win_start = now;
+        q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
     }
 
     fn on_data(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
@@ -167,6 +251,10 @@ impl Transports {
             return self.send_ack(now, f, fabric, q);
         }
         let ce = p.flags & flag::CE != 0;
+        if ce && self.flows[f as usize].spec.cc.is_rate_based() {
+            self.maybe_send_cnp(now, f, fabric, q);
+        }
+        let r = &mut self.flows[f as usize].r;
         if ce != r.ce_state && r.pending > 0 {
             // RFC 8257 §3.2: ACK what came before with the old ECE state, then switch.
             self.send_ack(now, f, fabric, q);
@@ -181,6 +269,21 @@ impl Transports {
             r.delack_pending = true;
             q.tp_at(now + self.tcp.delayed_ack_timeout, TpEvent::DelAck(f));
         }
+    }
+
+    /// DCQCN notification point: at most one CNP per flow per `cnp_interval` while marked
+    /// packets arrive.
+    fn maybe_send_cnp(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let interval = self.dcqcn.cnp_interval;
+        let fl = &mut self.flows[f as usize];
+        if matches!(fl.r.last_cnp, Some(t) if now < t + interval) {
+            return;
+        }
+        fl.r.last_cnp = Some(now);
+        let mut c = Packet::new(PacketKind::Cnp, f, fl.spec.dst, fl.spec.src, self.tcp.header + self.tcp.framing);
+        c.prio = fl.spec.prio;
+        c.class = fl.spec.class;
+        fabric.send(now, c, q);
     }
 
     fn send_ack(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
@@ -232,6 +335,13 @@ impl Transports {
             fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(self.tcp.min_rto.0));
             fl.s.rto_deadline = now + fl.s.rto;
             fl.s.win_acked += newly;
+            if fl.spec.cc.is_rate_based() {
+                if fl.s.snd_una >= fl.total || (fl.app_done(now) && fl.s.snd_una >= fl.available(now)) {
+                    self.finish(now, f);
+                    return;
+                }
+                return self.try_send(now, f, fabric, q);
+            }
             if ece {
                 fl.s.win_marked += newly;
             }
@@ -337,6 +447,9 @@ impl Transports {
         if !fl.s.started || fl.s.finished {
             return;
         }
+        if fl.spec.cc.is_rate_based() {
+            return self.try_pace(now, f, fabric, q);
+        }
         let mss = t.mss as u64;
         let avail = fl.available(now);
         let was_idle = fl.s.snd_nxt == fl.s.snd_una;
@@ -376,6 +489,60 @@ impl Transports {
         }
         // A rate-limited application will produce the next full segment later.
         if !fl.s.app_wake_pending && fl.s.snd_nxt + mss > avail && !fl.app_done(now) {
+            if let Some(t) = fl.time_available(fl.s.snd_nxt + mss) {
+                fl.s.app_wake_pending = true;
+                q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
+            }
+        }
+    }
+
+    /// A rate-based sender: one packet now if the pacer allows, the next at wire / RC later.
+    fn try_pace(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let t = &self.tcp;
+        let p = &self.dcqcn;
+        let fl = &mut self.flows[f as usize];
+        if fl.s.pace_pending {
+            return;
+        }
+        let mss = t.mss as u64;
+        let avail = fl.available(now);
+        let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        if fl.s.snd_nxt < avail {
+            let len = mss.min(avail - fl.s.snd_nxt);
+            let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
+            if len == mss || last {
+                let wire = len as u32 + t.header + t.framing;
+                let mut pk = Packet::new(PacketKind::Data, f, fl.spec.src, fl.spec.dst, wire);
+                pk.payload = len as u32;
+                pk.seq = fl.s.snd_nxt;
+                pk.ts = now;
+                pk.prio = fl.spec.prio;
+                pk.class = fl.spec.class;
+                pk.flags = flag::ECT | if last { flag::FIN } else { 0 };
+                fl.s.snd_nxt += len;
+                fl.stats.segments += 1;
+                fabric.send(now, pk, q);
+                fl.s.byte_ctr += wire as u64;
+                if p.byte_counter > 0 && fl.s.byte_ctr >= p.byte_counter {
+                    fl.s.byte_ctr -= p.byte_counter;
+                    fl.s.byte_stage += 1;
+                    cc::dcqcn_increase(&mut fl.s, p);
+                }
+                fl.s.pace_pending = true;
+                let gap = SimTime::from_secs_f64(wire as f64 * 8.0 / fl.s.rc.max(1.0)).unwrap_or(SimTime(1));
+                q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
+            }
+        }
+        if fl.s.snd_nxt > fl.s.snd_una {
+            if was_idle {
+                fl.s.rto_deadline = now + fl.s.rto;
+            }
+            if !fl.s.rto_pending {
+                fl.s.rto_pending = true;
+                q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
+            }
+        }
+        if !fl.s.pace_pending && !fl.s.app_wake_pending && !fl.app_done(now) {
             if let Some(t) = fl.time_available(fl.s.snd_nxt + mss) {
                 fl.s.app_wake_pending = true;
                 q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));

@@ -12,6 +12,10 @@ pub enum Cc {
     Qtcp,
     /// D2TCP (Vamanan et al. 2012): DCTCP whose cut is α^d, d from the deadline.
     D2tcp,
+    /// DCQCN (Zhu et al. 2015): rate-based RoCEv2 congestion control driven by CNPs.
+    Dcqcn,
+    /// QRDMA (thesis eq. 4.6): DCQCN whose cut is scaled by the quality factor.
+    Qrdma,
 }
 
 impl Cc {
@@ -20,6 +24,8 @@ impl Cc {
             "dctcp" => Some(Cc::Dctcp),
             "qtcp" => Some(Cc::Qtcp),
             "d2tcp" => Some(Cc::D2tcp),
+            "dcqcn" => Some(Cc::Dcqcn),
+            "qrdma" => Some(Cc::Qrdma),
             _ => None,
         }
     }
@@ -28,6 +34,64 @@ impl Cc {
             Cc::Dctcp => "dctcp",
             Cc::Qtcp => "qtcp",
             Cc::D2tcp => "d2tcp",
+            Cc::Dcqcn => "dcqcn",
+            Cc::Qrdma => "qrdma",
+        }
+    }
+
+    /// Rate-based (paced, CNP-driven) rather than window-based.
+    pub fn is_rate_based(self) -> bool {
+        matches!(self, Cc::Dcqcn | Cc::Qrdma)
+    }
+
+    /// Steered by a quality factor.
+    pub fn is_quality_aware(self) -> bool {
+        matches!(self, Cc::Qtcp | Cc::Qrdma)
+    }
+}
+
+/// DCQCN's parameters; the defaults are the DCQCN authors' ns-3 set (SPEC §4 table), which the
+/// QTCP paper and the thesis say they ran ("the default parameter settings suggested in" the
+/// DCQCN paper).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DcqcnParams {
+    /// α gain g.
+    pub g: f64,
+    /// α decays by (1 − g) after a period with no CNP.
+    pub alpha_period: SimTime,
+    /// Rate-increase timer.
+    pub rate_timer: SimTime,
+    /// Rate-increase byte counter (0 = off).
+    pub byte_counter: u64,
+    /// The receiver (NP) sends at most one CNP per flow per interval.
+    pub cnp_interval: SimTime,
+    /// Fast-recovery steps F.
+    pub fast_recovery_steps: u32,
+    /// Additive and hyper increase steps, bits/s.
+    pub rate_ai: f64,
+    pub rate_hai: f64,
+    /// The rate never drops below this (bits/s).
+    pub min_rate: f64,
+    /// On a CNP the target rate is clamped to the current rate.
+    pub clamp_target: bool,
+    /// A flow starts at line rate (RoCE) — `initial_rate` overrides it when set (bits/s).
+    pub initial_rate: Option<f64>,
+}
+
+impl Default for DcqcnParams {
+    fn default() -> Self {
+        DcqcnParams {
+            g: 1.0 / 256.0,
+            alpha_period: SimTime::from_us(55),
+            rate_timer: SimTime::from_us(60),
+            byte_counter: 300_000,
+            cnp_interval: SimTime::from_us(50),
+            fast_recovery_steps: 5,
+            rate_ai: 40e6,
+            rate_hai: 200e6,
+            min_rate: 10e6,
+            clamp_target: true,
+            initial_rate: None,
         }
     }
 }

@@ -18,7 +18,7 @@ fn dumbbell(specs: Vec<FlowSpec>, ratios: Vec<f64>, fp: FabricParams, qp: QtcpPa
     let mut tp = Transports::new(TcpParams::default(), qp, specs, ratios).unwrap();
     tp.set_measure_window(SimTime::from_ms(20), end);
     let mut q = Queue::default();
-    tp.start(&mut q);
+    tp.start(&fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, end);
     (fabric, tp)
 }
@@ -193,9 +193,54 @@ fn a_hop_costs_at_most_two_events() {
     let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
     let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), specs, vec![1.0]).unwrap();
     let mut q = Queue::default();
-    tp.start(&mut q);
+    tp.start(&fabric, &mut q);
     let events = run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(50));
     let hops = fabric.totals.hops;
     assert!(hops > 100_000);
     assert!((events as f64) < 1.7 * hops as f64, "{events} events for {hops} hops");
+}
+
+/// The DCQCN authors' RED marking: KMIN 40, KMAX 1000 cells of 1030 B, PMAX 1.
+fn red_authors() -> FabricParams {
+    FabricParams {
+        marking: Marking::Red { kmin: Threshold::Bytes(40 * 1030), kmax: Threshold::Bytes(1000 * 1030), pmax: 1.0 },
+        pfc: Some(nest_net::PfcParams { xoff: 400 * 1030, xon: 300 * 1030 }),
+        buffer: 16 << 20,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn dcqcn_flows_share_fairly_losslessly_and_cut_on_cnps() {
+    let end = SimTime::from_ms(200);
+    let specs = (0..3).map(|i| flow(&format!("f{i}"), i, 3, 0, Cc::Dcqcn)).collect();
+    let (fabric, tp) = dumbbell(specs, vec![1.0], red_authors(), QtcpParams::default(), end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&tp, f, end)).collect();
+    let sum: f64 = g.iter().sum();
+    assert!(sum > 8.8, "total {sum}: {g:?}");
+    assert!(g.iter().cloned().fold(0.0, f64::max) / g.iter().cloned().fold(f64::MAX, f64::min) < 1.3, "{g:?}");
+    for f in &tp.flows {
+        assert!(f.s.cnps > 10 && f.stats.cuts == f.s.cnps, "cnps {}", f.s.cnps);
+        assert!(f.s.rc > 1e9 && f.s.rc <= 10e9);
+    }
+    assert_eq!(fabric.totals.dropped, 0);
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn qrdma_carries_class_ratios_where_dcqcn_shares_equally() {
+    let end = SimTime::from_ms(300);
+    let mk = |cc| {
+        (0..3u32)
+            .map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) })
+            .collect::<Vec<_>>()
+    };
+    let qp = QtcpParams { bottleneck_bps: 9.41e9, ..Default::default() };
+    let (_, q) = dumbbell(mk(Cc::Qrdma), vec![1.0, 2.0, 3.0], red_authors(), qp.clone(), end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&q, f, end)).collect();
+    // Ordered and clearly differentiated (the paper measured 1 : 1.8 : 2.6 for its QRDMA).
+    assert!(g[0] < g[1] && g[1] < g[2] && g[2] / g[0] > 1.6, "QRDMA {g:?}");
+    let (_, d) = dumbbell(mk(Cc::Dcqcn), vec![1.0, 2.0, 3.0], red_authors(), qp, end);
+    let g: Vec<f64> = (0..3).map(|f| gbps(&d, f, end)).collect();
+    assert!(g[2] / g[0] < 1.3, "DCQCN {g:?}");
 }

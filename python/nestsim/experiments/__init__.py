@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import dctcp_friendliness, dctcp_validation, engine_validation, qtcp_bandwidth, qtcp_model, rtt_fairness, storage_qos
+from . import (dctcp_friendliness, dctcp_validation, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_model,
+               rtt_fairness, storage_qos)
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
@@ -20,6 +21,7 @@ REGISTRY: Dict[str, tuple] = {
     "dctcp-validation": (dctcp_validation.DESCRIPTION, dctcp_validation.run_experiment),
     "rtt-fairness": (rtt_fairness.DESCRIPTION, rtt_fairness.run_experiment),
     "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),
+    "qrdma-bandwidth": (qrdma_bandwidth.DESCRIPTION, qrdma_bandwidth.run_experiment),
 }
 
 

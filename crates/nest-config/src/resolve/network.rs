@@ -7,7 +7,7 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
-use nest_transport::{Cc, FlowSpec, QtcpParams, Target, TcpParams};
+use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Target, TcpParams};
 
 /// Everything the model needs to build the fabric and its transports.
 #[derive(Debug, Clone)]
@@ -16,6 +16,7 @@ pub struct NetworkPlan {
     pub fabric: FabricParams,
     pub tcp: TcpParams,
     pub qtcp: QtcpParams,
+    pub dcqcn: DcqcnParams,
     pub flows: Vec<FlowSpec>,
     /// Target ratio per class index (QTCP).
     pub class_ratio: Vec<f64>,
@@ -114,9 +115,10 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             SamplePorts::Switches
         }
     };
+    let dcqcn = dcqcn(cx, &n.dcqcn);
     let flows = flows(cx, &sc.flows, &topology, run, classes);
     super::check_unique(cx, "flow", sc.flows.iter().map(|f| f.name.as_str()));
-    Some(Box::new(NetworkPlan { topology, fabric, tcp, qtcp, flows, class_ratio: classes.iter().map(|c| c.ratio).collect(), sample_ports, mtu }))
+    Some(Box::new(NetworkPlan { topology, fabric, tcp, qtcp, dcqcn, flows, class_ratio: classes.iter().map(|c| c.ratio).collect(), sample_ports, mtu }))
 }
 
 fn graph(cx: &mut Ctx, n: &NetworkConfig, rate: u64, delay: SimTime) -> Result<Topology, String> {
@@ -277,7 +279,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
         }
         let cc = Cc::from_name(&f.transport);
         if cc.is_none() {
-            cx.err(&format!("{key}.transport"), format!("'{}' is not a transport (expected dctcp, qtcp or d2tcp)", f.transport));
+            cx.err(&format!("{key}.transport"), format!("'{}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)", f.transport));
         }
         let start = f.start.as_ref().map_or(Some(SimTime::ZERO), |s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
         let stop = match &f.stop {
@@ -295,9 +297,9 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
         let deadline = f.deadline.as_ref().and_then(|d| cx.dur(&format!("{key}.deadline"), d));
         if let (Some(src), Some(dst), Some(class), Some(cc)) = (src, dst, class, cc) {
             let c = &classes[class];
-            let target = match (cc, c.latency_target) {
-                (Cc::Qtcp, Some(l)) => Some(Target::Latency(l)),
-                (Cc::Qtcp, None) => Some(Target::Ratio(c.ratio)),
+            let target = match (cc.is_quality_aware(), c.latency_target) {
+                (true, Some(l)) => Some(Target::Latency(l)),
+                (true, None) => Some(Target::Ratio(c.ratio)),
                 _ => None,
             };
             let prio = if c.priority == Priority::Urgent { PRIO_URGENT } else { PRIO_NORMAL };
@@ -305,4 +307,42 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
         }
     }
     out
+}
+
+fn dcqcn(cx: &mut Ctx, c: &DcqcnConfig) -> DcqcnParams {
+    let mut p = DcqcnParams::default();
+    if let Some(g) = c.g {
+        if !(g > 0.0 && g <= 1.0) {
+            cx.err("network.dcqcn.g", format!("must be in (0, 1], got {g}"));
+        }
+        p.g = g;
+    }
+    let dur = |cx: &mut Ctx, key: &str, v: &Option<String>, dst: &mut SimTime| {
+        if let Some(s) = v {
+            match cx.dur(&format!("network.dcqcn.{key}"), s) {
+                Some(t) if t.0 > 0 => *dst = t,
+                Some(_) => cx.err(&format!("network.dcqcn.{key}"), "must be positive"),
+                None => {}
+            }
+        }
+    };
+    dur(cx, "alpha_period", &c.alpha_period, &mut p.alpha_period);
+    dur(cx, "rate_timer", &c.rate_timer, &mut p.rate_timer);
+    dur(cx, "cnp_interval", &c.cnp_interval, &mut p.cnp_interval);
+    if let Some(b) = &c.byte_counter {
+        p.byte_counter = cx.size("network.dcqcn.byte_counter", b).unwrap_or(p.byte_counter);
+    }
+    if let Some(f) = c.fast_recovery_steps {
+        p.fast_recovery_steps = f;
+    }
+    for (key, v, dst) in [("rate_ai", &c.rate_ai, &mut p.rate_ai), ("rate_hai", &c.rate_hai, &mut p.rate_hai), ("min_rate", &c.min_rate, &mut p.min_rate)] {
+        if let Some(s) = v {
+            *dst = cx.rate(&format!("network.dcqcn.{key}"), s).unwrap_or(*dst);
+        }
+    }
+    if let Some(s) = &c.initial_rate {
+        p.initial_rate = cx.rate("network.dcqcn.initial_rate", s);
+    }
+    p.clamp_target = c.clamp_target.unwrap_or(true);
+    p
 }

@@ -35,11 +35,18 @@ def test_storage_qos_synthetic_claims_hold(cli, tmp_path):
     assert s["conservation"] == "ok"
 
 
+def _claims(out):
+    """The experiment's claims by id, after checking every claim was evaluated (or says why not)."""
+    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    for c in by_id.values():
+        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
+    return by_id
+
+
 def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
     out = tmp_path / "qb"
     cli("experiment", "qtcp-bandwidth", "-o", out, check=0)
-    doc = json.loads((out / "claims.json").read_text())
-    by_id = {c["id"]: c for c in doc["claims"]}
+    by_id = _claims(out)
     for cid in ("qtcp-ratio", "dctcp-equal", "totals", "lossless"):
         assert by_id[cid]["holds"] is True, by_id[cid]
     s = json.loads((out / "qtcp" / "summary.json").read_text())
@@ -49,11 +56,8 @@ def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
 def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
     out = tmp_path / "qm"
     cli("experiment", "qtcp-model", "-o", out, check=0)
-    doc = json.loads((out / "claims.json").read_text())
-    by_id = {c["id"]: c for c in doc["claims"]}
+    by_id = _claims(out)
     assert by_id["model-vs-sim-10g"]["holds"] is True, by_id["model-vs-sim-10g"]
-    for c in doc["claims"]:
-        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
     model = json.loads((out / "10g" / "model.json").read_text())
     assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3
 
@@ -61,21 +65,17 @@ def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
 def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
     out = tmp_path / "dv"
     cli("experiment", "dctcp-validation", "-o", out, check=0)
-    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    by_id = _claims(out)
     assert by_id["n2-oscillation"]["holds"] is True, by_id["n2-oscillation"]
     for n in (2, 10, 40):
         assert by_id[f"n{n}-peak-and-throughput"]["holds"] is True, by_id[f"n{n}-peak-and-throughput"]
-    for c in by_id.values():
-        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
 
 
 def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     out = tmp_path / "rf"
     cli("experiment", "rtt-fairness", "-o", out, check=0)
-    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    by_id = _claims(out)
     assert by_id["dctcp-biased"]["holds"] is True, by_id["dctcp-biased"]
-    for c in by_id.values():
-        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
     # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
@@ -85,21 +85,17 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
     out = tmp_path / "df"
     cli("experiment", "dctcp-friendliness", "-o", out, check=0)
-    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    by_id = _claims(out)
     for cid in ("before", "back-off", "recover", "class-target-shared"):
         assert by_id[cid]["holds"] is True, by_id[cid]
-    for c in by_id.values():
-        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
 
 
 def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):
     out = tmp_path / "qr"
     cli("experiment", "qrdma-bandwidth", "-o", out, check=0)
-    by_id = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    by_id = _claims(out)
     for cid in ("dcqcn-equal", "roce-lossless", "incast-lossless"):
         assert by_id[cid]["holds"] is True, by_id[cid]
-    for c in by_id.values():
-        assert isinstance(c["holds"], bool) and (c["holds"] or c.get("why")), c
     # QRDMA orders the classes even where the ratio falls short of 1:2:3.
     f = json.loads((out / "qrdma" / "summary.json").read_text())["network"]["flows"]
     assert f["app3"]["throughput_gbps"] < f["app6"]["throughput_gbps"] < f["app9"]["throughput_gbps"]

@@ -61,10 +61,9 @@ fn bottleneck_queue_builds_marks_past_k_and_drains_back_to_back() {
     f.check_conservation().unwrap();
 }
 
-#[test]
-fn small_buffer_drops_and_counts_when_lossy() {
+/// Four senders each dump 20 packets at once towards one receiver; returns the deliveries.
+fn overload(params: FabricParams) -> (Fabric, Vec<(SimTime, Packet)>) {
     let t = Topology::dumbbell(4, 1, G10, SimTime::from_us(1));
-    let params = FabricParams { buffer: 10 * 1500, marking: Marking::None, ..Default::default() };
     let mut f = Fabric::new(t, params, 1).unwrap();
     let mut q = EventQueue::default();
     for s in 0..4 {
@@ -73,6 +72,12 @@ fn small_buffer_drops_and_counts_when_lossy() {
         }
     }
     let got = drain(&mut f, &mut q);
+    (f, got)
+}
+
+#[test]
+fn small_buffer_drops_and_counts_when_lossy() {
+    let (f, got) = overload(FabricParams { buffer: 10 * 1500, marking: Marking::None, ..Default::default() });
     assert!(f.totals.dropped > 0);
     assert_eq!(got.len() as u64 + f.totals.dropped, 80);
     f.check_conservation().unwrap();
@@ -80,17 +85,8 @@ fn small_buffer_drops_and_counts_when_lossy() {
 
 #[test]
 fn pfc_makes_the_same_overload_lossless_and_counts_pauses() {
-    let t = Topology::dumbbell(4, 1, G10, SimTime::from_us(1));
     // 4 ingress ports × (XOFF 3 packets + headroom for 1 µs of line rate in flight) fits 20.
-    let params = FabricParams { buffer: 20 * 1500, marking: Marking::None, pfc: Some(PfcParams { xoff: 3 * 1500, xon: 1500 }), ..Default::default() };
-    let mut f = Fabric::new(t, params, 1).unwrap();
-    let mut q = EventQueue::default();
-    for s in 0..4 {
-        for _ in 0..20 {
-            f.send(SimTime::ZERO, data(s, s, 4, 1500), &mut q);
-        }
-    }
-    let got = drain(&mut f, &mut q);
+    let (mut f, got) = overload(FabricParams { buffer: 20 * 1500, marking: Marking::None, pfc: Some(PfcParams { xoff: 3 * 1500, xon: 1500 }), ..Default::default() });
     assert_eq!(got.len(), 80, "lossless: every packet delivered");
     assert_eq!(f.totals.dropped, 0);
     let sw = f.topo.node_by_name("sw0").unwrap();

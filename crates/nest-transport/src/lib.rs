@@ -467,33 +467,9 @@ impl Transports {
             if inflight > 0 && (inflight + len) as f64 > s.cwnd {
                 break;
             }
-            let mut p = Packet::new(PacketKind::Data, f, fl.spec.src, fl.spec.dst, len as u32 + t.header + t.framing);
-            p.payload = len as u32;
-            p.seq = s.snd_nxt;
-            p.ts = now;
-            p.prio = fl.spec.prio;
-            p.class = fl.spec.class;
-            p.flags = flag::ECT | if last { flag::FIN } else { 0 };
-            fl.s.snd_nxt += len;
-            fl.stats.segments += 1;
-            fabric.send(now, p, q);
+            send_segment(fl, f, now, len, last, t, fabric, q);
         }
-        if fl.s.snd_nxt > fl.s.snd_una {
-            if was_idle {
-                fl.s.rto_deadline = now + fl.s.rto;
-            }
-            if !fl.s.rto_pending {
-                fl.s.rto_pending = true;
-                q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
-            }
-        }
-        // A rate-limited application will produce the next full segment later.
-        if !fl.s.app_wake_pending && fl.s.snd_nxt + mss > avail && !fl.app_done(now) {
-            if let Some(t) = fl.time_available(fl.s.snd_nxt + mss) {
-                fl.s.app_wake_pending = true;
-                q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
-            }
-        }
+        arm_timers(fl, f, now, was_idle, Some(mss), q);
     }
 
     /// A rate-based sender: one packet now if the pacer allows, the next at wire / RC later.
@@ -511,17 +487,7 @@ impl Transports {
             let len = mss.min(avail - fl.s.snd_nxt);
             let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
             if len == mss || last {
-                let wire = len as u32 + t.header + t.framing;
-                let mut pk = Packet::new(PacketKind::Data, f, fl.spec.src, fl.spec.dst, wire);
-                pk.payload = len as u32;
-                pk.seq = fl.s.snd_nxt;
-                pk.ts = now;
-                pk.prio = fl.spec.prio;
-                pk.class = fl.spec.class;
-                pk.flags = flag::ECT | if last { flag::FIN } else { 0 };
-                fl.s.snd_nxt += len;
-                fl.stats.segments += 1;
-                fabric.send(now, pk, q);
+                let wire = send_segment(fl, f, now, len, last, t, fabric, q);
                 fl.s.byte_ctr += wire as u64;
                 if p.byte_counter > 0 && fl.s.byte_ctr >= p.byte_counter {
                     fl.s.byte_ctr -= p.byte_counter;
@@ -533,21 +499,9 @@ impl Transports {
                 q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
             }
         }
-        if fl.s.snd_nxt > fl.s.snd_una {
-            if was_idle {
-                fl.s.rto_deadline = now + fl.s.rto;
-            }
-            if !fl.s.rto_pending {
-                fl.s.rto_pending = true;
-                q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
-            }
-        }
-        if !fl.s.pace_pending && !fl.s.app_wake_pending && !fl.app_done(now) {
-            if let Some(t) = fl.time_available(fl.s.snd_nxt + mss) {
-                fl.s.app_wake_pending = true;
-                q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
-            }
-        }
+        // While the pacer is armed it will call again; otherwise wait for the application.
+        let need = (!fl.s.pace_pending).then_some(mss);
+        arm_timers(fl, f, now, was_idle, need, q);
     }
 
     /// Payload bits/s a flow delivered in the measurement window.
@@ -562,5 +516,47 @@ impl Transports {
     /// style "in flight" report).
     pub fn in_flight_bytes(&self) -> u64 {
         self.flows.iter().map(|f| f.s.snd_nxt - f.s.snd_una).sum()
+    }
+}
+
+/// Puts one data segment of `len` payload bytes on the wire; returns its wire size.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn send_segment(fl: &mut Flow, f: u32, now: SimTime, len: u64, last: bool, t: &TcpParams, fabric: &mut Fabric, q: &mut impl Scheduler) -> u32 {
+    let wire = len as u32 + t.header + t.framing;
+    let mut p = Packet::new(PacketKind::Data, f, fl.spec.src, fl.spec.dst, wire);
+    p.payload = len as u32;
+    p.seq = fl.s.snd_nxt;
+    p.ts = now;
+    p.prio = fl.spec.prio;
+    p.class = fl.spec.class;
+    p.flags = flag::ECT | if last { flag::FIN } else { 0 };
+    fl.s.snd_nxt += len;
+    fl.stats.segments += 1;
+    fabric.send(now, p, q);
+    wire
+}
+
+/// After sending: the retransmission timer runs while data is outstanding (restarted when the
+/// flow was idle), and a rate-limited application that has less than `need` bytes beyond what
+/// was sent wakes the sender when it has produced them (`None`: the sender needs no wake-up).
+#[inline]
+fn arm_timers(fl: &mut Flow, f: u32, now: SimTime, was_idle: bool, need: Option<u64>, q: &mut impl Scheduler) {
+    if fl.s.snd_nxt > fl.s.snd_una {
+        if was_idle {
+            fl.s.rto_deadline = now + fl.s.rto;
+        }
+        if !fl.s.rto_pending {
+            fl.s.rto_pending = true;
+            q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
+        }
+    }
+    let Some(need) = need else { return };
+    if fl.s.app_wake_pending || fl.app_done(now) || fl.s.snd_nxt + need <= fl.available(now) {
+        return;
+    }
+    if let Some(t) = fl.time_available(fl.s.snd_nxt + need) {
+        fl.s.app_wake_pending = true;
+        q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
     }
 }

@@ -100,3 +100,18 @@ def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):
     f = json.loads((out / "qrdma" / "summary.json").read_text())["network"]["flows"]
     assert f["app3"]["throughput_gbps"] < f["app6"]["throughput_gbps"] < f["app9"]["throughput_gbps"]
     assert f["app9"]["cnps"] > 0 and f["app9"]["rate_end_gbps"] is not None
+
+
+def test_deadline_misses_follow_processor_sharing_and_rdma_stays_sane(tmp_path):
+    from nestsim.experiments import deadline_misses as dm
+    ps = dm.ps_reference()
+    for cc in ("dctcp", "qtcp", "dcqcn"):
+        m = dm.misses(tmp_path, "stressed", cc, duration_s=0.8, warmup_s=0.2)
+        assert m["_conservation"] == "ok", m
+        # A fair transport at 80 % load misses about what processor sharing predicts.
+        for app, ref in ps.items():
+            assert abs(m[app] - ref) < 30, (cc, app, m[app], ref)
+    s = json.loads((tmp_path / "stressed-dcqcn" / "summary.json").read_text())["network"]
+    # RoCE: no spurious go-back-N under PFC back-pressure (the NIC paces its queue pairs).
+    assert sum(f["timeouts"] for f in s["flows"].values()) == 0
+    assert s["packets"]["dropped"] == 0

@@ -26,7 +26,9 @@ class Claim:
 
 
 def write_claims(out_dir: Path, experiment: str, claims: List[Claim]) -> dict:
-    doc = {"experiment": experiment, "claims": [{k: v for k, v in asdict(c).items() if k != "why" or v} for c in claims]}
+    # `why` explains a claim that does not hold (or was not evaluated); a holding claim needs none.
+    doc = {"experiment": experiment,
+           "claims": [{k: v for k, v in asdict(c).items() if k != "why" or (v and c.holds is not True)} for c in claims]}
     write_json(out_dir / "claims.json", doc)
     return doc
 

@@ -544,6 +544,8 @@ pub struct DcqcnConfig {
     pub min_rate: Option<String>,
     pub clamp_target: Option<bool>,
     pub initial_rate: Option<String>,
+    /// RoCE retransmission timeout floor (NIC local-ACK timeout).
+    pub min_rto: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -440,6 +440,13 @@ impl Fabric {
         self.ports[port as usize].queued_bytes()
     }
 
+    /// Bytes waiting in a host's NIC egress queues.
+    #[inline]
+    pub fn nic_queue_bytes(&self, host: u32) -> u64 {
+        let node = self.topo.hosts[host as usize];
+        self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].queued_bytes()).sum()
+    }
+
     pub fn switch_buffer_used(&self, node: u32) -> u64 {
         let sw = self.switch_of[node as usize];
         if sw == u32::MAX { 0 } else { self.switches[sw as usize].used }

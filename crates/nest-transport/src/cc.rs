@@ -20,7 +20,11 @@ pub fn update_alpha(alpha: f64, g: f64, acked: u64, marked: u64) -> f64 {
 /// whose Q leaves 1 ± σ moves λ by ∓σ (QTCP Fig 8): when an unmanaged flow takes bandwidth every
 /// QTCP flow falls short and λ shrinks; when it leaves they all gain and λ grows; flows above and
 /// below target in the same period push in opposite directions.
-pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, lambda: &mut f64) {
+///
+/// A latency-centric flow carrying a finite transfer measures latency as its class's smoothed
+/// completion time (`class_fct`, ps; thesis: the target of a class is shared by its flows);
+/// a long-lived one, as its smoothed RTT.
+pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, lambda: &mut f64, class_fct: f64) {
     let s = &mut f.s;
     let elapsed = (now - s.win_start).as_secs_f64();
     match f.spec.target {
@@ -40,6 +44,11 @@ pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, l
                 s.q = *lambda * share / s.thr_ewma;
             }
             s.lambda = *lambda;
+        }
+        Some(Target::Latency(target)) if f.spec.bytes.is_some() => {
+            if class_fct > 0.0 {
+                s.q = class_fct / target.0.max(1) as f64;
+            }
         }
         Some(Target::Latency(target)) if s.srtt > 0.0 => {
             s.lat_ewma = if s.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.lat_ewma };

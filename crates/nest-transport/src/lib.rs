@@ -77,6 +77,9 @@ pub struct Transports {
     class_active: Vec<u32>,
     /// QTCP's bottleneck estimate λ, shared by the QTCP flows (interference adaptation moves it).
     pub qtcp_lambda: f64,
+    /// Latency-centric classes with finite transfers: the smoothed completion time of the class's
+    /// finished flows (ps; 0 until the first), the "actual latency" of their quality factor.
+    pub class_fct_ewma: Vec<f64>,
     measure_from: SimTime,
     measure_to: SimTime,
 }
@@ -100,7 +103,7 @@ impl Transports {
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -139,6 +142,7 @@ impl Transports {
                     let r = self.dcqcn.initial_rate.unwrap_or(fl.s.line_rate).min(fl.s.line_rate);
                     fl.s.rc = r;
                     fl.s.rt = r;
+                    fl.s.rto = fl.s.rto.max(self.dcqcn.min_rto);
                     q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
                     q.tp_at(now + self.dcqcn.rate_timer, TpEvent::DcqcnTimer(f, 0));
                 }
@@ -232,7 +236,8 @@ impl Transports {
         }
         fl.s.cnp_in_period = false;
         if fl.spec.cc == Cc::Qrdma {
-            cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda);
+            let class_fct = self.class_fct_ewma[fl.spec.class as usize];
+            cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
         }
         fl.s.win_acked = 0;
         fl.s.win_marked = 0;
@@ -332,7 +337,8 @@ impl Transports {
             }
             fl.stats.rtt_samples += 1;
             fl.stats.rtt_sum_ps += sample;
-            fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(self.tcp.min_rto.0));
+            let floor = if fl.spec.cc.is_rate_based() { self.dcqcn.min_rto } else { self.tcp.min_rto };
+            fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(floor.0));
             fl.s.rto_deadline = now + fl.s.rto;
             fl.s.win_acked += newly;
             if fl.spec.cc.is_rate_based() {
@@ -349,7 +355,8 @@ impl Transports {
             if fl.s.snd_una > fl.s.win_end {
                 fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
                 if fl.spec.cc == Cc::Qtcp {
-                    cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda);
+                    let class_fct = self.class_fct_ewma[fl.spec.class as usize];
+                    cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
                 }
                 fl.s.win_acked = 0;
                 fl.s.win_marked = 0;
@@ -397,7 +404,13 @@ impl Transports {
         let fl = &mut self.flows[f as usize];
         fl.s.finished = true;
         if fl.spec.bytes.is_some() {
-            fl.stats.fct = Some(now - fl.spec.start);
+            let fct = now - fl.spec.start;
+            fl.stats.fct = Some(fct);
+            if let Some(Target::Latency(_)) = fl.spec.target {
+                let e = &mut self.class_fct_ewma[fl.spec.class as usize];
+                let g = self.qtcp.gamma;
+                *e = if *e == 0.0 { fct.0 as f64 } else { (1.0 - g) * fct.0 as f64 + g * *e };
+            }
         }
         if fl.s.counted_active {
             fl.s.counted_active = false;
@@ -483,6 +496,15 @@ impl Transports {
         let mss = t.mss as u64;
         let avail = fl.available(now);
         let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        // The NIC pulls packets from its queue pairs only as fast as its port drains: with a
+        // few packets already waiting, this QP's next packet waits one line-rate packet time.
+        let full_wire = (mss as u32 + t.header + t.framing) as f64;
+        if fl.s.snd_nxt < avail && fabric.nic_queue_bytes(fl.spec.src) as f64 > 2.0 * full_wire {
+            fl.s.pace_pending = true;
+            let gap = SimTime::from_secs_f64(full_wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
+            q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
+            return;
+        }
         if fl.s.snd_nxt < avail {
             let len = mss.min(avail - fl.s.snd_nxt);
             let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));

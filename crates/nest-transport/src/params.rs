@@ -76,6 +76,9 @@ pub struct DcqcnParams {
     pub clamp_target: bool,
     /// A flow starts at line rate (RoCE) — `initial_rate` overrides it when set (bits/s).
     pub initial_rate: Option<f64>,
+    /// Retransmission timeout floor of RoCE flows: a NIC's local-ACK timeout (4.096 µs·2^k,
+    /// k = 12 → 16.8 ms), far above TCP's, so PFC back-pressure does not trigger go-back-N.
+    pub min_rto: SimTime,
 }
 
 impl Default for DcqcnParams {
@@ -92,6 +95,7 @@ impl Default for DcqcnParams {
             min_rate: 10e6,
             clamp_target: true,
             initial_rate: None,
+            min_rto: SimTime(4_096_000 << 12),
         }
     }
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_model,
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_model,
                rtt_fairness, storage_qos)
 
 #: name → (one-line description, function(out_dir) -> claims document)
@@ -22,6 +22,7 @@ REGISTRY: Dict[str, tuple] = {
     "rtt-fairness": (rtt_fairness.DESCRIPTION, rtt_fairness.run_experiment),
     "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),
     "qrdma-bandwidth": (qrdma_bandwidth.DESCRIPTION, qrdma_bandwidth.run_experiment),
+    "deadline-misses": (deadline_misses.DESCRIPTION, deadline_misses.run_experiment),
 }
 
 

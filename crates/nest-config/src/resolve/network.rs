@@ -329,6 +329,7 @@ fn dcqcn(cx: &mut Ctx, c: &DcqcnConfig) -> DcqcnParams {
     dur(cx, "alpha_period", &c.alpha_period, &mut p.alpha_period);
     dur(cx, "rate_timer", &c.rate_timer, &mut p.rate_timer);
     dur(cx, "cnp_interval", &c.cnp_interval, &mut p.cnp_interval);
+    dur(cx, "min_rto", &c.min_rto, &mut p.min_rto);
     if let Some(b) = &c.byte_counter {
         p.byte_counter = cx.size("network.dcqcn.byte_counter", b).unwrap_or(p.byte_counter);
     }

@@ -1,0 +1,125 @@
+"""deadline-misses: latency targets under Poisson transfers (QTCP Fig 9 and 11; thesis Fig 4.19, 4.22a).
+
+Four applications send transfers (exponential sizes, mean 2 MB) as Poisson arrivals from 8
+senders to one receiver over a 10 Gb/s bottleneck (one switch, 10 µs links) at 80 % average
+load. Applications 1–3 have latency targets of 5366, 6604 and 7832 µs (a transfer misses when
+its completion time exceeds its target); application 4 is best effort. Normal mix: applications
+1 and 2 offer 10 % and 20 % of the traffic, 3 and 4 35 % each; stressed mix: 25 % each.
+Schemes: DCTCP, D2TCP (deadline = target) and QTCP (latency-centric classes: Q = the class's
+smoothed completion time / target), and DCQCN vs QRDMA under the stressed mix (RED marking and
+PFC as in qrdma-bandwidth). Transfers arriving in the first 0.5 s are warm-up; every transfer
+completes (the run drains). One seed per configuration.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Dict, List
+
+from ..claims import Claim, write_claims
+from ..runner import run as run_scenario
+from .net_common import star
+
+DESCRIPTION = "Deadline misses of 3 latency classes: QTCP vs DCTCP vs D2TCP, QRDMA vs DCQCN (QTCP Fig 9, 11)"
+SOURCE = "QTCP paper §IV-D Fig 9, §V-B Fig 11; thesis Fig 4.19, 4.22a"
+TARGETS_US = {"app1": 5366, "app2": 6604, "app3": 7832}
+MIXES = {"normal": {"app1": 0.10, "app2": 0.20, "app3": 0.35, "app4": 0.35},
+         "stressed": {"app1": 0.25, "app2": 0.25, "app3": 0.25, "app4": 0.25}}
+SENDERS, LOAD, RATE, MEAN_BYTES = 8, 0.8, 10e9, 2_000_000
+DURATION_S, WARMUP_S = 2.5, 0.5
+
+
+def _classes() -> List[dict]:
+    cl = [{"name": a, "priority": p, "latency_target": f"{t}us"} for (a, t), p in zip(TARGETS_US.items(), ["high", "medium", "low"])]
+    return cl + [{"name": "app4", "priority": "best_effort"}]
+
+
+def _flows(mix: Dict[str, float], transport: str, seed: int, duration_s: float) -> List[dict]:
+    rng = random.Random(seed)
+    flows = []
+    for app, share in mix.items():
+        rate = LOAD * RATE * share / (MEAN_BYTES * 8)  # transfers per second
+        t = rng.expovariate(rate)
+        while t < duration_s:
+            size = max(1448, int(rng.expovariate(1 / MEAN_BYTES)))
+            f = {"name": f"{app}-{len(flows)}", "src": f"s{rng.randrange(SENDERS)}", "dst": "r", "class": app,
+                 "transport": transport, "start": f"{t * 1e6:.3f}us", "size": f"{size}B"}
+            if app in TARGETS_US:
+                f["deadline"] = f"{TARGETS_US[app]}us"
+            flows.append(f)
+            t += rng.expovariate(rate)
+    return flows
+
+
+def _net(roce: bool) -> dict:
+    net = star({**{f"s{i}": "10us" for i in range(SENDERS)}, "r": "10us"})
+    if roce:
+        net["switch"] = {"buffer": "16MiB", "ecn": "red", "ecn_kmin": "41200B", "ecn_kmax": "1030000B", "ecn_pmax": 1.0,
+                         "pfc": True, "pfc_xoff": "400KiB", "pfc_xon": "300KiB"}
+    return net
+
+
+def misses(out_dir: Path, mix: str, transport: str, seed: int = 1, duration_s: float = DURATION_S,
+           warmup_s: float = WARMUP_S) -> Dict[str, float]:
+    roce = transport in ("dcqcn", "qrdma")
+    sc = {"schema": 1, "name": f"deadline-{mix}-{transport}",
+          "run": {"seed": seed, "duration": f"{duration_s}s", "warmup": f"{warmup_s}s"},
+          "class": _classes(), "network": _net(roce), "flow": _flows(MIXES[mix], transport, seed, duration_s),
+          "output": {"timeseries": False, "requests": False}}
+    r = run_scenario(sc, out_dir=out_dir / f"{mix}-{transport}", keep_tables=False)
+    out = {}
+    for app in TARGETS_US:
+        fs = [f for name, f in r.summary["network"]["flows"].items() if f["class"] == app
+              and float(sc["flow"][int(name.split("-")[1])]["start"][:-2]) >= warmup_s * 1e6]
+        out[app] = round(100 * sum(1 for f in fs if not f["deadline_met"]) / max(len(fs), 1), 1)
+    out["_conservation"] = r.summary["conservation"]
+    return out
+
+
+def ps_reference() -> Dict[str, float]:
+    """Misses (%) of a processor-sharing link at this load: a transfer of s bytes takes
+    ≈ s / (C·(1 − ρ)), so with exponential sizes P(miss) = exp(−T·C·(1 − ρ) / mean)."""
+    import math
+    return {a: round(100 * math.exp(-t * 1e-6 * RATE * (1 - LOAD) / 8 / MEAN_BYTES), 1) for a, t in TARGETS_US.items()}
+
+
+def _fmt(m: Dict[str, float]) -> str:
+    return ", ".join(f"{a} {m[a]:.1f} %" for a in TARGETS_US)
+
+
+def run_experiment(out_dir: Path) -> dict:
+    res = {(mix, cc): misses(out_dir, mix, cc) for mix in MIXES for cc in ("dctcp", "d2tcp", "qtcp")}
+    res[("stressed", "dcqcn")] = misses(out_dir, "stressed", "dcqcn")
+    res[("stressed", "qrdma")] = misses(out_dir, "stressed", "qrdma")
+    tot = lambda m: sum(m[a] for a in TARGETS_US) / len(TARGETS_US)
+    ps = ps_reference()
+    why_load = (f"at 80 % load a fairly shared 10 Gb/s link gives a 2 MB transfer ≈ 2 MB / (10 Gb/s × 0.2) = 8 ms, "
+                f"beyond every target: processor sharing alone predicts {_fmt(ps)} misses, which is what every "
+                f"scheme here measures; the paper's 5–8 % for DCTCP cannot come from this setup as described "
+                f"(its load or size distribution must differ). With every latency class in deficit (Q > 1) and the "
+                f"best-effort class untargeted, no QTCP flow has slack to give, so QTCP behaves as DCTCP")
+    claims = []
+    n_q, n_d, n_d2 = res[("normal", "qtcp")], res[("normal", "dctcp")], res[("normal", "d2tcp")]
+    claims.append(Claim("normal-qtcp", SOURCE, "Normal mix: with QTCP almost every application meets its target (DCTCP misses ~5–8 %)",
+                        "QTCP ≤ 2 % misses per application, DCTCP more", f"QTCP {_fmt(n_q)}; DCTCP {_fmt(n_d)}",
+                        all(n_q[a] <= 2.0 for a in TARGETS_US) and tot(n_d) > tot(n_q), why=why_load))
+    claims.append(Claim("normal-d2tcp", SOURCE, "Normal mix: D2TCP misses no deadlines", "≤ 2 % per application",
+                        f"D2TCP {_fmt(n_d2)}", all(n_d2[a] <= 2.0 for a in TARGETS_US), why=why_load))
+    s_q, s_d, s_d2 = res[("stressed", "qtcp")], res[("stressed", "dctcp")], res[("stressed", "d2tcp")]
+    red = 100 * (1 - tot(s_q) / tot(s_d)) if tot(s_d) > 0 else 0.0
+    claims.append(Claim("stressed-vs-dctcp", SOURCE, "Stressed mix: QTCP cuts the missed fraction by ~71 % against DCTCP (30–65 % → 15–18 %)",
+                        "≥ 50 % fewer misses (mean over applications 1–3)",
+                        f"QTCP {_fmt(s_q)}; DCTCP {_fmt(s_d)}; reduction {red:.0f} %", red >= 50, why=why_load))
+    claims.append(Claim("stressed-vs-d2tcp", SOURCE, "Stressed mix: QTCP misses fewer deadlines than D2TCP for application 1 (paper ~18 % vs ~35 %) and about as many for the others",
+                        "QTCP app1 < D2TCP app1", f"QTCP {_fmt(s_q)}; D2TCP {_fmt(s_d2)}", s_q["app1"] < s_d2["app1"],
+                        why=why_load))
+    r_q, r_d = res[("stressed", "qrdma")], res[("stressed", "dcqcn")]
+    red_r = 100 * (1 - tot(r_q) / tot(r_d)) if tot(r_d) > 0 else 0.0
+    claims.append(Claim("qrdma-vs-dcqcn", SOURCE, "Stressed mix: QRDMA misses 43–80 % fewer deadlines than DCQCN",
+                        "≥ 40 % fewer misses (mean over applications 1–3)", f"QRDMA {_fmt(r_q)}; DCQCN {_fmt(r_d)}; reduction {red_r:.0f} %",
+                        red_r >= 40, why=why_load.replace("QTCP", "QRDMA").replace("DCTCP", "DCQCN")))
+    bad = [k for k, v in res.items() if v["_conservation"] != "ok"]
+    claims.append(Claim("conserved", "SPEC §4", "Every run conserves packets and requests", "conservation ok everywhere",
+                        "ok" if not bad else f"violations in {bad}", not bad))
+    return write_claims(out_dir, "deadline-misses", claims)

@@ -115,3 +115,15 @@ def test_deadline_misses_follow_processor_sharing_and_rdma_stays_sane(tmp_path):
     # RoCE: no spurious go-back-N under PFC back-pressure (the NIC paces its queue pairs).
     assert sum(f["timeouts"] for f in s["flows"].values()) == 0
     assert s["packets"]["dropped"] == 0
+
+
+def test_transport_coexistence(cli, tmp_path):
+    out = tmp_path / "tc"
+    cli("experiment", "transport-coexistence", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("dcqcn-first-dctcp-later", "qtcp-dcqcn-equal"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    s = json.loads((out / "fig4.23b-qtcp-with-dcqcn" / "summary.json").read_text())["network"]
+    g = [s["flows"][f"qtcp{i}"]["throughput_gbps"] for i in range(1, 5)]
+    assert g == sorted(g), g  # QTCP keeps its four classes in order beside DCQCN
+    assert s["packets"]["dropped"] == 0 and s["conservation"] == "ok"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_model,
-               rtt_fairness, storage_qos)
+               rtt_fairness, storage_qos, transport_coexistence)
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
@@ -23,6 +23,7 @@ REGISTRY: Dict[str, tuple] = {
     "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),
     "qrdma-bandwidth": (qrdma_bandwidth.DESCRIPTION, qrdma_bandwidth.run_experiment),
     "deadline-misses": (deadline_misses.DESCRIPTION, deadline_misses.run_experiment),
+    "transport-coexistence": (transport_coexistence.DESCRIPTION, transport_coexistence.run_experiment),
 }
 
 

@@ -52,6 +52,9 @@ pub struct Sender {
     pub pace_pending: bool,
     pub period_acked: u64,
     pub cnps: u64,
+    /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
+    /// flow grows its window).
+    pub cwnd_limited: bool,
 }
 
 impl Sender {
@@ -92,6 +95,7 @@ impl Sender {
             pace_pending: false,
             period_acked: 0,
             cnps: 0,
+            cwnd_limited: false,
         }
     }
 }

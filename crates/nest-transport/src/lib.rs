@@ -370,7 +370,7 @@ impl Transports {
                 fl.s.ssthresh = fl.s.cwnd;
                 fl.s.cwr_end = fl.s.snd_nxt;
                 fl.stats.cuts += 1;
-            } else if !ece {
+            } else if !ece && fl.s.cwnd_limited {
                 if fl.s.cwnd < fl.s.ssthresh {
                     fl.s.cwnd += newly as f64;
                 } else {
@@ -466,6 +466,10 @@ impl Transports {
         let mss = t.mss as u64;
         let avail = fl.available(now);
         let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        if fl.s.pace_pending {
+            return; // waiting for the NIC queue to drain (TCP Small Queues)
+        }
+        fl.s.cwnd_limited = false;
         loop {
             let s = &fl.s;
             if s.snd_nxt >= avail {
@@ -478,6 +482,17 @@ impl Transports {
             }
             let inflight = s.snd_nxt - s.snd_una;
             if inflight > 0 && (inflight + len) as f64 > s.cwnd {
+                fl.s.cwnd_limited = true;
+                break;
+            }
+            if fabric.nic_queue_bytes(fl.spec.src) >= t.nic_queue_limit {
+                // The NIC is the bottleneck: try again after one line-rate packet time. Not
+                // window-limited, so the window does not grow meanwhile (RFC 7661).
+                fl.s.pace_pending = true;
+                let wire = (mss as u32 + t.header + t.framing) as f64;
+                let line = fabric.topo.ports[fabric.topo.nodes[fabric.topo.hosts[fl.spec.src as usize] as usize].ports[0] as usize].rate_bps as f64;
+                let gap = SimTime::from_secs_f64(wire * 8.0 / line.max(1.0)).unwrap_or(SimTime(1));
+                q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
                 break;
             }
             send_segment(fl, f, now, len, last, t, fabric, q);

@@ -124,6 +124,10 @@ pub struct TcpParams {
     pub delayed_ack_timeout: SimTime,
     /// Lower bound of the retransmission timeout (only a lossy fabric ever needs it).
     pub min_rto: SimTime,
+    /// TCP Small Queues: a sender hands segments to its host's NIC only while the NIC queue
+    /// holds less than this (Linux `tcp_limit_output_bytes`-like). Without it a lone flow whose
+    /// NIC is the bottleneck would queue its whole window in host memory, unmarked.
+    pub nic_queue_limit: u64,
 }
 
 impl Default for TcpParams {
@@ -139,6 +143,7 @@ impl Default for TcpParams {
             delayed_ack: 2,
             delayed_ack_timeout: SimTime::from_us(40),
             min_rto: SimTime::from_ms(1),
+            nic_queue_limit: 64 * 1024,
         }
     }
 }

@@ -35,6 +35,12 @@ fn one_dctcp_flow_fills_the_link_at_goodput() {
     let g = gbps(&tp, 0, end);
     assert!(g > 9.2 && g <= 9.42, "goodput {g}");
     assert_eq!(fabric.totals.dropped, 0);
+    // Its own NIC is the bottleneck: TCP Small Queues keep the host queue (and so the RTT and
+    // the window) bounded instead of queueing the whole window in host memory.
+    let f = &tp.flows[0];
+    let rtt_us = f.stats.rtt_sum_ps / f.stats.rtt_samples as f64 / 1e6;
+    assert!(rtt_us < 150.0, "mean RTT {rtt_us} µs");
+    assert!(f.s.cwnd < 200.0 * 1448.0, "cwnd {} B", f.s.cwnd);
     fabric.check_conservation().unwrap();
 }
 

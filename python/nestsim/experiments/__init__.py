@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_model,
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
                rtt_fairness, storage_qos, transport_coexistence)
 
 #: name → (one-line description, function(out_dir) -> claims document)
@@ -18,6 +18,7 @@ REGISTRY: Dict[str, tuple] = {
     "storage-qos": (storage_qos.DESCRIPTION, storage_qos.run_experiment),
     "qtcp-bandwidth": (qtcp_bandwidth.DESCRIPTION, qtcp_bandwidth.run_experiment),
     "qtcp-model": (qtcp_model.DESCRIPTION, qtcp_model.run_experiment),
+    "qtcp-convergence": (qtcp_convergence.DESCRIPTION, qtcp_convergence.run_experiment),
     "dctcp-validation": (dctcp_validation.DESCRIPTION, dctcp_validation.run_experiment),
     "rtt-fairness": (rtt_fairness.DESCRIPTION, rtt_fairness.run_experiment),
     "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),

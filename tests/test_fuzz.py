@@ -2,6 +2,8 @@
 files) produce clean errors (ConfigError / SimError), never a crash."""
 
 import tempfile
+
+import pytest
 from pathlib import Path
 
 import nestsim
@@ -74,3 +76,16 @@ def test_fio_job_fuzz(cut, edits):
             nestsim.run(sc, keep_tables=False)
         except nestsim.ConfigError as e:
             assert "job.fio" in str(e) or "fio" in str(e)
+
+
+def test_fio_size_below_the_block_alignment_is_a_config_error(tmp_path):
+    # Found by test_fio_job_fuzz: `size=3` used to fail at run time with a SimError.
+    (tmp_path / "job.fio").write_text("[j]\nrw=randread\nsize=3\n")
+    sc = {
+        "schema": 1,
+        "run": {"duration": "1ms"},
+        "device": [{"name": "d", "kind": "ideal", "read": {"dist": "fixed", "value": "10us"}, "write": {"dist": "fixed", "value": "10us"}}],
+        "workload": [{"name": "f", "device": "d", "fio": {"path": str(tmp_path / "job.fio")}}],
+    }
+    with pytest.raises(nestsim.ConfigError, match="smaller than the block alignment"):
+        nestsim.run(sc, keep_tables=False)

@@ -133,7 +133,6 @@ def test_d2tcp_deadlines_reported():
     ({"network": {"topology": "dumbbell", "link_rate": "fast"}}, "network.link_rate"),
 ])
 def test_bad_network_input_names_the_key_and_exits_2(cli, tmp_path, patch, key):
-    import tomllib  # noqa: F401  (python >= 3.11 in CI; the scenario is written as TOML below)
     sc = {"schema": 1, "run": {"duration": "1ms"}, "network": {"topology": "dumbbell"},
           "flow": [{"name": "f", "src": "s0", "dst": "r0", "class": "high", "transport": "dctcp"}]}
     sc.update(patch)

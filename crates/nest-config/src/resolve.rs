@@ -637,6 +637,10 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
                     (None, None, d) => d,
                 };
                 spec.range_bytes = spec.range_bytes.min(capacity);
+                if spec.range_bytes < spec.align.max(1) as u64 {
+                    // Found by the fio fuzz test: `size=3` left the address generator nothing to pick.
+                    return cx.err(&fk, format!("{}: job '{}': size {} B is smaller than the block alignment {} B", path.display(), job.name, spec.range_bytes, spec.align));
+                }
                 let name = if single { w.name.clone() } else if job.numjobs == 1 { format!("{}.{}", w.name, job.name) } else { format!("{}.{}.{clone}", w.name, job.name) };
                 if refs_ok {
                     out.push(WorkloadPlan { name, host, device, class, source: SourcePlan::Synthetic(spec) });

@@ -4,6 +4,7 @@
 //! their events travel as `Event::Net` / `Event::Tp` beside storage events in one queue.
 
 use crate::events::Event;
+use crate::summary::r6;
 use nest_config::resolve::network::{NetworkPlan, SamplePorts};
 use nest_config::resolve::ClassPlan;
 use nest_core::queue::PendingEvents;
@@ -81,12 +82,7 @@ impl NetRt {
 
     #[inline]
     pub fn on_net(&mut self, now: SimTime, e: NetEvent, q: &mut EventQueue<Event>) {
-        let mut s = Sched(q);
-        if let Some(p) = self.fabric.handle(now, e, &mut s) {
-            let pkt = *self.fabric.pool.get(p);
-            self.fabric.release(p);
-            self.tp.on_packet(now, &pkt, &mut self.fabric, &mut s);
-        }
+        self.tp.on_net_event(now, e, &mut self.fabric, &mut Sched(q));
     }
 
     #[inline]
@@ -97,12 +93,12 @@ impl NetRt {
     /// One time-series sample of every flow and sampled port.
     pub fn sample(&mut self, now: SimTime, add: &mut dyn FnMut(u32, f64)) {
         let dt = (now - self.last_sample).as_secs_f64();
+        let mss = self.tp.tcp.mss as f64;
         for (i, f) in self.tp.flows.iter().enumerate() {
             if !f.s.started {
                 continue;
             }
             let ids = self.flow_series[i];
-            let mss = self.tp.tcp.mss as f64;
             add(ids[0], if f.spec.cc.is_rate_based() { f.s.rc / 1e9 } else { f.s.cwnd / mss });
             add(ids[1], f.s.alpha);
             add(ids[2], f.s.q);
@@ -118,7 +114,7 @@ impl NetRt {
         self.last_sample = now;
     }
 
-    pub fn summary(&mut self, now: SimTime, window_s: f64, classes: &[ClassPlan], r6: fn(f64) -> f64) -> Value {
+    pub fn summary(&mut self, now: SimTime, window_s: f64, classes: &[ClassPlan]) -> Value {
         self.fabric.finish(now);
         let f = &self.fabric;
         let mut flows = Map::new();

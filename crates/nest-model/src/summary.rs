@@ -11,7 +11,7 @@ use nest_core::stats::LatencyHistogram;
 use serde_json::{json, Map, Value};
 
 /// Rounds to 6 significant decimals past the point so summaries stay readable.
-fn r6(x: f64) -> f64 {
+pub(crate) fn r6(x: f64) -> f64 {
     if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }
 }
 
@@ -171,7 +171,7 @@ impl Simulation {
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
         let classes_plan = rv.classes.clone();
-        let network = self.net.as_mut().map(|n| n.summary(end, secs, &classes_plan, r6));
+        let network = self.net.as_mut().map(|n| n.summary(end, secs, &classes_plan));
         let rv = &self.resolved;
         let mut out = json!({
             "nest_version": NEST_VERSION,

@@ -130,7 +130,7 @@ struct PortRt {
     pause_sent: [bool; NPRIO],
     /// Bytes serialised but not yet arrived.
     on_wire: u64,
-    /// Picoseconds to serialise one byte ×1, kept as the rate for an exact division.
+    /// Link rate; serialisation time is computed exactly as bytes·8·10¹² / rate ps.
     rate_bps: u64,
     delay: SimTime,
     stats: PortStats,

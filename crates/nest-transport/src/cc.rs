@@ -43,7 +43,6 @@ pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, l
                 }
                 s.q = *lambda * share / s.thr_ewma;
             }
-            s.lambda = *lambda;
         }
         Some(Target::Latency(target)) if f.spec.bytes.is_some() => {
             if class_fct > 0.0 {

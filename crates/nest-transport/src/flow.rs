@@ -30,12 +30,10 @@ pub struct Sender {
     pub rto_pending: bool,
     pub dupacks: u32,
     pub app_wake_pending: bool,
-    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), quality factor, and the
-    /// shared bottleneck estimate λ as this flow last saw it.
+    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), and the quality factor.
     pub thr_ewma: f64,
     pub lat_ewma: f64,
     pub q: f64,
-    pub lambda: f64,
     pub counted_active: bool,
     /// DCQCN reaction point: current rate RC and target rate RT (bits/s), timer and byte-counter
     /// stages since the last cut, bytes towards the next byte-counter event, whether a CNP came
@@ -50,7 +48,6 @@ pub struct Sender {
     pub cnp_in_period: bool,
     pub timer_gen: u32,
     pub pace_pending: bool,
-    pub period_acked: u64,
     pub cnps: u64,
     /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
     /// flow grows its window).
@@ -58,7 +55,7 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(init_cwnd: f64, alpha: f64, lambda: f64, min_rto: SimTime) -> Self {
+    pub fn new(init_cwnd: f64, alpha: f64, min_rto: SimTime) -> Self {
         Sender {
             started: false,
             finished: false,
@@ -82,7 +79,6 @@ impl Sender {
             thr_ewma: 0.0,
             lat_ewma: 0.0,
             q: 1.0,
-            lambda,
             counted_active: false,
             rc: 0.0,
             rt: 0.0,
@@ -93,7 +89,6 @@ impl Sender {
             cnp_in_period: false,
             timer_gen: 0,
             pace_pending: false,
-            period_acked: 0,
             cnps: 0,
             cwnd_limited: false,
         }
@@ -164,6 +159,12 @@ impl Flow {
             Some(s) if t > s => None,
             _ => Some(t),
         }
+    }
+
+    /// Everything the application will ever hand over has been acknowledged.
+    #[inline]
+    pub fn all_acked(&self, now: SimTime) -> bool {
+        self.s.snd_una >= self.total || (self.app_done(now) && self.s.snd_una >= self.available(now))
     }
 
     /// Whether the application has nothing more to hand over after what is available now.

@@ -40,13 +40,7 @@ pub fn run_until(fabric: &mut Fabric, tp: &mut Transports, q: &mut Queue, end: S
         let (t, e) = q.0.pop().expect("peeked");
         events += 1;
         match e {
-            Ev::Net(e) => {
-                if let Some(p) = fabric.handle(t, e, q) {
-                    let pkt = *fabric.pool.get(p);
-                    fabric.release(p);
-                    tp.on_packet(t, &pkt, fabric, q);
-                }
-            }
+            Ev::Net(e) => tp.on_net_event(t, e, fabric, q),
             Ev::Tp(e) => tp.handle(t, e, fabric, q),
         }
     }

@@ -21,7 +21,7 @@ mod tests;
 use flow::{Flow, FlowStats, Receiver, Sender};
 use nest_core::SimTime;
 use nest_net::packet::{flag, Packet, PacketKind};
-use nest_net::{Fabric, NetScheduler};
+use nest_net::{Fabric, NetEvent, NetScheduler};
 pub use params::{Cc, DcqcnParams, FlowSpec, QtcpParams, Target, TcpParams};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,11 +95,8 @@ impl Transports {
             if spec.src == spec.dst {
                 return Err(format!("flow '{}': source and destination are the same host", spec.name));
             }
-            if spec.bytes.is_none() && spec.stop.is_none() && spec.rate_bps.is_none() {
-                // Unlimited and backlogged until the run ends: fine, the total is unbounded.
-            }
             let total = spec.bytes.unwrap_or(u64::MAX);
-            let s = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, qtcp.bottleneck_bps, tcp.min_rto);
+            let s = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, tcp.min_rto);
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
@@ -174,7 +171,7 @@ impl Transports {
                 let fl = &mut self.flows[f as usize];
                 let produced = if fl.spec.rate_bps.is_some() { fl.available(now) } else { fl.s.snd_nxt };
                 fl.total = fl.total.min(produced.max(fl.s.snd_nxt));
-                if fl.s.started && !fl.s.finished && fl.s.snd_una >= fl.total {
+                if fl.s.started && !fl.s.finished && fl.all_acked(now) {
                     self.finish(now, f);
                 }
             }
@@ -188,8 +185,19 @@ impl Transports {
         }
     }
 
+    /// Runs one fabric event; a packet that reached its host is handed to the transports and
+    /// its slot freed. The one place fabric and transports meet, for every event loop.
+    #[inline]
+    pub fn on_net_event(&mut self, now: SimTime, e: NetEvent, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        if let Some(p) = fabric.handle(now, e, q) {
+            let pkt = *fabric.pool.get(p);
+            fabric.release(p);
+            self.on_packet(now, &pkt, fabric, q);
+        }
+    }
+
     /// A packet reached its destination host: data goes to the flow's receiver, ACKs to its
-    /// sender. The caller releases the packet afterwards.
+    /// sender, CNPs to a rate-based sender.
     pub fn on_packet(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
         match p.kind {
             PacketKind::Data => self.on_data(now, p, fabric, q),
@@ -226,8 +234,8 @@ impl Transports {
     /// End of a DCQCN α period: α decays if no CNP came; QRDMA updates its quality factor from
     /// the bytes acknowledged in the period.
     fn on_alpha_period(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
-        let share = self.share(f);
         let fl = &mut self.flows[f as usize];
+        let share = class_share(&self.class_ratio, &self.class_active, fl);
         if fl.s.finished {
             return;
         }
@@ -312,7 +320,6 @@ impl Transports {
         let f = p.flow;
         let mss = self.tcp.mss as f64;
         let ece = p.flags & flag::ECE != 0;
-        let share = self.share(f);
         let (from, to) = (self.measure_from, self.measure_to);
         let fl = &mut self.flows[f as usize];
         if fl.s.finished {
@@ -342,9 +349,8 @@ impl Transports {
             fl.s.rto_deadline = now + fl.s.rto;
             fl.s.win_acked += newly;
             if fl.spec.cc.is_rate_based() {
-                if fl.s.snd_una >= fl.total || (fl.app_done(now) && fl.s.snd_una >= fl.available(now)) {
-                    self.finish(now, f);
-                    return;
+                if fl.all_acked(now) {
+                    return self.finish(now, f);
                 }
                 return self.try_send(now, f, fabric, q);
             }
@@ -355,6 +361,7 @@ impl Transports {
             if fl.s.snd_una > fl.s.win_end {
                 fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
                 if fl.spec.cc == Cc::Qtcp {
+                    let share = class_share(&self.class_ratio, &self.class_active, fl);
                     let class_fct = self.class_fct_ewma[fl.spec.class as usize];
                     cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
                 }
@@ -377,9 +384,8 @@ impl Transports {
                     fl.s.cwnd += mss * newly as f64 / fl.s.cwnd;
                 }
             }
-            if fl.s.snd_una >= fl.total || (fl.app_done(now) && fl.s.snd_una >= fl.available(now)) {
-                self.finish(now, f);
-                return;
+            if fl.all_acked(now) {
+                return self.finish(now, f);
             }
         } else if p.seq == fl.s.snd_una && fl.s.snd_nxt > fl.s.snd_una {
             fl.s.dupacks += 1;
@@ -416,20 +422,6 @@ impl Transports {
             fl.s.counted_active = false;
             self.class_active[fl.spec.class as usize] -= 1;
         }
-    }
-
-    /// This flow's share of the bottleneck: its class ratio over the active classes' ratios,
-    /// divided among the class's active flows.
-    fn share(&self, f: u32) -> f64 {
-        let fl = &self.flows[f as usize];
-        let Some(Target::Ratio(_)) = fl.spec.target else { return 1.0 };
-        let c = fl.spec.class as usize;
-        let sum: f64 = self.class_ratio.iter().zip(&self.class_active).filter(|(_, &n)| n > 0).map(|(r, _)| r).sum();
-        let n = self.class_active[c].max(1) as f64;
-        if sum <= 0.0 {
-            return 1.0;
-        }
-        self.class_ratio[c] / sum / n
     }
 
     fn on_rto(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
@@ -490,8 +482,7 @@ impl Transports {
                 // window-limited, so the window does not grow meanwhile (RFC 7661).
                 fl.s.pace_pending = true;
                 let wire = (mss as u32 + t.header + t.framing) as f64;
-                let line = fabric.topo.ports[fabric.topo.nodes[fabric.topo.hosts[fl.spec.src as usize] as usize].ports[0] as usize].rate_bps as f64;
-                let gap = SimTime::from_secs_f64(wire * 8.0 / line.max(1.0)).unwrap_or(SimTime(1));
+                let gap = SimTime::from_secs_f64(wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
                 q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
                 break;
             }
@@ -596,4 +587,16 @@ fn arm_timers(fl: &mut Flow, f: u32, now: SimTime, was_idle: bool, need: Option<
         fl.s.app_wake_pending = true;
         q.tp_at(t.max(now + SimTime(1)), TpEvent::AppWake(f));
     }
+}
+
+/// A flow's share of the bottleneck: its class ratio over the ratios of the classes with active
+/// QTCP/QRDMA flows, divided among its class's active flows (1 for flows without a ratio target).
+fn class_share(ratio: &[f64], active: &[u32], fl: &Flow) -> f64 {
+    let Some(Target::Ratio(_)) = fl.spec.target else { return 1.0 };
+    let c = fl.spec.class as usize;
+    let sum: f64 = ratio.iter().zip(active).filter(|(_, &n)| n > 0).map(|(r, _)| r).sum();
+    if sum <= 0.0 {
+        return 1.0;
+    }
+    ratio[c] / sum / active[c].max(1) as f64
 }

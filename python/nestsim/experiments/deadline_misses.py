@@ -19,7 +19,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
-from .net_common import star
+from .net_common import roce_switch, star
 
 DESCRIPTION = "Deadline misses of 3 latency classes: QTCP vs DCTCP vs D2TCP, QRDMA vs DCQCN (QTCP Fig 9, 11)"
 SOURCE = "QTCP paper §IV-D Fig 9, §V-B Fig 11; thesis Fig 4.19, 4.22a"
@@ -55,8 +55,7 @@ def _flows(mix: Dict[str, float], transport: str, seed: int, duration_s: float) 
 def _net(roce: bool) -> dict:
     net = star({**{f"s{i}": "10us" for i in range(SENDERS)}, "r": "10us"})
     if roce:
-        net["switch"] = {"buffer": "16MiB", "ecn": "red", "ecn_kmin": "41200B", "ecn_kmax": "1030000B", "ecn_pmax": 1.0,
-                         "pfc": True, "pfc_xoff": "400KiB", "pfc_xon": "300KiB"}
+        net["switch"] = roce_switch()
     return net
 
 
@@ -68,10 +67,10 @@ def misses(out_dir: Path, mix: str, transport: str, seed: int = 1, duration_s: f
           "class": _classes(), "network": _net(roce), "flow": _flows(MIXES[mix], transport, seed, duration_s),
           "output": {"timeseries": False, "requests": False}}
     r = run_scenario(sc, out_dir=out_dir / f"{mix}-{transport}", keep_tables=False)
+    start_us = {f["name"]: float(f["start"][:-2]) for f in sc["flow"]}
     out = {}
     for app in TARGETS_US:
-        fs = [f for name, f in r.summary["network"]["flows"].items() if f["class"] == app
-              and float(sc["flow"][int(name.split("-")[1])]["start"][:-2]) >= warmup_s * 1e6]
+        fs = [f for name, f in r.summary["network"]["flows"].items() if f["class"] == app and start_us[name] >= warmup_s * 1e6]
         out[app] = round(100 * sum(1 for f in fs if not f["deadline_met"]) / max(len(fs), 1), 1)
     out["_conservation"] = r.summary["conservation"]
     return out

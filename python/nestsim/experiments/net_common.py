@@ -96,3 +96,10 @@ def star(hosts: Dict[str, str], rate: str = "10Gbps", k_ecn: int = 140, framing:
     links = [{"a": h, "b": "tor", "delay": d} for h, d in hosts.items()]
     return {"topology": "graph", "link_rate": rate, "framing": framing, "node": nodes, "link": links,
             "switch": {"ecn": "step", "ecn_k": k_ecn}}
+
+
+def roce_switch(scale: int = 1, buffer: str = "16MiB", xoff: str = "400KiB", xon: str = "300KiB") -> dict:
+    """The DCQCN authors' switch set-up: RED marking KMIN 40 / KMAX 1000 cells of 1030 B, PMAX 1
+    (``scale`` multiplies the thresholds for faster links: ×10 at 100 Gb/s), and PFC."""
+    return {"buffer": buffer, "ecn": "red", "ecn_kmin": f"{41200 * scale}B", "ecn_kmax": f"{1030000 * scale}B",
+            "ecn_pmax": 1.0, "pfc": True, "pfc_xoff": xoff, "pfc_xon": xon}

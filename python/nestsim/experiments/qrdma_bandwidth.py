@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..claims import Claim, write_claims
-from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
+from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows, scenario, within
 
 DESCRIPTION = "QRDMA carries ≈1:2:3 where DCQCN shares equally; incast degrees (QTCP Fig 10, 12)"
 SOURCE = "QTCP paper §V-B, Fig 10 and Fig 12"
@@ -21,8 +21,7 @@ APPS = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app
 
 def roce_fabric(rate: str = "10Gbps") -> dict:
     net = fat_tree(rate=rate)
-    net["switch"] = {"buffer": "16MiB", "ecn": "red", "ecn_kmin": "41200B", "ecn_kmax": "1030000B", "ecn_pmax": 1.0,
-                     "pfc": True, "pfc_xoff": "400KiB", "pfc_xon": "300KiB"}
+    net["switch"] = roce_switch()
     return net
 
 

@@ -17,7 +17,7 @@ from statistics import mean
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
-from .net_common import flow, star, within
+from .net_common import flow, roce_switch, star, within
 
 DESCRIPTION = "DCTCP vs DCQCN, QTCP vs DCQCN, and 1:1.5:2:3 QTCP/QRDMA beside the other family (thesis Fig 4.22b–c, 4.23)"
 SOURCE = "thesis 4.5.3, Fig 4.22b–c and Fig 4.23"
@@ -29,8 +29,7 @@ CLASSES = [{"name": f"c{i}", "priority": p, "ratio": r} for i, (p, r) in
 def _net(n_hosts: int, qtcp_bottleneck: str = None) -> dict:
     net = star({**{f"s{i}": "2us" for i in range(n_hosts)}, "r": "2us"}, rate="100Gbps")
     net["framing"] = "ethernet"
-    net["switch"] = {"buffer": "32MiB", "ecn": "red", "ecn_kmin": "412000B", "ecn_kmax": "10300000B", "ecn_pmax": 1.0,
-                     "pfc": True, "pfc_xoff": "2MiB", "pfc_xon": "1536KiB"}
+    net["switch"] = roce_switch(scale=10, buffer="32MiB", xoff="2MiB", xon="1536KiB")
     if qtcp_bottleneck:
         net["qtcp"] = {"bottleneck": qtcp_bottleneck}
     return net

@@ -282,14 +282,16 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
             cx.err(&format!("{key}.transport"), format!("'{}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)", f.transport));
         }
         let start = f.start.as_ref().map_or(Some(SimTime::ZERO), |s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
+        let bytes = f.size.as_ref().and_then(|s| cx.size(&format!("{key}.size"), s));
+        // A finite transfer stops only if told to; a long-lived flow stops at run.duration.
         let stop = match &f.stop {
             Some(s) => cx.dur(&format!("{key}.stop"), s),
-            None => run.duration,
+            None if f.size.is_none() => run.duration,
+            None => None,
         };
         if f.size.is_none() && stop.is_none() {
             cx.err(&format!("{key}.stop"), "a long-lived flow needs a stop time or run.duration");
         }
-        let bytes = f.size.as_ref().and_then(|s| cx.size(&format!("{key}.size"), s));
         if bytes == Some(0) {
             cx.err(&format!("{key}.size"), "must be at least 1 byte");
         }
@@ -303,7 +305,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
                 _ => None,
             };
             let prio = if c.priority == Priority::Urgent { PRIO_URGENT } else { PRIO_NORMAL };
-            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop: if bytes.is_some() { f.stop.as_ref().and(stop) } else { stop }, bytes, rate_bps, deadline, target });
+            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop, bytes, rate_bps, deadline, target });
         }
     }
     out

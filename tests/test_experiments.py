@@ -1,3 +1,4 @@
+import csv
 import json
 
 
@@ -144,3 +145,31 @@ def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
                 if e == f"flow:{n}" and m == "throughput_gbps" and ts >= 0.16] for n in ("f1", "f2", "f3")}
     means = [sum(v) / len(v) for v in tail.values()]
     assert means[0] < means[1] < means[2], means
+
+
+def test_fussycache_quick_measures_its_claims(cli, tmp_path):
+    out = tmp_path / "fc"
+    cli("experiment", "fussycache", "--quick", "-o", out, check=0)
+    by_id = _claims(out)
+    assert by_id["conservation"]["holds"] is True, by_id["conservation"]
+    assert {"envm-fussy-le-lru", "l2s2d-smaller-gain", "swbuild-falls-back", "swbuild-still-wins"} <= set(by_id)
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    # 4 synthetic workloads × (ENVM + L2S2D at 10 %) × 4 algorithms, each with a hit rate.
+    assert len(rows) == 32 and {r["algorithm"] for r in rows} == {"lru", "arc", "sarc", "fussy"}
+    assert all(0.0 <= float(r["hit_rate"]) <= 1.0 for r in rows)
+    run_dir = next(out.glob("dbtable-envm-fussy-*"))
+    s = json.loads((run_dir / "summary.json").read_text())
+    assert s["hosts"]["h0"]["cache"]["algorithm"] == "fussy" and s["conservation"] == "ok"
+
+
+def test_fussycache_qos_partitioning_protects_the_high_class(cli, tmp_path):
+    out = tmp_path / "fq"
+    cli("experiment", "fussycache-qos", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("conservation", "high-hit-rate", "high-latency", "low-cost"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+
+
+def test_experiment_without_a_quick_mode_says_so(cli, tmp_path):
+    p = cli("experiment", "qtcp-model", "--quick", "-o", tmp_path / "x")
+    assert p.returncode == 2 and "no quick mode" in p.stderr

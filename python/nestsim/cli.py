@@ -135,7 +135,14 @@ def cmd_experiment(a) -> int:
         raise _native.ConfigError(f"unknown experiment '{a.name}' (try: nestsim experiment list)")
     out = Path(a.output) if a.output else Path("out") / "experiments" / a.name
     out.mkdir(parents=True, exist_ok=True)
-    doc = REGISTRY[a.name][1](out)
+    fn = REGISTRY[a.name][1]
+    if a.quick:
+        import inspect
+        if "quick" not in inspect.signature(fn).parameters:
+            raise _native.ConfigError(f"experiment '{a.name}' has no quick mode")
+        doc = fn(out, quick=True)
+    else:
+        doc = fn(out)
     print(render_claims(doc))
     print(f"\nclaims in {out}/claims.json")
     return 0
@@ -193,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("experiment", help="run a named reference experiment ('list' to see them)")
     e.add_argument("name")
     e.add_argument("-o", "--output")
+    e.add_argument("--quick", action="store_true", help="a reduced run (fewer workloads/points) where the experiment offers one")
     e.set_defaults(fn=cmd_experiment)
 
     sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool")

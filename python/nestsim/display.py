@@ -77,6 +77,15 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         if key == "devices":
             for name, d in summary[key].items():
                 out.append(_device_line(name, d))
+    for name, h in summary.get("hosts", {}).items():
+        c = h.get("cache")
+        if c:
+            st = c["algorithm_state"]
+            mode = f", {st['mode_switches']:.0f} switches to/from LRU" if "mode_switches" in st else ""
+            out.append(f"\nhost {name} cache {c['algorithm']} ({c['capacity_blocks']:,} blocks of 4 KiB): hit rate "
+                       f"{100 * c['hit_rate']:.1f} % (read {100 * c['read_hit_rate']:.1f} %, write {100 * c['write_hit_rate']:.1f} %); "
+                       f"admitted {c['admitted']:,}, metadata-only {c['tracked']:,}, evicted {c['evictions']:,}, "
+                       f"write-backs {c['writebacks']:,}, background fetches {c['fetched']:,}{mode}")
     if storage:
         out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
     if "network" in summary:

@@ -28,7 +28,7 @@ from .progress import Progress
 CHUNK_EVENTS = 2_000_000
 
 REQUEST_COLUMNS = [
-    "seq", "workload", "class", "host", "device", "op", "size", "offset",
+    "seq", "workload", "class", "host", "device", "op", "size", "offset", "cache_hit_blocks",
     "t_arrive_ps", "t_dispatch_ps", "t_dev_start_ps", "t_dev_done_ps", "t_complete_ps",
 ]
 
@@ -76,6 +76,7 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
         "op": _dict_col(c["op"], ["read", "write"]),
         "size": c["size"],
         "offset": c["offset"],
+        "cache_hit_blocks": c["cache_hit_blocks"],
         "t_arrive_ps": c["t_arrive_ps"],
         "t_dispatch_ps": c["t_dispatch_ps"],
         "t_dev_start_ps": c["t_dev_start_ps"],

@@ -86,6 +86,9 @@ fn main() {
         return run_file(&args[2]);
     }
     let quick = std::env::args().any(|a| a == "--quick");
+    if args.get(1).is_some_and(|a| a == "cache") {
+        return host_cache(quick);
+    }
     let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
     println!("== event queue, hold model ({n} events; events per CPU second) ==");
     for pending in [16u64, 1_000, 100_000] {
@@ -154,6 +157,7 @@ fn main() {
     let (cpu, ev, ios, s) = run_scenario(&text);
     report("GC-heavy: preconditioned 90%, random writes QD64", cpu, ev, ios, s);
     network(quick);
+    host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());
 }
 
@@ -216,4 +220,51 @@ fn peak_rss_mib() -> f64 {
         ru
     };
     ru.ru_maxrss as f64 / 1024.0
+}
+
+/// Host cache operations per CPU second, and the per-operation costs measured for the cost
+/// model beside the defaults compiled in (`nest_cache::cost`).
+fn host_cache(quick: bool) {
+    use nest_cache::{Algorithm, Cache, CacheParams, CostModel, Effects};
+    println!("\n== host cache (16 Ki-block cache, 64 Ki blocks, 80/20 skew, 30 % writes) ==");
+    let n: usize = if quick { 300_000 } else { 3_000_000 };
+    for a in [Algorithm::Lru, Algorithm::Arc, Algorithm::Sarc, Algorithm::Fussy, Algorithm::FussyQos] {
+        let mut p = CacheParams::new(a, 16 * 1024);
+        p.fussy.warmup = 2000;
+        let mut c = Cache::new(&p).expect("valid");
+        let mut rng = RngStream::from_seed(11);
+        let ops: Vec<(u64, bool, u8)> = (0..n)
+            .map(|_| {
+                let hot = rng.below(10) < 8;
+                let b = if hot { rng.below(13 * 1024) } else { 13 * 1024 + rng.below(51 * 1024) };
+                (b, rng.below(10) < 3, (rng.below(4)) as u8)
+            })
+            .collect();
+        let mut fx = Effects::default();
+        let t0 = cpu_seconds();
+        for &(b, w, class) in &ops {
+            c.access(b, w, class, &mut fx);
+            fx.clear();
+        }
+        let cpu = cpu_seconds() - t0;
+        let m = nest_cache::cost::measure(a, n / 3);
+        let d = CostModel::default_for(a);
+        println!(
+            "{:<10} {:>6.1} M ops/CPU-s  hit {:>5.1} %   measured lookup {:>5.0} dm {:>5.0} mdm {:>5.0} copy {:>5.0} ns   (defaults {:.0}/{:.0}/{:.0}/{:.0})",
+            a.name(),
+            n as f64 / cpu / 1e6,
+            100.0 * c.hit_rate(),
+            m.lookup_ns,
+            m.dm_ns,
+            m.mdm_ns,
+            m.copy_ns,
+            d.lookup_ns,
+            d.dm_ns,
+            d.mdm_ns,
+            d.copy_ns
+        );
+        if matches!(a, Algorithm::Fussy) {
+            println!("           {:?}", c.extra());
+        }
+    }
 }

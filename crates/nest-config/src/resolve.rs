@@ -125,6 +125,7 @@ pub struct DevicePlan {
 pub struct HostPlan {
     pub name: String,
     pub queue_depth: u32,
+    pub cache: Option<cache::CachePlan>,
 }
 
 #[derive(Debug, Clone)]
@@ -487,14 +488,15 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     check_unique(&mut cx, "device", sc.devices.iter().map(|d| d.name()));
 
     let hosts: Vec<HostPlan> = if sc.hosts.is_empty() {
-        vec![HostPlan { name: "host0".into(), queue_depth: 1024 }]
+        vec![HostPlan { name: "host0".into(), queue_depth: 1024, cache: None }]
     } else {
         sc.hosts.iter().enumerate().map(|(i, h)| {
             let qd = h.queue_depth.unwrap_or(1024);
             if qd == 0 {
                 cx.err(&format!("host[{i}].queue_depth"), "must be at least 1");
             }
-            HostPlan { name: h.name.clone(), queue_depth: qd.max(1) }
+            let cache = h.cache.as_ref().and_then(|c| cache::resolve_cache(&mut cx, &format!("host[{i}].cache"), c));
+            HostPlan { name: h.name.clone(), queue_depth: qd.max(1), cache }
         }).collect()
     };
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
@@ -708,6 +710,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
     });
 }
 
+pub mod cache;
 mod devices;
 pub mod network;
 #[cfg(test)]

@@ -9,6 +9,23 @@ use nest_workload::Op;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReqId(pub u32);
 
+/// Where a request came from and who waits for it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An application request sent to its device as it is (no host cache).
+    App,
+    /// An application request through a host cache: its missing blocks go to the device as
+    /// `Child` requests, and it completes when they have and the cache's CPU work is done.
+    Cached,
+    /// The device part of a `Cached` request (`parent`).
+    Child,
+    /// Cache traffic nobody waits for: a dirty block's write-back, a promotion or prefetch read.
+    Background,
+}
+
+/// No parent.
+pub const NO_PARENT: u32 = u32::MAX;
+
 /// One request and the time it reached each stage of its path.
 #[derive(Copy, Clone, Debug)]
 pub struct Request {
@@ -20,6 +37,15 @@ pub struct Request {
     pub op: Op,
     pub size: u32,
     pub offset: u64,
+    pub kind: Kind,
+    /// The `Cached` request a `Child` belongs to.
+    pub parent: u32,
+    /// Children still at the device (`Cached`).
+    pub pending: u32,
+    /// Cache CPU time added at completion, in ps (`Cached`).
+    pub cache_ps: u64,
+    /// 4 KiB blocks served from the host cache (`Cached`).
+    pub hit_blocks: u32,
     /// Generated at the application.
     pub t_arrive: SimTime,
     /// Left the host queue towards the device.
@@ -37,12 +63,15 @@ pub struct RequestPool {
     slots: Vec<Request>,
     free: Vec<u32>,
     live: u64,
+    /// Live requests per [`Kind`], for the conservation check.
+    live_kind: [u64; 4],
 }
 
 impl RequestPool {
     #[inline]
     pub fn alloc(&mut self, r: Request) -> ReqId {
         self.live += 1;
+        self.live_kind[r.kind as usize] += 1;
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = r;
             ReqId(i)
@@ -54,6 +83,7 @@ impl RequestPool {
     #[inline]
     pub fn release(&mut self, id: ReqId) {
         self.live -= 1;
+        self.live_kind[self.slots[id.0 as usize].kind as usize] -= 1;
         self.free.push(id.0);
     }
     #[inline]
@@ -68,6 +98,10 @@ impl RequestPool {
     pub fn live(&self) -> u64 {
         self.live
     }
+    /// Live requests of one kind.
+    pub fn live_of(&self, k: Kind) -> u64 {
+        self.live_kind[k as usize]
+    }
 }
 
 /// Finished requests, column by column (handed to Python as arrays, written as Parquet there).
@@ -81,6 +115,7 @@ pub struct RequestColumns {
     pub op: Vec<u8>,
     pub size: Vec<u32>,
     pub offset: Vec<u64>,
+    pub cache_hit_blocks: Vec<u32>,
     pub t_arrive_ps: Vec<u64>,
     pub t_dispatch_ps: Vec<u64>,
     pub t_dev_start_ps: Vec<u64>,
@@ -99,6 +134,7 @@ impl RequestColumns {
         self.op.push(r.op as u8);
         self.size.push(r.size);
         self.offset.push(r.offset);
+        self.cache_hit_blocks.push(r.hit_blocks);
         self.t_arrive_ps.push(r.t_arrive.0);
         self.t_dispatch_ps.push(r.t_dispatch.0);
         self.t_dev_start_ps.push(r.t_dev_start.0);

@@ -7,9 +7,10 @@
 use crate::device::{DeviceRt, PmRt, SsdDevice};
 use crate::events::Event;
 use crate::host::Host;
+use crate::host_cache::HostCacheRt;
 use crate::ideal_device::IdealDevice;
 use crate::net::NetRt;
-use crate::request::{ReqId, Request, RequestColumns, RequestPool};
+use crate::request::{Kind, ReqId, Request, RequestColumns, RequestPool, NO_PARENT};
 use crate::stats::RunStats;
 use crate::workload::{Source, WorkloadRt};
 use nest_config::resolve::{DeviceKindPlan, Priority, Resolved};
@@ -35,6 +36,8 @@ pub struct Simulation {
     pub(crate) fingerprint: Fingerprint,
     pub(crate) workloads: Vec<WorkloadRt>,
     pub(crate) hosts: Vec<Host>,
+    /// Each host's cache, if it has one.
+    pub(crate) caches: Vec<Option<HostCacheRt>>,
     pub(crate) devices: Vec<DeviceRt>,
     /// The fabric and its flows, when the scenario has a network.
     pub(crate) net: Option<Box<NetRt>>,
@@ -55,6 +58,12 @@ impl Simulation {
         let seed = resolved.run.seed;
         let arrivals_end = resolved.run.duration;
         let hosts: Vec<Host> = resolved.hosts.iter().map(|h| Host::new(&h.name, h.queue_depth)).collect();
+        let caches = resolved
+            .hosts
+            .iter()
+            .map(|h| h.cache.as_ref().map(|c| HostCacheRt::new(c, resolved.classes.len())).transpose())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("host cache: {e}"))?;
         let mut devices: Vec<DeviceRt> = Vec::with_capacity(resolved.devices.len());
         for (i, d) in resolved.devices.iter().enumerate() {
             devices.push(match &d.kind {
@@ -110,6 +119,7 @@ impl Simulation {
             fingerprint: Fingerprint::default(),
             workloads,
             hosts,
+            caches,
             devices,
             net,
             done_scratch: Vec::new(),
@@ -178,6 +188,7 @@ impl Simulation {
                 Event::Ssd(d, e) => self.on_ssd(d, e),
                 Event::Net(e) => self.net.as_mut().expect("network event without a network").on_net(t, e, &mut self.queue),
                 Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
+                Event::CacheDone(r) => self.finish(r, false),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -233,7 +244,13 @@ impl Simulation {
         wl.in_flight += 1;
         wl.books.issue(1);
         let (host, device, prio) = (wl.host, wl.device, wl.prio);
+        let cached = self.caches[host as usize].is_some();
         let req = Request {
+            kind: if cached { Kind::Cached } else { Kind::App },
+            parent: NO_PARENT,
+            pending: 0,
+            cache_ps: 0,
+            hit_blocks: 0,
             seq: self.next_seq,
             workload: w,
             class: wl.class,
@@ -250,11 +267,14 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
+        if cached {
+            return self.issue_cached(r);
+        }
         self.hosts[host as usize].enqueue(r, device, prio);
         self.try_dispatch(host);
     }
 
-    fn try_dispatch(&mut self, h: u32) {
+    pub(crate) fn try_dispatch(&mut self, h: u32) {
         loop {
             let devices = &self.devices;
             let Some((r, d, prio)) = self.hosts[h as usize].next_dispatch(|d, p| devices[d as usize].can_accept(h, p)) else { return };
@@ -376,17 +396,28 @@ impl Simulation {
 
     /// Request `r` left its device: record it and let its host and workload move on.
     fn complete(&mut self, r: ReqId) {
+        match self.pool.get(r).kind {
+            Kind::App => {
+                self.pool.get_mut(r).t_dev_done = self.now;
+                self.hosts[self.pool.get(r).host as usize].completed();
+                self.finish(r, true);
+            }
+            Kind::Child | Kind::Background => self.complete_cache_io(r),
+            Kind::Cached => unreachable!("a cached request completes through CacheDone"),
+        }
+    }
+
+    /// Application request `r` is complete (`at_device`: it went to its device as it is).
+    pub(crate) fn finish(&mut self, r: ReqId, at_device: bool) {
         let req = self.pool.get_mut(r);
-        req.t_dev_done = self.now;
         req.t_complete = self.now;
         let req = *req;
         self.pool.release(r);
-        self.stats.record(&req);
+        self.stats.record(&req, at_device);
         if self.record_requests {
             self.columns.push(&req);
         }
         let host = req.host;
-        self.hosts[host as usize].completed();
         let wl = &mut self.workloads[req.workload as usize];
         wl.in_flight -= 1;
         wl.books.complete(1);
@@ -485,9 +516,18 @@ impl Simulation {
             w.books.check(&format!("workload '{}'", w.name), w.in_flight as u64)?;
         }
         let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
-        for h in &self.hosts {
-            h.books.check(&format!("host '{}'", h.name), h.waiting() as u64 + h.outstanding() as u64)?;
+        // Cache books against the pool's own count of each kind of request.
+        let (mut children, mut background) = (0u64, 0u64);
+        for c in self.caches.iter().flatten() {
+            children += c.children.in_flight();
+            background += c.background.in_flight();
         }
+        for (kind, books, what) in [(Kind::Child, children, "cache miss I/Os"), (Kind::Background, background, "cache background I/Os")] {
+            if self.pool.live_of(kind) != books {
+                return Err(format!("{what}: the caches' books say {books} in flight, the request pool holds {}", self.pool.live_of(kind)));
+            }
+        }
+        let cache_io = children + background;
         for d in &self.devices {
             d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
             if let DeviceRt::Ssd(s) = d {
@@ -497,8 +537,13 @@ impl Simulation {
         if let Some(net) = &self.net {
             net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
         }
-        if wl_in_flight != live || host_in_flight != live {
-            return Err(format!("request pool holds {live} live requests but workloads report {wl_in_flight} and hosts {host_in_flight} in flight"));
+        // Application requests through a cache are the workloads' but not the hosts' (only
+        // their device I/Os queue at the host); cache I/Os are the hosts' but not the workloads'.
+        let cached_apps = self.pool.live_of(Kind::Cached);
+        if wl_in_flight + cache_io != live || host_in_flight + cached_apps != live {
+            return Err(format!(
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches) in flight"
+            ));
         }
         Ok(())
     }

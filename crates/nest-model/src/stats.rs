@@ -106,8 +106,10 @@ impl RunStats {
         t >= self.window_start && self.window_end.is_none_or(|e| t < e)
     }
 
+    /// Records a finished application request; `at_device` says whether it went to its device
+    /// as it is (without a host cache) and so counts in the device's statistics too.
     #[inline]
-    pub fn record(&mut self, r: &Request) {
+    pub fn record(&mut self, r: &Request, at_device: bool) {
         self.completed += 1;
         self.last_completion = r.t_complete;
         let op = r.op.index();
@@ -124,8 +126,18 @@ impl RunStats {
         self.measured += 1;
         self.per_class[r.class as usize][op].add(r);
         self.per_workload[r.workload as usize][op].add(r);
-        self.per_device[r.device as usize][op].add(r);
+        if at_device {
+            self.per_device[r.device as usize][op].add(r);
+        }
         self.per_host[r.host as usize][op].add(r);
+    }
+
+    /// Records an I/O a host cache sent to a device (a miss's child, a write-back, a fetch).
+    #[inline]
+    pub fn record_device_io(&mut self, r: &Request) {
+        if self.in_window(r.t_arrive) {
+            self.per_device[r.device as usize][r.op.index()].add(r);
+        }
     }
 
     #[inline]

@@ -3,6 +3,7 @@
 //! printed in their shortest exact form. Schema for users: docs/outputs.md.
 
 use crate::device::{DeviceRt, SsdDevice};
+use crate::host_cache::HostCacheRt;
 use crate::sim::Simulation;
 use nest_core::SimTime;
 use crate::stats::OpAcc;
@@ -53,6 +54,47 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     all.service.merge(&acc[1].service);
     m.insert("all".into(), op_json(&all, seconds));
     m
+}
+
+/// A host cache's counters over the whole run (docs/outputs.md, "hosts.*.cache").
+fn cache_json(rt: &HostCacheRt, classes: &[nest_config::resolve::ClassPlan]) -> Value {
+    let c = &rt.cache.counters;
+    let rate = |h: u64, n: u64| r6(h as f64 / n.max(1) as f64);
+    let mut extra = Map::new();
+    for (k, v) in rt.cache.extra() {
+        extra.insert(k.into(), json!(r6(v)));
+    }
+    let mut per_class = Map::new();
+    for (i, &(n, h)) in rt.per_class.iter().enumerate() {
+        if n > 0 {
+            per_class.insert(classes[i].name.clone(), json!({"block_accesses": n, "block_hits": h, "hit_rate": rate(h, n)}));
+        }
+    }
+    json!({
+        "algorithm": rt.cache.algorithm.name(),
+        "capacity_blocks": rt.cache.capacity(),
+        "blocks_held": rt.cache.len(),
+        "dirty_blocks_at_end": rt.cache.dirty(),
+        "block_accesses": c.accesses,
+        "hits": c.hits,
+        "hit_rate": rate(c.hits, c.accesses),
+        "read_hit_rate": rate(c.read_hits, c.reads),
+        "write_hit_rate": rate(c.write_hits, c.writes),
+        "admitted": c.admitted,
+        "tracked": c.tracked,
+        "evictions": c.evictions,
+        "writebacks": c.writebacks,
+        "fetched": c.fetched,
+        "requests": rt.requests,
+        "delayed_hits": rt.delayed_hits,
+        "full_hit_requests": rt.full_hits,
+        "background_reads": rt.background_reads,
+        "background_writes": rt.background_writes,
+        "background_in_flight": rt.background.in_flight(),
+        "costs_ns": {"lookup": rt.costs.lookup_ns, "dm": rt.costs.dm_ns, "mdm": rt.costs.mdm_ns, "copy": rt.costs.copy_ns},
+        "algorithm_state": extra,
+        "per_class": per_class,
+    })
 }
 
 /// Device-internal statistics of an SSD (SPEC §6; MQSim reports most of these).
@@ -167,6 +209,9 @@ impl Simulation {
             m.insert("issued".into(), json!(h.books.issued));
             m.insert("completed".into(), json!(h.books.completed));
             m.insert("in_flight".into(), json!(h.books.in_flight()));
+            if let Some(c) = &self.caches[i] {
+                m.insert("cache".into(), cache_json(c, &rv.classes));
+            }
             hosts.insert(h.name.clone(), Value::Object(m));
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
@@ -189,7 +234,7 @@ impl Simulation {
             "requests": {
                 "issued": issued,
                 "completed": self.stats.completed,
-                "in_flight": self.pool.live(),
+                "in_flight": self.workloads.iter().map(|w| w.in_flight as u64).sum::<u64>(),
                 "measured": self.stats.measured,
             },
             "conservation": match self.check_conservation() { Ok(()) => json!("ok"), Err(e) => json!(e) },

@@ -136,6 +136,7 @@ impl Sim {
         d.set_item("op", ("<u1", PyBytes::new(py, &c.op)))?;
         d.set_item("size", ("<u4", le_bytes(py, &c.size, u32::to_le_bytes)))?;
         d.set_item("offset", ("<u8", le_bytes(py, &c.offset, u64::to_le_bytes)))?;
+        d.set_item("cache_hit_blocks", ("<u4", le_bytes(py, &c.cache_hit_blocks, u32::to_le_bytes)))?;
         d.set_item("t_arrive_ps", ("<u8", le_bytes(py, &c.t_arrive_ps, u64::to_le_bytes)))?;
         d.set_item("t_dispatch_ps", ("<u8", le_bytes(py, &c.t_dispatch_ps, u64::to_le_bytes)))?;
         d.set_item("t_dev_start_ps", ("<u8", le_bytes(py, &c.t_dev_start_ps, u64::to_le_bytes)))?;

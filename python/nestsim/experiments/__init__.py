@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, fussycache, fussycache_qos, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
                rtt_fairness, storage_qos, transport_coexistence)
 
 #: name → (one-line description, function(out_dir) -> claims document)
@@ -25,6 +25,8 @@ REGISTRY: Dict[str, tuple] = {
     "qrdma-bandwidth": (qrdma_bandwidth.DESCRIPTION, qrdma_bandwidth.run_experiment),
     "deadline-misses": (deadline_misses.DESCRIPTION, deadline_misses.run_experiment),
     "transport-coexistence": (transport_coexistence.DESCRIPTION, transport_coexistence.run_experiment),
+    "fussycache": (fussycache.DESCRIPTION, fussycache.run_experiment),
+    "fussycache-qos": (fussycache_qos.DESCRIPTION, fussycache_qos.run_experiment),
 }
 
 

@@ -6,7 +6,7 @@
 //! A partition's marginal utility is the rate of its misses on blocks its DMC still remembers
 //! (re-references a larger partition would have held), per block of partition, times the
 //! class's weight (High 3 : Medium 2 : Low 1 by default, the NVMe WRR weights). A class never
-//! drops below `min_share`. Design and rationale: docs/host-cache.md.
+//! drops below `min_share`. Design and rationale: docs/fussycache.md.
 
 use crate::fussy::{FussyCache, FussyParams};
 use crate::{Effects, Outcome, Policy};

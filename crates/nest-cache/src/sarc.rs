@@ -10,7 +10,7 @@
 //! estimates "bottom" from access stamps instead of ranks, as here). On eviction SEQ gives up its
 //! LRU block when it is over its desired size, otherwise RANDOM does.
 //!
-//! Simplification (docs/host-cache.md): the symmetric ±1 adaptation stands in for the paper's
+//! Simplification (docs/fussycache.md): the symmetric ±1 adaptation stands in for the paper's
 //! rate-corrected ratio.
 
 use crate::slab::{block_map, BlockMap, Slab};

@@ -291,7 +291,7 @@ pub struct HostConfig {
     /// Requests a host keeps outstanding at devices; the rest wait in its class queues.
     #[serde(default)]
     pub queue_depth: Option<u32>,
-    /// A host cache between this host's workloads and its storage (docs/host-cache.md).
+    /// A host cache between this host's workloads and its storage (docs/fussycache.md).
     #[serde(default)]
     pub cache: Option<HostCacheConfig>,
 }

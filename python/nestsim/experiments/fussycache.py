@@ -8,7 +8,7 @@ sized at 2.5 / 5 / 10 % of the workload's distinct 4 KiB blocks, in front of
 
 Workloads: the real traces in NEST_SHARED (SYSTOR'17 LUN samples, MSR Cambridge cuts, the MQSim
 TPC-C and WebSearch samples, CloudPhysics) and the SPECSFS-2014-like synthetic DBTABLE, DBLOG,
-SWBUILD and VDA of docs/host-cache.md. The thesis' FIU web trace is not in the shared samples;
+SWBUILD and VDA of docs/fussycache.md. The thesis' FIU web trace is not in the shared samples;
 WebSearch (read-only, 8 KiB median) stands in for it. Distinct blocks are counted by a first run
 with a cache large enough never to evict (its admissions are the distinct blocks).
 
@@ -38,7 +38,7 @@ SPEC_RANGE = "64MiB"
 
 
 def _synthetic(quick: bool) -> Dict[str, dict]:
-    """SPECSFS-2014-like block workloads (docs/host-cache.md gives the reasoning)."""
+    """SPECSFS-2014-like block workloads (docs/fussycache.md gives the reasoning)."""
     n = 8000 if quick else 30000
     common = {"range": SPEC_RANGE, "align": "4KiB", "max_ios": n}
     return {
@@ -121,18 +121,20 @@ def _plot(out_dir: Path, res: dict, workloads: List[str]) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    fig, axes = plt.subplots(2, 1, figsize=(max(6, 1.2 * len(workloads)), 7), sharex=True)
+    fig, axes = plt.subplots(3, 1, figsize=(max(6, 1.2 * len(workloads)), 10), sharex=True)
     width = 0.2
-    for row, (dev, size) in enumerate([("envm", 0.10), ("l2s2d", 0.10)]):
-        ax = axes[row]
+    panels = [("envm", "mean_us", "mean latency (µs)"), ("l2s2d", "mean_us", "mean latency (µs)"), ("envm", "hit_rate", "hit rate")]
+    for ax, (dev, key, label) in zip(axes, panels):
         for k, algo in enumerate(ALGORITHMS):
-            ys = [res.get((w, dev, size, algo), {}).get("mean_us") or 0 for w in workloads]
+            ys = [res.get((w, dev, 0.10, algo), {}).get(key) or 0 for w in workloads]
             ax.bar([i + (k - 1.5) * width for i in range(len(workloads))], ys, width, label=algo)
-        ax.set_ylabel("mean latency (µs)")
+        ax.set_ylabel(label)
         ax.set_title(f"{dev.upper()}, cache = 10 % of distinct blocks")
+    axes[0].set_yscale("log")
+    axes[1].set_yscale("log")
     axes[0].legend(ncol=4)
-    axes[1].set_xticks(range(len(workloads)))
-    axes[1].set_xticklabels(workloads, rotation=30, ha="right")
+    axes[2].set_xticks(range(len(workloads)))
+    axes[2].set_xticklabels(workloads, rotation=30, ha="right")
     fig.tight_layout()
     fig.savefig(out_dir / "fussycache.png", dpi=120)
     plt.close(fig)

@@ -66,7 +66,7 @@ def test_inconsistent_references_are_reported(cli, small_scenario, tmp_path):
     bad = tmp_path / "refs.toml"
     bad.write_text(small_scenario.read_text().replace('device = "d0"\nclass = "low"', 'device = "d9"\nclass = "low"'))
     p = cli("validate", bad, check=2)
-    assert "no device named 'd9'" in p.stderr
+    assert "no device or volume named 'd9'" in p.stderr
 
 
 def test_fio_json_output(cli, small_scenario, tmp_path):

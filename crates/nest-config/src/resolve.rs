@@ -138,7 +138,10 @@ pub enum SourcePlan {
 pub struct WorkloadPlan {
     pub name: String,
     pub host: usize,
+    /// The device it targets, or the first device of its volume.
     pub device: usize,
+    /// The volume it targets, if it names one instead of a device.
+    pub volume: Option<usize>,
     pub class: usize,
     pub source: SourcePlan,
 }
@@ -158,6 +161,7 @@ pub struct Resolved {
     pub classes: Vec<ClassPlan>,
     pub devices: Vec<DevicePlan>,
     pub hosts: Vec<HostPlan>,
+    pub volumes: Vec<volume::VolumePlan>,
     pub workloads: Vec<WorkloadPlan>,
     /// The fabric and its flows, when the scenario has a `[network]`.
     pub network: Option<Box<network::NetworkPlan>>,
@@ -500,6 +504,13 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         }).collect()
     };
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
+    let volumes: Vec<volume::VolumePlan> = sc.volumes.iter().enumerate().filter_map(|(i, v)| volume::resolve_volume(&mut cx, i, v, &devices)).collect();
+    check_unique(&mut cx, "volume", sc.volumes.iter().map(|v| v.name.as_str()));
+    for (i, v) in sc.volumes.iter().enumerate() {
+        if devices.iter().any(|d| d.name == v.name) {
+            cx.err(&format!("volume[{i}].name"), format!("'{}' is also a device's name: a workload's `device` could mean either", v.name));
+        }
+    }
 
     let mut workloads = Vec::new();
     if sc.workloads.is_empty() && sc.flows.is_empty() {
@@ -509,7 +520,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         cx.err("device", "the scenario has no [[device]]");
     }
     for (i, w) in sc.workloads.iter().enumerate() {
-        resolve_workload(&mut cx, i, w, &run, &classes, &devices, &sc.devices, &hosts, &mut workloads);
+        resolve_workload(&mut cx, i, w, &run, &classes, &devices, &sc.devices, &volumes, &hosts, &mut workloads);
     }
     check_unique(&mut cx, "workload", workloads.iter().map(|w: &WorkloadPlan| w.name.as_str()));
 
@@ -529,6 +540,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         classes,
         devices,
         hosts,
+        volumes,
         workloads,
         network,
         output,
@@ -550,12 +562,16 @@ fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a st
 }
 
 #[allow(clippy::too_many_arguments)]
-fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], hosts: &[HostPlan], out: &mut Vec<WorkloadPlan>) {
+fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], volumes: &[volume::VolumePlan], hosts: &[HostPlan], out: &mut Vec<WorkloadPlan>) {
     let key = format!("workload[{i}]");
-    let device = dev_cfg.iter().position(|d| d.name() == w.device);
+    let volume = volumes.iter().position(|v| v.name == w.device);
+    let device = match volume {
+        Some(v) => Some(volumes[v].devices[0]),
+        None => dev_cfg.iter().position(|d| d.name() == w.device),
+    };
     if device.is_none() {
-        let names: Vec<&str> = dev_cfg.iter().map(|d| d.name()).collect();
-        cx.err(&format!("{key}.device"), format!("no device named '{}' (devices: {})", w.device, names.join(", ")));
+        let names: Vec<&str> = dev_cfg.iter().map(|d| d.name()).chain(volumes.iter().map(|v| v.name.as_str())).collect();
+        cx.err(&format!("{key}.device"), format!("no device or volume named '{}' (devices and volumes: {})", w.device, names.join(", ")));
     }
     let host = match &w.host {
         None => Some(0),
@@ -573,7 +589,10 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
         let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
         cx.err(&format!("{key}.class"), format!("no class named '{class_name}' (classes: {})", names.join(", ")));
     }
-    let capacity = device.and_then(|d| devices.get(d)).map_or(1u64 << 40, |d| d.capacity);
+    let capacity = match volume {
+        Some(v) => volumes[v].capacity,
+        None => device.and_then(|d| devices.get(d)).map_or(1u64 << 40, |d| d.capacity),
+    };
     let kinds = [w.arrival.is_some(), w.trace.is_some(), w.fio.is_some()];
     if kinds.iter().filter(|k| **k).count() != 1 {
         cx.err(&key, "give exactly one of: arrival (synthetic), trace, or fio");
@@ -606,7 +625,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
             max_records: trace.max_records,
         };
         if let (Some(format), Some(path), true) = (format, path, refs_ok) {
-            out.push(WorkloadPlan { name: w.name.clone(), host, device, class, source: SourcePlan::Trace { path, format, opts } });
+            out.push(WorkloadPlan { name: w.name.clone(), host, device, volume, class, source: SourcePlan::Trace { path, format, opts } });
         }
         return;
     }
@@ -645,7 +664,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
                 }
                 let name = if single { w.name.clone() } else if job.numjobs == 1 { format!("{}.{}", w.name, job.name) } else { format!("{}.{}.{clone}", w.name, job.name) };
                 if refs_ok {
-                    out.push(WorkloadPlan { name, host, device, class, source: SourcePlan::Synthetic(spec) });
+                    out.push(WorkloadPlan { name, host, device, volume, class, source: SourcePlan::Synthetic(spec) });
                 }
             }
         }
@@ -705,6 +724,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
         name: w.name.clone(),
         host,
         device,
+        volume,
         class,
         source: SourcePlan::Synthetic(SyntheticSpec { arrival: arrival_spec, read_fraction, read_size, write_size, address, range_bytes: range, range_start, align, start, stop, on_off, max_ios: w.max_ios }),
     });
@@ -712,6 +732,7 @@ fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, c
 
 pub mod cache;
 mod devices;
+pub mod volume;
 pub mod network;
 #[cfg(test)]
 mod tests;

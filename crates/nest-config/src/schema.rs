@@ -23,6 +23,9 @@ pub struct Scenario {
     /// Hosts; when absent, one host `host0` with the default queue depth.
     #[serde(default, rename = "host")]
     pub hosts: Vec<HostConfig>,
+    /// Logical volumes over devices (single, striped, replicated); a workload may target one.
+    #[serde(default, rename = "volume")]
+    pub volumes: Vec<VolumeConfig>,
     #[serde(default, rename = "workload")]
     pub workloads: Vec<WorkloadConfig>,
     /// The packet-level fabric (SPEC §4); absent = no network.
@@ -294,6 +297,18 @@ pub struct HostConfig {
     /// A host cache between this host's workloads and its storage (docs/fussycache.md).
     #[serde(default)]
     pub cache: Option<HostCacheConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeConfig {
+    pub name: String,
+    /// single | stripe | replicate
+    pub layout: String,
+    pub devices: Vec<String>,
+    /// stripe: bytes per device before moving to the next (a multiple of 4 KiB).
+    #[serde(default)]
+    pub stripe_unit: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

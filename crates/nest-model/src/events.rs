@@ -7,7 +7,7 @@
 //! | `Ssd(d, e)` | SSD `d` (through its outbox) | SSD `d` | a die, channel, DRAM or PCIe step inside the SSD finished (`nest_ssd::SsdEvent`) |
 //! | `Net(e)` | the fabric | the fabric, then the destination host's transport | a packet arrives at a node, a port finishes serialising, a PFC frame lands (`nest_net::NetEvent`) |
 //! | `Tp(e)` | a transport | that transport | a flow starts, an application produces data, an RTO or delayed-ACK timer fires (`nest_transport::TpEvent`) |
-//! | `CacheDone(r)` | a host cache when `r`'s blocks are all in hand | the host cache, then `r`'s workload | the cache's CPU work for request `r` (lookups, insertions, copies) is done |
+//! | `PartsDone(r)` | the last device part of split request `r` (or its host cache, when every block hit) | `r`'s workload | `r`'s parts are all back and the cache's CPU work for it (lookups, insertions, copies) is done |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -25,7 +25,7 @@ pub enum Event {
     Ssd(u32, SsdEvent),
     Net(NetEvent),
     Tp(TpEvent),
-    CacheDone(ReqId),
+    PartsDone(ReqId),
     Sample,
 }
 
@@ -48,7 +48,7 @@ impl Event {
             }
             Event::Net(e) => (5 << 60) ^ e.tag(),
             Event::Tp(e) => (6 << 60) ^ e.tag(),
-            Event::CacheDone(r) => (7 << 60) | r.0 as u64,
+            Event::PartsDone(r) => (7 << 60) | r.0 as u64,
             Event::Sample => 3 << 60,
         }
     }

@@ -11,6 +11,7 @@
 //! far beyond the traces replayed here.
 
 use crate::events::Event;
+use crate::split::map_target;
 use crate::host::Host;
 use crate::request::{Kind, ReqId, Request, RequestPool, NO_PARENT};
 use crate::sim::Simulation;
@@ -30,7 +31,6 @@ pub struct HostCacheRt {
     fx: Effects,
     /// Runs [first, end) of blocks the current request sends to the device (scratch).
     runs: Vec<(u64, u64)>,
-    pub children: Conservation,
     pub background: Conservation,
     pub background_reads: u64,
     pub background_writes: u64,
@@ -39,9 +39,11 @@ pub struct HostCacheRt {
     pub requests: u64,
     pub full_hits: u64,
     /// Blocks whose background fetch is still at the device → that fetch's request.
-    inflight: BlockMap<u32>,
+    pub(crate) inflight: BlockMap<u32>,
     /// Background fetch → requests that hit its block and wait for its data.
-    waiters: BlockMap<Vec<u32>>,
+    pub(crate) waiters: BlockMap<Vec<u32>>,
+    /// Background fetch → the cache block it brings in.
+    pub(crate) fetching: BlockMap<u64>,
     /// Fetches the current request waits for (scratch).
     wait_on: Vec<u32>,
     /// Read hits on a block whose fetch had not completed (they wait for it).
@@ -56,7 +58,6 @@ impl HostCacheRt {
             allocate: plan.params.write_miss == WriteMiss::Allocate,
             fx: Effects::default(),
             runs: Vec::new(),
-            children: Conservation::default(),
             background: Conservation::default(),
             background_reads: 0,
             background_writes: 0,
@@ -65,6 +66,7 @@ impl HostCacheRt {
             full_hits: 0,
             inflight: block_map(64),
             waiters: block_map(64),
+            fetching: block_map(64),
             wait_on: Vec::new(),
             delayed_hits: 0,
         })
@@ -72,7 +74,7 @@ impl HostCacheRt {
 }
 
 impl Simulation {
-    /// Request `r` (already in the pool, `Kind::Cached`) meets its host's cache, block by
+    /// Request `r` (already in the pool, `Kind::Split`) meets its host's cache, block by
     /// block. A read hit on a block whose background fetch is still at the device waits for it
     /// (a prefetch or promotion is not data in hand yet).
     pub(crate) fn issue_cached(&mut self, r: ReqId) {
@@ -86,6 +88,8 @@ impl Simulation {
         let (mut cpu, mut hits) = (0u64, 0u32);
         rt.runs.clear();
         rt.wait_on.clear();
+        let vol = self.workloads[req.workload as usize].volume;
+        let mut targets = std::mem::take(&mut self.map_scratch);
         for b in first..=last {
             let o = rt.cache.access(b, write, prio as u8, &mut rt.fx);
             cpu += rt.costs.block_ps(o);
@@ -115,13 +119,22 @@ impl Simulation {
                 let (block, dirty) = rt.fx.evicted[i];
                 rt.inflight.remove(&block);
                 if dirty {
-                    spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, block, true, prio, now);
+                    map_target(&mut self.volumes, vol, req.device, true, block * BLOCK, BLOCK, &mut targets);
+                    for &(d, off, _) in &targets {
+                        spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, d as u32, off, true, prio, now);
+                    }
+                    targets.clear();
                 }
             }
             for i in 0..rt.fx.fetched.len() {
                 let block = rt.fx.fetched[i];
-                let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, block, false, prio, now);
-                rt.inflight.insert(block, id.0);
+                map_target(&mut self.volumes, vol, req.device, false, block * BLOCK, BLOCK, &mut targets);
+                for &(d, off, _) in &targets {
+                    let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, d as u32, off, false, prio, now);
+                    rt.inflight.insert(block, id.0);
+                    rt.fetching.insert(id.0 as u64, block);
+                }
+                targets.clear();
             }
             rt.fx.clear();
         }
@@ -133,88 +146,43 @@ impl Simulation {
         if hits as u64 == blocks {
             rt.full_hits += 1;
         }
+        self.map_scratch = targets;
         let end = req.offset + req.size as u64;
-        let mut pending = 0u32;
-        for &(s, e) in &rt.runs {
-            let offset = (s * BLOCK).max(req.offset);
-            let size = ((e * BLOCK).min(end) - offset) as u32;
-            let child = Request { kind: Kind::Child, parent: r.0, offset, size, t_arrive: now, t_dispatch: now, t_dev_start: now, t_dev_done: now, t_complete: now, ..req };
-            let c = self.pool.alloc(child);
-            rt.children.issue(1);
-            self.hosts[h].enqueue(c, req.device, prio);
-            pending += 1;
+        let mut extents = std::mem::take(&mut rt.runs);
+        for e in extents.iter_mut() {
+            let offset = (e.0 * BLOCK).max(req.offset);
+            *e = (offset, (e.1 * BLOCK).min(end) - offset);
         }
+        let mut pending = 0u32;
         for &fetch in &rt.wait_on {
             rt.waiters.entry(fetch as u64).or_default().push(r.0);
             pending += 1;
         }
+        pending += self.spawn_parts(r, &extents);
+        extents.clear();
+        self.caches[h].as_mut().expect("cache").runs = extents;
         let p = self.pool.get_mut(r);
         p.pending = pending;
         p.cache_ps = cpu;
         p.hit_blocks = hits;
         if pending == 0 {
-            self.queue.schedule(now + nest_core::SimTime(cpu), Event::CacheDone(r));
-        }
-        self.try_dispatch(req.host);
-    }
-
-    /// One of `parent`'s device parts (a child, or a fetch it waited for) is done.
-    fn part_done(&mut self, parent: ReqId, part: &Request) {
-        let now = self.now;
-        let p = self.pool.get_mut(parent);
-        p.pending -= 1;
-        if p.pending == 0 {
-            // The last part defines the request's path: its host wait and device time.
-            p.t_dispatch = part.t_dispatch.max(p.t_arrive);
-            p.t_dev_start = part.t_dev_start.max(p.t_dispatch);
-            p.t_dev_done = now;
-            let cpu = p.cache_ps;
-            self.queue.schedule(now + nest_core::SimTime(cpu), Event::CacheDone(parent));
-        }
-    }
-
-    /// A cache child or background I/O left its device.
-    pub(crate) fn complete_cache_io(&mut self, r: ReqId) {
-        let now = self.now;
-        let req = {
-            let q = self.pool.get_mut(r);
-            q.t_dev_done = now;
-            q.t_complete = now;
-            *q
-        };
-        self.pool.release(r);
-        self.stats.record_device_io(&req);
-        let h = req.host as usize;
-        self.hosts[h].completed();
-        let rt = self.caches[h].as_mut().expect("cache I/O of a host with a cache");
-        if req.kind == Kind::Background {
-            rt.background.complete(1);
-            let block = req.offset / BLOCK;
-            if req.op == Op::Read && rt.inflight.get(&block) == Some(&r.0) {
-                rt.inflight.remove(&block);
-            }
-            if let Some(waiting) = rt.waiters.remove(&(r.0 as u64)) {
-                for p in waiting {
-                    self.part_done(ReqId(p), &req);
-                }
-            }
-        } else {
-            rt.children.complete(1);
-            self.part_done(ReqId(req.parent), &req);
+            self.queue.schedule(now + nest_core::SimTime(cpu), Event::PartsDone(r));
         }
         self.try_dispatch(req.host);
     }
 }
 
-/// Queues a cache write-back (`write`) or fetch of one block at the host, on behalf of `req`'s
-/// class; nobody waits for it unless a request hits the fetched block meanwhile.
+/// Queues a cache write-back (`write`) or fetch of one block (at `offset` of `device`) at the
+/// host, on behalf of `req`'s class; nobody waits for it unless a request hits the fetched
+/// block meanwhile.
 #[allow(clippy::too_many_arguments)]
-fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, block: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
+fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, device: u32, offset: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
     let bg = Request {
         kind: Kind::Background,
         parent: NO_PARENT,
         op: if write { Op::Write } else { Op::Read },
-        offset: block * BLOCK,
+        device,
+        offset,
         size: BLOCK as u32,
         pending: 0,
         cache_ps: 0,
@@ -233,6 +201,6 @@ fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheR
     } else {
         rt.background_reads += 1;
     }
-    host.enqueue(id, req.device, prio);
+    host.enqueue(id, device, prio);
     id
 }

@@ -15,6 +15,7 @@ pub mod ideal_device;
 pub mod net;
 pub mod request;
 pub mod sim;
+pub mod split;
 pub mod stats;
 pub mod summary;
 pub mod workload;

@@ -14,10 +14,11 @@ pub struct ReqId(pub u32);
 pub enum Kind {
     /// An application request sent to its device as it is (no host cache).
     App,
-    /// An application request through a host cache: its missing blocks go to the device as
-    /// `Child` requests, and it completes when they have and the cache's CPU work is done.
-    Cached,
-    /// The device part of a `Cached` request (`parent`).
+    /// An application request split into device parts — by a host cache (the blocks it
+    /// misses) and/or a volume (stripes, replicas): the parts go to devices as `Child`
+    /// requests, and it completes when they have and any cache CPU work is done.
+    Split,
+    /// A device part of a `Split` request (`parent`).
     Child,
     /// Cache traffic nobody waits for: a dirty block's write-back, a promotion or prefetch read.
     Background,

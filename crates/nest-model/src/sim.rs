@@ -38,6 +38,11 @@ pub struct Simulation {
     pub(crate) hosts: Vec<Host>,
     /// Each host's cache, if it has one.
     pub(crate) caches: Vec<Option<HostCacheRt>>,
+    pub(crate) volumes: Vec<crate::split::VolumeRt>,
+    /// Device parts (`Kind::Child`) of split requests in flight.
+    pub(crate) parts: nest_core::conservation::Conservation,
+    /// (device, offset, bytes) parts of the extent being mapped (reused buffer).
+    pub(crate) map_scratch: Vec<(usize, u64, u64)>,
     pub(crate) devices: Vec<DeviceRt>,
     /// The fabric and its flows, when the scenario has a network.
     pub(crate) net: Option<Box<NetRt>>,
@@ -75,6 +80,7 @@ impl Simulation {
                 DeviceKindPlan::Pm(p) => DeviceRt::Pm(PmRt { name: d.name.clone(), pm: PmDevice::new(p.params.clone(), seed, i as u64) }),
             });
         }
+        let volumes = resolved.volumes.iter().map(crate::split::VolumeRt::new).collect();
         let mut workloads = Vec::with_capacity(resolved.workloads.len());
         for (i, w) in resolved.workloads.iter().enumerate() {
             let prio = resolved.classes[w.class].priority;
@@ -120,6 +126,9 @@ impl Simulation {
             workloads,
             hosts,
             caches,
+            volumes,
+            parts: Default::default(),
+            map_scratch: Vec::new(),
             devices,
             net,
             done_scratch: Vec::new(),
@@ -188,7 +197,7 @@ impl Simulation {
                 Event::Ssd(d, e) => self.on_ssd(d, e),
                 Event::Net(e) => self.net.as_mut().expect("network event without a network").on_net(t, e, &mut self.queue),
                 Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
-                Event::CacheDone(r) => self.finish(r, false),
+                Event::PartsDone(r) => self.finish(r, false),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -244,9 +253,9 @@ impl Simulation {
         wl.in_flight += 1;
         wl.books.issue(1);
         let (host, device, prio) = (wl.host, wl.device, wl.prio);
-        let cached = self.caches[host as usize].is_some();
+        let split = self.caches[host as usize].is_some() || wl.volume.is_some();
         let req = Request {
-            kind: if cached { Kind::Cached } else { Kind::App },
+            kind: if split { Kind::Split } else { Kind::App },
             parent: NO_PARENT,
             pending: 0,
             cache_ps: 0,
@@ -267,8 +276,8 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
-        if cached {
-            return self.issue_cached(r);
+        if split {
+            return self.issue_split(r);
         }
         self.hosts[host as usize].enqueue(r, device, prio);
         self.try_dispatch(host);
@@ -402,8 +411,8 @@ impl Simulation {
                 self.hosts[self.pool.get(r).host as usize].completed();
                 self.finish(r, true);
             }
-            Kind::Child | Kind::Background => self.complete_cache_io(r),
-            Kind::Cached => unreachable!("a cached request completes through CacheDone"),
+            Kind::Child | Kind::Background => self.complete_part(r),
+            Kind::Split => unreachable!("a split request completes when its parts have"),
         }
     }
 
@@ -516,15 +525,12 @@ impl Simulation {
             w.books.check(&format!("workload '{}'", w.name), w.in_flight as u64)?;
         }
         let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
-        // Cache books against the pool's own count of each kind of request.
-        let (mut children, mut background) = (0u64, 0u64);
-        for c in self.caches.iter().flatten() {
-            children += c.children.in_flight();
-            background += c.background.in_flight();
-        }
-        for (kind, books, what) in [(Kind::Child, children, "cache miss I/Os"), (Kind::Background, background, "cache background I/Os")] {
+        // Split books against the pool's own count of each kind of request.
+        let children = self.parts.in_flight();
+        let background: u64 = self.caches.iter().flatten().map(|c| c.background.in_flight()).sum();
+        for (kind, books, what) in [(Kind::Child, children, "device parts of split requests"), (Kind::Background, background, "cache background I/Os")] {
             if self.pool.live_of(kind) != books {
-                return Err(format!("{what}: the caches' books say {books} in flight, the request pool holds {}", self.pool.live_of(kind)));
+                return Err(format!("{what}: the books say {books} in flight, the request pool holds {}", self.pool.live_of(kind)));
             }
         }
         let cache_io = children + background;
@@ -537,9 +543,9 @@ impl Simulation {
         if let Some(net) = &self.net {
             net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
         }
-        // Application requests through a cache are the workloads' but not the hosts' (only
-        // their device I/Os queue at the host); cache I/Os are the hosts' but not the workloads'.
-        let cached_apps = self.pool.live_of(Kind::Cached);
+        // Split application requests are the workloads' but not the hosts' (only their device
+        // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.
+        let cached_apps = self.pool.live_of(Kind::Split);
         if wl_in_flight + cache_io != live || host_in_flight + cached_apps != live {
             return Err(format!(
                 "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches) in flight"

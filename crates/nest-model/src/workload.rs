@@ -21,6 +21,8 @@ pub struct WorkloadRt {
     pub name: String,
     pub host: u32,
     pub device: u32,
+    /// The volume it targets (its requests are split into device parts).
+    pub volume: Option<u32>,
     pub class: u16,
     pub prio: Priority,
     pub source: Source,
@@ -48,6 +50,7 @@ impl WorkloadRt {
             name: plan.name.clone(),
             host: plan.host as u32,
             device: plan.device as u32,
+            volume: plan.volume.map(|v| v as u32),
             class: plan.class as u16,
             prio,
             source,

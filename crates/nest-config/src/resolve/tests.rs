@@ -75,7 +75,7 @@ fn every_semantic_error_is_collected() {
 #[test]
 fn dangling_references_and_missing_files() {
     let text = GOOD.replace("device = \"ssd0\"", "device = \"ssd9\"");
-    assert!(check(&text).unwrap_err().to_string().contains("no device named 'ssd9'"));
+    assert!(check(&text).unwrap_err().to_string().contains("no device or volume named 'ssd9'"));
     let text = GOOD.replace("arrival = { kind = \"poisson\", rate_iops = 10000 }", "trace = { path = \"/nonexistent/x.csv\", format = \"msr\" }");
     assert!(check(&text).unwrap_err().to_string().contains("does not exist"));
     let text = GOOD.replace("arrival = { kind = \"poisson\", rate_iops = 10000 }", "trace = { path = \"/nonexistent/x.csv\", format = \"csv\" }");

@@ -214,6 +214,17 @@ impl Simulation {
             }
             hosts.insert(h.name.clone(), Value::Object(m));
         }
+        let mut volumes = Map::new();
+        for v in &self.volumes {
+            let p = &v.plan;
+            let layout = match p.layout {
+                nest_config::resolve::volume::Layout::Single => json!("single"),
+                nest_config::resolve::volume::Layout::Replicate => json!("replicate"),
+                nest_config::resolve::volume::Layout::Stripe { unit } => json!({"stripe_unit_bytes": unit}),
+            };
+            let devs: Vec<&str> = p.devices.iter().map(|&d| rv.devices[d].name.as_str()).collect();
+            volumes.insert(p.name.clone(), json!({"layout": layout, "devices": devs, "capacity_bytes": p.capacity}));
+        }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
         let classes_plan = rv.classes.clone();
         let network = self.net.as_mut().map(|n| n.summary(end, secs, &classes_plan));
@@ -242,6 +253,7 @@ impl Simulation {
             "workloads": workloads,
             "devices": devices,
             "hosts": hosts,
+            "volumes": volumes,
             "warnings": rv.warnings,
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
         });

@@ -54,6 +54,8 @@ fn a_striped_read_fans_out_to_every_device_and_conserves_bytes() {
     let (v, sim) = run(&s);
     assert_eq!(v["conservation"], "ok");
     sim.check_conservation().unwrap();
+    assert_eq!(v["volumes"]["v"]["layout"]["stripe_unit_bytes"], 65536);
+    assert_eq!(v["volumes"]["v"]["devices"].as_array().unwrap().len(), 4);
     let app = f(&v, "classes.high.read.bytes");
     let dev: f64 = (0..4).map(|d| f(&v, &format!("devices.d{d}.read.bytes"))).sum();
     assert_eq!(app, 400.0 * 256.0 * 1024.0);

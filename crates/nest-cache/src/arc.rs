@@ -32,10 +32,6 @@ impl Arc {
         v
     }
 
-    pub fn target_t1(&self) -> f64 {
-        self.p
-    }
-
     /// REPLACE(x, p): demote the LRU of T1 or T2 to its ghost list (the data leaves).
     fn replace(&mut self, in_b2: bool, fx: &mut Effects) {
         let t1 = self.slab.len(T1);
@@ -122,7 +118,7 @@ impl Policy for Arc {
         (n.list == T1 || n.list == T2).then_some(n.dirty)
     }
     fn dirty(&self) -> usize {
-        self.map.values().filter(|&&i| self.slab.node(i).dirty).count()
+        self.slab.count_dirty(self.map.values())
     }
     fn extra(&self) -> Vec<(&'static str, f64)> {
         vec![("target_t1", self.p), ("t1", self.slab.len(T1) as f64), ("t2", self.slab.len(T2) as f64)]

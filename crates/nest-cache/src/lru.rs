@@ -49,6 +49,6 @@ impl Policy for Lru {
         self.map.get(&block).map(|&i| self.slab.node(i).dirty)
     }
     fn dirty(&self) -> usize {
-        self.map.values().filter(|&&i| self.slab.node(i).dirty).count()
+        self.slab.count_dirty(self.map.values())
     }
 }

@@ -186,7 +186,7 @@ impl Policy for Sarc {
         self.map.get(&block).map(|&i| self.slab.node(i).dirty)
     }
     fn dirty(&self) -> usize {
-        self.map.values().filter(|&&i| self.slab.node(i).dirty).count()
+        self.slab.count_dirty(self.map.values())
     }
     fn extra(&self) -> Vec<(&'static str, f64)> {
         vec![("desired_seq", self.desired_seq), ("seq", self.slab.len(SEQ) as f64), ("prefetched", self.prefetched as f64)]

@@ -173,6 +173,11 @@ impl Slab {
         e.len -= 1;
     }
 
+    /// How many of the nodes `ids` are dirty (reports; O(n)).
+    pub fn count_dirty<'a>(&self, ids: impl Iterator<Item = &'a u32>) -> usize {
+        ids.filter(|&&i| self.nodes[i as usize].dirty).count()
+    }
+
     /// Blocks of `list` from MRU to LRU (tests and reports; O(n)).
     pub fn blocks(&self, list: u8) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.len(list));

@@ -96,10 +96,13 @@ impl Simulation {
             let to_device = match o {
                 Outcome::Hit => {
                     hits += 1;
-                    if let Some(&fetch) = rt.inflight.get(&b) {
-                        if !write && !rt.wait_on.contains(&fetch) {
-                            rt.wait_on.push(fetch);
-                            rt.delayed_hits += 1;
+                    // Only reads wait, and only while fetches are out (no hashing otherwise).
+                    if !write && !rt.inflight.is_empty() {
+                        if let Some(&fetch) = rt.inflight.get(&b) {
+                            if !rt.wait_on.contains(&fetch) {
+                                rt.wait_on.push(fetch);
+                                rt.delayed_hits += 1;
+                            }
                         }
                     }
                     false

@@ -103,7 +103,7 @@ impl FussyCore {
         self.dc.get(&block).map(|&i| self.slab.node(i).dirty)
     }
     pub fn dirty(&self) -> usize {
-        self.dc.values().filter(|&&i| self.slab.node(i).dirty).count()
+        self.slab.count_dirty(self.dc.values())
     }
     pub fn dmc_has(&self, block: u64) -> bool {
         self.dmc.contains_key(&block)
@@ -315,10 +315,5 @@ impl FussyCore {
         while self.slab.len(DC) > self.cap {
             self.evict_dc(fx);
         }
-    }
-
-    /// Blocks in the DC, MRU first (tests).
-    pub fn dc_blocks(&self) -> Vec<u64> {
-        self.slab.blocks(DC)
     }
 }

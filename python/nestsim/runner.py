@@ -29,7 +29,8 @@ CHUNK_EVENTS = 2_000_000
 
 REQUEST_COLUMNS = [
     "seq", "workload", "class", "host", "device", "op", "size", "offset", "cache_hit_blocks",
-    "t_arrive_ps", "t_dispatch_ps", "t_dev_start_ps", "t_dev_done_ps", "t_complete_ps",
+    "t_arrive_ps", "t_dispatch_ps", "t_tgt_arrive_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
+    "t_resp_sent_ps", "t_resp_arrive_ps", "t_complete_ps",
 ]
 
 
@@ -77,13 +78,26 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
         "size": c["size"],
         "offset": c["offset"],
         "cache_hit_blocks": c["cache_hit_blocks"],
-        "t_arrive_ps": c["t_arrive_ps"],
-        "t_dispatch_ps": c["t_dispatch_ps"],
-        "t_dev_start_ps": c["t_dev_start_ps"],
-        "t_dev_done_ps": c["t_dev_done_ps"],
-        "t_complete_ps": c["t_complete_ps"],
+        **{s: c[s] for s in STAMPS},
         "latency_us": lat_us,
+        **_parts_us(c),
     })
+
+
+# Stage stamps in path order; consecutive differences are the latency parts (PARTS).
+STAMPS = ["t_arrive_ps", "t_dispatch_ps", "t_tgt_arrive_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
+          "t_resp_sent_ps", "t_resp_arrive_ps", "t_complete_ps"]
+PARTS = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device",
+         "target_response_queue", "back_network", "host_completion"]
+
+
+def _parts_us(c: Mapping[str, np.ndarray]) -> dict:
+    """The latency decomposition of every request, in µs (the parts add up to latency_us)."""
+    out = {}
+    for i, part in enumerate(PARTS):
+        a, b = c[STAMPS[i]].astype(np.int64), c[STAMPS[i + 1]].astype(np.int64)
+        out[f"{part}_us"] = (b - a) / 1e6
+    return out
 
 
 def series_table(raw: Mapping[str, tuple], series_names: Sequence[tuple]) -> pa.Table:

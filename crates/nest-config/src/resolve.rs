@@ -165,6 +165,10 @@ pub struct Resolved {
     pub workloads: Vec<WorkloadPlan>,
     /// The fabric and its flows, when the scenario has a `[network]`.
     pub network: Option<Box<network::NetworkPlan>>,
+    /// NVMe-oF connections and where hosts and devices sit, when some device is in a server.
+    pub nvmeof: Option<e2e::NvmeofPlan>,
+    /// How each layer treats the class tag (`[qos]`).
+    pub tagging: e2e::Tagging,
     pub output: OutputPlan,
     /// Non-fatal notes (fio options not modelled, …).
     pub warnings: Vec<String>,
@@ -524,7 +528,9 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     }
     check_unique(&mut cx, "workload", workloads.iter().map(|w: &WorkloadPlan| w.name.as_str()));
 
-    let network = network::network(&mut cx, sc, &run, &classes);
+    let tagging = e2e::tagging(&mut cx, &sc.qos, &classes);
+    let mut network = network::network(&mut cx, sc, &run, &classes);
+    let nvmeof = e2e::nvmeof(&mut cx, sc, &hosts, &devices, &volumes, &workloads, &classes, &tagging, network.as_deref_mut());
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
@@ -543,6 +549,8 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         volumes,
         workloads,
         network,
+        nvmeof,
+        tagging,
         output,
         warnings: cx.warnings,
         table: loaded.table.clone(),
@@ -734,5 +742,6 @@ pub mod cache;
 mod devices;
 pub mod volume;
 pub mod network;
+pub mod e2e;
 #[cfg(test)]
 mod tests;

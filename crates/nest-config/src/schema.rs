@@ -34,6 +34,13 @@ pub struct Scenario {
     /// Transport flows across the fabric.
     #[serde(default, rename = "flow")]
     pub flows: Vec<FlowConfig>,
+    /// NVMe-oF between hosts and the storage servers their devices sit in (docs/e2e.md).
+    #[serde(default)]
+    pub nvmeof: NvmeofConfig,
+    /// How each layer of the path treats the class tag (thesis 4.4.3): follow it, ignore it,
+    /// or apply its own mapping (uncoordinated QoS).
+    #[serde(default)]
+    pub qos: QosConfig,
     #[serde(default)]
     pub output: OutputConfig,
 }
@@ -91,6 +98,13 @@ impl DeviceConfig {
             DeviceConfig::Pm(d) => &d.name,
         }
     }
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            DeviceConfig::Ideal(d) => d.server.as_deref(),
+            DeviceConfig::Ssd(d) => d.server.as_deref(),
+            DeviceConfig::Pm(d) => d.server.as_deref(),
+        }
+    }
 }
 
 /// A value given once for every page type or once per page type (LSB, CSB, MSB, …).
@@ -105,6 +119,10 @@ pub enum OneOrMany {
 #[serde(deny_unknown_fields)]
 pub struct SsdDeviceConfig {
     pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
     /// A named drive (`nestsim presets`); the tables below override its fields.
     #[serde(default)]
     pub preset: Option<String>,
@@ -231,6 +249,10 @@ pub struct PreconditionConfig {
 #[serde(deny_unknown_fields)]
 pub struct PmDeviceConfig {
     pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
     #[serde(default)]
     pub capacity: Option<String>,
     /// Media access latency of a read / write.
@@ -259,6 +281,10 @@ pub struct PmDeviceConfig {
 #[serde(deny_unknown_fields)]
 pub struct IdealDeviceConfig {
     pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
     /// Parallel servers (1 = a single FIFO server).
     #[serde(default)]
     pub servers: Option<u32>,
@@ -291,6 +317,9 @@ pub enum TimeDistConfig {
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
     pub name: String,
+    /// The topology host this host's NIC is (default: the topology host of the same name).
+    #[serde(default)]
+    pub node: Option<String>,
     /// Requests a host keeps outstanding at devices; the rest wait in its class queues.
     #[serde(default)]
     pub queue_depth: Option<u32>,
@@ -635,4 +664,36 @@ pub struct FlowConfig {
     pub rate: Option<String>,
     /// D2TCP deadline after `start`.
     pub deadline: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NvmeofConfig {
+    /// Transport of every class's connections: dctcp | qtcp | d2tcp | dcqcn | qrdma (default dctcp).
+    pub transport: Option<String>,
+    /// Per-class transport overrides by class name ({ urgent = "qrdma" }).
+    #[serde(default)]
+    pub class_transport: std::collections::BTreeMap<String, String>,
+    /// Command capsule bytes (NVMe/TCP: 8 B PDU header + 64 B SQE = 72).
+    pub command_capsule: Option<String>,
+    /// Completion capsule bytes (8 B PDU header + 16 B CQE = 24).
+    pub completion_capsule: Option<String>,
+    /// Header bytes of a data PDU (H2C/C2H data: 24).
+    pub data_header: Option<String>,
+    /// Target software time per received command (its FIFO request queue), per completion
+    /// (its response queue), and the host's time per completion.
+    pub target_overhead: Option<String>,
+    pub response_overhead: Option<String>,
+    pub host_overhead: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QosConfig {
+    /// Each: "follow" (default), "ignore", or a table { CLASS = "OTHER CLASS", ... }.
+    pub host: Option<toml::Value>,
+    pub network: Option<toml::Value>,
+    pub transport: Option<toml::Value>,
+    pub nvme: Option<toml::Value>,
+    pub device: Option<toml::Value>,
 }

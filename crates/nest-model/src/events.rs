@@ -8,6 +8,7 @@
 //! | `Net(e)` | the fabric | the fabric, then the destination host's transport | a packet arrives at a node, a port finishes serialising, a PFC frame lands (`nest_net::NetEvent`) |
 //! | `Tp(e)` | a transport | that transport | a flow starts, an application produces data, an RTO or delayed-ACK timer fires (`nest_transport::TpEvent`) |
 //! | `PartsDone(r)` | the last device part of split request `r` (or its host cache, when every block hit) | `r`'s workload | `r`'s parts are all back and the cache's CPU work for it (lookups, insertions, copies) is done |
+//! | `Nvmeof(e)` | an NVMe-oF target or initiator | the same | a target finished a command at the head of its FIFO request queue or a completion at the head of its response queue; a host finished a completion (`nvmeof::NvmeofEvent`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -26,6 +27,7 @@ pub enum Event {
     Net(NetEvent),
     Tp(TpEvent),
     PartsDone(ReqId),
+    Nvmeof(crate::nvmeof::NvmeofEvent),
     Sample,
 }
 
@@ -49,6 +51,7 @@ impl Event {
             Event::Net(e) => (5 << 60) ^ e.tag(),
             Event::Tp(e) => (6 << 60) ^ e.tag(),
             Event::PartsDone(r) => (7 << 60) | r.0 as u64,
+            Event::Nvmeof(e) => (8 << 60) ^ e.tag(),
             Event::Sample => 3 << 60,
         }
     }

@@ -8,8 +8,6 @@ use nest_config::resolve::Priority;
 use nest_core::conservation::Conservation;
 use std::collections::VecDeque;
 
-const PRIORITIES: [Priority; Priority::COUNT] = [Priority::Urgent, Priority::High, Priority::Medium, Priority::Low, Priority::BestEffort];
-
 pub struct Host {
     pub name: String,
     queue_depth: u32,
@@ -31,19 +29,19 @@ impl Host {
     }
 
     /// Picks the next request to send: the head of the most urgent non-empty queue whose device
-    /// can take it. `None` when the outstanding limit is reached or nothing can go.
+    /// can take it (`can_accept(request, device)`). `None` when the outstanding limit is
+    /// reached or nothing can go.
     #[inline]
-    pub fn next_dispatch(&mut self, can_accept: impl Fn(u32, Priority) -> bool) -> Option<(ReqId, u32, Priority)> {
+    pub fn next_dispatch(&mut self, can_accept: impl Fn(ReqId, u32) -> bool) -> Option<(ReqId, u32)> {
         if self.outstanding >= self.queue_depth {
             return None;
         }
-        for (p, q) in self.queues.iter_mut().enumerate() {
+        for q in self.queues.iter_mut() {
             if let Some(&(r, d)) = q.front() {
-                let prio = PRIORITIES[p];
-                if can_accept(d, prio) {
+                if can_accept(r, d) {
                     q.pop_front();
                     self.outstanding += 1;
-                    return Some((r, d, prio));
+                    return Some((r, d));
                 }
             }
         }

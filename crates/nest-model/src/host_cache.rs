@@ -190,13 +190,10 @@ fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheR
         pending: 0,
         cache_ps: 0,
         hit_blocks: 0,
-        t_arrive: now,
-        t_dispatch: now,
-        t_dev_start: now,
-        t_dev_done: now,
-        t_complete: now,
         ..*req
     };
+    let mut bg = bg;
+    bg.stamp_all(now);
     let id = pool.alloc(bg);
     rt.background.issue(1);
     if write {

@@ -13,6 +13,7 @@ pub mod host;
 pub mod host_cache;
 pub mod ideal_device;
 pub mod net;
+pub mod nvmeof;
 pub mod request;
 pub mod sim;
 pub mod split;

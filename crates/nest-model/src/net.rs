@@ -90,6 +90,12 @@ impl NetRt {
         self.tp.handle(now, e, &mut self.fabric, &mut Sched(q));
     }
 
+    /// Hands `bytes` more to message channel `f` (NVMe-oF).
+    #[inline]
+    pub fn push(&mut self, now: SimTime, f: u32, bytes: u64, q: &mut EventQueue<Event>) {
+        self.tp.push(now, f, bytes, &mut self.fabric, &mut Sched(q));
+    }
+
     /// One time-series sample of every flow and sampled port.
     pub fn sample(&mut self, now: SimTime, add: &mut dyn FnMut(u32, f64)) {
         let dt = (now - self.last_sample).as_secs_f64();

@@ -49,14 +49,67 @@ pub struct Request {
     pub hit_blocks: u32,
     /// Generated at the application.
     pub t_arrive: SimTime,
-    /// Left the host queue towards the device.
+    /// Left the host queue towards the device (into its SQ, or onto its NVMe-oF connection).
     pub t_dispatch: SimTime,
-    /// Entered service at the device.
+    /// The command (and any write data) fully received at the storage server's target
+    /// (= `t_dispatch` for a directly attached device).
+    pub t_tgt_arrive: SimTime,
+    /// Placed in the device's submission queue, past the target's FIFO request queue.
+    pub t_sq: SimTime,
+    /// Entered service at the device (fetched by the NVMe controller).
     pub t_dev_start: SimTime,
     /// Left service at the device.
     pub t_dev_done: SimTime,
+    /// The response (completion and any read data) handed to the transport, past the target's
+    /// response queue (= `t_dev_done` locally).
+    pub t_resp_sent: SimTime,
+    /// The response fully received at the host (= `t_dev_done` locally).
+    pub t_resp_arrive: SimTime,
     /// Completion seen by the application.
     pub t_complete: SimTime,
+}
+
+/// The parts of a request's latency in path order (SPEC §1, thesis 5.4.1); consecutive stamps,
+/// so they add up to `t_complete − t_arrive` exactly.
+pub const PARTS: [&str; 8] = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device", "target_response_queue", "back_network", "host_completion"];
+
+impl Request {
+    /// A request issued at `now`: every stage stamped `now` until it reaches it.
+    pub fn stamp_all(&mut self, now: SimTime) {
+        self.t_arrive = now;
+        self.t_dispatch = now;
+        self.t_tgt_arrive = now;
+        self.t_sq = now;
+        self.t_dev_start = now;
+        self.t_dev_done = now;
+        self.t_resp_sent = now;
+        self.t_resp_arrive = now;
+        self.t_complete = now;
+    }
+
+    #[inline]
+    pub fn stamps(&self) -> [SimTime; 9] {
+        [self.t_arrive, self.t_dispatch, self.t_tgt_arrive, self.t_sq, self.t_dev_start, self.t_dev_done, self.t_resp_sent, self.t_resp_arrive, self.t_complete]
+    }
+
+    /// Latency parts in ps, in the order of [`PARTS`].
+    #[inline]
+    pub fn parts(&self) -> [u64; 8] {
+        let s = self.stamps();
+        std::array::from_fn(|i| (s[i + 1] - s[i]).0)
+    }
+
+    /// Takes the path of `part` (the last device part of a split request) between this
+    /// request's arrival and completion, keeping the stamps in order.
+    pub fn take_path(&mut self, part: &Request) {
+        self.t_dispatch = part.t_dispatch.max(self.t_arrive);
+        self.t_tgt_arrive = part.t_tgt_arrive.max(self.t_dispatch);
+        self.t_sq = part.t_sq.max(self.t_tgt_arrive);
+        self.t_dev_start = part.t_dev_start.max(self.t_sq);
+        self.t_dev_done = part.t_dev_done.max(self.t_dev_start);
+        self.t_resp_sent = part.t_resp_sent.max(self.t_dev_done);
+        self.t_resp_arrive = part.t_resp_arrive.max(self.t_resp_sent);
+    }
 }
 
 #[derive(Default)]
@@ -119,8 +172,12 @@ pub struct RequestColumns {
     pub cache_hit_blocks: Vec<u32>,
     pub t_arrive_ps: Vec<u64>,
     pub t_dispatch_ps: Vec<u64>,
+    pub t_tgt_arrive_ps: Vec<u64>,
+    pub t_sq_ps: Vec<u64>,
     pub t_dev_start_ps: Vec<u64>,
     pub t_dev_done_ps: Vec<u64>,
+    pub t_resp_sent_ps: Vec<u64>,
+    pub t_resp_arrive_ps: Vec<u64>,
     pub t_complete_ps: Vec<u64>,
 }
 
@@ -138,8 +195,12 @@ impl RequestColumns {
         self.cache_hit_blocks.push(r.hit_blocks);
         self.t_arrive_ps.push(r.t_arrive.0);
         self.t_dispatch_ps.push(r.t_dispatch.0);
+        self.t_tgt_arrive_ps.push(r.t_tgt_arrive.0);
+        self.t_sq_ps.push(r.t_sq.0);
         self.t_dev_start_ps.push(r.t_dev_start.0);
         self.t_dev_done_ps.push(r.t_dev_done.0);
+        self.t_resp_sent_ps.push(r.t_resp_sent.0);
+        self.t_resp_arrive_ps.push(r.t_resp_arrive.0);
         self.t_complete_ps.push(r.t_complete.0);
     }
     pub fn len(&self) -> usize {

@@ -46,6 +46,8 @@ pub struct Simulation {
     pub(crate) devices: Vec<DeviceRt>,
     /// The fabric and its flows, when the scenario has a network.
     pub(crate) net: Option<Box<NetRt>>,
+    /// NVMe-oF initiators and targets, when some device sits in a storage server.
+    pub(crate) nvmeof: Option<Box<crate::nvmeof::NvmeofRt>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
     done_scratch: Vec<u32>,
     pub(crate) pool: RequestPool,
@@ -83,7 +85,7 @@ impl Simulation {
         let volumes = resolved.volumes.iter().map(crate::split::VolumeRt::new).collect();
         let mut workloads = Vec::with_capacity(resolved.workloads.len());
         for (i, w) in resolved.workloads.iter().enumerate() {
-            let prio = resolved.classes[w.class].priority;
+            let prio = resolved.tagging.host[w.class];
             workloads.push(WorkloadRt::new(w, prio, i as u64, seed, arrivals_end)?);
         }
         let window_end = resolved.run.duration.map(|d| d.saturating_sub(resolved.run.wrapup));
@@ -112,6 +114,15 @@ impl Simulation {
             }
             None => None,
         };
+        let nvmeof = resolved.nvmeof.as_ref().map(|plan| {
+            let depth = resolved.devices.iter().map(|d| match &d.kind {
+                DeviceKindPlan::Ssd(p) => p.nvme.sq_depth,
+                DeviceKindPlan::Ideal(p) => p.queue_depth,
+                DeviceKindPlan::Pm(p) => p.params.queue_depth,
+            }).collect();
+            let first = plan.conns.first().map_or(0, |c| c.fwd);
+            Box::new(crate::nvmeof::NvmeofRt::new(plan, resolved.hosts.len(), resolved.classes.len(), first, depth))
+        });
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -131,6 +142,7 @@ impl Simulation {
             map_scratch: Vec::new(),
             devices,
             net,
+            nvmeof,
             done_scratch: Vec::new(),
             pool: RequestPool::default(),
             stats,
@@ -195,7 +207,14 @@ impl Simulation {
                 Event::WorkloadWake(w) => self.on_wake(w)?,
                 Event::DeviceDone(d, r) => self.on_device_done(d, r),
                 Event::Ssd(d, e) => self.on_ssd(d, e),
-                Event::Net(e) => self.net.as_mut().expect("network event without a network").on_net(t, e, &mut self.queue),
+                Event::Net(e) => {
+                    let net = self.net.as_mut().expect("network event without a network");
+                    net.on_net(t, e, &mut self.queue);
+                    if !net.tp.delivered.is_empty() {
+                        self.on_delivered();
+                    }
+                }
+                Event::Nvmeof(e) => self.on_nvmeof(e),
                 Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
                 Event::PartsDone(r) => self.finish(r, false),
                 Event::Sample => self.on_sample(),
@@ -270,8 +289,12 @@ impl Simulation {
             offset: io.offset,
             t_arrive: self.now,
             t_dispatch: self.now,
+            t_tgt_arrive: self.now,
+            t_sq: self.now,
             t_dev_start: self.now,
             t_dev_done: self.now,
+            t_resp_sent: self.now,
+            t_resp_arrive: self.now,
             t_complete: self.now,
         };
         self.next_seq += 1;
@@ -285,28 +308,49 @@ impl Simulation {
 
     pub(crate) fn try_dispatch(&mut self, h: u32) {
         loop {
-            let devices = &self.devices;
-            let Some((r, d, prio)) = self.hosts[h as usize].next_dispatch(|d, p| devices[d as usize].can_accept(h, p)) else { return };
-            self.pool.get_mut(r).t_dispatch = self.now;
-            match &mut self.devices[d as usize] {
-                DeviceRt::Ideal(dev) => {
-                    if dev.submit(self.now, r) {
-                        self.start_service(d, r);
-                    }
+            let (devices, pool, tagging, nvmeof) = (&self.devices, &self.pool, &self.resolved.tagging, self.nvmeof.as_deref());
+            let pick = self.hosts[h as usize].next_dispatch(|r, d| {
+                let level = tagging.nvme[pool.get(r).class as usize];
+                match nvmeof {
+                    Some(n) if n.is_remote(h, d) => n.has_credit(h, d, level),
+                    _ => devices[d as usize].can_accept(h, level),
                 }
-                DeviceRt::Pm(dev) => {
-                    let req = self.pool.get(r);
-                    if let Some(t) = dev.pm.submit(self.now, r.0, req.op == Op::Write, req.size) {
-                        self.pool.get_mut(r).t_dev_start = self.now;
-                        self.queue.schedule(t, Event::DeviceDone(d, r));
-                    }
+            });
+            let Some((r, d)) = pick else { return };
+            let now = self.now;
+            let req = self.pool.get_mut(r);
+            req.t_dispatch = now;
+            let level = self.resolved.tagging.nvme[req.class as usize];
+            if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
+                self.send_command(r, level);
+            } else {
+                req.t_tgt_arrive = now;
+                req.t_sq = now;
+                self.submit_to_device(d, r, h, level);
+            }
+        }
+    }
+
+    /// Request `r` from host `h` enters device `d` (an SSD: its SQ of NVMe level `level`).
+    pub(crate) fn submit_to_device(&mut self, d: u32, r: ReqId, h: u32, level: Priority) {
+        match &mut self.devices[d as usize] {
+            DeviceRt::Ideal(dev) => {
+                if dev.submit(self.now, r) {
+                    self.start_service(d, r);
                 }
-                DeviceRt::Ssd(dev) => {
-                    let sq = dev.sqs[h as usize][prio as usize];
-                    dev.books.issue(1);
-                    dev.arb.submit(sq, r).expect("can_accept checked the SQ has room");
-                    self.ssd_fetch(d);
+            }
+            DeviceRt::Pm(dev) => {
+                let req = self.pool.get(r);
+                if let Some(t) = dev.pm.submit(self.now, r.0, req.op == Op::Write, req.size) {
+                    self.pool.get_mut(r).t_dev_start = self.now;
+                    self.queue.schedule(t, Event::DeviceDone(d, r));
                 }
+            }
+            DeviceRt::Ssd(dev) => {
+                let sq = dev.sqs[h as usize][level as usize];
+                dev.books.issue(1);
+                dev.arb.submit(sq, r).expect("the host checked the SQ has room (locally: its occupancy; over NVMe-oF: its credits)");
+                self.ssd_fetch(d);
             }
         }
     }
@@ -330,7 +374,7 @@ impl Simulation {
             let Some((_, r)) = dev.arb.next() else { break };
             let req = self.pool.get_mut(r);
             req.t_dev_start = now;
-            let class = match self.resolved.classes[req.class as usize].priority {
+            let class = match self.resolved.tagging.device[req.class as usize] {
                 Priority::Urgent => 0,
                 Priority::High => 1,
                 Priority::Medium => 2,
@@ -354,7 +398,7 @@ impl Simulation {
         std::mem::swap(&mut done, &mut dev.out.done);
         dev.books.complete(done.len() as u64);
         for &tag in &done {
-            self.complete(ReqId(tag));
+            self.device_done(ReqId(tag));
         }
         done.clear();
         self.done_scratch = done;
@@ -388,7 +432,7 @@ impl Simulation {
             }
             DeviceRt::Ssd(_) => unreachable!("SSD completions come through its outbox"),
         }
-        self.complete(r);
+        self.device_done(r);
         if was_full {
             self.wake_hosts();
         }
@@ -403,11 +447,27 @@ impl Simulation {
         }
     }
 
-    /// Request `r` left its device: record it and let its host and workload move on.
-    fn complete(&mut self, r: ReqId) {
+    /// Request `r` left its device: over NVMe-oF its completion goes back to the host; a
+    /// directly attached device completes it at once.
+    fn device_done(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_dev_done = now;
+        let (h, d) = (req.host, req.device);
+        if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
+            return self.target_respond(r);
+        }
+        let req = self.pool.get_mut(r);
+        req.t_resp_sent = now;
+        req.t_resp_arrive = now;
+        self.complete(r);
+    }
+
+    /// Request `r`'s completion reached its host: record it and let its host and workload
+    /// move on.
+    pub(crate) fn complete(&mut self, r: ReqId) {
         match self.pool.get(r).kind {
             Kind::App => {
-                self.pool.get_mut(r).t_dev_done = self.now;
                 self.hosts[self.pool.get(r).host as usize].completed();
                 self.finish(r, true);
             }
@@ -542,6 +602,9 @@ impl Simulation {
         }
         if let Some(net) = &self.net {
             net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
+            if let Some(rt) = &self.nvmeof {
+                rt.check(&net.tp)?;
+            }
         }
         // Split application requests are the workloads' but not the hosts' (only their device
         // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.

@@ -67,19 +67,15 @@ impl Simulation {
         }
         let n = parts.len() as u32;
         for &(device, offset, size) in &parts {
-            let child = Request {
+            let mut child = Request {
                 kind: Kind::Child,
                 parent: r.0,
                 device: device as u32,
                 offset,
                 size: size as u32,
-                t_arrive: now,
-                t_dispatch: now,
-                t_dev_start: now,
-                t_dev_done: now,
-                t_complete: now,
                 ..req
             };
+            child.stamp_all(now);
             let c = self.pool.alloc(child);
             self.parts.issue(1);
             self.hosts[req.host as usize].enqueue(c, device as u32, prio);
@@ -94,7 +90,6 @@ impl Simulation {
         let now = self.now;
         let req = {
             let q = self.pool.get_mut(r);
-            q.t_dev_done = now;
             q.t_complete = now;
             *q
         };
@@ -128,10 +123,9 @@ impl Simulation {
         let p = self.pool.get_mut(parent);
         p.pending -= 1;
         if p.pending == 0 {
-            // The last part defines the request's path: its host wait and device time.
-            p.t_dispatch = part.t_dispatch.max(p.t_arrive);
-            p.t_dev_start = part.t_dev_start.max(p.t_dispatch);
-            p.t_dev_done = now;
+            // The last part defines the request's path: its host wait, network, queues and
+            // device time.
+            p.take_path(part);
             let cpu = p.cache_ps;
             self.queue.schedule(now + SimTime(cpu), Event::PartsDone(parent));
         }

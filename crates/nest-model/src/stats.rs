@@ -15,12 +15,16 @@ pub struct OpAcc {
     pub latency: LatencyHistogram,
     /// Time spent waiting in the host queue (dispatch − arrival).
     pub host_wait: LatencyHistogram,
-    /// Time at the device (completion of service − dispatch).
+    /// Time from dispatch to the end of device service (with NVMe-oF: the forward network and
+    /// the target's queues too).
     pub device_time: LatencyHistogram,
     /// Part of it spent queued before service (NVMe submission queue / device queue).
     pub device_queue: LatencyHistogram,
     /// Part of it in service (inside the SSD after fetch; on a server of the ideal device).
     pub service: LatencyHistogram,
+    /// Sums of the latency parts (`request::PARTS`), in ps: their means add up to the mean
+    /// latency exactly.
+    pub parts_ps: [u128; 8],
 }
 
 impl OpAcc {
@@ -33,6 +37,9 @@ impl OpAcc {
         self.device_time.record((r.t_dev_done - r.t_dispatch).0);
         self.device_queue.record((r.t_dev_start - r.t_dispatch).0);
         self.service.record((r.t_dev_done - r.t_dev_start).0);
+        for (sum, p) in self.parts_ps.iter_mut().zip(r.parts()) {
+            *sum += p as u128;
+        }
     }
 }
 

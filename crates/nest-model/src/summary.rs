@@ -37,7 +37,18 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
         "device_us": lat_json(&a.device_time),
         "device_queue_us": lat_json(&a.device_queue),
         "service_us": lat_json(&a.service),
+        "decomposition_us": parts_json(a),
     })
+}
+
+/// Mean of each latency part (µs); they add up to the mean latency.
+fn parts_json(a: &OpAcc) -> Value {
+    let mut m = Map::new();
+    let n = a.ios.max(1) as f64;
+    for (name, &sum) in crate::request::PARTS.iter().zip(&a.parts_ps) {
+        m.insert((*name).into(), json!(r6(sum as f64 / n / 1e6)));
+    }
+    Value::Object(m)
 }
 
 fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
@@ -52,6 +63,9 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     all.device_time.merge(&acc[1].device_time);
     all.device_queue.merge(&acc[1].device_queue);
     all.service.merge(&acc[1].service);
+    for (a, b) in all.parts_ps.iter_mut().zip(&acc[1].parts_ps) {
+        *a += b;
+    }
     m.insert("all".into(), op_json(&all, seconds));
     m
 }
@@ -260,6 +274,51 @@ impl Simulation {
         if let Some(n) = network {
             out["network"] = n;
         }
+        if let (Some(rt), Some(net)) = (self.nvmeof.as_deref(), self.net.as_deref()) {
+            out["nvmeof"] = nvmeof_json(rt, net, &rv.classes);
+        }
         out
     }
+}
+
+/// The NVMe-oF layer: its connections, each target's queues, and the message and byte books.
+fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &[nest_config::resolve::ClassPlan]) -> Value {
+    let topo = &net.fabric.topo;
+    let mut targets = Map::new();
+    for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
+        targets.insert(topo.host_name(node).to_string(), json!({
+            "commands": t.commands,
+            "max_request_queue": t.max_request_queue,
+            "max_response_queue": t.max_response_queue,
+            "request_queue_at_end": t.requests.len(),
+            "response_queue_at_end": t.responses.len(),
+        }));
+    }
+    let conns: Vec<Value> = rt.plan.conns.iter().map(|c| {
+        let f = &net.tp.flows[c.fwd as usize];
+        json!({
+            "forward": f.spec.name,
+            "back": net.tp.flows[c.back as usize].spec.name,
+            "class": classes[c.class].name,
+            "transport": f.spec.cc.name(),
+        })
+    }).collect();
+    let b = &rt.books;
+    let p = &rt.plan;
+    json!({
+        "connections": conns,
+        "targets": targets,
+        "commands_sent": b.commands_sent,
+        "commands_received": b.commands_received,
+        "responses_sent": b.responses_sent,
+        "responses_received": b.responses_received,
+        "in_flight": rt.in_flight(),
+        "write_bytes": {"sent": b.write_bytes_sent, "at_target": b.write_bytes_at_target, "at_device": b.write_bytes_at_device},
+        "read_bytes": {"at_device": b.read_bytes_at_device, "at_host": b.read_bytes_at_host},
+        "params": {
+            "command_capsule": p.command_capsule, "completion_capsule": p.completion_capsule, "data_header": p.data_header,
+            "target_overhead_us": r6(p.target_overhead.as_us_f64()), "response_overhead_us": r6(p.response_overhead.as_us_f64()),
+            "host_overhead_us": r6(p.host_overhead.as_us_f64()),
+        },
+    })
 }

@@ -137,11 +137,20 @@ impl Sim {
         d.set_item("size", ("<u4", le_bytes(py, &c.size, u32::to_le_bytes)))?;
         d.set_item("offset", ("<u8", le_bytes(py, &c.offset, u64::to_le_bytes)))?;
         d.set_item("cache_hit_blocks", ("<u4", le_bytes(py, &c.cache_hit_blocks, u32::to_le_bytes)))?;
-        d.set_item("t_arrive_ps", ("<u8", le_bytes(py, &c.t_arrive_ps, u64::to_le_bytes)))?;
-        d.set_item("t_dispatch_ps", ("<u8", le_bytes(py, &c.t_dispatch_ps, u64::to_le_bytes)))?;
-        d.set_item("t_dev_start_ps", ("<u8", le_bytes(py, &c.t_dev_start_ps, u64::to_le_bytes)))?;
-        d.set_item("t_dev_done_ps", ("<u8", le_bytes(py, &c.t_dev_done_ps, u64::to_le_bytes)))?;
-        d.set_item("t_complete_ps", ("<u8", le_bytes(py, &c.t_complete_ps, u64::to_le_bytes)))?;
+        let stamps: [(&str, &Vec<u64>); 9] = [
+            ("t_arrive_ps", &c.t_arrive_ps),
+            ("t_dispatch_ps", &c.t_dispatch_ps),
+            ("t_tgt_arrive_ps", &c.t_tgt_arrive_ps),
+            ("t_sq_ps", &c.t_sq_ps),
+            ("t_dev_start_ps", &c.t_dev_start_ps),
+            ("t_dev_done_ps", &c.t_dev_done_ps),
+            ("t_resp_sent_ps", &c.t_resp_sent_ps),
+            ("t_resp_arrive_ps", &c.t_resp_arrive_ps),
+            ("t_complete_ps", &c.t_complete_ps),
+        ];
+        for (name, col) in stamps {
+            d.set_item(name, ("<u8", le_bytes(py, col, u64::to_le_bytes)))?;
+        }
         Ok(d)
     }
 

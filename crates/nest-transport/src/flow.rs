@@ -164,6 +164,9 @@ impl Flow {
     /// Everything the application will ever hand over has been acknowledged.
     #[inline]
     pub fn all_acked(&self, now: SimTime) -> bool {
+        if self.spec.messages {
+            return false; // a channel stays open: more messages may come
+        }
         self.s.snd_una >= self.total || (self.app_done(now) && self.s.snd_una >= self.available(now))
     }
 

@@ -82,6 +82,9 @@ pub struct Transports {
     pub class_fct_ewma: Vec<f64>,
     measure_from: SimTime,
     measure_to: SimTime,
+    /// Message channels whose receiver got more in-order bytes since the caller last drained
+    /// this (a flow may appear more than once).
+    pub delivered: Vec<u32>,
 }
 
 impl Transports {
@@ -95,12 +98,12 @@ impl Transports {
             if spec.src == spec.dst {
                 return Err(format!("flow '{}': source and destination are the same host", spec.name));
             }
-            let total = spec.bytes.unwrap_or(u64::MAX);
+            let total = if spec.messages { 0 } else { spec.bytes.unwrap_or(u64::MAX) };
             let s = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, tcp.min_rto);
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX })
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, delivered: Vec::new() })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -130,7 +133,8 @@ impl Transports {
                 let fl = &mut self.flows[f as usize];
                 fl.s.started = true;
                 fl.s.win_start = now;
-                if fl.is_throughput_qtcp() {
+                // A message channel counts towards its class's share only while it has data.
+                if fl.is_throughput_qtcp() && !fl.spec.messages {
                     fl.s.counted_active = true;
                     self.class_active[fl.spec.class as usize] += 1;
                 }
@@ -183,6 +187,20 @@ impl Transports {
                 }
             }
         }
+    }
+
+    /// Hands `bytes` more of a message channel's data to its sender (it sends at once if its
+    /// window allows). The caller keeps the message boundaries and matches them against the
+    /// receiver's in-order progress ([`Transports::delivered`], `flows[f].r.rcv_nxt`).
+    pub fn push(&mut self, now: SimTime, f: u32, bytes: u64, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let fl = &mut self.flows[f as usize];
+        debug_assert!(fl.spec.messages, "push on a flow that is not a message channel");
+        fl.total += bytes;
+        if fl.is_throughput_qtcp() && !fl.s.counted_active && !fl.s.finished {
+            fl.s.counted_active = true;
+            self.class_active[fl.spec.class as usize] += 1;
+        }
+        self.try_send(now, f, fabric, q);
     }
 
     /// Runs one fabric event; a packet that reached its host is handed to the transports and
@@ -276,6 +294,10 @@ impl Transports {
         r.ce_state = ce;
         r.rcv_nxt += p.payload as u64;
         r.pending += 1;
+        if self.flows[f as usize].spec.messages {
+            self.delivered.push(f);
+        }
+        let r = &mut self.flows[f as usize].r;
         if r.pending >= m || p.flags & flag::FIN != 0 {
             self.send_ack(now, f, fabric, q);
         } else if !r.delack_pending {
@@ -348,6 +370,11 @@ impl Transports {
             fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(floor.0));
             fl.s.rto_deadline = now + fl.s.rto;
             fl.s.win_acked += newly;
+            if fl.spec.messages && fl.s.snd_una >= fl.total && fl.s.counted_active {
+                // An idle channel stops diluting its class's share until it has data again.
+                fl.s.counted_active = false;
+                self.class_active[fl.spec.class as usize] -= 1;
+            }
             if fl.spec.cc.is_rate_based() {
                 if fl.all_acked(now) {
                     return self.finish(now, f);

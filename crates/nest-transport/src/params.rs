@@ -196,4 +196,8 @@ pub struct FlowSpec {
     /// D2TCP deadline, relative to `start`.
     pub deadline: Option<SimTime>,
     pub target: Option<Target>,
+    /// A message channel (NVMe-oF capsules and data): the sender carries exactly what is
+    /// handed to it with [`crate::Transports::push`], never finishes, and the receiver reports
+    /// in-order progress in [`crate::Transports::delivered`] so messages can be reassembled.
+    pub messages: bool,
 }

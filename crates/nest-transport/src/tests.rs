@@ -7,7 +7,7 @@ use nest_net::{FabricParams, Marking, Threshold, Topology};
 const G10: u64 = 10_000_000_000;
 
 fn flow(name: &str, src: u32, dst: u32, class: u8, cc: Cc) -> FlowSpec {
-    FlowSpec { name: name.into(), src, dst, class, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None }
+    FlowSpec { name: name.into(), src, dst, class, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None, messages: false }
 }
 
 /// `n` senders → one switch → one receiver, 10 Gb/s, 10 µs links, K = 65 (the benchmark setup).
@@ -249,4 +249,50 @@ fn qrdma_carries_class_ratios_where_dcqcn_shares_equally() {
     let (_, d) = dumbbell(mk(Cc::Dcqcn), vec![1.0, 2.0, 3.0], red_authors(), qp, end);
     let g: Vec<f64> = (0..3).map(|f| gbps(&d, f, end)).collect();
     assert!(g[2] / g[0] < 1.3, "DCQCN {g:?}");
+}
+
+#[test]
+fn a_message_channel_carries_exactly_what_is_pushed_and_reports_progress() {
+    let topo = Topology::dumbbell(1, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let spec = FlowSpec { messages: true, ..flow("m", 0, 1, 0, Cc::Dctcp) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![spec], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    // Two messages before the start, one of them smaller than a segment.
+    tp.push(SimTime::ZERO, 0, 72, &mut fabric, &mut q);
+    tp.push(SimTime::ZERO, 0, 100_000, &mut fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(1));
+    let fl = &tp.flows[0];
+    assert_eq!(fl.r.rcv_nxt, 100_072);
+    assert_eq!(fl.s.snd_una, 100_072, "everything acknowledged");
+    assert!(!fl.s.finished, "a channel stays open");
+    assert!(tp.delivered.iter().all(|&f| f == 0) && !tp.delivered.is_empty());
+    tp.delivered.clear();
+    // A later message goes out on the idle channel, and nothing beyond it.
+    let now = SimTime::from_ms(1);
+    tp.push(now, 0, 4096, &mut fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
+    assert_eq!(tp.flows[0].r.rcv_nxt, 104_168);
+    assert_eq!(tp.flows[0].stats.acked_bytes, 104_168);
+    assert!(!tp.delivered.is_empty());
+    assert_eq!(fabric.pool.live(), 0);
+    fabric.check_conservation().unwrap();
+}
+
+#[test]
+fn an_idle_qtcp_channel_does_not_count_towards_its_class_share() {
+    let topo = Topology::dumbbell(2, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let mk = |name: &str, src| FlowSpec { messages: true, target: Some(Target::Ratio(1.0)), ..flow(name, src, 2, 0, Cc::Qtcp) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![mk("a", 0), mk("b", 1)], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_us(1));
+    assert_eq!(tp.class_active[0], 0, "nothing pushed yet");
+    tp.push(SimTime::from_us(1), 0, 1_000_000, &mut fabric, &mut q);
+    assert_eq!(tp.class_active[0], 1);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(5));
+    assert_eq!(tp.flows[0].s.snd_una, 1_000_000);
+    assert_eq!(tp.class_active[0], 0, "drained channel no longer active");
 }

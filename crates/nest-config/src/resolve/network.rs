@@ -305,7 +305,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
                 _ => None,
             };
             let prio = if c.priority == Priority::Urgent { PRIO_URGENT } else { PRIO_NORMAL };
-            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop, bytes, rate_bps, deadline, target });
+            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop, bytes, rate_bps, deadline, target, messages: false });
         }
     }
     out

@@ -117,3 +117,59 @@ fn random_and_truncated_text_never_panics() {
         }
     }
 }
+
+/// GOOD with its device in storage server r0 of a dumbbell and its host on s0.
+fn e2e(extra: &str) -> String {
+    GOOD.replace("kind = \"ideal\"\n", "kind = \"ideal\"\nserver = \"r0\"\n")
+        + "[[host]]\nname = \"host0\"\nnode = \"s0\"\n[network]\ntopology = \"dumbbell\"\nsenders = 2\n"
+        + extra
+}
+
+#[test]
+fn nvmeof_connections_follow_the_workloads() {
+    let r = check(&e2e("[nvmeof]\ntransport = \"qtcp\"\nclass_transport = { urgent = \"qrdma\" }\n")).unwrap();
+    let p = r.nvmeof.as_ref().expect("a device in a server");
+    assert_eq!(p.host_node, vec![Some(0)]);
+    assert_eq!(p.device_server, vec![Some(2)]);
+    assert_eq!(p.conns.len(), 1, "one host, one server, one class");
+    let net = r.network.as_ref().unwrap();
+    let (f, b) = (&net.flows[p.conns[0].fwd as usize], &net.flows[p.conns[0].back as usize]);
+    assert!(f.messages && b.messages);
+    assert_eq!((f.src, f.dst, b.src, b.dst), (0, 2, 2, 0));
+    assert_eq!(f.cc, nest_transport::Cc::Qtcp);
+    assert_eq!(f.target, Some(nest_transport::Target::Ratio(3.0)), "the high class's ratio");
+    assert_eq!(f.name, "nvmeof:s0>r0:high");
+    assert!(p.is_remote(0, 0));
+}
+
+#[test]
+fn qos_layers_follow_ignore_or_remap_the_class() {
+    let r = check(&e2e("[qos]\nhost = \"ignore\"\nnvme = { high = \"low\", low = \"high\" }\n")).unwrap();
+    let t = &r.tagging;
+    assert_eq!(t.host, vec![Priority::BestEffort; 5]);
+    assert_eq!(t.nvme[1], Priority::Low);
+    assert_eq!(t.nvme[3], Priority::High);
+    assert_eq!(t.nvme[2], Priority::Medium, "unmapped classes follow");
+    assert_eq!(t.device[1], Priority::High);
+    assert!(t.network_urgent[0] && !t.network_urgent[1]);
+    let r = check(&e2e("[qos]\nnetwork = \"ignore\"\ntransport = \"ignore\"\n")).unwrap();
+    assert!(!r.tagging.network_urgent[0]);
+    assert_eq!(r.tagging.transport, vec![None; 5]);
+}
+
+#[test]
+fn bad_e2e_settings_name_their_key() {
+    let cases = [
+        (e2e("").replace("server = \"r0\"", "server = \"sw0\""), "device[0].server", "that is a switch"),
+        (e2e("").replace("node = \"s0\"", "node = \"nowhere\""), "host[0].node", "no host named 'nowhere'"),
+        (e2e("[nvmeof]\ntransport = \"tcp\"\n"), "nvmeof.transport", "not a transport"),
+        (e2e("[qos]\nnvme = { gold = \"low\" }\n"), "qos.nvme.gold", "no class named 'gold'"),
+        (e2e("[qos]\ndevice = \"sometimes\"\n"), "qos.device", "expected \"follow\""),
+        (GOOD.replace("kind = \"ideal\"\n", "kind = \"ideal\"\nserver = \"r0\"\n"), "device[0].server", "needs a [network]"),
+        (e2e("").replace("node = \"s0\"\n", "").replace("name = \"host0\"", "name = \"laptop\"").replace("[[workload]]\n", "[[workload]]\nhost = \"laptop\"\n"), "workload[0].host", "not on the network"),
+    ];
+    for (text, key, msg) in cases {
+        let e = check(&text).expect_err(key);
+        assert!(e.0.iter().any(|x| x.key == key && x.message.contains(msg)), "{key}: {e}");
+    }
+}

@@ -1,0 +1,260 @@
+//! Resolution of the end-to-end path: which topology host each host's NIC and each device's
+//! storage server is, the NVMe-oF connections the workloads need (one pair of message
+//! channels per host, server and class), and how every layer treats the class tag (`[qos]`).
+
+use super::network::NetworkPlan;
+use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
+use super::volume::VolumePlan;
+use crate::schema::*;
+use nest_core::SimTime;
+use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
+use nest_transport::{Cc, FlowSpec, Target};
+
+/// How the layers of the path treat each class (indexed by class); thesis 4.4.3, Fig 4.20.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tagging {
+    /// Priority queue at the host (all `BestEffort` — one FIFO — when the host ignores classes).
+    pub host: Vec<Priority>,
+    /// Whether the class's packets get the switches' urgent strict priority and reserve.
+    pub network_urgent: Vec<bool>,
+    /// The class whose QTCP/QRDMA target the class's connections steer to (`None`: no target —
+    /// the transport ignores classes and behaves like its base protocol).
+    pub transport: Vec<Option<usize>>,
+    /// NVMe submission-queue level (all `Medium` — one round robin — when NVMe ignores classes).
+    pub nvme: Vec<Priority>,
+    /// The SSD's per-class flash transaction queue (all `Medium` when the device ignores them).
+    pub device: Vec<Priority>,
+}
+
+impl Tagging {
+    /// Every layer follows the class.
+    pub fn follow(classes: &[ClassPlan]) -> Tagging {
+        let p: Vec<Priority> = classes.iter().map(|c| c.priority).collect();
+        Tagging {
+            host: p.clone(),
+            network_urgent: p.iter().map(|&x| x == Priority::Urgent).collect(),
+            transport: (0..classes.len()).map(Some).collect(),
+            nvme: p.clone(),
+            device: p,
+        }
+    }
+}
+
+/// One layer's `[qos]` value: per class, the class it treats the request as (`None`: ignored).
+fn layer(cx: &mut Ctx, key: &str, v: &Option<toml::Value>, classes: &[ClassPlan]) -> Vec<Option<usize>> {
+    let follow: Vec<Option<usize>> = (0..classes.len()).map(Some).collect();
+    let by_name = |n: &str| classes.iter().position(|c| c.name == n);
+    let names = || classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ");
+    match v {
+        None => follow,
+        Some(toml::Value::String(s)) if s == "follow" => follow,
+        Some(toml::Value::String(s)) if s == "ignore" => vec![None; classes.len()],
+        Some(toml::Value::Table(t)) => {
+            let mut out = follow;
+            for (from, to) in t {
+                let Some(f) = by_name(from) else {
+                    cx.err(&format!("{key}.{from}"), format!("no class named '{from}' (classes: {})", names()));
+                    continue;
+                };
+                match to.as_str().map(|n| (n, by_name(n))) {
+                    Some((_, Some(t))) => out[f] = Some(t),
+                    Some((n, None)) => cx.err(&format!("{key}.{from}"), format!("no class named '{n}' (classes: {})", names())),
+                    None => cx.err(&format!("{key}.{from}"), "expected the name of the class this layer treats it as"),
+                }
+            }
+            out
+        }
+        Some(_) => {
+            cx.err(key, "expected \"follow\", \"ignore\" or a table mapping class names to class names");
+            follow
+        }
+    }
+}
+
+pub(super) fn tagging(cx: &mut Ctx, q: &QosConfig, classes: &[ClassPlan]) -> Tagging {
+    let prio = |m: &[Option<usize>], ignored: Priority| m.iter().map(|x| x.map_or(ignored, |c| classes[c].priority)).collect::<Vec<_>>();
+    let host = layer(cx, "qos.host", &q.host, classes);
+    let network = layer(cx, "qos.network", &q.network, classes);
+    let transport = layer(cx, "qos.transport", &q.transport, classes);
+    let nvme = layer(cx, "qos.nvme", &q.nvme, classes);
+    let device = layer(cx, "qos.device", &q.device, classes);
+    Tagging {
+        host: prio(&host, Priority::BestEffort),
+        network_urgent: network.iter().map(|x| x.is_some_and(|c| classes[c].priority == Priority::Urgent)).collect(),
+        transport,
+        nvme: prio(&nvme, Priority::Medium),
+        device: prio(&device, Priority::Medium),
+    }
+}
+
+/// One NVMe-oF connection: host → server carries commands (and write data), server → host
+/// carries completions (and read data). Flow indices are into the network plan's flows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnPlan {
+    pub host: usize,
+    /// Topology host index of the storage server.
+    pub server: u32,
+    pub class: usize,
+    pub fwd: u32,
+    pub back: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NvmeofPlan {
+    /// Topology host index of each host's NIC (`None`: the host is not on the network).
+    pub host_node: Vec<Option<u32>>,
+    /// Topology host index of each device's storage server (`None`: directly attached).
+    pub device_server: Vec<Option<u32>>,
+    pub conns: Vec<ConnPlan>,
+    pub command_capsule: u32,
+    pub completion_capsule: u32,
+    pub data_header: u32,
+    pub target_overhead: SimTime,
+    pub response_overhead: SimTime,
+    pub host_overhead: SimTime,
+}
+
+impl NvmeofPlan {
+    /// Whether host `h` reaches device `d` over the fabric.
+    pub fn is_remote(&self, h: usize, d: usize) -> bool {
+        matches!(self.device_server[d], Some(s) if self.host_node[h] != Some(s))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn nvmeof(
+    cx: &mut Ctx,
+    sc: &Scenario,
+    hosts: &[HostPlan],
+    devices: &[DevicePlan],
+    volumes: &[VolumePlan],
+    workloads: &[WorkloadPlan],
+    classes: &[ClassPlan],
+    tagging: &Tagging,
+    net: Option<&mut NetworkPlan>,
+) -> Option<NvmeofPlan> {
+    let c = &sc.nvmeof;
+    let any_server = sc.devices.iter().any(|d| d.server().is_some());
+    let Some(net) = net else {
+        if any_server {
+            let i = sc.devices.iter().position(|d| d.server().is_some()).unwrap_or(0);
+            cx.err(&format!("device[{i}].server"), "a device in a storage server needs a [network] to reach it over");
+        }
+        return None;
+    };
+    let topo = &net.topology;
+    let mut host_node = Vec::with_capacity(hosts.len());
+    for (i, h) in hosts.iter().enumerate() {
+        let explicit = sc.hosts.get(i).and_then(|c| c.node.clone());
+        let name = explicit.clone().unwrap_or_else(|| h.name.clone());
+        let node = topo.host_by_name(&name);
+        if node.is_none() && explicit.is_some() {
+            let hint = if topo.node_by_name(&name).is_some() { " (that is a switch)" } else { "" };
+            cx.err(&format!("host[{i}].node"), format!("no host named '{name}' in the topology{hint}"));
+        }
+        host_node.push(node);
+    }
+    let mut device_server = Vec::with_capacity(devices.len());
+    for (i, d) in sc.devices.iter().enumerate() {
+        let s = d.server().and_then(|name| {
+            let s = topo.host_by_name(name);
+            if s.is_none() {
+                let hint = if topo.node_by_name(name).is_some() { " (that is a switch)" } else { "" };
+                cx.err(&format!("device[{i}].server"), format!("no host named '{name}' in the topology{hint}"));
+            }
+            s
+        });
+        device_server.push(s);
+    }
+    if !any_server {
+        return None;
+    }
+    let default_cc = match c.transport.as_deref().map(|t| (t, Cc::from_name(t))) {
+        None => Cc::Dctcp,
+        Some((_, Some(cc))) => cc,
+        Some((t, None)) => {
+            cx.err("nvmeof.transport", format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)"));
+            Cc::Dctcp
+        }
+    };
+    let mut class_cc = vec![default_cc; classes.len()];
+    for (name, t) in &c.class_transport {
+        let key = format!("nvmeof.class_transport.{name}");
+        match (classes.iter().position(|k| &k.name == name), Cc::from_name(t)) {
+            (Some(k), Some(cc)) => class_cc[k] = cc,
+            (None, _) => cx.err(&key, format!("no class named '{name}'")),
+            (_, None) => cx.err(&key, format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)")),
+        }
+    }
+    let bytes = |cx: &mut Ctx, key: &str, v: &Option<String>, default: u32| match v {
+        None => default,
+        Some(s) => match cx.size(&format!("nvmeof.{key}"), s) {
+            Some(b) if b <= 65_536 => b as u32,
+            Some(_) => {
+                cx.err(&format!("nvmeof.{key}"), "must be at most 64 KiB");
+                default
+            }
+            None => default,
+        },
+    };
+    let command_capsule = bytes(cx, "command_capsule", &c.command_capsule, 72).max(1);
+    let completion_capsule = bytes(cx, "completion_capsule", &c.completion_capsule, 24).max(1);
+    let data_header = bytes(cx, "data_header", &c.data_header, 24);
+    let time = |cx: &mut Ctx, key: &str, v: &Option<String>| v.as_ref().and_then(|s| cx.dur(&format!("nvmeof.{key}"), s)).unwrap_or(SimTime::ZERO);
+    let target_overhead = time(cx, "target_overhead", &c.target_overhead);
+    let response_overhead = time(cx, "response_overhead", &c.response_overhead);
+    let host_overhead = time(cx, "host_overhead", &c.host_overhead);
+
+    // The connections the workloads need, in a deterministic order.
+    let mut needed: Vec<(usize, u32, usize)> = Vec::new();
+    for (i, w) in workloads.iter().enumerate() {
+        let targets: Vec<usize> = match w.volume {
+            Some(v) => volumes[v].devices.clone(),
+            None => vec![w.device],
+        };
+        for d in targets {
+            let Some(s) = device_server[d] else { continue };
+            match host_node[w.host] {
+                Some(h) if h == s => {}
+                Some(_) => needed.push((w.host, s, w.class)),
+                None => cx.err(
+                    &format!("workload[{i}].host"),
+                    format!("host '{}' reaches device '{}' in a storage server but is not on the network: give it a `node` (a topology host)", hosts[w.host].name, devices[d].name),
+                ),
+            }
+        }
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let mut conns = Vec::with_capacity(needed.len());
+    for (h, s, k) in needed {
+        let Some(hn) = host_node[h] else { continue };
+        let cc = class_cc[k];
+        let target = tagging.transport[k].and_then(|t| match (cc.is_quality_aware(), classes[t].latency_target) {
+            (false, _) => None,
+            (true, Some(l)) => Some(Target::Latency(l)),
+            (true, None) => Some(Target::Ratio(classes[t].ratio)),
+        });
+        let spec = |name: String, src: u32, dst: u32| FlowSpec {
+            name,
+            src,
+            dst,
+            class: tagging.transport[k].unwrap_or(k) as u8,
+            prio: if tagging.network_urgent[k] { PRIO_URGENT } else { PRIO_NORMAL },
+            cc,
+            start: SimTime::ZERO,
+            stop: None,
+            bytes: None,
+            rate_bps: None,
+            deadline: None,
+            target,
+            messages: true,
+        };
+        let (hname, sname) = (topo.host_name(hn).to_string(), topo.host_name(s).to_string());
+        let fwd = net.flows.len() as u32;
+        net.flows.push(spec(format!("nvmeof:{hname}>{sname}:{}", classes[k].name), hn, s));
+        net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
+        conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
+    }
+    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead })
+}

@@ -1,0 +1,373 @@
+//! NVMe-oF between hosts and storage servers (SPEC §1, §5; thesis 4.4.1, 5.4.1).
+//!
+//! A host reaches a device in another node over one connection per (host, server, class): a
+//! pair of message channels of the class's transport. The initiator sends the command capsule
+//! (with the write data behind it) on the forward channel; the target receives it whole,
+//! passes it through its FIFO request queue (one worker, `target_overhead` each — the
+//! storage server's receive end is FIFO, thesis 4.4.1), and places it in the device's
+//! submission queue for the host and class. The completion (with the read data in front of
+//! it) passes the target's response queue and goes back on the reverse channel; the host
+//! completes the request `host_overhead` after it has fully arrived.
+//!
+//! The host keeps at most an SQ's depth of commands outstanding per (device, SQ level) — NVMe-oF
+//! flow control: the host frees SQ slots as completions report the SQ head — so a command
+//! never finds its SQ full at the target.
+
+use crate::events::Event;
+use crate::request::{ReqId, Request};
+use crate::sim::Simulation;
+use nest_config::resolve::e2e::NvmeofPlan;
+use nest_config::resolve::Priority;
+use nest_core::queue::PendingEvents;
+use nest_core::SimTime;
+use nest_workload::Op;
+use std::collections::VecDeque;
+
+/// Timers of the NVMe-oF layer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NvmeofEvent {
+    /// Server `s`'s target finished processing the command at the head of its request queue.
+    RequestDone(u32),
+    /// Server `s`'s target finished the completion at the head of its response queue.
+    ResponseDone(u32),
+    /// The host finished processing request `r`'s completion.
+    HostDone(ReqId),
+}
+
+impl NvmeofEvent {
+    pub fn tag(&self) -> u64 {
+        match *self {
+            NvmeofEvent::RequestDone(s) => s as u64,
+            NvmeofEvent::ResponseDone(s) => (1 << 32) | s as u64,
+            NvmeofEvent::HostDone(r) => (2 << 32) | r.0 as u64,
+        }
+    }
+}
+
+/// One storage server's target: its FIFO request and response queues.
+#[derive(Default)]
+pub struct Target {
+    pub requests: VecDeque<ReqId>,
+    pub responses: VecDeque<ReqId>,
+    req_busy: bool,
+    resp_busy: bool,
+    pub commands: u64,
+    pub max_request_queue: usize,
+    pub max_response_queue: usize,
+}
+
+/// Messages and bytes each way, for the conservation check and the summary.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Books {
+    pub commands_sent: u64,
+    pub commands_received: u64,
+    pub responses_sent: u64,
+    pub responses_received: u64,
+    /// Write payload bytes the hosts sent, that reached the targets, and that the devices
+    /// completed; read payload bytes the devices completed and that reached the hosts.
+    pub write_bytes_sent: u64,
+    pub write_bytes_at_target: u64,
+    pub write_bytes_at_device: u64,
+    pub read_bytes_at_device: u64,
+    pub read_bytes_at_host: u64,
+}
+
+pub struct NvmeofRt {
+    pub plan: NvmeofPlan,
+    devices: usize,
+    classes: usize,
+    /// Connection of (host, device, class), `u32::MAX` when the pair is local or unused.
+    conn_of: Vec<u32>,
+    /// Per flow of a connection (by flow id − `first_flow`): message ends (stream offsets)
+    /// and their requests, oldest first.
+    inbox: Vec<VecDeque<(u64, ReqId)>>,
+    first_flow: u32,
+    /// Storage server of each device, as an index into `targets`.
+    target_of: Vec<u32>,
+    pub targets: Vec<Target>,
+    /// Target topology host of each entry of `targets`.
+    pub target_node: Vec<u32>,
+    /// Commands outstanding per (host, device, SQ level) and the limit per device.
+    credits: Vec<u32>,
+    depth: Vec<u32>,
+    pub books: Books,
+}
+
+impl NvmeofRt {
+    /// `first_flow`: flow id of the first connection's channel; `depth[d]`: commands a host may
+    /// keep outstanding per SQ level of device `d`.
+    pub fn new(plan: &NvmeofPlan, hosts: usize, classes: usize, first_flow: u32, depth: Vec<u32>) -> NvmeofRt {
+        let devices = plan.device_server.len();
+        let mut conn_of = vec![u32::MAX; hosts * devices * classes];
+        for (i, c) in plan.conns.iter().enumerate() {
+            for d in 0..devices {
+                if plan.device_server[d] == Some(c.server) && plan.is_remote(c.host, d) {
+                    conn_of[(c.host * devices + d) * classes + c.class] = i as u32;
+                }
+            }
+        }
+        let mut target_node: Vec<u32> = plan.device_server.iter().flatten().copied().collect();
+        target_node.sort_unstable();
+        target_node.dedup();
+        let target_of = plan.device_server.iter().map(|s| s.map_or(u32::MAX, |s| target_node.binary_search(&s).expect("listed") as u32)).collect();
+        let first = plan.conns.first().map_or(first_flow, |c| c.fwd);
+        debug_assert_eq!(first, first_flow);
+        NvmeofRt {
+            inbox: vec![VecDeque::new(); plan.conns.len() * 2],
+            targets: target_node.iter().map(|_| Target::default()).collect(),
+            target_node,
+            target_of,
+            credits: vec![0; hosts * devices * Priority::COUNT],
+            depth,
+            plan: plan.clone(),
+            devices,
+            classes,
+            conn_of,
+            first_flow,
+            books: Books::default(),
+        }
+    }
+
+    #[inline]
+    pub fn is_remote(&self, h: u32, d: u32) -> bool {
+        self.plan.is_remote(h as usize, d as usize)
+    }
+
+    #[inline]
+    fn credit_slot(&self, h: u32, d: u32, level: Priority) -> usize {
+        (h as usize * self.devices + d as usize) * Priority::COUNT + level as usize
+    }
+
+    /// Whether host `h` may send another command for device `d` at SQ level `level`.
+    #[inline]
+    pub fn has_credit(&self, h: u32, d: u32, level: Priority) -> bool {
+        self.credits[self.credit_slot(h, d, level)] < self.depth[d as usize]
+    }
+
+    /// The channel flow ids (forward, back) of request `req`'s connection.
+    #[inline]
+    fn channels(&self, req: &Request) -> (u32, u32) {
+        let i = self.conn_of[(req.host as usize * self.devices + req.device as usize) * self.classes + req.class as usize];
+        debug_assert!(i != u32::MAX, "no connection for a remote request");
+        let c = &self.plan.conns[i as usize];
+        (c.fwd, c.back)
+    }
+
+    /// Commands on the fabric or at the targets, per the books.
+    pub fn in_flight(&self) -> u64 {
+        self.books.commands_sent - self.books.responses_received
+    }
+
+    /// Checks the message books against the channels: every message sent is delivered or
+    /// still queued on its channel, queued ends increase and stop at what the channel was
+    /// given, and the receiver never got past the sender.
+    pub fn check(&self, tp: &nest_transport::Transports) -> Result<(), String> {
+        let b = &self.books;
+        let fwd_queued: u64 = self.inbox.iter().step_by(2).map(|q| q.len() as u64).sum();
+        let back_queued: u64 = self.inbox.iter().skip(1).step_by(2).map(|q| q.len() as u64).sum();
+        if b.commands_sent != b.commands_received + fwd_queued {
+            return Err(format!("NVMe-oF: {} commands sent, {} received, {} on the fabric", b.commands_sent, b.commands_received, fwd_queued));
+        }
+        if b.responses_sent != b.responses_received + back_queued {
+            return Err(format!("NVMe-oF: {} responses sent, {} received, {} on the fabric", b.responses_sent, b.responses_received, back_queued));
+        }
+        if b.write_bytes_at_target > b.write_bytes_sent || b.read_bytes_at_host > b.read_bytes_at_device {
+            return Err(format!("NVMe-oF: more payload arrived than was sent ({b:?})"));
+        }
+        for (i, q) in self.inbox.iter().enumerate() {
+            let f = &tp.flows[self.first_flow as usize + i];
+            if f.r.rcv_nxt > f.total {
+                return Err(format!("flow '{}': received {} B of {} sent", f.spec.name, f.r.rcv_nxt, f.total));
+            }
+            if let Some(&(end, _)) = q.back() {
+                if end != f.total {
+                    return Err(format!("flow '{}': last message ends at {end}, the channel holds {}", f.spec.name, f.total));
+                }
+            }
+            if q.iter().zip(q.iter().skip(1)).any(|(a, b)| a.0 >= b.0) || q.front().is_some_and(|&(e, _)| e <= f.r.rcv_nxt) {
+                return Err(format!("flow '{}': message queue out of order or holding delivered messages", f.spec.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Simulation {
+    fn nvmeof(&mut self) -> &mut NvmeofRt {
+        self.nvmeof.as_deref_mut().expect("an NVMe-oF path without NVMe-oF")
+    }
+
+    /// Host side: request `r` (from host `h` to remote device `d`, NVMe level `level`) goes
+    /// onto its connection: the command capsule, with the write data behind it.
+    pub(crate) fn send_command(&mut self, r: ReqId, level: Priority) {
+        let now = self.now;
+        let req = *self.pool.get(r);
+        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
+        let slot = rt.credit_slot(req.host, req.device, level);
+        rt.credits[slot] += 1;
+        let (f, _) = rt.channels(&req);
+        let mut bytes = rt.plan.command_capsule as u64;
+        if req.op == Op::Write {
+            bytes += rt.plan.data_header as u64 + req.size as u64;
+            rt.books.write_bytes_sent += req.size as u64;
+        }
+        rt.books.commands_sent += 1;
+        let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
+        let end = net.tp.flows[f as usize].total + bytes;
+        rt.inbox[(f - rt.first_flow) as usize].push_back((end, r));
+        net.push(now, f, bytes, &mut self.queue);
+    }
+
+    /// Message channels made progress: hand over every message that has fully arrived.
+    pub(crate) fn on_delivered(&mut self) {
+        loop {
+            let Some(net) = self.net.as_deref_mut() else { return };
+            let Some(f) = net.tp.delivered.pop() else { return };
+            let rcv = net.tp.flows[f as usize].r.rcv_nxt;
+            let Some(first) = self.nvmeof.as_deref().map(|rt| rt.first_flow) else { continue };
+            let i = (f - first) as usize;
+            loop {
+                let inbox = &mut self.nvmeof().inbox[i];
+                let Some(&(end, r)) = inbox.front() else { break };
+                if end > rcv {
+                    break;
+                }
+                inbox.pop_front();
+                if i % 2 == 0 {
+                    self.target_receive(r);
+                } else {
+                    self.host_receive(r);
+                }
+            }
+        }
+    }
+
+    /// Target side: a command (with its data) has fully arrived.
+    fn target_receive(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_tgt_arrive = now;
+        let (d, write, size) = (req.device, req.op == Op::Write, req.size as u64);
+        let rt = self.nvmeof();
+        rt.books.commands_received += 1;
+        if write {
+            rt.books.write_bytes_at_target += size;
+        }
+        let s = rt.target_of[d as usize];
+        let overhead = rt.plan.target_overhead;
+        let t = &mut rt.targets[s as usize];
+        t.commands += 1;
+        if overhead == SimTime::ZERO {
+            return self.target_submit(r);
+        }
+        t.requests.push_back(r);
+        t.max_request_queue = t.max_request_queue.max(t.requests.len());
+        if !t.req_busy {
+            t.req_busy = true;
+            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
+        }
+    }
+
+    /// Past the target's request queue: into the device's submission queue for its host.
+    fn target_submit(&mut self, r: ReqId) {
+        let req = self.pool.get_mut(r);
+        req.t_sq = self.now;
+        let (d, h, class) = (req.device, req.host, req.class);
+        let level = self.resolved.tagging.nvme[class as usize];
+        self.submit_to_device(d, r, h, level);
+    }
+
+    pub(crate) fn on_nvmeof(&mut self, e: NvmeofEvent) {
+        let now = self.now;
+        match e {
+            NvmeofEvent::RequestDone(s) => {
+                let rt = self.nvmeof();
+                let overhead = rt.plan.target_overhead;
+                let t = &mut rt.targets[s as usize];
+                let r = t.requests.pop_front().expect("a busy target has a command");
+                t.req_busy = !t.requests.is_empty();
+                if t.req_busy {
+                    self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
+                }
+                self.target_submit(r);
+            }
+            NvmeofEvent::ResponseDone(s) => {
+                let rt = self.nvmeof();
+                let overhead = rt.plan.response_overhead;
+                let t = &mut rt.targets[s as usize];
+                let r = t.responses.pop_front().expect("a busy target has a response");
+                t.resp_busy = !t.responses.is_empty();
+                if t.resp_busy {
+                    self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
+                }
+                self.send_response(r);
+            }
+            NvmeofEvent::HostDone(r) => self.complete(r),
+        }
+    }
+
+    /// Target side: the device finished request `r`; its completion joins the response queue.
+    pub(crate) fn target_respond(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = *self.pool.get(r);
+        let rt = self.nvmeof();
+        if req.op == Op::Write {
+            rt.books.write_bytes_at_device += req.size as u64;
+        } else {
+            rt.books.read_bytes_at_device += req.size as u64;
+        }
+        let overhead = rt.plan.response_overhead;
+        if overhead == SimTime::ZERO {
+            return self.send_response(r);
+        }
+        let s = rt.target_of[req.device as usize];
+        let t = &mut rt.targets[s as usize];
+        t.responses.push_back(r);
+        t.max_response_queue = t.max_response_queue.max(t.responses.len());
+        if !t.resp_busy {
+            t.resp_busy = true;
+            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
+        }
+    }
+
+    /// The completion capsule (with the read data in front of it) goes back to the host.
+    fn send_response(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_resp_sent = now;
+        let req = *req;
+        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
+        let (_, f) = rt.channels(&req);
+        let mut bytes = rt.plan.completion_capsule as u64;
+        if req.op == Op::Read {
+            bytes += rt.plan.data_header as u64 + req.size as u64;
+        }
+        rt.books.responses_sent += 1;
+        let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
+        let end = net.tp.flows[f as usize].total + bytes;
+        rt.inbox[(f - rt.first_flow) as usize].push_back((end, r));
+        net.push(now, f, bytes, &mut self.queue);
+    }
+
+    /// Host side: the completion (and any read data) has fully arrived.
+    fn host_receive(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_resp_arrive = now;
+        let req = *req;
+        let level = self.resolved.tagging.nvme[req.class as usize];
+        let rt = self.nvmeof();
+        rt.books.responses_received += 1;
+        if req.op == Op::Read {
+            rt.books.read_bytes_at_host += req.size as u64;
+        }
+        let slot = rt.credit_slot(req.host, req.device, level);
+        rt.credits[slot] -= 1;
+        let overhead = rt.plan.host_overhead;
+        if overhead == SimTime::ZERO {
+            self.complete(r);
+        } else {
+            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::HostDone(r)));
+        }
+    }
+}

@@ -56,3 +56,24 @@ def test_host_cache_hits_show_in_the_requests_table():
     assert int(hit.sum()) == c["hits"] == 200 - 32
     # A hit costs lookup + copy (~1.1 µs), far below the 10 µs device read of a miss.
     assert lat[hit == 1].max() < 2.0 < 10.0 <= lat[hit == 0].min()
+
+
+def test_end_to_end_demo_decomposes_every_request():
+    from conftest import ROOT
+    res = nestsim.run(ROOT / "examples" / "demo.toml", overrides=["run.duration=25ms", "run.warmup=5ms"])
+    s = res.summary
+    assert s["conservation"] == "ok"
+    assert s["nvmeof"]["commands_sent"] == s["nvmeof"]["responses_received"] + s["nvmeof"]["in_flight"]
+    t = res.requests.to_pydict()
+    parts = [c for c in t if c.endswith("_us") and c != "latency_us"]
+    assert parts == [f"{p}_us" for p in nestsim.runner.PARTS]
+    for i, lat in enumerate(t["latency_us"]):
+        ps = [t[c][i] for c in parts]
+        assert min(ps) >= 0 and abs(sum(ps) - lat) < 1e-3, (i, ps, lat)
+        # Storage requests cross the network both ways.
+        if t["class"][i] == "high":
+            assert t["fwd_network_us"][i] > 0 and t["back_network_us"][i] > 0
+    # PM requests reach a sub-µs device.
+    pm = s["classes"]["urgent"]["all"]["decomposition_us"]
+    assert pm["device"] < 1.0
+    assert abs(sum(pm.values()) - s["classes"]["urgent"]["all"]["lat_us"]["mean"]) < 0.01

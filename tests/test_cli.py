@@ -84,3 +84,14 @@ def test_report_writes_self_contained_html(cli, small_scenario, tmp_path):
     html = (tmp_path / "o" / "report.html").read_text()
     assert "<svg" in html and "per class" in html and "<img" not in html
     assert cli("report", tmp_path / "nothing-here", check=2).stderr.startswith("nestsim: error")
+
+
+def test_bad_end_to_end_placement_names_its_key(cli, tmp_path):
+    from conftest import ROOT
+    text = (ROOT / "examples" / "demo.toml").read_text()
+    bad = tmp_path / "e2e.toml"
+    bad.write_text(text.replace('server = "h13"', 'server = "c0"').replace('transport = "qtcp"', 'transport = "tcp"'))
+    p = cli("validate", bad, check=2)
+    assert "device[1].server" in p.stderr and "that is a switch" in p.stderr, p.stderr
+    assert "nvmeof.transport" in p.stderr and "not a transport" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr

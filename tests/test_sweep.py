@@ -26,7 +26,7 @@ values = [4, 8]
 @pytest.fixture
 def sweep_file(tmp_path):
     p = tmp_path / "s.toml"
-    p.write_text(SWEEP.format(scenario=ROOT / "examples" / "demo.toml") + "\n")
+    p.write_text(SWEEP.format(scenario=ROOT / "examples" / "storage-classes.toml") + "\n")
     return p
 
 

@@ -29,13 +29,14 @@ def _network_lines(n: dict) -> list[str]:
     out = ["", f"network: {n['hosts']} hosts, {n['switches']} switches, {n['links']} links, "
                f"{'lossless (PFC)' if n['lossless'] else 'lossy'}; packets injected {n['packets']['injected']:,}, "
                f"dropped {n['packets']['dropped']:,}, hops {n['packets']['hops']:,}"]
-    out.append(f"  {'flow':<14} {'transport':<9} {'class':<12} {'src→dst':<14} {'Gb/s':>8} {'RTT µs':>8} {'α':>6} {'Q':>6} {'cuts':>7} {'FCT µs':>10}")
+    w = max([14] + [len(k) for k in n["flows"]])
+    out.append(f"  {'flow':<{w}} {'transport':<9} {'class':<12} {'src→dst':<14} {'Gb/s':>8} {'RTT µs':>8} {'α':>6} {'Q':>6} {'cuts':>7} {'FCT µs':>10}")
     for name, f in n["flows"].items():
         fct = "" if f["fct_us"] is None else f"{f['fct_us']:,.0f}"
         if f["deadline_met"] is not None:
             fct += " ✓" if f["deadline_met"] else " ✗"
         rtt = "" if f["mean_rtt_us"] is None else f"{f['mean_rtt_us']:.1f}"
-        out.append(f"  {name:<14} {f['transport']:<9} {f['class']:<12} {f['src'] + '→' + f['dst']:<14} "
+        out.append(f"  {name:<{w}} {f['transport']:<9} {f['class']:<12} {f['src'] + '→' + f['dst']:<14} "
                    f"{f['throughput_gbps']:>8.3f} {rtt:>8} {f['alpha_end']:>6.3f} {f['q_end']:>6.2f} {f['cuts']:>7,} {fct:>10}")
     per_class = ", ".join(f"{c} {v['throughput_gbps']:.3f}" for c, v in n["classes"].items())
     out.append(f"  per class Gb/s: {per_class}; total {n['total_throughput_gbps']:.3f}")
@@ -45,6 +46,24 @@ def _network_lines(n: dict) -> list[str]:
                    f"drops {s['dropped']:,}, PAUSEs sent {s['pauses_sent']:,}")
     if n["conservation"] != "ok":
         out.append(f"  NETWORK CONSERVATION FAILED: {n['conservation']}")
+    return out
+
+
+PARTS = [("host_queue", "host q"), ("fwd_network", "fwd net"), ("target_request_queue", "tgt req"),
+         ("nvme_queue", "NVMe q"), ("device", "device"), ("target_response_queue", "tgt resp"),
+         ("back_network", "back net"), ("host_completion", "host")]
+
+
+def _decomposition_lines(summary: dict) -> list[str]:
+    out = ["", "latency decomposition per class (mean µs; the parts add up to the mean):",
+           f"  {'':<22}" + "".join(f" {label:>9}" for _, label in PARTS) + f" {'= mean':>9}"]
+    items = sorted(summary["classes"].items(), key=lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")))
+    for name, d in items:
+        for op in ("read", "write"):
+            a = d[op]
+            if a["ios"]:
+                parts = a["decomposition_us"]
+                out.append(f"  {name + ' ' + op:<22}" + "".join(f" {parts[k]:>9.2f}" for k, _ in PARTS) + f" {a['lat_us']['mean']:>9.2f}")
     return out
 
 
@@ -88,6 +107,8 @@ def render(summary: dict, run_info: dict | None = None) -> str:
                        f"write-backs {c['writebacks']:,}, background fetches {c['fetched']:,}{mode}")
     if storage:
         out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
+    if storage and "nvmeof" in summary:
+        out.extend(_decomposition_lines(summary))
     if "network" in summary:
         out.extend(_network_lines(summary["network"]))
     if summary["conservation"] != "ok":

@@ -52,6 +52,11 @@ pub struct Sender {
     /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
     /// flow grows its window).
     pub cwnd_limited: bool,
+    /// DCQCN timers of an idle message channel stop instead of ticking forever (an idle run
+    /// must be able to end); these say since when, and [`crate::Transports::push`] catches
+    /// up the periods missed.
+    pub alpha_parked: Option<SimTime>,
+    pub timer_parked: Option<SimTime>,
 }
 
 impl Sender {
@@ -91,6 +96,8 @@ impl Sender {
             pace_pending: false,
             cnps: 0,
             cwnd_limited: false,
+            alpha_parked: None,
+            timer_parked: None,
         }
     }
 }
@@ -176,6 +183,12 @@ impl Flow {
             return true;
         }
         matches!(self.spec.stop, Some(s) if now >= s)
+    }
+
+    /// A message channel with nothing to send or acknowledge.
+    #[inline]
+    pub fn is_idle_channel(&self) -> bool {
+        self.spec.messages && self.s.snd_una >= self.total
     }
 
     pub fn is_throughput_qtcp(&self) -> bool {

@@ -167,6 +167,10 @@ impl Transports {
                 }
                 fl.s.timer_stage += 1;
                 cc::dcqcn_increase(&mut fl.s, p);
+                if fl.is_idle_channel() {
+                    fl.s.timer_parked = Some(now);
+                    return;
+                }
                 q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, gen));
             }
             TpEvent::Stop(f) => {
@@ -199,6 +203,25 @@ impl Transports {
         if fl.is_throughput_qtcp() && !fl.s.counted_active && !fl.s.finished {
             fl.s.counted_active = true;
             self.class_active[fl.spec.class as usize] += 1;
+        }
+        // Restart parked DCQCN timers on their original grid, with the idle periods applied:
+        // α decayed once per period without a CNP, the rate raised once per timer period.
+        let p = &self.dcqcn;
+        if let Some(t) = fl.s.alpha_parked.take() {
+            let n = (now - t).0 / p.alpha_period.0;
+            fl.s.alpha *= (1.0 - p.g).powi(n.min(i32::MAX as u64) as i32);
+            q.tp_at(t + SimTime(p.alpha_period.0 * (n + 1)), TpEvent::DcqcnAlpha(f));
+        }
+        if let Some(t) = fl.s.timer_parked.take() {
+            let n = (now - t).0 / p.rate_timer.0;
+            for _ in 0..n.min(1000) {
+                if fl.s.rc >= fl.s.line_rate && fl.s.rt >= fl.s.line_rate {
+                    break;
+                }
+                fl.s.timer_stage += 1;
+                cc::dcqcn_increase(&mut fl.s, p);
+            }
+            q.tp_at(t + SimTime(p.rate_timer.0 * (n + 1)), TpEvent::DcqcnTimer(f, fl.s.timer_gen));
         }
         self.try_send(now, f, fabric, q);
     }
@@ -246,6 +269,7 @@ impl Transports {
         fl.s.byte_ctr = 0;
         fl.s.timer_gen = fl.s.timer_gen.wrapping_add(1);
         fl.stats.cuts += 1;
+        fl.s.timer_parked = None; // the restarted timer replaces a parked one
         q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.timer_gen));
     }
 
@@ -268,6 +292,10 @@ impl Transports {
         fl.s.win_acked = 0;
         fl.s.win_marked = 0;
         fl.s.win_start = now;
+        if fl.is_idle_channel() {
+            fl.s.alpha_parked = Some(now);
+            return;
+        }
         q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
     }
 

@@ -296,3 +296,29 @@ fn an_idle_qtcp_channel_does_not_count_towards_its_class_share() {
     assert_eq!(tp.flows[0].s.snd_una, 1_000_000);
     assert_eq!(tp.class_active[0], 0, "drained channel no longer active");
 }
+
+#[test]
+fn an_idle_rdma_channel_parks_its_timers_and_resumes_on_push() {
+    let topo = Topology::dumbbell(1, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let spec = FlowSpec { messages: true, ..flow("rdma", 0, 1, 0, Cc::Dcqcn) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![spec], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    tp.push(SimTime::ZERO, 0, 10_000, &mut fabric, &mut q);
+    // Nothing more to send: once acknowledged, the α and rate timers stop and the queue drains.
+    let events = run_until(&mut fabric, &mut tp, &mut q, SimTime::from_secs_f64(10.0).unwrap());
+    assert!(events < 1000, "{events} events: timers kept ticking on an idle channel");
+    assert!(q.0.is_empty());
+    assert_eq!(tp.flows[0].r.rcv_nxt, 10_000);
+    let (a, t) = (tp.flows[0].s.alpha_parked, tp.flows[0].s.timer_parked);
+    assert!(a.is_some() && t.is_some());
+    // A later message restarts them on their grid and is carried.
+    let alpha_before = tp.flows[0].s.alpha;
+    let now = SimTime::from_ms(20);
+    tp.push(now, 0, 4096, &mut fabric, &mut q);
+    assert!(tp.flows[0].s.alpha_parked.is_none() && tp.flows[0].s.timer_parked.is_none());
+    assert!(tp.flows[0].s.alpha <= alpha_before, "α decayed over the idle periods");
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(21));
+    assert_eq!(tp.flows[0].r.rcv_nxt, 14_096);
+}

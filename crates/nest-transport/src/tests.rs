@@ -1,3 +1,4 @@
+use nest_core::queue::PendingEvents;
 use super::harness::{run_until, Queue};
 use super::model::{solve, ModelClass, ModelParams};
 use super::*;

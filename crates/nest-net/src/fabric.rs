@@ -447,6 +447,16 @@ impl Fabric {
         self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].queued_bytes()).sum()
     }
 
+    /// Bytes waiting in a host's NIC egress queues that a data packet of priority `prio` would
+    /// wait behind: its own queue and the strictly higher ones. A sender checks this, not the
+    /// whole backlog, so urgent traffic is not held back by normal packets it will overtake.
+    #[inline]
+    pub fn nic_backlog_ahead(&self, host: u32, prio: Prio) -> u64 {
+        let q = if prio == crate::packet::PRIO_URGENT && !self.params.urgent_priority { crate::packet::PRIO_NORMAL } else { prio };
+        let node = self.topo.hosts[host as usize];
+        self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].qbytes[..=q as usize].iter().sum::<u64>()).sum()
+    }
+
     pub fn switch_buffer_used(&self, node: u32) -> u64 {
         let sw = self.switch_of[node as usize];
         if sw == u32::MAX { 0 } else { self.switches[sw as usize].used }

@@ -85,6 +85,8 @@ pub struct Transports {
     /// Message channels whose receiver got more in-order bytes since the caller last drained
     /// this (a flow may appear more than once).
     pub delivered: Vec<u32>,
+    /// Per topology host: whether any window-based flow sends from it (set by `start`).
+    host_has_window_flows: Vec<bool>,
 }
 
 impl Transports {
@@ -103,7 +105,7 @@ impl Transports {
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, delivered: Vec::new() })
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, delivered: Vec::new(), host_has_window_flows: Vec::new() })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -114,6 +116,12 @@ impl Transports {
 
     /// Schedules every flow's start; a rate-based flow's line rate is its host's link rate.
     pub fn start(&mut self, fabric: &Fabric, q: &mut impl Scheduler) {
+        self.host_has_window_flows = vec![false; fabric.topo.hosts.len()];
+        for f in &self.flows {
+            if !f.spec.cc.is_rate_based() {
+                self.host_has_window_flows[f.spec.src as usize] = true;
+            }
+        }
         for f in self.flows.iter_mut() {
             let node = fabric.topo.hosts[f.spec.src as usize];
             let port = fabric.topo.nodes[node as usize].ports[0];
@@ -532,7 +540,7 @@ impl Transports {
                 fl.s.cwnd_limited = true;
                 break;
             }
-            if fabric.nic_queue_bytes(fl.spec.src) >= t.nic_queue_limit {
+            if fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {
                 // The NIC is the bottleneck: try again after one line-rate packet time. Not
                 // window-limited, so the window does not grow meanwhile (RFC 7661).
                 fl.s.pace_pending = true;
@@ -559,8 +567,12 @@ impl Transports {
         let was_idle = fl.s.snd_nxt == fl.s.snd_una;
         // The NIC pulls packets from its queue pairs only as fast as its port drains: with a
         // few packets already waiting, this QP's next packet waits one line-rate packet time.
+        // On a host that also runs window-based flows, a QP may find as much queued as TCP
+        // Small Queues lets TCP leave (plus its own two packets), or TCP — refilling the NIC
+        // on every ACK — would keep it above two packets and starve the QPs.
         let full_wire = (mss as u32 + t.header + t.framing) as f64;
-        if fl.s.snd_nxt < avail && fabric.nic_queue_bytes(fl.spec.src) as f64 > 2.0 * full_wire {
+        let limit = 2.0 * full_wire + if self.host_has_window_flows[fl.spec.src as usize] { t.nic_queue_limit as f64 } else { 0.0 };
+        if fl.s.snd_nxt < avail && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) as f64 > limit {
             fl.s.pace_pending = true;
             let gap = SimTime::from_secs_f64(full_wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
             q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));

@@ -323,3 +323,40 @@ fn an_idle_rdma_channel_parks_its_timers_and_resumes_on_push() {
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(21));
     assert_eq!(tp.flows[0].r.rcv_nxt, 14_096);
 }
+
+#[test]
+fn an_urgent_channel_is_not_held_back_by_its_hosts_normal_backlog() {
+    // One host: a backlogged DCTCP flow keeps the NIC queue at its TSQ limit; a small urgent
+    // RDMA message from the same host must still leave at once (it overtakes at the NIC).
+    let topo = Topology::dumbbell(1, 2, G10, SimTime::from_us(1));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let bulk = flow("bulk", 0, 1, 0, Cc::Dctcp);
+    let pm = FlowSpec { messages: true, prio: nest_net::packet::PRIO_URGENT, ..flow("pm", 0, 2, 0, Cc::Dcqcn) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![bulk, pm], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
+    assert!(fabric.nic_queue_bytes(0) > 3 * 1538, "the bulk flow keeps the NIC busy");
+    let t0 = SimTime::from_ms(2);
+    tp.push(t0, 1, 256, &mut fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, t0 + SimTime::from_us(20));
+    assert_eq!(tp.flows[1].r.rcv_nxt, 256, "the urgent message arrived within 20 µs");
+}
+
+#[test]
+fn a_normal_rdma_channel_shares_the_nic_with_a_backlogged_tcp_flow() {
+    // Same host, same priority: the QP must still get its message out (within a TSQ's worth of
+    // queueing), not wait forever for the TCP flow's NIC backlog to drop below two packets.
+    let topo = Topology::dumbbell(1, 2, G10, SimTime::from_us(1));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let bulk = flow("bulk", 0, 1, 0, Cc::Dctcp);
+    let rdma = FlowSpec { messages: true, ..flow("rdma", 0, 2, 0, Cc::Dcqcn) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![bulk, rdma], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
+    let t0 = SimTime::from_ms(2);
+    tp.push(t0, 1, 256, &mut fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, t0 + SimTime::from_us(200));
+    assert_eq!(tp.flows[1].r.rcv_nxt, 256);
+}

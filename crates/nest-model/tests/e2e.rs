@@ -3,17 +3,9 @@
 //! class tag is honoured or ignored per layer.
 
 mod common;
-use common::run;
+use common::{f, run};
 use nest_model::request::PARTS;
 use serde_json::Value;
-
-fn f(v: &Value, path: &str) -> f64 {
-    let mut x = v;
-    for k in path.split('.') {
-        x = &x[k];
-    }
-    x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
-}
 
 /// Two client hosts (s0, s1) and one storage server (r0) on a 10 Gb/s dumbbell; the server
 /// holds an ideal device and a PM device.

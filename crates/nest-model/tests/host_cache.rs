@@ -2,18 +2,9 @@
 //! traffic at the device, the books balanced, bad cache settings rejected at their key.
 
 mod common;
-use common::run;
+use common::{f, run};
 use nest_config::{load_str, resolve};
-use serde_json::Value;
 use std::path::PathBuf;
-
-fn f(v: &Value, path: &str) -> f64 {
-    let mut x = v;
-    for k in path.split('.') {
-        x = &x[k];
-    }
-    x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
-}
 
 fn scenario(cache: &str, workload: &str) -> String {
     format!(

@@ -2,17 +2,9 @@
 //! device-level QoS, GC visible in the outputs.
 
 mod common;
-use common::run;
+use common::{f, run};
 use serde_json::Value;
 
-
-fn f(v: &Value, path: &str) -> f64 {
-    let mut x = v;
-    for k in path.split('.') {
-        x = &x[k];
-    }
-    x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
-}
 
 #[test]
 fn ssd_closed_loop_smoke() {

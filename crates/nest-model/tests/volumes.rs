@@ -3,19 +3,10 @@
 //! read comes from exactly one device).
 
 mod common;
-use common::run;
+use common::{f, run};
 use nest_config::resolve::volume::{map_extent, Layout, VolumePlan};
 use nest_config::{load_str, resolve};
-use serde_json::Value;
 use std::path::PathBuf;
-
-fn f(v: &Value, path: &str) -> f64 {
-    let mut x = v;
-    for k in path.split('.') {
-        x = &x[k];
-    }
-    x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
-}
 
 fn scenario(volume: &str, host_extra: &str, workload: &str) -> String {
     let mut s = String::from("schema = 1\n[[host]]\nname = \"h\"\n");

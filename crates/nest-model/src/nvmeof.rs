@@ -44,16 +44,36 @@ impl NvmeofEvent {
     }
 }
 
+/// A FIFO queue served by one worker (a target's request or response processing).
+#[derive(Default)]
+pub struct FifoStage {
+    pub queue: VecDeque<ReqId>,
+    busy: bool,
+    pub max_len: usize,
+}
+
+impl FifoStage {
+    /// Queues `r`; true when the worker was idle and must be started.
+    fn push(&mut self, r: ReqId) -> bool {
+        self.queue.push_back(r);
+        self.max_len = self.max_len.max(self.queue.len());
+        !std::mem::replace(&mut self.busy, true)
+    }
+
+    /// The worker finished the head; returns it and whether the worker goes on.
+    fn pop(&mut self) -> (ReqId, bool) {
+        let r = self.queue.pop_front().expect("a busy stage has work");
+        self.busy = !self.queue.is_empty();
+        (r, self.busy)
+    }
+}
+
 /// One storage server's target: its FIFO request and response queues.
 #[derive(Default)]
 pub struct Target {
-    pub requests: VecDeque<ReqId>,
-    pub responses: VecDeque<ReqId>,
-    req_busy: bool,
-    resp_busy: bool,
+    pub requests: FifoStage,
+    pub responses: FifoStage,
     pub commands: u64,
-    pub max_request_queue: usize,
-    pub max_response_queue: usize,
 }
 
 /// Messages and bytes each way, for the conservation check and the summary.
@@ -94,9 +114,8 @@ pub struct NvmeofRt {
 }
 
 impl NvmeofRt {
-    /// `first_flow`: flow id of the first connection's channel; `depth[d]`: commands a host may
-    /// keep outstanding per SQ level of device `d`.
-    pub fn new(plan: &NvmeofPlan, hosts: usize, classes: usize, first_flow: u32, depth: Vec<u32>) -> NvmeofRt {
+    /// `depth[d]`: commands a host may keep outstanding per SQ level of device `d`.
+    pub fn new(plan: &NvmeofPlan, hosts: usize, classes: usize, depth: Vec<u32>) -> NvmeofRt {
         let devices = plan.device_server.len();
         let mut conn_of = vec![u32::MAX; hosts * devices * classes];
         for (i, c) in plan.conns.iter().enumerate() {
@@ -110,8 +129,8 @@ impl NvmeofRt {
         target_node.sort_unstable();
         target_node.dedup();
         let target_of = plan.device_server.iter().map(|s| s.map_or(u32::MAX, |s| target_node.binary_search(&s).expect("listed") as u32)).collect();
-        let first = plan.conns.first().map_or(first_flow, |c| c.fwd);
-        debug_assert_eq!(first, first_flow);
+        // The connections' channels are consecutive flows, forward then back.
+        let first_flow = plan.conns.first().map_or(0, |c| c.fwd);
         NvmeofRt {
             inbox: vec![VecDeque::new(); plan.conns.len() * 2],
             targets: target_node.iter().map(|_| Target::default()).collect(),
@@ -197,12 +216,11 @@ impl Simulation {
         self.nvmeof.as_deref_mut().expect("an NVMe-oF path without NVMe-oF")
     }
 
-    /// Host side: request `r` (from host `h` to remote device `d`, NVMe level `level`) goes
-    /// onto its connection: the command capsule, with the write data behind it.
+    /// Host side: request `r` (for a remote device, at NVMe level `level`) goes onto its
+    /// connection: the command capsule, with the write data behind it.
     pub(crate) fn send_command(&mut self, r: ReqId, level: Priority) {
-        let now = self.now;
         let req = *self.pool.get(r);
-        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
+        let rt = self.nvmeof();
         let slot = rt.credit_slot(req.host, req.device, level);
         rt.credits[slot] += 1;
         let (f, _) = rt.channels(&req);
@@ -212,10 +230,7 @@ impl Simulation {
             rt.books.write_bytes_sent += req.size as u64;
         }
         rt.books.commands_sent += 1;
-        let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
-        let end = net.tp.flows[f as usize].total + bytes;
-        rt.inbox[(f - rt.first_flow) as usize].push_back((end, r));
-        net.push(now, f, bytes, &mut self.queue);
+        self.send_message(f, bytes, r);
     }
 
     /// Message channels made progress: hand over every message that has fully arrived.
@@ -260,10 +275,7 @@ impl Simulation {
         if overhead == SimTime::ZERO {
             return self.target_submit(r);
         }
-        t.requests.push_back(r);
-        t.max_request_queue = t.max_request_queue.max(t.requests.len());
-        if !t.req_busy {
-            t.req_busy = true;
+        if t.requests.push(r) {
             self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
         }
     }
@@ -283,10 +295,8 @@ impl Simulation {
             NvmeofEvent::RequestDone(s) => {
                 let rt = self.nvmeof();
                 let overhead = rt.plan.target_overhead;
-                let t = &mut rt.targets[s as usize];
-                let r = t.requests.pop_front().expect("a busy target has a command");
-                t.req_busy = !t.requests.is_empty();
-                if t.req_busy {
+                let (r, more) = rt.targets[s as usize].requests.pop();
+                if more {
                     self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
                 }
                 self.target_submit(r);
@@ -294,10 +304,8 @@ impl Simulation {
             NvmeofEvent::ResponseDone(s) => {
                 let rt = self.nvmeof();
                 let overhead = rt.plan.response_overhead;
-                let t = &mut rt.targets[s as usize];
-                let r = t.responses.pop_front().expect("a busy target has a response");
-                t.resp_busy = !t.responses.is_empty();
-                if t.resp_busy {
+                let (r, more) = rt.targets[s as usize].responses.pop();
+                if more {
                     self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
                 }
                 self.send_response(r);
@@ -322,10 +330,7 @@ impl Simulation {
         }
         let s = rt.target_of[req.device as usize];
         let t = &mut rt.targets[s as usize];
-        t.responses.push_back(r);
-        t.max_response_queue = t.max_response_queue.max(t.responses.len());
-        if !t.resp_busy {
-            t.resp_busy = true;
+        if t.responses.push(r) {
             self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
         }
     }
@@ -336,17 +341,23 @@ impl Simulation {
         let req = self.pool.get_mut(r);
         req.t_resp_sent = now;
         let req = *req;
-        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
+        let rt = self.nvmeof();
         let (_, f) = rt.channels(&req);
         let mut bytes = rt.plan.completion_capsule as u64;
         if req.op == Op::Read {
             bytes += rt.plan.data_header as u64 + req.size as u64;
         }
         rt.books.responses_sent += 1;
+        self.send_message(f, bytes, r);
+    }
+
+    /// Puts request `r`'s message of `bytes` on channel `f` and notes where it ends.
+    fn send_message(&mut self, f: u32, bytes: u64, r: ReqId) {
+        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
         let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
         let end = net.tp.flows[f as usize].total + bytes;
         rt.inbox[(f - rt.first_flow) as usize].push_back((end, r));
-        net.push(now, f, bytes, &mut self.queue);
+        net.push(self.now, f, bytes, &mut self.queue);
     }
 
     /// Host side: the completion (and any read data) has fully arrived.

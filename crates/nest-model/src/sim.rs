@@ -120,8 +120,7 @@ impl Simulation {
                 DeviceKindPlan::Ideal(p) => p.queue_depth,
                 DeviceKindPlan::Pm(p) => p.params.queue_depth,
             }).collect();
-            let first = plan.conns.first().map_or(0, |c| c.fwd);
-            Box::new(crate::nvmeof::NvmeofRt::new(plan, resolved.hosts.len(), resolved.classes.len(), first, depth))
+            Box::new(crate::nvmeof::NvmeofRt::new(plan, resolved.hosts.len(), resolved.classes.len(), depth))
         });
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),

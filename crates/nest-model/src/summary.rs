@@ -288,10 +288,10 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
     for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
         targets.insert(topo.host_name(node).to_string(), json!({
             "commands": t.commands,
-            "max_request_queue": t.max_request_queue,
-            "max_response_queue": t.max_response_queue,
-            "request_queue_at_end": t.requests.len(),
-            "response_queue_at_end": t.responses.len(),
+            "max_request_queue": t.requests.max_len,
+            "max_response_queue": t.responses.max_len,
+            "request_queue_at_end": t.requests.queue.len(),
+            "response_queue_at_end": t.responses.queue.len(),
         }));
     }
     let conns: Vec<Value> = rt.plan.conns.iter().map(|c| {

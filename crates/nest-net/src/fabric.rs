@@ -220,9 +220,15 @@ impl Fabric {
     fn queue_of(&self, p: &Packet) -> Prio {
         match p.kind {
             PacketKind::Ack | PacketKind::Cnp if self.params.control_priority => PRIO_CONTROL,
-            _ if p.prio == PRIO_URGENT && !self.params.urgent_priority => PRIO_NORMAL,
-            _ => p.prio,
+            _ => self.data_queue(p.prio),
         }
+    }
+
+    /// Queue a data packet of priority `prio` takes: urgent packets are normal ones when the
+    /// urgent priority is off.
+    #[inline]
+    fn data_queue(&self, prio: Prio) -> Prio {
+        if prio == PRIO_URGENT && !self.params.urgent_priority { PRIO_NORMAL } else { prio }
     }
 
     /// A host hands a packet to its NIC (the NIC queue is host memory: never full).
@@ -452,9 +458,9 @@ impl Fabric {
     /// whole backlog, so urgent traffic is not held back by normal packets it will overtake.
     #[inline]
     pub fn nic_backlog_ahead(&self, host: u32, prio: Prio) -> u64 {
-        let q = if prio == crate::packet::PRIO_URGENT && !self.params.urgent_priority { crate::packet::PRIO_NORMAL } else { prio };
+        let q = self.data_queue(prio) as usize;
         let node = self.topo.hosts[host as usize];
-        self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].qbytes[..=q as usize].iter().sum::<u64>()).sum()
+        self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].qbytes[..=q].iter().sum::<u64>()).sum()
     }
 
     pub fn switch_buffer_used(&self, node: u32) -> u64 {

@@ -26,20 +26,6 @@ pub struct Tagging {
     pub device: Vec<Priority>,
 }
 
-impl Tagging {
-    /// Every layer follows the class.
-    pub fn follow(classes: &[ClassPlan]) -> Tagging {
-        let p: Vec<Priority> = classes.iter().map(|c| c.priority).collect();
-        Tagging {
-            host: p.clone(),
-            network_urgent: p.iter().map(|&x| x == Priority::Urgent).collect(),
-            transport: (0..classes.len()).map(Some).collect(),
-            nvme: p.clone(),
-            device: p,
-        }
-    }
-}
-
 /// One layer's `[qos]` value: per class, the class it treats the request as (`None`: ignored).
 fn layer(cx: &mut Ctx, key: &str, v: &Option<toml::Value>, classes: &[ClassPlan]) -> Vec<Option<usize>> {
     let follow: Vec<Option<usize>> = (0..classes.len()).map(Some).collect();
@@ -208,19 +194,22 @@ pub(super) fn nvmeof(
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();
     for (i, w) in workloads.iter().enumerate() {
-        let targets: Vec<usize> = match w.volume {
-            Some(v) => volumes[v].devices.clone(),
-            None => vec![w.device],
+        let targets = match w.volume {
+            Some(v) => &volumes[v].devices[..],
+            None => std::slice::from_ref(&w.device),
         };
-        for d in targets {
+        for &d in targets {
             let Some(s) = device_server[d] else { continue };
             match host_node[w.host] {
                 Some(h) if h == s => {}
                 Some(_) => needed.push((w.host, s, w.class)),
-                None => cx.err(
-                    &format!("workload[{i}].host"),
-                    format!("host '{}' reaches device '{}' in a storage server but is not on the network: give it a `node` (a topology host)", hosts[w.host].name, devices[d].name),
-                ),
+                None => {
+                    cx.err(
+                        &format!("workload[{i}].host"),
+                        format!("host '{}' reaches device '{}' in a storage server but is not on the network: give it a `node` (a topology host)", hosts[w.host].name, devices[d].name),
+                    );
+                    break; // once per workload, not once per device of its volume
+                }
             }
         }
     }

@@ -600,6 +600,8 @@ pub struct SwitchConfig {
     pub control_priority: Option<bool>,
     /// Strict priority for the urgent class (default true).
     pub urgent_priority: Option<bool>,
+    /// Host NICs mark ECN with the same rule (default false).
+    pub nic_ecn: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

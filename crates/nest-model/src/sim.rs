@@ -453,6 +453,7 @@ impl Simulation {
         let req = self.pool.get_mut(r);
         req.t_dev_done = now;
         let (h, d) = (req.host, req.device);
+        self.stats.record_device_done(req);
         if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
             return self.target_respond(r);
         }

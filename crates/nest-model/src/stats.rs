@@ -54,6 +54,11 @@ pub struct RunStats {
     pub per_workload: Vec<[OpAcc; 2]>,
     pub per_device: Vec<[OpAcc; 2]>,
     pub per_host: Vec<[OpAcc; 2]>,
+    /// Bytes per class that passed a point during the window, whatever their arrival time:
+    /// `[device finished, completed at the host][read, write]`. In an overloaded open run
+    /// (the sources' E2E throughput set-ups) this is the carried rate at the storage end and the
+    /// response side, where per-arrival counts would miss the backlog still in flight.
+    pub passed: Vec<[[u64; 2]; 2]>,
     pub completed: u64,
     pub measured: u64,
     pub last_completion: SimTime,
@@ -96,6 +101,7 @@ impl RunStats {
             per_workload: vec![Default::default(); workloads.len()],
             per_device: vec![Default::default(); devices.len()],
             per_host: vec![Default::default(); hosts.len()],
+            passed: vec![[[0; 2]; 2]; classes.len()],
             completed: 0,
             measured: 0,
             last_completion: SimTime::ZERO,
@@ -120,6 +126,9 @@ impl RunStats {
         self.completed += 1;
         self.last_completion = r.t_complete;
         let op = r.op.index();
+        if self.in_window(r.t_complete) {
+            self.passed[r.class as usize][1][op] += r.size as u64;
+        }
         if self.record_series {
             let lat_us = (r.t_complete - r.t_arrive).as_us_f64();
             for ids in [self.class_series[r.class as usize], self.workload_series[r.workload as usize]] {
@@ -137,6 +146,15 @@ impl RunStats {
             self.per_device[r.device as usize][op].add(r);
         }
         self.per_host[r.host as usize][op].add(r);
+    }
+
+    /// Records that a device finished `r` (an application request, a volume part or a cache's
+    /// I/O) at `r.t_dev_done`.
+    #[inline]
+    pub fn record_device_done(&mut self, r: &Request) {
+        if self.in_window(r.t_dev_done) {
+            self.passed[r.class as usize][0][r.op.index()] += r.size as u64;
+        }
     }
 
     /// Records an I/O a host cache sent to a device (a miss's child, a write-back, a fetch).

@@ -159,6 +159,13 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     })
 }
 
+/// Gb/s through the storage end and the response side (see `RunStats::passed`).
+fn passed_json(p: &[[u64; 2]; 2], secs: f64) -> Value {
+    let gbps = |b: u64| if secs > 0.0 { b as f64 * 8.0 / secs / 1e9 } else { 0.0 };
+    let point = |x: &[u64; 2]| json!({"read": gbps(x[0]), "write": gbps(x[1]), "all": gbps(x[0] + x[1])});
+    json!({"device": point(&p[0]), "host": point(&p[1])})
+}
+
 impl Simulation {
     /// Builds the summary (call after the run has finished).
     pub fn summary(&mut self) -> Value {
@@ -171,6 +178,7 @@ impl Simulation {
             if used_classes[c] {
                 let mut m = rw_json(&self.stats.per_class[c], secs);
                 m.insert("priority".into(), json!(plan.priority.name()));
+                m.insert("passed_gbps".into(), passed_json(&self.stats.passed[c], secs));
                 classes.insert(plan.name.clone(), Value::Object(m));
             }
         }

@@ -48,6 +48,11 @@ pub struct FabricParams {
     pub control_priority: bool,
     /// Urgent packets get strict priority over normal ones (off: they share the normal queue).
     pub urgent_priority: bool,
+    /// Host NICs mark ECN with the switches' rule too (ns-3 with a queue disc on every
+    /// NetDevice): where a host's own link is the bottleneck — many flows leaving one client —
+    /// the congestion signal comes from its NIC queue. Senders then do not hold their packets
+    /// back at the NIC (no TCP small-queue limit), so that queue can build to the threshold.
+    pub nic_ecn: bool,
 }
 
 impl Default for FabricParams {
@@ -59,6 +64,7 @@ impl Default for FabricParams {
             pfc: None,
             control_priority: true,
             urgent_priority: true,
+            nic_ecn: false,
         }
     }
 }
@@ -172,6 +178,8 @@ pub struct Fabric {
     switches: Vec<SwitchRt>,
     /// Switch index of each node (`u32::MAX` for hosts).
     switch_of: Vec<u32>,
+    /// RED decisions at host NICs (with `nic_ecn`).
+    nic_rng: RngStream,
     pub totals: FabricTotals,
 }
 
@@ -212,7 +220,8 @@ impl Fabric {
                 switches.push(SwitchRt { used: 0, rng: RngStream::derive(seed, "switch", i as u64, "red"), dropped: 0 });
             }
         }
-        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, totals: FabricTotals::default() })
+        let nic_rng = RngStream::derive(seed, "nic", 0, "red");
+        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default() })
     }
 
     /// Queue a packet takes at a switch or NIC.
@@ -238,11 +247,19 @@ impl Fabric {
         let node = self.topo.hosts[p.src as usize];
         let port = ecmp_pick(self.routes.next_hops(node, p.dst), p.flow, node);
         let prio = self.queue_of(&p);
+        if self.params.nic_ecn && p.flags & flag::ECT != 0 && self.should_mark(u32::MAX, port, prio) {
+            p.flags |= flag::CE;
+            self.ports[port as usize].stats.marked += 1;
+        }
         let wire = p.wire as u64;
         let id = self.pool.alloc(p);
         let rt = &mut self.ports[port as usize];
         rt.queues[prio as usize].push_back(id);
         rt.qbytes[prio as usize] += wire;
+        let qb = rt.queued_bytes();
+        if qb > rt.stats.max_queue_bytes {
+            rt.stats.max_queue_bytes = qb;
+        }
         self.try_start(now, port, q);
     }
 
@@ -360,6 +377,8 @@ impl Fabric {
         SimTime(64 * 8 * 1_000_000_000_000 / rate_bps)
     }
 
+    /// Whether a packet joining `out`'s queue `prio` is marked; `sw` is the switch
+    /// (`u32::MAX`: a host NIC), whose stream draws RED's coin.
     #[inline]
     fn should_mark(&mut self, sw: u32, out: u32, prio: Prio) -> bool {
         let rt = &self.ports[out as usize];
@@ -383,7 +402,8 @@ impl Fabric {
                     true
                 } else {
                     let p = pmax * (q - lo) as f64 / (hi - lo).max(1) as f64;
-                    self.switches[sw as usize].rng.bernoulli(p)
+                    let rng = if sw == u32::MAX { &mut self.nic_rng } else { &mut self.switches[sw as usize].rng };
+                    rng.bernoulli(p)
                 }
             }
         }

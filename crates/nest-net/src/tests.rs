@@ -185,3 +185,26 @@ fn fat_tree_all_to_all_conserves_packets() {
     }
     f.check_conservation().unwrap();
 }
+
+#[test]
+fn nic_marks_its_own_backlog_only_with_nic_ecn() {
+    // 20 packets handed to one NIC at once: the NIC is the bottleneck, the switch never queues.
+    let run = |nic_ecn: bool| {
+        let t = Topology::dumbbell(1, 1, G10, SimTime::from_us(1));
+        let params = FabricParams { marking: Marking::Step(Threshold::Packets(5)), nic_ecn, ..Default::default() };
+        let mut f = Fabric::new(t, params, 1).unwrap();
+        let mut q = EventQueue::default();
+        for _ in 0..20 {
+            f.send(SimTime::ZERO, data(0, 0, 1, 1500), &mut q);
+        }
+        let got = drain(&mut f, &mut q);
+        f.check_conservation().unwrap();
+        let nic_port = f.topo.nodes[f.topo.hosts[0] as usize].ports[0];
+        (got.iter().filter(|(_, p)| p.flags & flag::CE != 0).count(), f.port_stats(nic_port).marked)
+    };
+    assert_eq!(run(false), (0, 0));
+    // Step marking at K = 5: packets joining a queue of ≥ 5 (the first one is already on the wire).
+    let (marked, counted) = run(true);
+    assert_eq!(marked as u64, counted);
+    assert_eq!(marked, 20 - 6, "marked {marked}");
+}

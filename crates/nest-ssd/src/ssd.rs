@@ -178,8 +178,13 @@ pub struct Ssd {
     gc: Vec<Option<GcJob>>,
     /// Soft GC may not start (PLM's deterministic window).
     soft_gc_deferred: bool,
-    /// Writes waiting for cache slots, FIFO.
-    cache_wait: VecDeque<u32>,
+    /// Writes waiting for cache slots, per class (urgent, high, medium, low). Without
+    /// device-level QoS one FIFO (index 0); with it, the cache's admission is one more internal
+    /// queueing point arbitrated by the rule of the chip queues (urgent first, then WRR): when
+    /// writes outrun the flash, this is where they wait, so a FIFO here would undo the
+    /// per-class service.
+    cache_wait: [VecDeque<u32>; CLASSES],
+    cache_wrr: Wrr,
     pcie_in_free: SimTime,
     pcie_out_free: SimTime,
     dram_free: SimTime,
@@ -218,7 +223,8 @@ impl Ssd {
             dies,
             channels,
             soft_gc_deferred: false,
-            cache_wait: VecDeque::new(),
+            cache_wait: Default::default(),
+            cache_wrr: Wrr::new(params.sched.weights),
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,
@@ -375,10 +381,11 @@ impl Ssd {
         self.counters.write_pages += cmd.npages as u64;
         let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
         if cacheable {
-            if self.cache_wait.is_empty() && self.cache_admits(&cmd) {
+            if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) {
                 self.cache_write(now, c, out);
             } else {
-                self.cache_wait.push_back(c);
+                let q = if self.params.sched.device_qos { cmd.class as usize } else { 0 };
+                self.cache_wait[q].push_back(c);
                 self.counters.write_stalls += 1;
             }
             return;
@@ -912,14 +919,27 @@ impl Ssd {
         }
     }
 
-    /// Writes waiting for cache room, in order.
+    /// Writes waiting for cache room: in order, or by class (urgent first, then WRR). The
+    /// chosen write waits for room rather than letting a smaller one pass, and a WRR turn is
+    /// spent only when its write gets in.
     fn admit_waiting(&mut self, now: SimTime, out: &mut Outbox) {
-        while let Some(&c) = self.cache_wait.front() {
-            let cmd = self.cmds[c as usize];
-            if !self.cache_admits(&cmd) {
+        loop {
+            let w = &self.cache_wait;
+            let mut wrr = self.cache_wrr.clone();
+            let q = if !w[0].is_empty() {
+                0
+            } else {
+                match wrr.pick(|i| !w[i + 1].is_empty()) {
+                    Some(i) => i + 1,
+                    None => return,
+                }
+            };
+            let c = *w[q].front().unwrap();
+            if !self.cache_admits(&self.cmds[c as usize]) {
                 return;
             }
-            self.cache_wait.pop_front();
+            self.cache_wrr = wrr;
+            self.cache_wait[q].pop_front();
             self.cache_write(now, c, out);
         }
     }

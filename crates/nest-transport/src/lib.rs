@@ -540,7 +540,7 @@ impl Transports {
                 fl.s.cwnd_limited = true;
                 break;
             }
-            if fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {
+            if !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {
                 // The NIC is the bottleneck: try again after one line-rate packet time. Not
                 // window-limited, so the window does not grow meanwhile (RFC 7661).
                 fl.s.pace_pending = true;

@@ -221,6 +221,7 @@ fn switch(cx: &mut Ctx, s: &SwitchConfig) -> FabricParams {
     }
     p.control_priority = s.control_priority.unwrap_or(true);
     p.urgent_priority = s.urgent_priority.unwrap_or(true);
+    p.nic_ecn = s.nic_ecn.unwrap_or(false);
     p
 }
 

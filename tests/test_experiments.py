@@ -173,3 +173,20 @@ def test_fussycache_qos_partitioning_protects_the_high_class(cli, tmp_path):
 def test_experiment_without_a_quick_mode_says_so(cli, tmp_path):
     p = cli("experiment", "qtcp-model", "--quick", "-o", tmp_path / "x")
     assert p.returncode == 2 and "no quick mode" in p.stderr
+
+
+def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path):
+    out = tmp_path / "e2et"
+    cli("experiment", "e2e-throughput", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("write-dctcp-equal", "write-three-points", "read-dctcp-equal", "storage-bottleneck-dctcp", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for cid in ("write-qtcp-split", "read-qtcp-split", "mixed-split", "mixed-both-congested"):
+        assert cid in by_id
+    s = json.loads((out / "write-qtcp" / "summary.json").read_text())
+    # The experiment's own figures come from the run: per-class bytes through the devices.
+    assert s["classes"]["high"]["passed_gbps"]["device"]["write"] > s["classes"]["low"]["passed_gbps"]["device"]["write"] > 1
+    assert s["config"]["network"]["switch"]["nic_ecn"] is True
+    # Writes: the client's uplink is the bottleneck, so its NIC marks and the switches do not.
+    assert s["network"]["nic_marked"] > 0
+    assert sum(p["marked"] for p in s["network"]["switch"].values()) == 0

@@ -191,7 +191,9 @@ impl NetRt {
                 "ports": ports,
             }));
         }
-        let host_pauses: u64 = f.topo.hosts.iter().flat_map(|&h| f.topo.nodes[h as usize].ports.iter()).map(|&p| f.port_stats(p).pauses_received).sum();
+        let host_ports = || f.topo.hosts.iter().flat_map(|&h| f.topo.nodes[h as usize].ports.iter()).map(|&p| f.port_stats(p));
+        let host_pauses: u64 = host_ports().map(|s| s.pauses_received).sum();
+        let nic_marked: u64 = host_ports().map(|s| s.marked).sum();
         let t = &f.totals;
         json!({
             "hosts": f.topo.hosts.len(),
@@ -203,6 +205,7 @@ impl NetRt {
             "total_throughput_gbps": r6(per_class.iter().sum()),
             "switch": switches,
             "host_pauses_received": host_pauses,
+            "nic_marked": nic_marked,
             "packets": {
                 "injected": t.injected, "delivered": t.delivered, "dropped": t.dropped,
                 "in_network": f.pool.live(), "hops": t.hops, "peak_alive": f.pool.capacity(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, engine_validation, fussycache, fussycache_qos, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_throughput, engine_validation, fussycache, fussycache_qos, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
                rtt_fairness, storage_qos, transport_coexistence)
 
 #: name → (one-line description, function(out_dir) -> claims document)
@@ -27,6 +27,7 @@ REGISTRY: Dict[str, tuple] = {
     "transport-coexistence": (transport_coexistence.DESCRIPTION, transport_coexistence.run_experiment),
     "fussycache": (fussycache.DESCRIPTION, fussycache.run_experiment),
     "fussycache-qos": (fussycache_qos.DESCRIPTION, fussycache_qos.run_experiment),
+    "e2e-throughput": (e2e_throughput.DESCRIPTION, e2e_throughput.run_experiment),
 }
 
 

@@ -190,3 +190,22 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
     # Writes: the client's uplink is the bottleneck, so its NIC marks and the switches do not.
     assert s["network"]["nic_marked"] > 0
     assert sum(p["marked"] for p in s["network"]["switch"].values()) == 0
+
+
+def test_e2e_latency_orders_classes_under_qtcp_only(cli, tmp_path):
+    out = tmp_path / "e2el"
+    cli("experiment", "e2e-latency", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("qtcp-ordered", "dctcp-unordered", "completed-latency", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    assert "storage-delay" in by_id
+
+
+def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
+    out = tmp_path / "unco"
+    cli("experiment", "uncoordinated-qos", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("coordinated-app1-best", "uncoordinated-app1-worst", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    s = json.loads((out / "uncoordinated" / "summary.json").read_text())
+    assert s["config"]["qos"]["nvme"] == {"high": "low", "low": "high"}

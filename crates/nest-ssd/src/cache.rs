@@ -139,9 +139,10 @@ impl DataCache {
         }
     }
 
-    /// The next dirty slot to write back, if flushing is due: (slot, lpa, class).
-    pub fn next_flush(&mut self) -> Option<(u32, u32, u8)> {
-        if self.available() >= self.reserve {
+    /// The next dirty slot to write back, if flushing is due — fewer than `reserve` (or
+    /// `want`) slots available: (slot, lpa, class).
+    pub fn next_flush(&mut self, want: u32) -> Option<(u32, u32, u8)> {
+        if self.available() >= self.reserve.max(want) {
             return None;
         }
         let s = self.dirty.pop_lru()?;

@@ -387,6 +387,7 @@ impl Ssd {
                 let q = if self.params.sched.device_qos { cmd.class as usize } else { 0 };
                 self.cache_wait[q].push_back(c);
                 self.counters.write_stalls += 1;
+                self.admit_waiting(now, out);
             }
             return;
         }
@@ -404,27 +405,50 @@ impl Ssd {
         }
     }
 
+    /// Whether the cache has room for `cmd` now: a slot for each page it does not hold, not
+    /// counting the command's own clean pages (written first, they turn dirty and stop being
+    /// available — else placing a miss could evict a page the command is about to rewrite).
     fn cache_admits(&self, cmd: &Cmd) -> bool {
+        self.cache_need(cmd) <= self.cache.as_ref().unwrap().available()
+    }
+
+    /// Available slots `cmd` needs (see `cache_admits`).
+    fn cache_need(&self, cmd: &Cmd) -> u32 {
         let cache = self.cache.as_ref().unwrap();
-        let new = (0..cmd.npages).filter(|&i| cache.slot_of(self.lpa_of(cmd, i)).is_none()).count() as u32;
-        new <= cache.available()
+        let (mut new, mut own_clean) = (0u32, 0u32);
+        for i in 0..cmd.npages {
+            match cache.slot_of(self.lpa_of(cmd, i)) {
+                None => new += 1,
+                Some(s) if cache.state[s as usize] == crate::cache::Slot::Clean => own_clean += 1,
+                Some(_) => {}
+            }
+        }
+        new + own_clean
     }
 
     fn cache_write(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
         let cmd = self.cmds[c as usize];
-        for i in 0..cmd.npages {
-            let lpa = self.lpa_of(&cmd, i);
-            self.cache.as_mut().unwrap().write(lpa, cmd.class);
+        // Pages the cache holds first, then the misses (see `cache_admits`).
+        for hits in [true, false] {
+            for i in 0..cmd.npages {
+                let lpa = self.lpa_of(&cmd, i);
+                let cache = self.cache.as_mut().unwrap();
+                if cache.slot_of(lpa).is_some() == hits {
+                    cache.write(lpa, cmd.class);
+                }
+            }
         }
         self.cmds[c as usize].remaining = 1;
         self.dram_access(now, c, cmd.bytes as u64, out);
-        self.flush_due(now, out);
+        self.flush_due(now, out, 0);
     }
 
-    /// Starts write-back of LRU dirty slots while free + clean slots are short.
-    fn flush_due(&mut self, now: SimTime, out: &mut Outbox) {
+    /// Starts write-back of LRU dirty slots while free + clean slots are short of the reserve
+    /// or of `want` (what a waiting write needs: a write larger than the reserve must not wait
+    /// for a flush that never starts).
+    fn flush_due(&mut self, now: SimTime, out: &mut Outbox, want: u32) {
         loop {
-            let Some((slot, lpa, class)) = self.cache.as_mut().and_then(|k| k.next_flush()) else { return };
+            let Some((slot, lpa, class)) = self.cache.as_mut().and_then(|k| k.next_flush(want)) else { return };
             let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes: self.layout.page_size, next: NONE });
             self.route(now, t, out);
         }
@@ -866,7 +890,7 @@ impl Ssd {
             Kind::Flush => {
                 self.cache.as_mut().unwrap().flush_done(txn.owner);
                 self.admit_waiting(now, out);
-                self.flush_due(now, out);
+                self.flush_due(now, out, 0);
             }
             Kind::MapRead => {
                 let tp = txn.owner;
@@ -935,8 +959,9 @@ impl Ssd {
                 }
             };
             let c = *w[q].front().unwrap();
-            if !self.cache_admits(&self.cmds[c as usize]) {
-                return;
+            let need = self.cache_need(&self.cmds[c as usize]);
+            if need > self.cache.as_ref().unwrap().available() {
+                return self.flush_due(now, out, need);
             }
             self.cache_wrr = wrr;
             self.cache_wait[q].pop_front();

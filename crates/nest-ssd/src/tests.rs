@@ -344,3 +344,29 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     assert!(hi - lo <= 8 + 4, "spread {lo}..{hi}");
     b.ssd.check().unwrap();
 }
+
+#[test]
+fn a_write_rewriting_clean_cached_pages_under_pressure_is_admitted_safely() {
+    // A tiny write cache and multi-page writes over a small hot range: commands often rewrite
+    // pages that sit clean in the cache (flushed) while needing slots for others; placing the
+    // misses must never evict the command's own pages (that overcommits the admitted room).
+    let mut p = small();
+    p.cache.mode = CacheMode::Write;
+    p.cache.capacity = 16 * 4096;
+    p.host.queue_depth = 1000;
+    let mut b = Bench::new(p);
+    let mut rng = RngStream::from_seed(11);
+    let mut n = 0;
+    for round in 0..400u64 {
+        for _ in 0..3 {
+            let pages = 1 + rng.below(10);
+            b.submit(true, rng.below(32) * 4096, (pages * 4096) as u32, 1 + (round % 3) as u8);
+            n += 1;
+        }
+        if round % 4 == 0 {
+            b.run(|_| {});
+        }
+    }
+    b.run(|_| {});
+    assert_eq!(b.lat.len(), n);
+}

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_throughput, engine_validation, fussycache, fussycache_qos, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
-               rtt_fairness, storage_qos, transport_coexistence)
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_latency, e2e_throughput, engine_validation, fussycache, fussycache_qos, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
+               rtt_fairness, storage_qos, transport_coexistence, uncoordinated_qos)
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
@@ -28,6 +28,8 @@ REGISTRY: Dict[str, tuple] = {
     "fussycache": (fussycache.DESCRIPTION, fussycache.run_experiment),
     "fussycache-qos": (fussycache_qos.DESCRIPTION, fussycache_qos.run_experiment),
     "e2e-throughput": (e2e_throughput.DESCRIPTION, e2e_throughput.run_experiment),
+    "e2e-latency": (e2e_latency.DESCRIPTION, e2e_latency.run_experiment),
+    "uncoordinated-qos": (uncoordinated_qos.DESCRIPTION, uncoordinated_qos.run_experiment),
 }
 
 

@@ -103,3 +103,18 @@ def backward_gbps(summary: dict, client: str = CLIENT) -> Dict[str, float]:
 def passed_gbps(summary: dict, point: str) -> Dict[str, float]:
     """Gb/s per class through `point` ("device": storage end, "host": response side)."""
     return {c: v["passed_gbps"][point]["all"] for c, v in summary["classes"].items()}
+
+
+def completion_latency_us(run_dir, cls: str, start_s: float) -> float:
+    """Mean E2E latency (µs) of the class's requests *completed* from `start_s` on, from the
+    time series — in an overloaded run many requests that arrive late in the window are still
+    queued at its end, so per-arrival percentiles see only the lucky ones."""
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(str(run_dir / "timeseries.parquet"), filters=[("entity", "=", f"class:{cls}")]).to_pydict()
+    total = n = 0.0
+    for ts, metric, s, c in zip(t["time_s"], t["metric"], t["sum"], t["count"]):
+        if ts >= start_s - 1e-12 and metric in ("read_lat_us", "write_lat_us"):
+            total += s
+            n += c
+    return total / n if n else float("inf")

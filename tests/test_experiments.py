@@ -209,3 +209,18 @@ def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
         assert by_id[cid]["holds"] is True, by_id[cid]
     s = json.loads((out / "uncoordinated" / "summary.json").read_text())
     assert s["config"]["qos"]["nvme"] == {"high": "low", "low": "high"}
+
+
+def test_pm_priority_measures_both_cases(cli, tmp_path):
+    out = tmp_path / "pmp"
+    cli("experiment", "pm-priority", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("pm-with-priority", "pm-without-priority", "pm-improvement", "pm-intensity", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for cid in ("pm-flows-without-priority", "storage-cost", "incast-1-12"):
+        assert cid in by_id
+    on = json.loads((out / "write-priority" / "summary.json").read_text())
+    off = json.loads((out / "write-no-priority" / "summary.json").read_text())
+    assert off["config"]["qos"]["network"] == "ignore"
+    # With priority PM completes what it offers (10 Gb/s of payload).
+    assert on["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 9.5

@@ -572,7 +572,9 @@ impl Transports {
         // on every ACK — would keep it above two packets and starve the QPs.
         let full_wire = (mss as u32 + t.header + t.framing) as f64;
         let limit = 2.0 * full_wire + if self.host_has_window_flows[fl.spec.src as usize] { t.nic_queue_limit as f64 } else { 0.0 };
-        if fl.s.snd_nxt < avail && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) as f64 > limit {
+        // With `nic_ecn` the NIC queue is a marking queue like a switch port: the QP paces at
+        // RC and the queue's marks (CNPs) slow it, as for TCP.
+        if fl.s.snd_nxt < avail && !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) as f64 > limit {
             fl.s.pace_pending = true;
             let gap = SimTime::from_secs_f64(full_wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
             q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));

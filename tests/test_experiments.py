@@ -224,3 +224,18 @@ def test_pm_priority_measures_both_cases(cli, tmp_path):
     assert off["config"]["qos"]["network"] == "ignore"
     # With priority PM completes what it offers (10 Gb/s of payload).
     assert on["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 9.5
+
+
+def test_nest_validation_compares_local_and_remote(cli, tmp_path):
+    out = tmp_path / "nv"
+    cli("experiment", "nest-validation", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("local-ssd", "pm-native", "pm-remote", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for cid in ("e2e-ssd", "scm-4k"):
+        assert cid in by_id
+    # Remote is slower than local at every queue depth, by the network's share.
+    for qd in (1, 32):
+        lo = json.loads((out / f"ssd-local-qd{qd}" / "summary.json").read_text())["classes"]["high"]["all"]["lat_us"]["mean"]
+        e2e = json.loads((out / f"ssd-e2e-qd{qd}" / "summary.json").read_text())["classes"]["high"]["all"]["lat_us"]["mean"]
+        assert lo + 2.0 < e2e < lo + 20.0

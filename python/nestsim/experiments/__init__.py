@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_latency, e2e_throughput, engine_validation, fussycache, fussycache_qos, pm_priority, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
+from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_latency, e2e_throughput, engine_validation, fussycache, fussycache_qos, nest_validation, pm_priority, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
                rtt_fairness, storage_qos, transport_coexistence, uncoordinated_qos)
 
 #: name → (one-line description, function(out_dir) -> claims document)
@@ -31,6 +31,7 @@ REGISTRY: Dict[str, tuple] = {
     "e2e-latency": (e2e_latency.DESCRIPTION, e2e_latency.run_experiment),
     "uncoordinated-qos": (uncoordinated_qos.DESCRIPTION, uncoordinated_qos.run_experiment),
     "pm-priority": (pm_priority.DESCRIPTION, pm_priority.run_experiment),
+    "nest-validation": (nest_validation.DESCRIPTION, nest_validation.run_experiment),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_latency, e2e_throughput, engine_validation, fussycache, fussycache_qos, nest_validation, pm_priority, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
-               rtt_fairness, storage_qos, transport_coexistence, uncoordinated_qos)
+               rtt_fairness, storage_qos, trace_e2e, transport_coexistence, uncoordinated_qos)
 
 #: name → (one-line description, function(out_dir) -> claims document)
 REGISTRY: Dict[str, tuple] = {
@@ -32,6 +32,7 @@ REGISTRY: Dict[str, tuple] = {
     "uncoordinated-qos": (uncoordinated_qos.DESCRIPTION, uncoordinated_qos.run_experiment),
     "pm-priority": (pm_priority.DESCRIPTION, pm_priority.run_experiment),
     "nest-validation": (nest_validation.DESCRIPTION, nest_validation.run_experiment),
+    "trace-e2e": (trace_e2e.DESCRIPTION, trace_e2e.run_experiment),
 }
 
 

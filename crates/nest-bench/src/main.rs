@@ -209,6 +209,11 @@ fn network(quick: bool) {
     let flows: String = apps.iter().map(|(n, s, c, r)| format!("[[flow]]\nname = \"{n}\"\nsrc = \"{s}\"\ndst = \"h0\"\nclass = \"{c}\"\ntransport = \"qtcp\"\nrate = \"{r}\"\n")).collect();
     let text = format!("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nduration = \"{qdur}\"\ndrain = false\n[[class]]\nname = \"low\"\npriority = \"low\"\n[[class]]\nname = \"medium\"\npriority = \"medium\"\n[[class]]\nname = \"high\"\npriority = \"high\"\n[network]\ntopology = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nframing = \"ppp\"\n[network.switch]\necn_k = 140\n{flows}");
     report_net(&format!("qtcp-bandwidth (fat-tree, {qdur})"), run_net(&text));
+    // e2e-throughput (thesis Fig 4.13–4.16), write-only QTCP: NVMe-oF over a 100 Gb/s fat-tree to
+    // ten SSD servers, exactly as examples/e2e-throughput.toml (100 ms simulated).
+    let text = include_str!("../../../examples/e2e-throughput.toml").replace("[output]\nrequests = false", "[output]\nrequests = false\ntimeseries = false");
+    let text = if quick { text.replace("duration = \"100ms\"", "duration = \"40ms\"") } else { text };
+    report_net(&format!("e2e-throughput (NVMe-oF, 10 SSDs, {})", if quick { "40 ms" } else { "100 ms" }), run_net(&text));
 }
 
 fn peak_rss_mib() -> f64 {

@@ -82,20 +82,13 @@ def e2e_scenario(name: str, workloads: List[dict], devices: List[dict], servers:
     return sc
 
 
-def forward_gbps(summary: dict, client: str = CLIENT) -> Dict[str, float]:
-    """Payload per class on the channels leaving the client (commands and write data)."""
+def channel_gbps(summary: dict, direction: str, client: str = CLIENT) -> Dict[str, float]:
+    """Payload per class on the channels leaving the client (`direction` "forward": commands
+    and write data) or entering it ("back": read data and completions)."""
+    end = "src" if direction == "forward" else "dst"
     out: Dict[str, float] = {}
     for f in summary["network"]["flows"].values():
-        if f["src"] == client:
-            out[f["class"]] = out.get(f["class"], 0.0) + f["throughput_gbps"]
-    return out
-
-
-def backward_gbps(summary: dict, client: str = CLIENT) -> Dict[str, float]:
-    """Payload per class on the channels into the client (read data and completions)."""
-    out: Dict[str, float] = {}
-    for f in summary["network"]["flows"].values():
-        if f["dst"] == client:
+        if f[end] == client:
             out[f["class"]] = out.get(f["class"], 0.0) + f["throughput_gbps"]
     return out
 

@@ -30,8 +30,8 @@ def _run(out_dir: Path, tag: str, read_fraction: float, cc: str, servers: List[s
                         duration=duration, warmup=warmup, transport=cc)
     s = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False).summary
     return {
-        "sender": E.forward_gbps(s), "storage": E.passed_gbps(s, "device"), "response": E.passed_gbps(s, "host"),
-        "back": E.backward_gbps(s), "conservation": s["conservation"], "dropped": s["network"]["packets"]["dropped"],
+        "sender": E.channel_gbps(s, "forward"), "storage": E.passed_gbps(s, "device"), "response": E.passed_gbps(s, "host"),
+        "back": E.channel_gbps(s, "back"), "conservation": s["conservation"], "dropped": s["network"]["packets"]["dropped"],
     }
 
 

@@ -42,8 +42,8 @@ def _run(out_dir: Path, tag: str, read_fraction: float, pm_share: Optional[float
     sc = E.e2e_scenario(f"pm-priority-{tag}", w, dev, servers, duration="40ms", warmup=f"{WARMUP_S * 1000:.0f}ms",
                         net=net, qos=None if priority else {"network": "ignore"})
     s = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False).summary
-    point = "sender" if read_fraction == 0.0 else "back"
-    storage = (E.forward_gbps if point == "sender" else E.backward_gbps)(s)
+    # The bottlenecked direction: the request path for writes, the response path for reads.
+    storage = E.channel_gbps(s, "forward" if read_fraction == 0.0 else "back")
     out = {"storage": {c: storage.get(c, 0.0) for c in CLASSES}, "ok": s["conservation"] == "ok" and s["network"]["packets"]["dropped"] == 0,
            "max_queue_kib": max(sw["max_queue_bytes"] for sw in s["network"]["switch"].values()) / 1024}
     if pm_share:

@@ -192,6 +192,7 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
     _run_claims(cli, out, "e2e-throughput",
                 ("write-dctcp-equal", "write-three-points", "read-dctcp-equal", "storage-bottleneck-dctcp", "conservation"),
                 ("write-qtcp-split", "read-qtcp-split", "mixed-split", "mixed-both-congested"))
+    assert (out / "thesis-fig4.14-4.16.png").stat().st_size > 10_000
     s = json.loads((out / "write-qtcp" / "summary.json").read_text())
     # The experiment's own figures come from the run: per-class bytes through the devices.
     assert s["classes"]["high"]["passed_gbps"]["device"]["write"] > s["classes"]["low"]["passed_gbps"]["device"]["write"] > 1
@@ -204,6 +205,7 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
 def test_e2e_latency_orders_classes_under_qtcp_only(cli, tmp_path):
     _run_claims(cli, tmp_path / "e2el", "e2e-latency", ("qtcp-ordered", "dctcp-unordered", "completed-latency", "conservation"),
                 ("storage-delay",))
+    assert (tmp_path / "e2el" / "thesis-fig4.21.png").stat().st_size > 10_000
 
 
 def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
@@ -220,6 +222,7 @@ def test_pm_priority_measures_both_cases(cli, tmp_path):
                                           "conservation"), ("pm-flows-without-priority", "storage-cost", "incast-1-12"))
     on = json.loads((out / "write-priority" / "summary.json").read_text())
     off = json.loads((out / "write-no-priority" / "summary.json").read_text())
+    assert (out / "thesis-fig4.24.png").stat().st_size > 10_000
     assert off["config"]["qos"]["network"] == "ignore"
     # With priority PM completes what it offers (10 Gb/s of payload).
     assert on["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 9.5

@@ -67,6 +67,9 @@ def run_experiment(out_dir: Path) -> dict:
               q["high"]["completed_mean"] < q["medium"]["completed_mean"] < q["low"]["completed_mean"]
               and d["high"]["completed_mean"] >= d["medium"]["completed_mean"]),
     ]
+    E.bar_figure(out_dir / "thesis-fig4.21.png", {
+        f"{cc.upper()} E2E latency": {k: {c: res[cc][c][k] / 1e3 for c in CLASSES} for k in ("p50", "p99")} for cc in ("qtcp", "dctcp")},
+        "ms")
     st = q
     storage_ordered = st["high"]["storage_us"] < st["medium"]["storage_us"] < st["low"]["storage_us"]
     claims.append(Claim(

@@ -109,6 +109,11 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             "DCTCP the storage end (Scenario-3 QoS) still differentiates the classes", "storage end High > Medium > Low, High ≥ 2 × Low",
             f"storage end {_fmt(st)} (total {sum(st.values()):.1f} Gb/s); sender side {_fmt(s3['sender'])}",
             _ordered(st) and st["high"] >= 2 * st["low"]))
+    # Figures beside the thesis': per mix, throughput per class at the three points, QTCP and DCTCP.
+    E.bar_figure(out_dir / "thesis-fig4.14-4.16.png", {
+        f"{mix}-only {cc.upper()}" if mix != "mixed" else f"49/51 mix {cc.upper()}":
+            {p: {c: res[(mix, cc)][p][c] for c in CLASSES} for p in ("sender", "storage", "response")}
+        for mix in mixes for cc in ("qtcp", "dctcp")}, "Gb/s")
     claims.append(Claim(
         "conservation", "SPEC §5", "Every run conserves requests, NVMe-oF capsules and bytes, and drops no packet",
         "conservation ok, 0 drops", ", ".join(f"{m}-{cc}: {r['conservation']}/{r['dropped']}" for (m, cc), r in res.items()),

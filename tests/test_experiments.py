@@ -44,12 +44,21 @@ def _claims(out):
     return by_id
 
 
+def _run_claims(cli, out, name, holding, evaluated=()):
+    """Runs experiment `name` into `out`; the `holding` claims must hold, the `evaluated` ones
+    (findings that may go either way) must at least be there."""
+    cli("experiment", name, "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in holding:
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for cid in evaluated:
+        assert cid in by_id
+    return by_id
+
+
 def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
     out = tmp_path / "qb"
-    cli("experiment", "qtcp-bandwidth", "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in ("qtcp-ratio", "totals", "lossless"):
-        assert by_id[cid]["holds"] is True, by_id[cid]
+    by_id = _run_claims(cli, out, "qtcp-bandwidth", ("qtcp-ratio", "totals", "lossless"))
     assert "dctcp-equal" in by_id  # evaluated; DCTCP's split of the two backlogged flows varies
     s = json.loads((out / "qtcp" / "summary.json").read_text())
     assert {f["transport"] for f in s["network"]["flows"].values()} == {"qtcp"}
@@ -86,18 +95,12 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
 
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
     out = tmp_path / "df"
-    cli("experiment", "dctcp-friendliness", "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in ("before", "back-off", "recover", "class-target-shared"):
-        assert by_id[cid]["holds"] is True, by_id[cid]
+    _run_claims(cli, out, "dctcp-friendliness", ("before", "back-off", "recover", "class-target-shared"))
 
 
 def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):
     out = tmp_path / "qr"
-    cli("experiment", "qrdma-bandwidth", "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in ("dcqcn-equal", "roce-lossless", "incast-lossless"):
-        assert by_id[cid]["holds"] is True, by_id[cid]
+    _run_claims(cli, out, "qrdma-bandwidth", ("dcqcn-equal", "roce-lossless", "incast-lossless"))
     # QRDMA orders the classes even where the ratio falls short of 1:2:3.
     f = json.loads((out / "qrdma" / "summary.json").read_text())["network"]["flows"]
     assert f["app3"]["throughput_gbps"] < f["app6"]["throughput_gbps"] < f["app9"]["throughput_gbps"]
@@ -121,10 +124,7 @@ def test_deadline_misses_follow_processor_sharing_and_rdma_stays_sane(tmp_path):
 
 def test_transport_coexistence(cli, tmp_path):
     out = tmp_path / "tc"
-    cli("experiment", "transport-coexistence", "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in ("dcqcn-first-dctcp-later", "qtcp-dcqcn-equal"):
-        assert by_id[cid]["holds"] is True, by_id[cid]
+    _run_claims(cli, out, "transport-coexistence", ("dcqcn-first-dctcp-later", "qtcp-dcqcn-equal"))
     s = json.loads((out / "fig4.23b-qtcp-with-dcqcn" / "summary.json").read_text())["network"]
     g = [s["flows"][f"qtcp{i}"]["throughput_gbps"] for i in range(1, 5)]
     assert g == sorted(g), g  # QTCP keeps its four classes in order beside DCQCN
@@ -164,27 +164,12 @@ def test_fussycache_quick_measures_its_claims(cli, tmp_path):
 
 def test_fussycache_qos_partitioning_protects_the_high_class(cli, tmp_path):
     out = tmp_path / "fq"
-    cli("experiment", "fussycache-qos", "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in ("conservation", "high-hit-rate", "high-latency", "low-cost"):
-        assert by_id[cid]["holds"] is True, by_id[cid]
+    _run_claims(cli, out, "fussycache-qos", ("conservation", "high-hit-rate", "high-latency", "low-cost"))
 
 
 def test_experiment_without_a_quick_mode_says_so(cli, tmp_path):
     p = cli("experiment", "qtcp-model", "--quick", "-o", tmp_path / "x")
     assert p.returncode == 2 and "no quick mode" in p.stderr
-
-
-def _run_claims(cli, out, name, holding, evaluated=()):
-    """Runs experiment `name` into `out`; the `holding` claims must hold, the `evaluated` ones
-    (findings that may go either way) must at least be there."""
-    cli("experiment", name, "-o", out, check=0)
-    by_id = _claims(out)
-    for cid in holding:
-        assert by_id[cid]["holds"] is True, by_id[cid]
-    for cid in evaluated:
-        assert cid in by_id
-    return by_id
 
 
 def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path):

@@ -44,6 +44,17 @@ impl Wrr {
             self.credit = self.weights;
         }
     }
+
+    /// The class served next under urgent + WRR (thesis Fig 4.6): 0 (urgent) when `urgent`
+    /// has work, else the WRR pick among classes 1–3 (High, Medium, Low) for which
+    /// `has_work(class)` holds. `None` if nothing has work.
+    #[inline]
+    pub fn pick_class(&mut self, urgent: bool, has_work: impl Fn(usize) -> bool) -> Option<usize> {
+        if urgent {
+            return Some(0);
+        }
+        self.pick(|i| has_work(i + 1)).map(|i| i + 1)
+    }
 }
 
 #[cfg(test)]

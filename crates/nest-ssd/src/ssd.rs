@@ -692,11 +692,7 @@ impl Ssd {
     fn pick_class(&mut self, d: u32, kind: usize) -> bool {
         let die = &mut self.dies[d as usize];
         let q = &die.q;
-        let chosen = if !q[kind].is_empty() {
-            Some(0)
-        } else {
-            die.wrr[kind].pick(|i| !q[2 * (i + 1) + kind].is_empty()).map(|i| i + 1)
-        };
+        let chosen = die.wrr[kind].pick_class(!q[kind].is_empty(), |c| !q[2 * c + kind].is_empty());
         let Some(c) = chosen else { return false };
         if self.take_batch(d, 2 * c + kind) {
             return true;
@@ -950,14 +946,7 @@ impl Ssd {
         loop {
             let w = &self.cache_wait;
             let mut wrr = self.cache_wrr.clone();
-            let q = if !w[0].is_empty() {
-                0
-            } else {
-                match wrr.pick(|i| !w[i + 1].is_empty()) {
-                    Some(i) => i + 1,
-                    None => return,
-                }
-            };
+            let Some(q) = wrr.pick_class(!w[0].is_empty(), |c| !w[c].is_empty()) else { return };
             let c = *w[q].front().unwrap();
             let need = self.cache_need(&self.cmds[c as usize]);
             if need > self.cache.as_ref().unwrap().available() {

@@ -98,19 +98,22 @@ def passed_gbps(summary: dict, point: str) -> Dict[str, float]:
     return {c: v["passed_gbps"][point]["all"] for c, v in summary["classes"].items()}
 
 
-def completion_latency_us(run_dir, cls: str, start_s: float) -> float:
-    """Mean E2E latency (µs) of the class's requests *completed* from `start_s` on, from the
-    time series — in an overloaded run many requests that arrive late in the window are still
-    queued at its end, so per-arrival percentiles see only the lucky ones."""
+def completion_latency_us(run_dir, start_s: float) -> Dict[str, float]:
+    """Mean E2E latency (µs) per class of the requests *completed* from `start_s` on, from the
+    time series (read once) — in an overloaded run many requests that arrive late in the window
+    are still queued at its end, so per-arrival percentiles see only the lucky ones. A class
+    that completed nothing gets infinity."""
     import pyarrow.parquet as pq
 
-    t = pq.read_table(str(run_dir / "timeseries.parquet"), filters=[("entity", "=", f"class:{cls}")]).to_pydict()
-    total = n = 0.0
-    for ts, metric, s, c in zip(t["time_s"], t["metric"], t["sum"], t["count"]):
-        if ts >= start_s - 1e-12 and metric in ("read_lat_us", "write_lat_us"):
-            total += s
-            n += c
-    return total / n if n else float("inf")
+    t = pq.read_table(str(run_dir / "timeseries.parquet"), columns=["time_s", "entity", "metric", "sum", "count"]).to_pydict()
+    total: Dict[str, float] = {}
+    n: Dict[str, float] = {}
+    for ts, entity, metric, s, c in zip(t["time_s"], t["entity"], t["metric"], t["sum"], t["count"]):
+        if entity.startswith("class:") and ts >= start_s - 1e-12 and metric in ("read_lat_us", "write_lat_us"):
+            cls = entity[len("class:"):]
+            total[cls] = total.get(cls, 0.0) + s
+            n[cls] = n.get(cls, 0.0) + c
+    return {cls: total[cls] / n[cls] if n[cls] else float("inf") for cls in total}
 
 
 def bar_figure(path, panels: Dict[str, Dict[str, Dict[str, float]]], ylabel: str, log: bool = False) -> None:

@@ -87,8 +87,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         claims.append(Claim(
             "mixed-split", "thesis 5.6.2, Fig 5.6", "49.1/50.9 % read/write mix: the classes complete in ratio 3 : 2 : 1 end to end",
             "response side 3 : 2 : 1 (each within 10 %)", f"QTCP {_fmt(total)} = {ratio[0]} : {ratio[1]} : 1; DCTCP {_fmt(md['response'])}",
-            within(ratio[0], 3.0, 0.1) and within(ratio[1], 2.0, 0.1),
-            why=None))
+            within(ratio[0], 3.0, 0.1) and within(ratio[1], 2.0, 0.1)))
         up = sum(mq["sender"].values())
         down = sum(mq["back"].values())
         claims.append(Claim(

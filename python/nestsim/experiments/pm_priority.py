@@ -51,7 +51,7 @@ def _run(out_dir: Path, tag: str, read_fraction: float, pm_share: Optional[float
         lat = wl["all"]["lat_us"]
         out["pm"] = {"p50": lat["p50"], "p90": lat["p90"], "p99": lat["p99"], "ios": wl["all"]["ios"],
                      "completed_share": s["classes"]["urgent"]["passed_gbps"]["host"]["all"] / (pm_share * 100),
-                     "completed_mean": E.completion_latency_us(out_dir / tag, "urgent", WARMUP_S)}
+                     "completed_mean": E.completion_latency_us(out_dir / tag, WARMUP_S).get("urgent", float("inf"))}
     return out
 
 

@@ -70,12 +70,17 @@ def test_qtcp_ratio_classes_on_a_dumbbell(tmp_path):
 
 
 def test_pfc_incast_is_lossless_and_counts_pauses():
-    net = _net(senders=8, switch={"buffer": "1MiB", "ecn": "none", "pfc": True, "pfc_xoff": "60KiB", "pfc_xon": "40KiB"})
+    net = _net(senders=8, sample_ports="all", switch={"buffer": "1MiB", "ecn": "none", "pfc": True, "pfc_xoff": "60KiB", "pfc_xon": "40KiB"})
     flows = [_flow(f"f{i}", f"s{i}", "r0", size="400KB") for i in range(8)]
     r = nestsim.run(_scenario(net, flows, duration="30ms", warmup="0ms"))
     n = r.summary["network"]
     assert n["lossless"] and n["packets"]["dropped"] == 0
     assert n["switch"]["sw0"]["pauses_sent"] > 0 and n["host_pauses_received"] > 0
+    # A sender's NIC port is paused part of the time, and the series says how much of each interval.
+    ts = r.timeseries.to_pydict()
+    frac = [(t, v) for t, e, m, v in zip(ts["time_s"], ts["entity"], ts["metric"], ts["value"]) if (e, m) == ("port:s0->sw0", "paused_frac")]
+    assert frac and max(v for _, v in frac) > 0 and all(0 <= v <= 1 for _, v in frac)
+    assert ("port:sw0->r0", "paused_frac") in set(zip(ts["entity"], ts["metric"]))
     assert all(f["finished"] and f["fct_us"] > 0 for f in n["flows"].values())
     assert n["conservation"] == "ok"
     # The same overload without PFC on a small buffer drops, and transports recover.

@@ -103,4 +103,31 @@ def test_bad_sweep_files_exit_2(cli, tmp_path, sweep_file):
 def test_python_api(sweep_file, tmp_path):
     import nestsim
     res = nestsim.sweep(sweep_file, tmp_path / "api", workers=2, quiet=True)
-    assert res == {"runs": 12, "ran": 12, "skipped": 0, "out": str(tmp_path / "api")}
+    assert res == {"runs": 12, "ran": 12, "skipped": 0, "out": str(tmp_path / "api"), "backend": "local"}
+
+
+def test_ray_backend_gives_the_same_sweep_parquet_and_resumes_after_being_killed(cli, sweep_file, tmp_path):
+    # A local Ray (started and stopped by the sweep); the same runs as the process pool.
+    local = tmp_path / "local"
+    cli("sweep", sweep_file, "-o", local, "-q", check=0)
+    out = tmp_path / "ray"
+    proc = subprocess.Popen(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(out), "-q", "--backend", "ray", "-j", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(out.glob("runs/*/summary.json"))) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(out.glob("runs/*/summary.json")))
+    assert 2 <= finished < 12, (finished, proc.stderr.read().decode())
+    assert not (out / "sweep.parquet").exists()
+    # Every run Ray was handed but did not land is marked as started, not complete.
+    assert len(list(out.glob("runs/*/sweep_run.json"))) == 12
+    p = cli("sweep", sweep_file, "-o", out, "-q", "--backend", "ray", check=0)
+    assert f"{12 - finished} run now, {finished} already complete" in p.stdout
+    assert _table(out) == _table(local)
+
+
+def test_backend_options_are_checked(cli, sweep_file, tmp_path):
+    assert "--address is for --backend ray" in cli("sweep", sweep_file, "--address", "ray://x:1", check=2).stderr
+    assert "invalid choice" in cli("sweep", sweep_file, "--backend", "slurm", check=2).stderr

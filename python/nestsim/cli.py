@@ -157,7 +157,10 @@ def cmd_report(a) -> int:
 
 def cmd_sweep(a) -> int:
     from .sweep import run_sweep
-    res = run_sweep(Path(a.sweep), Path(a.output) if a.output else None, workers=a.jobs, quiet=a.quiet)
+    if a.address and a.backend != "ray":
+        raise _native.ConfigError("--address is for --backend ray")
+    res = run_sweep(Path(a.sweep), Path(a.output) if a.output else None, workers=a.jobs, quiet=a.quiet,
+                    backend=a.backend, address=a.address)
     print(f"{res['runs']} runs: {res['ran']} run now, {res['skipped']} already complete; results in {res['out']}/sweep.parquet")
     return 0
 
@@ -203,10 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--quick", action="store_true", help="a reduced run (fewer workloads/points) where the experiment offers one")
     e.set_defaults(fn=cmd_experiment)
 
-    sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool")
+    sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool or a Ray cluster")
     sw.add_argument("sweep")
     sw.add_argument("-o", "--output", help="sweep directory (default out/sweeps/<name>)")
-    sw.add_argument("-j", "--jobs", type=int, default=None, help="parallel runs (default: the number of cores)")
+    sw.add_argument("-j", "--jobs", type=int, default=None, help="parallel runs (default: the number of cores; with a local Ray, its CPUs)")
+    sw.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray tasks")
+    sw.add_argument("--address", help="with --backend ray: the cluster to submit to (e.g. ray://head:10001; default: start a local Ray)")
     sw.add_argument("-q", "--quiet", action="store_true")
     sw.set_defaults(fn=cmd_sweep)
 

@@ -18,13 +18,20 @@ every run whose ``summary.json`` exists, parses, and matches the run's seed and 
 sweep killed midway resumes without redoing finished runs. ``sweep.parquet`` has one row per
 run: the swept parameters, the seed, and the summary's per-class figures.
 
-The local backend is a process pool sized to the cores.
+The local backend is a process pool sized to the cores. The Ray backend (``backend="ray"``,
+``pip install nestsim[ray]``) submits each run as a Ray task, to the cluster at ``address`` or to
+a Ray it starts on this machine; a task runs in a scratch directory on its node and returns the
+run's files, which the driver writes into the sweep directory (``summary.json`` last), so the
+sweep directory need not be shared with the cluster. Cluster nodes need the scenario (and any
+trace it names) at the same path, or the scenario text is shipped when the path is absent; the
+``nestsim`` package itself is shipped with the task (a wheel built here needs glibc ≥ 2.34).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import logging
 import os
 import sys
 import time
@@ -129,17 +136,110 @@ def _is_complete(run_dir: Path, spec: RunSpec) -> bool:
     return meta.get("params") == spec.params and meta.get("seed") == spec.seed and summary.get("seed") == spec.seed
 
 
-def _run_one(scenario: str, run_dir: str, seed: int, params: Dict[str, Any], requests: bool) -> str:
-    from .runner import run, write_json
-    d = Path(run_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "summary.json").unlink(missing_ok=True)
-    write_json(d / "sweep_run.json", {"seed": seed, "params": params, "scenario": scenario})
+def _start_run(run_dir: Path, scenario: str, seed: int, params: Dict[str, Any]) -> None:
+    """Clears a run directory of anything that could look complete and records what it will hold."""
+    from .runner import write_json
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "summary.json").unlink(missing_ok=True)
+    write_json(run_dir / "sweep_run.json", {"seed": seed, "params": params, "scenario": scenario})
+
+
+def _simulate(scenario: str, run_dir: Path, seed: int, params: Dict[str, Any], requests: bool) -> None:
+    from .runner import run
     overrides = [f"{k}={json.dumps(v)}" for k, v in params.items()]
     if not requests:
         overrides.append("output.requests=false")
-    run(scenario, seed=seed, overrides=overrides, out_dir=d, progress=False, keep_tables=False)
+    run(scenario, seed=seed, overrides=overrides, out_dir=run_dir, progress=False, keep_tables=False)
+
+
+def _run_one(scenario: str, run_dir: str, seed: int, params: Dict[str, Any], requests: bool) -> str:
+    _start_run(Path(run_dir), scenario, seed, params)
+    _simulate(scenario, Path(run_dir), seed, params, requests)
     return run_dir
+
+
+def _run_detached(scenario: str, scenario_text: str, seed: int, params: Dict[str, Any], requests: bool) -> Dict[str, bytes]:
+    """A Ray task: one run in a scratch directory of the node it lands on; returns its files."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="nestsim-run-") as tmp:
+        if not Path(scenario).is_file():
+            # A node without the file: run the shipped text (relative trace paths then resolve
+            # against the scratch directory and fail with the scenario's own clear error).
+            scenario = str(Path(tmp) / Path(scenario).name)
+            Path(scenario).write_text(scenario_text)
+        out = Path(tmp) / "run"
+        out.mkdir()
+        _simulate(scenario, out, seed, params, requests)
+        return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+
+def _land(run_dir: Path, files: Dict[str, bytes]) -> None:
+    """Writes a Ray task's files; summary.json last, so a kill midway leaves the run incomplete."""
+    for name in sorted(files, key=lambda n: n == "summary.json"):
+        tmp = run_dir / (name + ".partial")
+        tmp.write_bytes(files[name])
+        tmp.replace(run_dir / name)
+
+
+class _Eta:
+    """`[done/total] runs done, N already complete, ETA` on a terminal's stderr."""
+
+    def __init__(self, total: int, skipped: int, show: bool):
+        self.total, self.skipped, self.show = total, skipped, show
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.show:
+            el = time.perf_counter() - self.t0
+            eta = el / self.done * (self.total - self.done)
+            sys.stderr.write(f"\r[{self.done}/{self.total}] runs done, {self.skipped} already complete, ETA {eta:5.1f}s ")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.show and self.done:
+            sys.stderr.write("\n")
+
+
+def _run_local(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, eta: _Eta) -> None:
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+        futs = [pool.submit(_run_one, str(sweep.scenario), str(out / "runs" / s.run_id), s.seed, s.params, sweep.requests) for s in todo]
+        for f in as_completed(futs):
+            f.result()
+            eta.tick()
+
+
+def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address: Optional[str], eta: _Eta) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise _err(sweep.path, "--backend ray needs Ray: pip install 'nestsim[ray]'") from None
+    import nestsim
+    started_here = not ray.is_initialized()
+    if started_here:
+        # No token file, no dashboard: a local Ray is a throwaway process group for this sweep.
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        if address:
+            ray.init(address=address, runtime_env={"py_modules": [str(Path(nestsim.__file__).parent)]},
+                     log_to_driver=False, logging_level=logging.WARNING)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(_run_detached)
+        text = sweep.scenario.read_text()
+        pending = {}
+        for s in todo:
+            _start_run(out / "runs" / s.run_id, str(sweep.scenario), s.seed, s.params)
+            pending[task.remote(str(sweep.scenario), text, s.seed, s.params, sweep.requests)] = s
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            s = pending.pop(ready[0])
+            _land(out / "runs" / s.run_id, ray.get(ready[0]))
+            eta.tick()
+    finally:
+        if started_here:
+            ray.shutdown()
 
 
 def _flatten(summary: dict) -> Dict[str, Any]:
@@ -169,7 +269,15 @@ def collect(sweep: Sweep, out: Path) -> pa.Table:
     return pa.table({k: [r.get(k) for r in rows] for k in cols})
 
 
-def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = None, quiet: bool = False) -> dict:
+BACKENDS = ("local", "ray")
+
+
+def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = None, quiet: bool = False,
+              backend: str = "local", address: Optional[str] = None) -> dict:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend '{backend}' is not one of {', '.join(BACKENDS)}")
+    if address and backend != "ray":
+        raise ValueError("address is for backend='ray'")
     sweep = load_sweep(Path(path))
     out = Path(out) if out else Path("out") / "sweeps" / Path(path).stem
     (out / "runs").mkdir(parents=True, exist_ok=True)
@@ -184,24 +292,15 @@ def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = N
     todo = [s for s in sweep.runs if not _is_complete(out / "runs" / s.run_id, s)]
     skipped = len(sweep.runs) - len(todo)
     workers = workers or os.cpu_count() or 1
-    t0 = time.perf_counter()
-    done = 0
-    show = not quiet and sys.stderr.isatty()
+    eta = _Eta(len(todo), skipped, not quiet and sys.stderr.isatty())
     if todo:
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
-            futs = [pool.submit(_run_one, str(sweep.scenario), str(out / "runs" / s.run_id), s.seed, s.params, sweep.requests) for s in todo]
-            for f in as_completed(futs):
-                f.result()
-                done += 1
-                if show:
-                    el = time.perf_counter() - t0
-                    eta = el / done * (len(todo) - done)
-                    sys.stderr.write(f"\r[{done}/{len(todo)}] runs done, {skipped} already complete, ETA {eta:5.1f}s ")
-                    sys.stderr.flush()
-        if show:
-            sys.stderr.write("\n")
+        if backend == "ray":
+            _run_ray(sweep, todo, out, workers, address, eta)
+        else:
+            _run_local(sweep, todo, out, workers, eta)
+    eta.close()
     table = collect(sweep, out)
     tmp = out / "sweep.parquet.partial"
     pq.write_table(table, tmp)
     tmp.replace(out / "sweep.parquet")
-    return {"runs": len(sweep.runs), "ran": len(todo), "skipped": skipped, "out": str(out)}
+    return {"runs": len(sweep.runs), "ran": len(todo), "skipped": skipped, "out": str(out), "backend": backend}

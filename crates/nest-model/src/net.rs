@@ -41,6 +41,8 @@ pub struct NetRt {
     flow_series: Vec<[u32; 5]>,
     /// Sampled ports and their queue-length series.
     port_series: Vec<(u32, u32)>,
+    /// With PFC: sampled ports, their paused-fraction series and paused time at the last sample.
+    pause_series: Vec<(u32, u32, u64)>,
     last_acked: Vec<u64>,
     last_sample: SimTime,
 }
@@ -62,6 +64,7 @@ impl NetRt {
             if f.spec.cc.is_rate_based() { RATE_METRICS } else { FLOW_METRICS }.map(|m| register(&e, m))
         }).collect();
         let mut port_series = Vec::new();
+        let mut pause_series = Vec::new();
         for (i, p) in fabric.topo.ports.iter().enumerate() {
             let sample = match plan.sample_ports {
                 SamplePorts::All => true,
@@ -69,11 +72,16 @@ impl NetRt {
                 SamplePorts::None => false,
             };
             if sample {
-                port_series.push((i as u32, register(&format!("port:{}", port_name(&fabric, i as u32)), "queue_kib")));
+                let e = format!("port:{}", port_name(&fabric, i as u32));
+                port_series.push((i as u32, register(&e, "queue_kib")));
+                // Only a lossless fabric pauses; elsewhere the series would be all zeros.
+                if plan.fabric.pfc.is_some() {
+                    pause_series.push((i as u32, register(&e, "paused_frac"), 0));
+                }
             }
         }
         let n = tp.flows.len();
-        Ok(NetRt { fabric, tp, flow_series, port_series, last_acked: vec![0; n], last_sample: SimTime::ZERO })
+        Ok(NetRt { fabric, tp, flow_series, port_series, pause_series, last_acked: vec![0; n], last_sample: SimTime::ZERO })
     }
 
     pub fn start(&mut self, q: &mut EventQueue<Event>) {
@@ -116,6 +124,13 @@ impl NetRt {
         }
         for &(p, id) in &self.port_series {
             add(id, self.fabric.queue_bytes(p) as f64 / 1024.0);
+        }
+        for (p, id, last) in &mut self.pause_series {
+            let paused = self.fabric.paused_ps_until(*p, now);
+            if dt > 0.0 {
+                add(*id, (paused - *last) as f64 * 1e-12 / dt);
+            }
+            *last = paused;
         }
         self.last_sample = now;
     }

@@ -461,6 +461,13 @@ impl Fabric {
         &self.ports[port as usize].stats
     }
 
+    /// Time `port` has spent paused up to `now`, counting a pause still in force.
+    pub fn paused_ps_until(&self, port: u32, now: SimTime) -> u64 {
+        let rt = &self.ports[port as usize];
+        let open = if rt.paused.iter().any(|&x| x) { (now - rt.paused_since).0 } else { 0 };
+        rt.stats.paused_ps + open
+    }
+
     /// Bytes waiting in `port`'s egress queues now.
     pub fn queue_bytes(&self, port: u32) -> u64 {
         self.ports[port as usize].queued_bytes()

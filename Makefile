@@ -18,7 +18,7 @@ help:
 	@echo "make test   - set up and run every test (cargo + pytest)"
 	@echo "make bench  - engine and replay benchmarks (figures go in BENCHMARKS.md)"
 
-$(STAMPS)/venv:
+$(STAMPS)/venv: Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (NeSt needs Python >= 3.9)"; exit 1; }
 	@command -v cargo >/dev/null || { echo "error: cargo not found: install Rust (https://rustup.rs) first"; exit 1; }
 	$(PYTHON) -m venv $(VENV)

@@ -66,3 +66,46 @@ def small_scenario(tmp_path):
     p = tmp_path / "small.toml"
     p.write_text(SMALL)
     return p
+
+
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+def render_report(report: Path, scratch: Path) -> dict:
+    """Opens `report` in headless Chromium: its self-check verdict and a screenshot's ink.
+
+    Returns {"check": {"figures": N, "images": M, "broken": K}, "ink": share of non-white pixels,
+    "colours": distinct colours}. Chromium is installed by .ci/run in CI; elsewhere, without it,
+    the calling test is skipped with that reason (under CI=true it fails instead)."""
+    if CHROMIUM is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is not installed (.ci/run installs it with apt-get)")
+        pytest.skip("headless Chromium not found (Debian: apt-get install chromium)")
+    import re
+    import matplotlib.image as mpimg
+    scratch.mkdir(parents=True, exist_ok=True)
+    url = report.resolve().as_uri()
+    common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--no-first-run", "--hide-scrollbars", "--virtual-time-budget=10000"]
+    dom = subprocess.run(common + [f"--user-data-dir={scratch / 'p1'}", "--dump-dom", url],
+                         capture_output=True, text=True, timeout=180)
+    m = re.search(r'data-render-check="figures=(\d+) images=(\d+) broken=(\d+)"', dom.stdout)
+    assert m, f"the report's self-check did not run; chromium said:\n{dom.stderr[-2000:]}"
+    shot = scratch / "shot.png"
+    subprocess.run(common + [f"--user-data-dir={scratch / 'p2'}", "--window-size=1280,1600", f"--screenshot={shot}", url],
+                   capture_output=True, text=True, timeout=180)
+    px = mpimg.imread(shot)[:, :, :3]
+    ink = float((px.min(axis=2) < 0.9).mean())
+    colours = len({tuple(c) for c in (px[::8, ::8].reshape(-1, 3) * 255).astype(int).tolist()})
+    return {"check": dict(zip(("figures", "images", "broken"), map(int, m.groups()))), "ink": ink, "colours": colours}
+
+
+def assert_report_renders(cli, out_dir: Path, scratch: Path, min_figures: int = 1) -> dict:
+    """`nestsim report out_dir` and a headless-Chromium look at it: every figure drawn with a
+    size, every image decoded, and a screenshot that is not blank."""
+    cli("report", out_dir, check=0)
+    r = render_report(out_dir / "report.html", scratch)
+    assert r["check"]["broken"] == 0, r
+    assert r["check"]["figures"] + r["check"]["images"] >= min_figures, r
+    assert r["ink"] > 0.02 and r["colours"] > 8, r
+    return r

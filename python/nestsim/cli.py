@@ -155,6 +155,13 @@ def cmd_report(a) -> int:
     return 0
 
 
+def cmd_plot(a) -> int:
+    from .plots import write_plots
+    paths = write_plots(Path(a.dir))
+    print(f"wrote {len(paths)} files ({len(paths) // 2} figures, PNG and SVG) under {a.dir}")
+    return 0
+
+
 def cmd_sweep(a) -> int:
     from .sweep import run_sweep
     if a.address and a.backend != "ray":
@@ -215,7 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("-q", "--quiet", action="store_true")
     sw.set_defaults(fn=cmd_sweep)
 
-    rep = sub.add_parser("report", help="write report.html for a run or experiment directory")
+    pl = sub.add_parser("plot", help="write PNG and SVG figures for a run, experiment or sweep directory (into DIR/plots)")
+    pl.add_argument("dir")
+    pl.set_defaults(fn=cmd_plot)
+
+    rep = sub.add_parser("report", help="write report.html for a run, experiment or sweep directory")
     rep.add_argument("dir")
     rep.set_defaults(fn=cmd_report)
     return p

@@ -1,21 +1,25 @@
-"""`nestsim report DIR`: a self-contained ``report.html`` for a run directory (or an experiment
-directory holding ``claims.json`` and run sub-directories): summary tables, the claims with
-✓/✗, per-class throughput over time and latency percentiles as embedded SVG, the scenario and
-the run's wall time and events/s. Plots use matplotlib's Agg backend (no display needed)."""
+"""`nestsim report DIR`: a self-contained ``report.html`` for a run directory, an experiment
+directory (``claims.json`` and run sub-directories) or a sweep directory (``sweep.parquet``):
+the claims with ✓/✗ and the experiment's own figures (embedded PNG), summary tables, the figures
+of `plots.py` as embedded SVG, the scenario, and the run's wall time and events/s.
+
+The page checks itself once loaded: ``<body data-render-check="figures=N images=M broken=K">``
+counts figures drawn with no size and images that did not decode, so a headless browser can
+tell a report that renders from one that does not (tests/test_report_browser.py)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
 from pathlib import Path
 from typing import List, Optional
 
-import matplotlib
+import pyarrow.parquet as pq
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+from . import plots
+from .plots import plt
 
 
 def _svg(fig) -> str:
@@ -26,49 +30,10 @@ def _svg(fig) -> str:
     return text[text.find("<svg"):]
 
 
-def throughput_figure(run_dir: Path):
-    """Per-class throughput (Gb/s) over time from timeseries.parquet, or None."""
-    p = run_dir / "timeseries.parquet"
-    if not p.exists():
-        return None
-    t = pq.read_table(p).to_pydict()
-    interval = None
-    series = {}
-    for ts, ent, met, s in zip(t["time_s"], t["entity"], t["metric"], t["sum"]):
-        if ent.startswith("class:") and met.endswith("_bytes"):
-            series.setdefault(ent[6:], {}).setdefault(ts, 0.0)
-            series[ent[6:]][ts] += s
-    times = sorted({ts for d in series.values() for ts in d})
-    if len(times) < 2:
-        return None
-    interval = min(b - a for a, b in zip(times, times[1:]) if b > a)
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    for name, d in sorted(series.items()):
-        xs = sorted(d)
-        ax.plot(xs, [d[x] * 8 / interval / 1e9 for x in xs], label=name, linewidth=1.2)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("throughput (Gb/s)")
-    ax.set_title("Per-class throughput")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return fig
-
-
-def percentile_figure(summary: dict):
-    names = [n for n, d in summary["classes"].items() if d["all"]["ios"]]
-    if not names:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    keys = ["p50", "p90", "p99", "p99_9"]
-    width = 0.8 / len(keys)
-    for i, k in enumerate(keys):
-        ax.bar([j + i * width for j in range(len(names))], [summary["classes"][n]["all"]["lat_us"][k] for n in names], width, label=k)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))], names)
-    ax.set_ylabel("latency (µs)")
-    ax.set_yscale("log")
-    ax.set_title("Latency percentiles per class")
-    ax.legend(fontsize=8)
-    return fig
+def _img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return (f"<figure><img alt='{html.escape(path.stem)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption>{html.escape(path.name)}</figcaption></figure>")
 
 
 def _table(summary: dict, key: str) -> str:
@@ -108,10 +73,9 @@ def _run_section(run_dir: Path, title: str) -> str:
         parts.append(f" Wall {run_info['wall_s']:.2f} s, CPU {run_info['cpu_s']:.2f} s, {eps / 1e6:.2f} M events per CPU second.")
     parts.append("</p>")
     for key in ("classes", "workloads", "devices"):
-        parts.append(f"<h3>per {key[:-1]}</h3>{_table(summary, key)}")
-    for fig in (throughput_figure(run_dir), percentile_figure(summary)):
-        if fig is not None:
-            parts.append(f"<div class='fig'>{_svg(fig)}</div>")
+        parts.append(f"<h3>per {key.removesuffix('es') if key == 'classes' else key[:-1]}</h3>{_table(summary, key)}")
+    for _, fig in plots.run_figures(run_dir):
+        parts.append(f"<div class='fig'>{_svg(fig)}</div>")
     parts.append(f"<details><summary>scenario</summary><pre>{html.escape(json.dumps(summary.get('config', {}), indent=2))}</pre></details>")
     return "".join(parts)
 
@@ -119,7 +83,28 @@ def _run_section(run_dir: Path, title: str) -> str:
 CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}
 td:first-child,th:first-child{text-align:left}tr.ok td:first-child{color:#080}tr.bad td:first-child{color:#b00}
-.fig svg{max-width:100%;height:auto}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"""
+.fig svg{max-width:100%;height:auto}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}
+figure{margin:1em 0}figure img{max-width:100%}figcaption{font-size:12px;color:#555}"""
+
+# Counts what did not render (a figure with no size, an image that did not decode) into the body.
+SELF_CHECK = """<script>window.addEventListener('load',function(){
+var f=document.querySelectorAll('.fig svg'),im=document.querySelectorAll('img'),bad=0,i,r;
+for(i=0;i<f.length;i++){r=f[i].getBoundingClientRect();if(!(r.width>0&&r.height>0))bad++;}
+for(i=0;i<im.length;i++){if(!(im[i].complete&&im[i].naturalWidth>0))bad++;}
+document.body.setAttribute('data-render-check','figures='+f.length+' images='+im.length+' broken='+bad);});</script>"""
+
+
+def _sweep_section(root: Path) -> str:
+    t = pq.read_table(root / "sweep.parquet").to_pydict()
+    params = [k for k in t if k.startswith("param.")]
+    classes = sorted({k.split(".")[0] for k in t if k.endswith(".all.ios") and any(t[k])})
+    cols = ["run_id", "seed"] + params + [f"{c}.all.{m}" for c in classes for m in ("bw_gbps", "lat_mean_us", "lat_p99_us")]
+    head = "".join(f"<th>{html.escape(c.replace('param.', ''))}</th>" for c in cols)
+    fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))  # noqa: E731
+    rows = "".join("<tr>" + "".join(f"<td>{fmt(t[c][i])}</td>" for c in cols) + "</tr>" for i in range(len(t["run_id"])))
+    figs = "".join(f"<div class='fig'>{_svg(fig)}</div>" for _, fig in plots.sweep_figures(t))
+    return f"<h2>sweep: {len(t['run_id'])} runs</h2>{figs}<details><summary>every run</summary><table><tr>{head}</tr>{rows}</table></details>"
+
 
 
 def run_dirs(root: Path) -> List[Path]:
@@ -137,12 +122,16 @@ def write_report(root: Path, out: Optional[Path] = None) -> Path:
     if (root / "claims.json").exists():
         doc = json.loads((root / "claims.json").read_text())
         parts.append(f"<h2>claims of experiment {html.escape(doc['experiment'])}</h2>{_claims_html(doc)}")
+    # Figures an experiment wrote, named after the source's (e.g. qtcp-fig5.png).
+    parts += [_img(p) for p in sorted(root.glob("*.png"))]
+    if (root / "sweep.parquet").exists():
+        parts.append(_sweep_section(root))
     dirs = run_dirs(root)
-    if not dirs and not (root / "claims.json").exists():
-        raise FileNotFoundError(f"{root}: no summary.json or claims.json found (is this a run directory?)")
+    if not dirs and not (root / "claims.json").exists() and not (root / "sweep.parquet").exists():
+        raise FileNotFoundError(f"{root}: no summary.json, claims.json or sweep.parquet found (is this a run directory?)")
     for d in dirs:
         parts.append(_run_section(d, d.name if d != root else "run"))
-    parts.append("</body></html>")
+    parts.append(SELF_CHECK + "</body></html>")
     path = out or root / "report.html"
     tmp = path.with_name(path.name + ".partial")
     tmp.write_text("".join(parts), encoding="utf-8")

@@ -303,4 +303,6 @@ def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = N
     tmp = out / "sweep.parquet.partial"
     pq.write_table(table, tmp)
     tmp.replace(out / "sweep.parquet")
+    from .plots import write_sweep_plots
+    write_sweep_plots(out)
     return {"runs": len(sweep.runs), "ran": len(todo), "skipped": skipped, "out": str(out), "backend": backend}

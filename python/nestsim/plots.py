@@ -1,0 +1,367 @@
+"""Figures of a run directory and of a sweep (matplotlib, Agg backend: no display needed).
+
+`nestsim plot DIR` writes each figure as PNG and SVG into ``DIR/plots``; `nestsim report` embeds
+the same figures. A figure whose data the run does not have (no network, no PFC, no GC) is
+left out rather than drawn empty.
+
+Run figures: per-class throughput over time, latency CDFs, latency percentiles, the latency
+decomposition, flows' Q factor / cwnd (or rate) / throughput, switch queue lengths, PFC paused
+time, and SSD garbage-collection activity. Sweep figures: each summary figure against each swept
+parameter, the mean over seeds with a 95 % confidence interval (Student's t).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+#: At most this many lines per panel: the busiest entities, so a fat-tree's 96 ports stay legible.
+MAX_LINES = 8
+
+Series = Dict[Tuple[str, str], Tuple[List[float], List[float]]]
+
+
+def load_series(run_dir: Path, column: str = "value") -> Series:
+    """timeseries.parquet as {(entity, metric): (times, values)}; empty if the run wrote none."""
+    p = Path(run_dir) / "timeseries.parquet"
+    if not p.exists():
+        return {}
+    t = pq.read_table(p, columns=["time_s", "entity", "metric", column]).to_pydict()
+    out: Series = {}
+    for ts, ent, met, v in zip(t["time_s"], t["entity"], t["metric"], t[column]):
+        xs, ys = out.setdefault((ent, met), ([], []))
+        xs.append(ts)
+        ys.append(v)
+    return out
+
+
+def _interval(series: Series) -> Optional[float]:
+    times = sorted({t for xs, _ in series.values() for t in xs})
+    steps = [b - a for a, b in zip(times, times[1:]) if b > a]
+    return min(steps) if steps else None
+
+
+def _busiest(series: Series, metric: str, prefix: str) -> List[Tuple[str, List[float], List[float]]]:
+    """The MAX_LINES entities with the largest peak of `metric`, skipping all-zero ones."""
+    rows = [(e, xs, ys) for (e, m), (xs, ys) in series.items() if m == metric and e.startswith(prefix) and any(ys)]
+    rows.sort(key=lambda r: (-max(r[2]), r[0]))
+    return rows[:MAX_LINES]
+
+
+def _lines(ax, rows, prefix: str) -> None:
+    for e, xs, ys in rows:
+        ax.plot(xs, ys, label=e[len(prefix):], linewidth=1.0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+
+
+def throughput_figure(series: Series):
+    """Per-class throughput (Gb/s) over time: bytes completed per interval."""
+    interval = _interval(series)
+    per: Dict[str, Dict[float, float]] = {}
+    for (ent, met), (xs, ys) in series.items():
+        if ent.startswith("class:") and met.endswith("_bytes"):
+            d = per.setdefault(ent[6:], {})
+            for x, y in zip(xs, ys):
+                d[x] = d.get(x, 0.0) + y
+    if not per or not interval:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for name, d in sorted(per.items()):
+        xs = sorted(d)
+        ax.plot(xs, [d[x] * 8 / interval / 1e9 for x in xs], label=name, linewidth=1.2)
+    ax.set(xlabel="time (s)", ylabel="throughput (Gb/s)", title="Per-class throughput")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def latency_cdf_figure(run_dir: Path, window: Optional[dict] = None):
+    """Per-class CDF of request latency from requests.parquet: the requests that arrived in the
+    measurement window, as the summary's percentiles count them."""
+    p = Path(run_dir) / "requests.parquet"
+    if not p.exists():
+        return None
+    t = pq.read_table(p, columns=["class", "latency_us", "t_arrive_ps"]).to_pydict()
+    lo, hi = (window["start_s"] * 1e12, window["end_s"] * 1e12) if window else (0, float("inf"))
+    per: Dict[str, List[float]] = {}
+    for c, lat, arr in zip(t["class"], t["latency_us"], t["t_arrive_ps"]):
+        if lo <= arr < hi:
+            per.setdefault(c, []).append(lat)
+    if not per:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for name, lats in sorted(per.items()):
+        lats.sort()
+        n = len(lats)
+        # ≤ 2000 points per curve: evenly spaced ranks plus the maximum.
+        idx = sorted({min(n - 1, round(i * (n - 1) / 1999)) for i in range(2000)}) if n > 2000 else range(n)
+        ax.plot([max(lats[i], 1e-3) for i in idx], [(i + 1) / n for i in idx], label=f"{name} ({n:,})", linewidth=1.2)
+    ax.set_xscale("log")
+    ax.set(xlabel="latency (µs)", ylabel="fraction of requests", title="Latency CDF per class", ylim=(0, 1.01))
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def percentile_figure(summary: dict):
+    names = [n for n, d in summary["classes"].items() if d["all"]["ios"]]
+    if not names:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    keys = ["p50", "p90", "p99", "p99_9"]
+    width = 0.8 / len(keys)
+    for i, k in enumerate(keys):
+        ax.bar([j + i * width for j in range(len(names))], [summary["classes"][n]["all"]["lat_us"][k] for n in names], width, label=k)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))], names)
+    ax.set(ylabel="latency (µs)", title="Latency percentiles per class")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    return fig
+
+
+#: Decomposition stages in path order (summary `decomposition_us`), so the stack reads left to right.
+STAGES = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device", "target_response_queue", "back_network", "host_completion"]
+
+
+def decomposition_figure(summary: dict):
+    """Mean latency per class split into the stages of the path (stacked bars)."""
+    rows = {n: d["all"].get("decomposition_us") for n, d in summary["classes"].items() if d["all"]["ios"]}
+    rows = {n: d for n, d in rows.items() if d}
+    if not rows:
+        return None
+    stages = [s for s in STAGES if any(d.get(s, 0) > 0 for d in rows.values())]
+    stages += sorted({k for d in rows.values() for k, v in d.items() if v > 0} - set(stages))
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(rows)))
+    names = list(rows)
+    left = [0.0] * len(names)
+    for s in stages:
+        vals = [rows[n].get(s, 0.0) for n in names]
+        ax.barh(names, vals, left=left, label=s.replace("_", " "))
+        left = [a + b for a, b in zip(left, vals)]
+    ax.set(xlabel="mean latency (µs)", title="Latency decomposition per class")
+    ax.legend(fontsize=7, ncol=2, loc="best")
+    return fig
+
+
+def flow_figure(series: Series, summary: dict):
+    """Q factor, congestion window (or rate) and throughput of each flow (per-class means when
+    there are more flows than MAX_LINES)."""
+    flows = sorted({e for (e, m) in series if e.startswith("flow:")})
+    if not flows:
+        return None
+    cls = {f"flow:{k}": v.get("class", "?") for k, v in (summary.get("network") or {}).get("flows", {}).items()}
+    panels = [("q_factor", "Q factor"), ("cwnd_pkts", "cwnd (packets)"), ("rate_gbps", "rate (Gb/s)"), ("throughput_gbps", "throughput (Gb/s)")]
+    panels = [(m, lab) for m, lab in panels if any((f, m) in series for f in flows)]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 * len(panels)), sharex=True, squeeze=False)
+    grouped = len(flows) > MAX_LINES
+    keys = sorted({f"class {cls.get(f, '?')} (mean)" if grouped else f[5:] for f in flows})
+    colors = {k: f"C{i % 10}" for i, k in enumerate(keys)}  # one colour per line across panels
+    for ax, (metric, label) in zip(axes[:, 0], panels):
+        lines: Dict[str, Dict[float, List[float]]] = {}
+        for f in flows:
+            if (f, metric) not in series:
+                continue
+            key = f"class {cls.get(f, '?')} (mean)" if grouped else f[5:]
+            d = lines.setdefault(key, {})
+            for x, y in zip(*series[(f, metric)]):
+                d.setdefault(x, []).append(y)
+        for key, d in sorted(lines.items()):
+            xs = sorted(d)
+            ax.plot(xs, [sum(d[x]) / len(d[x]) for x in xs], label=key, color=colors[key], linewidth=1.0)
+        ax.set_ylabel(label, fontsize=8)
+        # Q starts far from 1 (a flow's first RTTs) and converges to 1: log keeps both in view.
+        if metric == "q_factor" and all(y > 0 for d in lines.values() for ys in d.values() for y in ys):
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    handles = [plt.Line2D([], [], color=colors[k], label=k) for k in keys]
+    axes[0, 0].legend(handles=handles, fontsize=7, loc="best")
+    axes[0, 0].set_title("Flows")
+    axes[-1, 0].set_xlabel("time (s)")
+    return fig
+
+
+def port_queue_figure(series: Series):
+    rows = _busiest(series, "queue_kib", "port:")
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    _lines(ax, rows, "port:")
+    ax.set(xlabel="time (s)", ylabel="egress queue (KiB)", title="Switch queue length (busiest ports)")
+    return fig
+
+
+def pfc_figure(series: Series):
+    rows = _busiest(series, "paused_frac", "port:")
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    _lines(ax, rows, "port:")
+    ax.set(xlabel="time (s)", ylabel="share of interval paused", title="PFC: time ports spent paused", ylim=(0, 1.02))
+    return fig
+
+
+def gc_figure(series: Series):
+    gc = _busiest(series, "gc_active_planes", "device:")
+    if not gc:
+        return None
+    fig, axes = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
+    _lines(axes[0], gc, "device:")
+    axes[0].set_ylabel("planes in GC", fontsize=8)
+    axes[0].set_title("SSD garbage collection")
+    fq = [r for r in _busiest(series, "flash_queue", "device:") if any(r[0] == g[0] for g in gc)]
+    _lines(axes[1], fq, "device:")
+    axes[1].set_ylabel("flash transactions queued", fontsize=8)
+    axes[1].set_xlabel("time (s)")
+    return fig
+
+
+def run_figures(run_dir: Path) -> List[Tuple[str, object]]:
+    """(file stem, figure) for every figure the run's outputs support."""
+    run_dir = Path(run_dir)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    series = load_series(run_dir)
+    makers: List[Tuple[str, Callable[[], object]]] = [
+        ("throughput", lambda: throughput_figure(load_series(run_dir, "sum"))),
+        ("latency-cdf", lambda: latency_cdf_figure(run_dir, summary.get("window"))),
+        ("latency-percentiles", lambda: percentile_figure(summary)),
+        ("latency-decomposition", lambda: decomposition_figure(summary)),
+        ("flows", lambda: flow_figure(series, summary)),
+        ("switch-queues", lambda: port_queue_figure(series)),
+        ("pfc-pauses", lambda: pfc_figure(series)),
+        ("ssd-gc", lambda: gc_figure(series)),
+    ]
+    return [(name, fig) for name, make in makers for fig in [make()] if fig is not None]
+
+
+# ---- sweeps ---------------------------------------------------------------------------------
+
+#: Two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond the table).
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 60: 2.000}
+
+
+def t95(df: int) -> float:
+    if df < 1:
+        return float("nan")
+    return next((v for k, v in sorted(_T95.items()) if df <= k), 1.96)
+
+
+def mean_ci(xs: List[float]) -> Tuple[float, float]:
+    """Mean and the half-width of its 95 % confidence interval (0 for a single value)."""
+    n = len(xs)
+    m = sum(xs) / n
+    if n < 2:
+        return m, 0.0
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return m, t95(n - 1) * sd / math.sqrt(n)
+
+
+SWEEP_METRICS = [("all.bw_gbps", "throughput (Gb/s)"), ("all.lat_mean_us", "mean latency (µs)"), ("all.lat_p99_us", "p99 latency (µs)")]
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-")
+
+
+def sweep_figures(table: Dict[str, list]) -> List[Tuple[str, object]]:
+    """One figure per swept parameter: each summary figure against it, a line per class (and per
+    value of the other parameters), mean over seeds with a 95 % confidence band."""
+    params = [k for k in table if k.startswith("param.")]
+    n = len(table.get("run_id", []))
+    classes = sorted({k.split(".")[0] for k in table if k.endswith(".all.ios")}, key=str)
+    classes = [c for c in classes if any(table[f"{c}.all.ios"])]
+    figs = []
+    for axis in params:
+        others = [p for p in params if p != axis]
+        xs_order: List[str] = []
+        for v in table[axis]:
+            if v not in xs_order:
+                xs_order.append(v)
+        values = [json.loads(v) for v in xs_order]
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        pos = {v: (values[i] if numeric else i) for i, v in enumerate(xs_order)}
+        fig, axes = plt.subplots(1, len(SWEEP_METRICS), figsize=(4.6 * len(SWEEP_METRICS), 3.4), squeeze=False)
+        styles = ["-", "--", ":", "-."]
+        for ax, (metric, label) in zip(axes[0], SWEEP_METRICS):
+            for ci, c in enumerate(classes):
+                col = table.get(f"{c}.{metric}")
+                if col is None:
+                    continue
+                groups: Dict[Tuple, Dict[str, List[float]]] = {}
+                for i in range(n):
+                    key = tuple(table[o][i] for o in others)
+                    groups.setdefault(key, {}).setdefault(table[axis][i], []).append(col[i])
+                # A colour per class, a line style per value of the other parameters.
+                for gi, (key, by_x) in enumerate(groups.items()):
+                    xs = [x for x in xs_order if x in by_x]
+                    stats = [mean_ci(by_x[x]) for x in xs]
+                    px = [pos[x] for x in xs]
+                    name = c + "".join(f", {o[6:]}={json.loads(k)}" for o, k in zip(others, key))
+                    color = f"C{ci % 10}"
+                    ax.plot(px, [m for m, _ in stats], styles[gi % len(styles)], color=color, marker="o", markersize=3, linewidth=1.2, label=name)
+                    ax.fill_between(px, [m - h for m, h in stats], [m + h for m, h in stats], color=color, alpha=0.15)
+            ax.set_ylabel(label)
+            if "lat" in metric:
+                ax.set_yscale("log")
+            ax.set_xlabel(axis[6:])
+            if not numeric:
+                ax.set_xticks(range(len(xs_order)), [str(v) for v in values])
+            elif len(values) <= 10:
+                ax.set_xticks(sorted(values))
+            ax.grid(alpha=0.3)
+        seeds = len(set(table["seed"]))
+        fig.suptitle(f"against {axis[6:]}: mean over {seeds} seed(s), 95 % CI", fontsize=10)
+        fig.tight_layout()
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, max(1, len(labels))))
+        figs.append((f"sweep-{_slug(axis[6:])}", fig))
+    return figs
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+def save(fig, out_dir: Path, stem: str) -> List[Path]:
+    """Writes `stem`.png and `stem`.svg (each via a temporary name, so no half-written file) and
+    closes the figure."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "svg"):
+        path = out_dir / f"{stem}.{ext}"
+        tmp = out_dir / f".{stem}.partial.{ext}"
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        tmp.replace(path)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def write_sweep_plots(sweep_dir: Path) -> List[Path]:
+    table = pq.read_table(Path(sweep_dir) / "sweep.parquet").to_pydict()
+    return [p for stem, fig in sweep_figures(table) for p in save(fig, Path(sweep_dir) / "plots", stem)]
+
+
+def write_plots(root: Path) -> List[Path]:
+    """Plots for a run directory, a sweep directory, or each run of an experiment directory."""
+    from .report import run_dirs
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: not a directory")
+    written: List[Path] = []
+    if (root / "sweep.parquet").exists():
+        written += write_sweep_plots(root)
+    for d in run_dirs(root):
+        for stem, fig in run_figures(d):
+            written += save(fig, d / "plots", stem)
+    if not written and not (root / "sweep.parquet").exists() and not run_dirs(root):
+        raise FileNotFoundError(f"{root}: no summary.json or sweep.parquet found (is this a run directory?)")
+    return written

@@ -1,6 +1,47 @@
 import csv
 import json
 
+from conftest import assert_report_renders
+
+#: Figures each experiment writes next to claims.json, named after the source's (docs/plots.md).
+FIGURES = {
+    "engine-validation": ["queueing-theory"],
+    "storage-qos": ["thesis-fig4.9"],
+    "qtcp-bandwidth": ["qtcp-fig5"],
+    "qtcp-model": ["qtcp-fig1-thesis-fig4.10", "qtcp-fig2"],
+    "qtcp-convergence": ["qtcp-fig3-thesis-fig4.12", "qtcp-fig2"],
+    "dctcp-validation": ["alizadeh-dctcp-queue"],
+    "rtt-fairness": ["qtcp-fig6"],
+    "dctcp-friendliness": ["qtcp-fig7-thesis-fig4.17"],
+    "qrdma-bandwidth": ["qtcp-fig10", "qtcp-fig12"],
+    "transport-coexistence": ["thesis-fig4.22-4.23"],
+    "fussycache": ["thesis-fig2.2-2.4"],
+    "fussycache-qos": ["nest-fussycache-qos"],
+    "e2e-throughput": ["thesis-fig4.14-4.16"],
+    "e2e-latency": ["thesis-fig4.21"],
+    "uncoordinated-qos": ["thesis-fig4.20"],
+    "pm-priority": ["thesis-fig4.24"],
+    "nest-validation": ["thesis-fig5.4"],
+    "trace-e2e": ["thesis-fig5.9-5.10"],
+    "deadline-misses": ["qtcp-fig9-11"],  # its test runs parts, not the whole experiment
+}
+
+
+def test_every_experiment_names_its_figures():
+    from nestsim.experiments import REGISTRY
+    assert set(FIGURES) == set(REGISTRY)
+
+
+def _figures_and_report(cli, out, name):
+    """The experiment's figures exist (PNG with content, and SVG), and `nestsim report` on its
+    directory renders in headless Chromium with every figure and image drawn."""
+    for stem in FIGURES[name]:
+        assert (out / f"{stem}.png").stat().st_size > 10_000, stem
+        assert (out / f"{stem}.svg").read_text().lstrip().startswith("<?xml"), stem
+    assert sorted(p.stem for p in out.glob("*.png")) == sorted(FIGURES[name])
+    r = assert_report_renders(cli, out, out.parent / f"{out.name}-chromium", min_figures=len(FIGURES[name]))
+    assert r["check"]["images"] == len(FIGURES[name]), r
+
 
 def test_experiment_list_and_engine_validation_claims_hold(cli, tmp_path):
     assert "engine-validation" in cli("experiment", "list", check=0).stdout
@@ -14,6 +55,7 @@ def test_experiment_list_and_engine_validation_claims_hold(cli, tmp_path):
         assert isinstance(c["holds"], bool), c
         assert c["holds"], c  # the engine must reproduce textbook queues
     assert "holds" in p.stdout
+    _figures_and_report(cli, out, "engine-validation")
     cli("experiment", "no-such-thing", check=2)
 
 
@@ -34,6 +76,7 @@ def test_storage_qos_synthetic_claims_hold(cli, tmp_path):
     ssd = s["devices"]["ssd"]["ssd"]
     assert ssd["device_qos"] is True and ssd["nvme_arbitration"] == "wrr"
     assert s["conservation"] == "ok"
+    _figures_and_report(cli, out, "storage-qos")
 
 
 def _claims(out):
@@ -53,6 +96,7 @@ def _run_claims(cli, out, name, holding, evaluated=()):
         assert by_id[cid]["holds"] is True, by_id[cid]
     for cid in evaluated:
         assert cid in by_id
+    _figures_and_report(cli, out, name)
     return by_id
 
 
@@ -71,6 +115,7 @@ def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
     assert by_id["model-vs-sim-10g"]["holds"] is True, by_id["model-vs-sim-10g"]
     model = json.loads((out / "10g" / "model.json").read_text())
     assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3
+    _figures_and_report(cli, out, "qtcp-model")
 
 
 def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
@@ -80,6 +125,7 @@ def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
     assert by_id["n2-oscillation"]["holds"] is True, by_id["n2-oscillation"]
     for n in (2, 10, 40):
         assert by_id[f"n{n}-peak-and-throughput"]["holds"] is True, by_id[f"n{n}-peak-and-throughput"]
+    _figures_and_report(cli, out, "dctcp-validation")
 
 
 def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
@@ -91,6 +137,7 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     assert qtcp > 2 * dctcp, (qtcp, dctcp)
+    _figures_and_report(cli, out, "rtt-fairness")
 
 
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
@@ -122,6 +169,12 @@ def test_deadline_misses_follow_processor_sharing_and_rdma_stays_sane(tmp_path):
     assert s["packets"]["dropped"] == 0
 
 
+def test_deadline_misses_reports_every_scheme(cli, tmp_path):
+    out = tmp_path / "dm"
+    _run_claims(cli, out, "deadline-misses", ("conserved",),
+                ("normal-qtcp", "normal-d2tcp", "stressed-vs-dctcp", "stressed-vs-d2tcp", "qrdma-vs-dcqcn"))
+
+
 def test_transport_coexistence(cli, tmp_path):
     out = tmp_path / "tc"
     _run_claims(cli, out, "transport-coexistence", ("dcqcn-first-dctcp-later", "qtcp-dcqcn-equal"))
@@ -145,6 +198,7 @@ def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
                 if e == f"flow:{n}" and m == "throughput_gbps" and ts >= 0.16] for n in ("f1", "f2", "f3")}
     means = [sum(v) / len(v) for v in tail.values()]
     assert means[0] < means[1] < means[2], means
+    _figures_and_report(cli, out, "qtcp-convergence")
 
 
 def test_fussycache_quick_measures_its_claims(cli, tmp_path):
@@ -160,6 +214,7 @@ def test_fussycache_quick_measures_its_claims(cli, tmp_path):
     run_dir = next(out.glob("dbtable-envm-fussy-*"))
     s = json.loads((run_dir / "summary.json").read_text())
     assert s["hosts"]["h0"]["cache"]["algorithm"] == "fussy" and s["conservation"] == "ok"
+    _figures_and_report(cli, out, "fussycache")
 
 
 def test_fussycache_qos_partitioning_protects_the_high_class(cli, tmp_path):
@@ -177,7 +232,6 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
     _run_claims(cli, out, "e2e-throughput",
                 ("write-dctcp-equal", "write-three-points", "read-dctcp-equal", "storage-bottleneck-dctcp", "conservation"),
                 ("write-qtcp-split", "read-qtcp-split", "mixed-split", "mixed-both-congested"))
-    assert (out / "thesis-fig4.14-4.16.png").stat().st_size > 10_000
     s = json.loads((out / "write-qtcp" / "summary.json").read_text())
     # The experiment's own figures come from the run: per-class bytes through the devices.
     assert s["classes"]["high"]["passed_gbps"]["device"]["write"] > s["classes"]["low"]["passed_gbps"]["device"]["write"] > 1
@@ -190,7 +244,6 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
 def test_e2e_latency_orders_classes_under_qtcp_only(cli, tmp_path):
     _run_claims(cli, tmp_path / "e2el", "e2e-latency", ("qtcp-ordered", "dctcp-unordered", "completed-latency", "conservation"),
                 ("storage-delay",))
-    assert (tmp_path / "e2el" / "thesis-fig4.21.png").stat().st_size > 10_000
 
 
 def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
@@ -207,7 +260,6 @@ def test_pm_priority_measures_both_cases(cli, tmp_path):
                                           "conservation"), ("pm-flows-without-priority", "storage-cost", "incast-1-12"))
     on = json.loads((out / "write-priority" / "summary.json").read_text())
     off = json.loads((out / "write-no-priority" / "summary.json").read_text())
-    assert (out / "thesis-fig4.24.png").stat().st_size > 10_000
     assert off["config"]["qos"]["network"] == "ignore"
     # With priority PM completes what it offers (10 Gb/s of payload).
     assert on["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 9.5
@@ -238,3 +290,4 @@ def test_trace_e2e_replays_tencent_volumes_or_says_why_not(cli, tmp_path, monkey
         assert by_id[cid]["holds"] is True, by_id[cid]
     s = json.loads((out / "qos" / "summary.json").read_text())
     assert {w["trace"]["records"] for w in s["workloads"].values()} and s["requests"]["in_flight"] == 0
+    _figures_and_report(cli, out, "trace-e2e")

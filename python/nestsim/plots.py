@@ -16,44 +16,67 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import matplotlib
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 #: At most this many lines per panel: the busiest entities, so a fat-tree's 96 ports stay legible.
 MAX_LINES = 8
 
-Series = Dict[Tuple[str, str], Tuple[List[float], List[float]]]
+Series = Dict[Tuple[str, str], Tuple["np.ndarray", "np.ndarray"]]
 
 
-def load_series(run_dir: Path, column: str = "value") -> Series:
-    """timeseries.parquet as {(entity, metric): (times, values)}; empty if the run wrote none."""
+def load_series(run_dir: Path, column: str = "value", metrics: Optional[Iterable[str]] = None) -> Series:
+    """timeseries.parquet as {(entity, metric): (times, values)} (numpy arrays), optionally only
+    some metrics; empty if the run wrote none. Grouped in numpy: a long run's series has millions
+    of rows, too many for Python objects."""
     p = Path(run_dir) / "timeseries.parquet"
     if not p.exists():
         return {}
-    t = pq.read_table(p, columns=["time_s", "entity", "metric", column]).to_pydict()
+    t = pq.read_table(p, columns=["time_s", "entity", "metric", column], read_dictionary=["entity", "metric"],
+                      filters=[("metric", "in", sorted(set(metrics)))] if metrics is not None else None)
+    if t.num_rows == 0:
+        return {}
+    ents, ei = _codes(t["entity"])
+    mets, mi = _codes(t["metric"])
+    key = ei * len(mets) + mi
+    order = np.argsort(key, kind="stable")  # rows are in time order; stable keeps it per series
+    key, times = key[order], t["time_s"].to_numpy()[order]
+    vals = t[column].to_numpy().astype(np.float64)[order]
+    cuts = np.flatnonzero(np.diff(key)) + 1
     out: Series = {}
-    for ts, ent, met, v in zip(t["time_s"], t["entity"], t["metric"], t[column]):
-        xs, ys = out.setdefault((ent, met), ([], []))
-        xs.append(ts)
-        ys.append(v)
+    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(key)]):
+        k = int(key[lo])
+        out[(ents[k // len(mets)], mets[k % len(mets)])] = (times[lo:hi], vals[lo:hi])
     return out
 
 
+def _codes(col: "pa.ChunkedArray") -> Tuple[List[str], "np.ndarray"]:
+    """A dictionary-encoded column as (its values, each row's code)."""
+    if not pa.types.is_dictionary(col.type):
+        col = pc.dictionary_encode(col)
+    col = col.unify_dictionaries()
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in col.chunks])
+    return col.chunk(0).dictionary.to_pylist(), codes
+
+
 def _interval(series: Series) -> Optional[float]:
-    times = sorted({t for xs, _ in series.values() for t in xs})
-    steps = [b - a for a, b in zip(times, times[1:]) if b > a]
+    steps = [float(np.diff(xs).min()) for xs, _ in series.values() if len(xs) > 1]
+    steps = [s for s in steps if s > 0]
     return min(steps) if steps else None
 
 
 def _busiest(series: Series, metric: str, prefix: str) -> List[Tuple[str, List[float], List[float]]]:
     """The MAX_LINES entities with the largest peak of `metric`, skipping all-zero ones."""
-    rows = [(e, xs, ys) for (e, m), (xs, ys) in series.items() if m == metric and e.startswith(prefix) and any(ys)]
-    rows.sort(key=lambda r: (-max(r[2]), r[0]))
+    rows = [(e, xs, ys) for (e, m), (xs, ys) in series.items() if m == metric and e.startswith(prefix) and np.any(ys)]
+    rows.sort(key=lambda r: (-float(np.max(r[2])), r[0]))
     return rows[:MAX_LINES]
 
 
@@ -71,7 +94,7 @@ def throughput_figure(series: Series):
     for (ent, met), (xs, ys) in series.items():
         if ent.startswith("class:") and met.endswith("_bytes"):
             d = per.setdefault(ent[6:], {})
-            for x, y in zip(xs, ys):
+            for x, y in zip(xs.tolist(), ys.tolist()):
                 d[x] = d.get(x, 0.0) + y
     if not per or not interval:
         return None
@@ -173,7 +196,8 @@ def flow_figure(series: Series, summary: dict):
                 continue
             key = f"class {cls.get(f, '?')} (mean)" if grouped else f[5:]
             d = lines.setdefault(key, {})
-            for x, y in zip(*series[(f, metric)]):
+            xs, ys = series[(f, metric)]
+            for x, y in zip(xs.tolist(), ys.tolist()):
                 d.setdefault(x, []).append(y)
         for key, d in sorted(lines.items()):
             xs = sorted(d)
@@ -225,13 +249,17 @@ def gc_figure(series: Series):
     return fig
 
 
+#: The sampled metrics the run figures draw (a run's other series are not loaded).
+RUN_METRICS = ("q_factor", "cwnd_pkts", "rate_gbps", "throughput_gbps", "queue_kib", "paused_frac", "gc_active_planes", "flash_queue")
+
+
 def run_figures(run_dir: Path) -> List[Tuple[str, object]]:
     """(file stem, figure) for every figure the run's outputs support."""
     run_dir = Path(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
-    series = load_series(run_dir)
+    series = load_series(run_dir, metrics=RUN_METRICS)
     makers: List[Tuple[str, Callable[[], object]]] = [
-        ("throughput", lambda: throughput_figure(load_series(run_dir, "sum"))),
+        ("throughput", lambda: throughput_figure(load_series(run_dir, "sum", metrics=("read_bytes", "write_bytes")))),
         ("latency-cdf", lambda: latency_cdf_figure(run_dir, summary.get("window"))),
         ("latency-percentiles", lambda: percentile_figure(summary)),
         ("latency-decomposition", lambda: decomposition_figure(summary)),

@@ -14,6 +14,7 @@ from statistics import mean
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import flow, scenario, star, within
 
 DESCRIPTION = "QTCP flows back off for an unmanaged DCTCP flow and recover their 1:2:3 (QTCP Fig 7, thesis Fig 4.17)"
@@ -77,4 +78,8 @@ def run_experiment(out_dir: Path) -> dict:
                         "class ratio 1 : 2 : 3 (± 20 %), the two high flows within 30 % of each other",
                         f"1 : {rs[0]} : {rs[1]}; high flows {s['during']['q9']:.2f} + {s['during']['q9b']:.2f} Gb/s",
                         oks and within(split, 1.0, 0.3)))
+    figures.lines(out_dir, "qtcp-fig7-thesis-fig4.17", {
+        "DCTCP flow from 1 s to 2 s (QTCP Fig 7)": figures.flow_series(out_dir / "dctcp-joins", window_s=0.02),
+        "second high flow from 1 s to 2 s (thesis Fig 4.17a)": figures.flow_series(out_dir / "second-high-flow", window_s=0.02)},
+        "time (s)", "throughput (Gb/s, 20 ms mean)")
     return write_claims(out_dir, "dctcp-friendliness", claims)

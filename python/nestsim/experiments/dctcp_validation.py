@@ -25,6 +25,7 @@ import numpy as np
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import flow, within
 
 DESCRIPTION = "DCTCP queue oscillation (amplitude, period, peak) vs the Alizadeh et al. analysis, N = 2, 10, 40"
@@ -106,4 +107,15 @@ def run_experiment(out_dir: Path) -> dict:
             f"Q_max ≈ {th['qmax_pkts']} pkts (± 25 %), ≥ 9.3 Gb/s",
             f"99th percentile {me['qmax_pkts']} pkts (mean {me['qmean_pkts']}), {me['total_gbps']:.2f} Gb/s",
             qmax_ok and me["total_gbps"] >= 9.3))
+    # The queue's sawtooth over 5 ms beside the analysis' Q_max = K + N and amplitude.
+    panels = {}
+    for n in (2, 10, 40):
+        xs, ys = figures.plots.load_series(out_dir / f"n{n}", metrics=["queue_kib"])[("port:sw0->r0", "queue_kib")]
+        keep = [(x, y * 1024 / MTU_WIRE) for x, y in zip(xs.tolist(), ys.tolist()) if 0.05 <= x < 0.055]
+        th = theory(n)
+        panels[f"N = {n}"] = {"queue (packets)": ([x * 1e3 for x, _ in keep], [y for _, y in keep]),
+                              "analysis Q_max": ([50, 55], [th["qmax_pkts"]] * 2),
+                              "analysis Q_max − A": ([50, 55], [th["qmax_pkts"] - th["amplitude_pkts"]] * 2)}
+    figures.lines(out_dir, "alizadeh-dctcp-queue", panels, "time (ms)", "bottleneck queue (packets)",
+                  title="DCTCP queue oscillation vs the steady-state analysis (Alizadeh et al.)")
     return write_claims(out_dir, "dctcp-validation", claims)

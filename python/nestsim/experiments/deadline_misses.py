@@ -19,6 +19,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import roce_switch, star
 
 DESCRIPTION = "Deadline misses of 3 latency classes: QTCP vs DCTCP vs D2TCP, QRDMA vs DCQCN (QTCP Fig 9, 11)"
@@ -121,4 +122,8 @@ def run_experiment(out_dir: Path) -> dict:
     bad = [k for k, v in res.items() if v["_conservation"] != "ok"]
     claims.append(Claim("conserved", "SPEC §4", "Every run conserves packets and requests", "conservation ok everywhere",
                         "ok" if not bad else f"violations in {bad}", not bad))
+    panels = {f"{mix} mix": {cc.upper(): {a: res[(mix, cc)][a] for a in TARGETS_US} for cc in ("dctcp", "d2tcp", "qtcp")} for mix in MIXES}
+    panels["stressed mix, RoCE"] = {cc.upper(): {a: res[("stressed", cc)][a] for a in TARGETS_US} for cc in ("dcqcn", "qrdma")}
+    figures.bars(out_dir, "qtcp-fig9-11", panels, "transfers missing their deadline (%)",
+                 title="Deadline misses per application (QTCP Fig 9, 11)")
     return write_claims(out_dir, "deadline-misses", claims)

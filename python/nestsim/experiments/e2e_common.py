@@ -114,30 +114,3 @@ def completion_latency_us(run_dir, start_s: float) -> Dict[str, float]:
             total[cls] = total.get(cls, 0.0) + s
             n[cls] = n.get(cls, 0.0) + c
     return {cls: total[cls] / n[cls] if n[cls] else float("inf") for cls in total}
-
-
-def bar_figure(path, panels: Dict[str, Dict[str, Dict[str, float]]], ylabel: str, log: bool = False) -> None:
-    """Grouped bars, one panel per entry of `panels` ({panel: {series: {category: value}}}),
-    written as PNG (named after the source figure it stands beside)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, (title, series) in zip(axes[0], panels.items()):
-        cats = list(next(iter(series.values())))
-        width = 0.8 / len(series)
-        for k, (name, vals) in enumerate(series.items()):
-            ax.bar([i + (k - (len(series) - 1) / 2) * width for i in range(len(cats))], [vals[c] for c in cats], width, label=name)
-        ax.set_xticks(range(len(cats)))
-        ax.set_xticklabels(cats)
-        ax.set_title(title, fontsize=10)
-        if log:
-            ax.set_yscale("log")
-    axes[0][0].set_ylabel(ylabel)
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)

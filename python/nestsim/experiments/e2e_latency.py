@@ -15,7 +15,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
-from . import e2e_common as E
+from . import e2e_common as E, figures
 
 DESCRIPTION = "QTCP orders E2E latency High < Medium < Low, DCTCP does not (thesis Fig 4.21, 5.8)"
 SOURCE = "thesis 4.5.3, Fig 4.21; 5.6.3, Fig 5.8"
@@ -68,7 +68,7 @@ def run_experiment(out_dir: Path) -> dict:
               q["high"]["completed_mean"] < q["medium"]["completed_mean"] < q["low"]["completed_mean"]
               and d["high"]["completed_mean"] >= d["medium"]["completed_mean"]),
     ]
-    E.bar_figure(out_dir / "thesis-fig4.21.png", {
+    figures.bars(out_dir, "thesis-fig4.21", {
         f"{cc.upper()} E2E latency": {k: {c: res[cc][c][k] / 1e3 for c in CLASSES} for k in ("p50", "p99")} for cc in ("qtcp", "dctcp")},
         "ms")
     st = q

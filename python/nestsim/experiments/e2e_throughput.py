@@ -15,7 +15,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
-from . import e2e_common as E
+from . import e2e_common as E, figures
 from .net_common import within
 
 DESCRIPTION = "QTCP splits E2E storage traffic 3:2:1, DCTCP equally; storage end and response side agree (thesis Fig 4.13–4.16)"
@@ -109,7 +109,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             f"storage end {_fmt(st)} (total {sum(st.values()):.1f} Gb/s); sender side {_fmt(s3['sender'])}",
             _ordered(st) and st["high"] >= 2 * st["low"]))
     # Figures beside the thesis': per mix, throughput per class at the three points, QTCP and DCTCP.
-    E.bar_figure(out_dir / "thesis-fig4.14-4.16.png", {
+    figures.bars(out_dir, "thesis-fig4.14-4.16", {
         f"{mix}-only {cc.upper()}" if mix != "mixed" else f"49/51 mix {cc.upper()}":
             {p: {c: res[(mix, cc)][p][c] for c in CLASSES} for p in ("sender", "storage", "response")}
         for mix in mixes for cc in ("qtcp", "dctcp")}, "Gb/s")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 
 DESCRIPTION = "engine + ideal device vs M/M/1, M/D/1, M/M/c (Erlang C) and Little's law"
 
@@ -77,5 +78,9 @@ def run_experiment(out_dir: Path) -> dict:
                         80000, d["iops"], _within(d["iops"], 80000, 0.01)))
     claims.append(Claim("little-latency", "Little's law", "… and R = N·S/c = 200 µs within 1%",
                         200.0, d["lat_us"]["mean"], _within(d["lat_us"]["mean"], 200.0, 0.01)))
+    lat = [c for c in claims if c.id != "little-throughput"]
+    figures.bars(out_dir, "queueing-theory", {"mean / p90 sojourn time": {
+        "theory": {c.id: c.expected for c in lat}, "NeSt": {c.id: c.measured for c in lat}}}, "µs",
+        title="The engine against queueing theory")
     return write_claims(out_dir, "engine-validation", claims)
 

@@ -115,12 +115,7 @@ def _gain(res: dict, key: Tuple[str, str, float]) -> Optional[float]:
 
 
 def _plot(out_dir: Path, res: dict, workloads: List[str]) -> None:
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
+    from ..plots import plt, save
     fig, axes = plt.subplots(3, 1, figsize=(max(6, 1.2 * len(workloads)), 10), sharex=True)
     width = 0.2
     panels = [("envm", "mean_us", "mean latency (µs)"), ("l2s2d", "mean_us", "mean latency (µs)"), ("envm", "hit_rate", "hit rate")]
@@ -136,8 +131,7 @@ def _plot(out_dir: Path, res: dict, workloads: List[str]) -> None:
     axes[2].set_xticks(range(len(workloads)))
     axes[2].set_xticklabels(workloads, rotation=30, ha="right")
     fig.tight_layout()
-    fig.savefig(out_dir / "fussycache.png", dpi=120)
-    plt.close(fig)
+    save(fig, out_dir, "thesis-fig2.2-2.4")
 
 
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:

@@ -20,6 +20,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 
 DESCRIPTION = "QoS-partitioned FussyCache (thesis 2.9 v2): a high class beside a scanning low class"
 SOURCE = "NeSt (thesis 2.9 proposes v2 but does not evaluate it)"
@@ -74,4 +75,8 @@ def run_experiment(out_dir: Path) -> dict:
               f"{ {k: v for k, v in q['state'].items() if k.endswith('_blocks')} }",
               q["low_us"] < 1.10 * min(res[a]["low_us"] for a in shared)),
     ]
+    figures.bars(out_dir, "nest-fussycache-qos", {
+        "hit rate": {"High": {a: res[a]["high_hit"] for a in ALGORITHMS}, "Low": {a: res[a]["low_hit"] for a in ALGORITHMS}},
+        "mean latency (µs)": {"High": {a: res[a]["high_us"] for a in ALGORITHMS}, "Low": {a: res[a]["low_us"] for a in ALGORITHMS}}},
+        "", title="A scanning Low class beside High: shared caches vs partitioned FussyCache (NeSt's own)")
     return write_claims(out_dir, "fussycache-qos", claims)

@@ -16,6 +16,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import star
 
 DESCRIPTION = "Local vs E2E latency over one switch at 100 Gb/s: SSD by queue depth, PM native vs remote, 4 KiB SCM (thesis 5.6.1)"
@@ -84,4 +85,8 @@ def run_experiment(out_dir: Path) -> dict:
         Claim("conservation", "SPEC §5", "Every run conserves requests and bytes", "ok",
               f"{sum(r['ok'] for r in runs)} of {len(runs)} runs ok", all(r["ok"] for r in runs)),
     ]
+    figures.lines(out_dir, "thesis-fig5.4", {"970 EVO Plus-like SSD, 4 KiB 70 % reads": {
+        "local": (QDS, [local[qd]["mean"] for qd in QDS]), "end to end (NeSt)": (QDS, [e2e[qd]["mean"] for qd in QDS]),
+        "thesis: local 40–90": ([QDS[0], QDS[-1]], [40, 90]), "thesis: E2E 120–190": ([QDS[0], QDS[-1]], [120, 190])}},
+        "queue depth", "mean latency (µs)", logx=True, markers=True, title="Validation against the real system (thesis Fig 5.4)")
     return write_claims(out_dir, "nest-validation", claims)

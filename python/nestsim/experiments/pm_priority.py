@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
-from . import e2e_common as E
+from . import e2e_common as E, figures
 
 DESCRIPTION = "PM over QRDMA beside storage: 3–4 µs with in-network priority vs > 20 µs without (thesis Fig 4.24–4.27)"
 SOURCE = "thesis 4.5.4, Fig 4.24–4.27"
@@ -81,7 +81,7 @@ def run_experiment(out_dir: Path) -> dict:
     on = {m: r[(m, "on")]["pm"] for m in ("write", "read")}
     off = {m: r[(m, "off")]["pm"] for m in ("write", "read")}
     pct = ("p50", "p90", "p99")
-    E.bar_figure(out_dir / "thesis-fig4.24.png", {
+    figures.bars(out_dir, "thesis-fig4.24", {
         f"PM latency, {m}-only storage": {
             "with priority": {k: on[m][k] for k in pct},
             "without": {k: (off[m][k] if off[m]["ios"] else off[m]["completed_mean"]) for k in pct}} for m in on}, "µs", log=True)

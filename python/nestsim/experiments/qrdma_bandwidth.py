@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..claims import Claim, write_claims
+from . import figures
 from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows, scenario, within
 
 DESCRIPTION = "QRDMA carries ≈1:2:3 where DCQCN shares equally; incast degrees (QTCP Fig 10, 12)"
@@ -65,4 +66,8 @@ def run_experiment(out_dir: Path) -> dict:
                         ", ".join(f"N={n}: {totals[(n, cc)][1]} drops / {totals[(n, cc)][2]} PAUSEs ({cc})"
                                   for n in (3, 6, 12) for cc in ("qrdma", "dcqcn")),
                         all(v[1] == 0 for v in totals.values())))
+    figures.lines(out_dir, "qtcp-fig10", {cc.upper(): figures.flow_series(out_dir / cc, window_s=0.02) for cc in ("qrdma", "dcqcn")},
+                  "time (s)", "throughput (Gb/s, 20 ms mean)", title="3/6/9 Gb/s offered over 10 Gb/s, RoCE (QTCP Fig 10)")
+    figures.bars(out_dir, "qtcp-fig12", {"incast: total throughput": {cc.upper(): {f"N={n}": totals[(n, cc)][0] for n in (3, 6, 12)}
+                                                                       for cc in ("qrdma", "dcqcn")}}, "Gb/s")
     return write_claims(out_dir, "qrdma-bandwidth", claims)

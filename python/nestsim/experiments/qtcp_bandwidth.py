@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..claims import Claim, write_claims
+from . import figures
 from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
 
 DESCRIPTION = "QTCP carries 1:2:3 where DCTCP shares equally: 3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)"
@@ -53,4 +54,6 @@ def run_experiment(out_dir: Path) -> dict:
               f"{res['qtcp']['conservation']} / {res['dctcp']['conservation']}",
               all(r["packets"]["dropped"] == 0 and r["conservation"] == "ok" for r in res.values())),
     ]
+    figures.lines(out_dir, "qtcp-fig5", {cc.upper(): figures.flow_series(out_dir / cc, window_s=0.02) for cc in ("qtcp", "dctcp")},
+                  "time (s)", "throughput (Gb/s, 20 ms mean)", title="3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)")
     return write_claims(out_dir, "qtcp-bandwidth", claims)

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import flow, scenario, star
 
 DESCRIPTION = "QTCP's Q → 1 and per-class targets after late joins, vs DCTCP convergence (QTCP Fig 2–3, thesis Fig 4.11–4.12)"
@@ -116,4 +117,10 @@ def run_experiment(out_dir: Path) -> dict:
                         why=None if faster else "faster after the second flow joins, not after the third: DCTCP's equal "
                         "shares are its natural fixed point, while QTCP must first learn its measured throughput (EWMA) "
                         "before Q steers the cuts"))
+    w = SMOOTH * STEP
+    figures.lines(out_dir, "qtcp-fig3-thesis-fig4.12", {f"{cc.upper()}: flows join at {', '.join(f'{t * 1e3:g}' for t in JOINS.values())} ms":
+                                                        figures.flow_series(out_dir / cc, window_s=w) for cc in ("qtcp", "dctcp")},
+                  "time (s)", f"throughput (Gb/s, {w * 1e3:g} ms mean)", title="Late joiners: QTCP vs DCTCP (QTCP Fig 3, thesis Fig 4.12)")
+    figures.lines(out_dir, "qtcp-fig2", {"QTCP": figures.flow_series(out_dir / "qtcp", "q_factor")}, "time (s)", "Q factor",
+                  logy=True, title="Quality factor → 1 (QTCP Fig 2)")
     return write_claims(out_dir, "qtcp-convergence", claims)

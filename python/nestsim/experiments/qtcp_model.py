@@ -20,6 +20,7 @@ from statistics import mean
 from .. import _native
 from ..claims import Claim, write_claims
 from ..runner import write_json
+from . import figures
 from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
 
 DESCRIPTION = "QTCP analytic model vs simulation: per-class throughput at 10 and 100 Gb/s, Q convergence (QTCP Fig 1–2)"
@@ -54,11 +55,14 @@ def case(out_dir: Path, tag: str, rate: str, rate_bps: float, offered: list, dur
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
+    compared = {}
     for tag, rate, rate_bps, offered, dur, warm, slots in (
         ("10g", "10Gbps", 10e9, [3e9, 6e9, 9e9], "1500ms", "500ms", 4000),
         ("100g", "100Gbps", 100e9, [30e9, 60e9, 90e9], "150ms", "50ms", 40000),
     ):
         sim, mod, _ = case(out_dir, tag, rate, rate_bps, offered, dur, warm, slots)
+        compared[f"{rate}, offered {'/'.join(f'{o / 1e9:g}' for o in offered)} Gb/s"] = {
+            "model": dict(zip(("low", "medium", "high"), mod)), "simulation": dict(zip(("low", "medium", "high"), sim))}
         claims.append(Claim(
             f"model-vs-sim-{tag}", SOURCE,
             f"The model's per-class throughput matches the simulation ({rate}, offered {'/'.join(f'{o / 1e9:g}' for o in offered)} Gb/s)",
@@ -84,4 +88,9 @@ def run_experiment(out_dir: Path) -> dict:
         why=None if first is not None and first <= 150 else
         "eq. 12 grows a window by one packet per slot only while α ≤ ε; with γ = 0.02 each marking episode keeps α above "
         "ε for hundreds of slots, so the high class climbs to its target slowly (see model.json of the 10g case)"))
+    figures.bars(out_dir, "qtcp-fig1-thesis-fig4.10", compared, "throughput (Gb/s)", title="QTCP model vs simulation (QTCP Fig 1, thesis Fig 4.10)")
+    shown = tr["quality"][:600]
+    figures.lines(out_dir, "qtcp-fig2", {"model, RTT 248 µs, γ = 0.02": {
+        c: (list(range(len(shown))), [qs[i] for qs in shown]) for i, c in enumerate(("low", "medium", "high"))}},
+        "RTT slot", "Q factor", title="Quality factor in the discrete-time model (QTCP Fig 2)")
     return write_claims(out_dir, "qtcp-model", claims)

@@ -32,6 +32,7 @@ from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 
 DESCRIPTION = "NVMe WRR and device-level WRR: 3 classes on one SSD, scenarios 1–3 (thesis Fig 4.9)"
 
@@ -135,6 +136,7 @@ def run_experiment(out_dir: Path) -> dict:
     claims += _vdi_claims("vdi", vdi, "VDI-like synthetic mix")
 
     tpcc = _means(out_dir, "tpcc", TPCC, SEEDS)
+    panels = {"VDI-like mix": vdi, "TPC-C-like mix": tpcc}
     s2, s3 = tpcc["S2"], tpcc["S3"]
     claims.append(Claim("tpcc-s2-suffices", SOURCE, "TPC-C-like mix (light High and Medium, intense Low), Scenario 2: NVMe WRR alone "
                         "already differentiates (High ≤ Medium within 5%, both far below Low)", "High ≤ 1.05·Medium, Medium < Low",
@@ -151,4 +153,8 @@ def run_experiment(out_dir: Path) -> dict:
     else:
         m = _means(out_dir, "systor", wl, [1], duration="80ms")
         claims += _vdi_claims("systor", m, "real SYSTOR'17 samples")
+        panels["SYSTOR'17 samples"] = m
+    names = {"S1": "S1: no QoS", "S2": "S2: NVMe WRR", "S3": "S3: + device WRR"}
+    figures.bars(out_dir, "thesis-fig4.9", {p: {names[s]: m[s] for s in names} for p, m in panels.items()}, "mean latency (µs)",
+                 title="Storage-end QoS: mean latency per class (thesis Fig 4.9)")
     return write_claims(out_dir, "storage-qos", claims)

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from . import e2e_common as E
 
 DESCRIPTION = "Tencent CBS volumes replayed as Urgent/High/Medium/Low from four hosts across the fat-tree (thesis 5.6.4)"
@@ -76,4 +77,7 @@ def run_experiment(out_dir: Path) -> dict:
               "Urgent p99 with QoS < without", f"with {on['urgent']['p99']:.0f} µs, without {off['urgent']['p99']:.0f} µs "
               f"(without QoS: mean {_fmt(off, 'mean')})", on["urgent"]["p99"] < off["urgent"]["p99"]),
     ]
+    figures.bars(out_dir, "thesis-fig5.9-5.10", {k: {"classes honoured": {c: on[c][k] for c in CLASSES}, "classes ignored": {c: off[c][k] for c in CLASSES}}
+                                                 for k in ("mean", "p99")}, "latency (µs)", log=True,
+                 title="Tencent CBS volumes as Urgent/High/Medium/Low, end to end (thesis Fig 5.9–5.10)")
     return write_claims(out_dir, "trace-e2e", claims)

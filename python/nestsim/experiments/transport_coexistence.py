@@ -17,6 +17,7 @@ from statistics import mean
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from .net_common import flow, roce_switch, star, within
 
 DESCRIPTION = "DCTCP vs DCQCN, QTCP vs DCQCN, and 1:1.5:2:3 QTCP/QRDMA beside the other family (thesis Fig 4.22b–c, 4.23)"
@@ -96,4 +97,7 @@ def run_experiment(out_dir: Path) -> dict:
                                  "every QRDMA class is far below its target (Q > 1), and QRDMA only scales the cuts of flows "
                                  "above target, so the four flows behave as plain DCQCN against DCTCP (Fig 4.22b) and are "
                                  "squeezed equally; the thesis's on-target result is not reproduced")))
+    figures.lines(out_dir, "thesis-fig4.22-4.23", {tag: figures.flow_series(out_dir / tag, window_s=0.002) for tag in
+                                                    ("b-dctcp-dcqcn", "c-qtcp-dcqcn", "fig4.23b-qtcp-with-dcqcn", "fig4.23c-qrdma-with-dctcp")},
+                  "time (s)", "throughput (Gb/s, 2 ms mean)", title="Transports sharing 100 Gb/s (thesis Fig 4.22b–c, 4.23b–c)")
     return write_claims(out_dir, "transport-coexistence", claims)

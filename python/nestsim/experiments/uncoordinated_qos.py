@@ -15,6 +15,7 @@ from typing import Dict, List
 
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
+from . import figures
 from . import e2e_common as E
 from .e2e_latency import apps
 
@@ -66,4 +67,10 @@ def run_experiment(out_dir: Path) -> dict:
         Claim("conservation", "SPEC §5", "Both runs conserve requests and bytes and drop no packet", "ok",
               f"coordinated {co['_ok']}, uncoordinated {un['_ok']}", co["_ok"] and un["_ok"]),
     ]
+    apps = list(APPS.values())
+    figures.bars(out_dir, "thesis-fig4.20", {
+        "throughput (Gb/s)": {"coordinated": {a: co[a]["gbps"] for a in apps}, "uncoordinated": {a: un[a]["gbps"] for a in apps}},
+        "mean latency of completed requests (ms)": {"coordinated": {a: co[a]["lat_ms"] for a in apps},
+                                                    "uncoordinated": {a: un[a]["lat_ms"] for a in apps}}},
+        "", title="Storage inverting the network's classes (thesis Fig 4.20)")
     return write_claims(out_dir, "uncoordinated-qos", claims)

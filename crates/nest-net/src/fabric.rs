@@ -181,6 +181,12 @@ pub struct Fabric {
     /// RED decisions at host NICs (with `nic_ecn`).
     nic_rng: RngStream,
     pub totals: FabricTotals,
+    /// Host index of each port's node (`u32::MAX` for switch ports).
+    port_host: Vec<u32>,
+    /// Hosts whose senders wait for NIC room (TCP Small Queues): the next packet their NIC
+    /// starts sending moves them to `nic_drained`, which the transports drain after each event.
+    nic_watched: Vec<bool>,
+    nic_drained: Vec<u32>,
 }
 
 impl Fabric {
@@ -221,7 +227,15 @@ impl Fabric {
             }
         }
         let nic_rng = RngStream::derive(seed, "nic", 0, "red");
-        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default() })
+        let mut port_host = vec![u32::MAX; topo.ports.len()];
+        for (h, &node) in topo.hosts.iter().enumerate() {
+            for &p in &topo.nodes[node as usize].ports {
+                port_host[p as usize] = h as u32;
+            }
+        }
+        let nic_watched = vec![false; topo.hosts.len()];
+        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
+                    port_host, nic_watched, nic_drained: Vec::new() })
     }
 
     /// Queue a packet takes at a switch or NIC.
@@ -433,6 +447,12 @@ impl Fabric {
         rt.stats.tx_pkts += 1;
         rt.stats.tx_bytes += wire;
         q.at(rt.busy_until + rt.delay, NetEvent::Arrive { port, pkt });
+        let h = self.port_host[port as usize];
+        if h != u32::MAX && self.nic_watched[h as usize] {
+            self.nic_watched[h as usize] = false;
+            self.nic_drained.push(h);
+        }
+        let rt = &mut self.ports[port as usize];
         // At most one TxDone per port is outstanding: an arrival in the same picosecond as a
         // pending TxDone may start the packet first, and the pending event then re-arms.
         if rt.queued_pkts() > 0 && !rt.txdone_pending {
@@ -488,6 +508,18 @@ impl Fabric {
         let q = self.data_queue(prio) as usize;
         let node = self.topo.hosts[host as usize];
         self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].qbytes[..=q].iter().sum::<u64>()).sum()
+    }
+
+    /// Asks to hear (through `take_nic_drained`) when `host`'s NIC next starts a packet.
+    #[inline]
+    pub fn watch_nic(&mut self, host: u32) {
+        self.nic_watched[host as usize] = true;
+    }
+
+    /// A watched host whose NIC has started a packet since it was watched (each once per watch).
+    #[inline]
+    pub fn take_nic_drained(&mut self) -> Option<u32> {
+        self.nic_drained.pop()
     }
 
     pub fn switch_buffer_used(&self, node: u32) -> u64 {

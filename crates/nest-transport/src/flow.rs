@@ -48,6 +48,8 @@ pub struct Sender {
     pub cnp_in_period: bool,
     pub timer_gen: u32,
     pub pace_pending: bool,
+    /// Waiting in its host's NIC wait list for room (TCP Small Queues; a QP's NIC backlog).
+    pub nic_wait: bool,
     pub cnps: u64,
     /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
     /// flow grows its window).
@@ -94,6 +96,7 @@ impl Sender {
             cnp_in_period: false,
             timer_gen: 0,
             pace_pending: false,
+            nic_wait: false,
             cnps: 0,
             cwnd_limited: false,
             alpha_parked: None,

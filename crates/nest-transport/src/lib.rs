@@ -18,6 +18,8 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 
+use std::collections::VecDeque;
+
 use flow::{Flow, FlowStats, Receiver, Sender};
 use nest_core::SimTime;
 use nest_net::packet::{flag, Packet, PacketKind};
@@ -87,6 +89,9 @@ pub struct Transports {
     pub delivered: Vec<u32>,
     /// Per topology host: whether any window-based flow sends from it (set by `start`).
     host_has_window_flows: Vec<bool>,
+    /// Per topology host: flows waiting for room in its NIC queue, woken in turn as the NIC
+    /// starts packets (Linux wakes TSQ-throttled sockets on TX completion the same way).
+    nic_waiters: Vec<VecDeque<u32>>,
 }
 
 impl Transports {
@@ -105,7 +110,7 @@ impl Transports {
             flows.push(Flow { spec, s, r: Receiver::default(), stats: FlowStats::default(), total });
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, delivered: Vec::new(), host_has_window_flows: Vec::new() })
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, delivered: Vec::new(), host_has_window_flows: Vec::new(), nic_waiters: Vec::new() })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -117,6 +122,7 @@ impl Transports {
     /// Schedules every flow's start; a rate-based flow's line rate is its host's link rate.
     pub fn start(&mut self, fabric: &Fabric, q: &mut impl Scheduler) {
         self.host_has_window_flows = vec![false; fabric.topo.hosts.len()];
+        self.nic_waiters = vec![VecDeque::new(); fabric.topo.hosts.len()];
         for f in &self.flows {
             if !f.spec.cc.is_rate_based() {
                 self.host_has_window_flows[f.spec.src as usize] = true;
@@ -243,6 +249,29 @@ impl Transports {
             fabric.release(p);
             self.on_packet(now, &pkt, fabric, q);
         }
+        while let Some(h) = fabric.take_nic_drained() {
+            self.wake_nic_waiters(now, h, fabric, q);
+        }
+    }
+
+    /// `host`'s NIC started a packet: waiting flows try again in turn until one finds the
+    /// queue full again (it goes back to the end of the list) or none is left.
+    fn wake_nic_waiters(&mut self, now: SimTime, host: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        for _ in 0..self.nic_waiters[host as usize].len() {
+            let Some(f) = self.nic_waiters[host as usize].pop_front() else { break };
+            self.flows[f as usize].s.nic_wait = false;
+            self.try_send(now, f, fabric, q);
+            if self.flows[f as usize].s.nic_wait {
+                break;
+            }
+        }
+    }
+
+    /// Parks flow `f` until its NIC starts another packet.
+    fn wait_for_nic(fl: &mut Flow, f: u32, waiters: &mut [VecDeque<u32>], fabric: &mut Fabric) {
+        fl.s.nic_wait = true;
+        waiters[fl.spec.src as usize].push_back(f);
+        fabric.watch_nic(fl.spec.src);
     }
 
     /// A packet reached its destination host: data goes to the flow's receiver, ACKs to its
@@ -521,7 +550,7 @@ impl Transports {
         let mss = t.mss as u64;
         let avail = fl.available(now);
         let was_idle = fl.s.snd_nxt == fl.s.snd_una;
-        if fl.s.pace_pending {
+        if fl.s.nic_wait {
             return; // waiting for the NIC queue to drain (TCP Small Queues)
         }
         fl.s.cwnd_limited = false;
@@ -541,12 +570,9 @@ impl Transports {
                 break;
             }
             if !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {
-                // The NIC is the bottleneck: try again after one line-rate packet time. Not
+                // The NIC is the bottleneck: wait until it starts another packet. Not
                 // window-limited, so the window does not grow meanwhile (RFC 7661).
-                fl.s.pace_pending = true;
-                let wire = (mss as u32 + t.header + t.framing) as f64;
-                let gap = SimTime::from_secs_f64(wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
-                q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
+                Self::wait_for_nic(fl, f, &mut self.nic_waiters, fabric);
                 break;
             }
             send_segment(fl, f, now, len, last, t, fabric, q);
@@ -559,7 +585,7 @@ impl Transports {
         let t = &self.tcp;
         let p = &self.dcqcn;
         let fl = &mut self.flows[f as usize];
-        if fl.s.pace_pending {
+        if fl.s.pace_pending || fl.s.nic_wait {
             return;
         }
         let mss = t.mss as u64;
@@ -575,9 +601,7 @@ impl Transports {
         // With `nic_ecn` the NIC queue is a marking queue like a switch port: the QP paces at
         // RC and the queue's marks (CNPs) slow it, as for TCP.
         if fl.s.snd_nxt < avail && !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) as f64 > limit {
-            fl.s.pace_pending = true;
-            let gap = SimTime::from_secs_f64(full_wire * 8.0 / fl.s.line_rate.max(1.0)).unwrap_or(SimTime(1));
-            q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
+            Self::wait_for_nic(fl, f, &mut self.nic_waiters, fabric);
             return;
         }
         if fl.s.snd_nxt < avail {

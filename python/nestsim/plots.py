@@ -214,24 +214,23 @@ def flow_figure(series: Series, summary: dict):
     return fig
 
 
-def port_queue_figure(series: Series):
-    rows = _busiest(series, "queue_kib", "port:")
+def _port_figure(series: Series, metric: str, **labels):
+    """The busiest ports' `metric` over time, or None when every port's is zero."""
+    rows = _busiest(series, metric, "port:")
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(7, 3.2))
     _lines(ax, rows, "port:")
-    ax.set(xlabel="time (s)", ylabel="egress queue (KiB)", title="Switch queue length (busiest ports)")
+    ax.set(xlabel="time (s)", **labels)
     return fig
+
+
+def port_queue_figure(series: Series):
+    return _port_figure(series, "queue_kib", ylabel="egress queue (KiB)", title="Switch queue length (busiest ports)")
 
 
 def pfc_figure(series: Series):
-    rows = _busiest(series, "paused_frac", "port:")
-    if not rows:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    _lines(ax, rows, "port:")
-    ax.set(xlabel="time (s)", ylabel="share of interval paused", title="PFC: time ports spent paused", ylim=(0, 1.02))
-    return fig
+    return _port_figure(series, "paused_frac", ylabel="share of interval paused", title="PFC: time ports spent paused", ylim=(0, 1.02))
 
 
 def gc_figure(series: Series):

@@ -3,6 +3,7 @@
 //! and clean slots run short. Read caching keeps pages read from flash (clean, LRU).
 //! Slots are found through an LPA-indexed table (zero-initialised; no hashing).
 
+use crate::sparse::SparseTable;
 use crate::geometry::NONE;
 use crate::lru::LruList;
 
@@ -22,8 +23,8 @@ pub struct DataCache {
     lpa: Vec<u32>,
     pub state: Vec<Slot>,
     pub class: Vec<u8>,
-    /// LPA → slot + 1.
-    index: Vec<u32>,
+    /// LPA → slot + 1 (sparse: a random workload would otherwise fault in the whole table).
+    index: SparseTable,
     free: Vec<u32>,
     clean: LruList,
     dirty: LruList,
@@ -44,7 +45,7 @@ impl DataCache {
             lpa: vec![NONE; n],
             state: vec![Slot::Free; n],
             class: vec![0; n],
-            index: vec![0; logical_pages as usize],
+            index: SparseTable::new(logical_pages as usize),
             free: (0..slots).rev().collect(),
             clean: LruList::new(n),
             dirty: LruList::new(n),
@@ -59,7 +60,7 @@ impl DataCache {
 
     #[inline]
     pub fn slot_of(&self, lpa: u32) -> Option<u32> {
-        match self.index[lpa as usize] {
+        match self.index.get(lpa as usize) {
             0 => None,
             s => Some(s - 1),
         }
@@ -80,7 +81,7 @@ impl DataCache {
             return Some(s);
         }
         let s = self.clean.pop_lru()?;
-        self.index[self.lpa[s as usize] as usize] = 0;
+        self.index.set(self.lpa[s as usize] as usize, 0);
         Some(s)
     }
 
@@ -102,7 +103,7 @@ impl DataCache {
         self.write_misses += 1;
         let s = self.take_slot().expect("admission checked room");
         self.lpa[s as usize] = lpa;
-        self.index[lpa as usize] = s + 1;
+        self.index.set(lpa as usize, s + 1);
         self.class[s as usize] = class;
         self.state[s as usize] = Slot::Dirty;
         self.dirty.touch(s);
@@ -133,7 +134,7 @@ impl DataCache {
         }
         if let Some(s) = self.take_slot() {
             self.lpa[s as usize] = lpa;
-            self.index[lpa as usize] = s + 1;
+            self.index.set(lpa as usize, s + 1);
             self.state[s as usize] = Slot::Clean;
             self.clean.touch(s);
         }

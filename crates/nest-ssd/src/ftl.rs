@@ -5,6 +5,7 @@
 //!
 //! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
 
+use crate::sparse::SparseTable;
 use crate::geometry::Layout;
 use crate::params::{FtlParams, VictimPolicy};
 use nest_core::rng::RngStream;
@@ -57,8 +58,8 @@ pub struct FtlCounters {
 
 pub struct Ftl {
     pub layout: Layout,
-    /// LPA → PPA + 1 (0 = never written). Zero-initialised so untouched pages cost no memory.
-    map: Vec<u32>,
+    /// LPA → PPA + 1 (0 = never written); chunks exist only where something was written.
+    map: SparseTable,
     /// PPA → LPA + 1.
     rmap: Vec<u32>,
     pub blocks: Vec<Block>,
@@ -87,7 +88,7 @@ impl Ftl {
         let planes_v = (0..planes as u32).map(|p| PlaneBlocks { free: (p * bpp..(p + 1) * bpp).collect(), ..Default::default() }).collect();
         Ftl {
             layout,
-            map: vec![0; logical_pages as usize],
+            map: SparseTable::new(logical_pages as usize),
             rmap: vec![0; npages],
             blocks,
             planes: planes_v,
@@ -108,7 +109,7 @@ impl Ftl {
 
     #[inline]
     pub fn lookup(&self, lpa: u32) -> Option<u32> {
-        match self.map[lpa as usize] {
+        match self.map.get(lpa as usize) {
             0 => None,
             p => Some(p - 1),
         }
@@ -118,7 +119,7 @@ impl Ftl {
     pub fn is_valid(&self, ppa: u32) -> bool {
         match self.rmap[ppa as usize] {
             0 => false,
-            l => self.map[(l - 1) as usize] == ppa + 1,
+            l => self.map.get((l - 1) as usize) == ppa + 1,
         }
     }
 
@@ -213,7 +214,7 @@ impl Ftl {
         if let Some(old) = self.lookup(lpa) {
             self.invalidate(old);
         }
-        self.map[lpa as usize] = ppa + 1;
+        self.map.set(lpa as usize, ppa + 1);
         self.rmap[ppa as usize] = lpa + 1;
         self.blocks[self.layout.block_of_ppa(ppa) as usize].valid += 1;
         self.counters.user_programs += 1;
@@ -225,11 +226,11 @@ impl Ftl {
     pub fn program_move(&mut self, lpa: u32, old: u32, new: u32) -> bool {
         self.rmap[new as usize] = lpa + 1;
         self.counters.gc_programs += 1;
-        if self.map[lpa as usize] != old + 1 {
+        if self.map.get(lpa as usize) != old + 1 {
             return false;
         }
         self.invalidate(old);
-        self.map[lpa as usize] = new + 1;
+        self.map.set(lpa as usize, new + 1);
         self.blocks[self.layout.block_of_ppa(new) as usize].valid += 1;
         true
     }
@@ -367,10 +368,7 @@ impl Ftl {
     pub fn check(&self) -> Result<(), String> {
         let ppb = self.layout.pages_per_block;
         let mut counted = vec![0u32; self.blocks.len()];
-        for (lpa, &p) in self.map.iter().enumerate() {
-            if p == 0 {
-                continue;
-            }
+        for (lpa, p) in self.map.nonzero() {
             let ppa = p - 1;
             if self.rmap[ppa as usize] != lpa as u32 + 1 {
                 return Err(format!("lpa {lpa} maps to ppa {ppa} whose reverse entry is {}", self.rmap[ppa as usize] as i64 - 1));

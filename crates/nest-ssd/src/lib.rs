@@ -15,6 +15,7 @@ pub mod geometry;
 pub mod lru;
 pub mod params;
 pub mod presets;
+pub mod sparse;
 pub mod ssd;
 
 pub use params::SsdParams;

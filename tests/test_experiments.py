@@ -110,34 +110,23 @@ def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
 
 def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
     out = tmp_path / "qm"
-    cli("experiment", "qtcp-model", "-o", out, check=0)
-    by_id = _claims(out)
-    assert by_id["model-vs-sim-10g"]["holds"] is True, by_id["model-vs-sim-10g"]
+    _run_claims(cli, out, "qtcp-model", ("model-vs-sim-10g",))
     model = json.loads((out / "10g" / "model.json").read_text())
     assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3
-    _figures_and_report(cli, out, "qtcp-model")
 
 
 def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
-    out = tmp_path / "dv"
-    cli("experiment", "dctcp-validation", "-o", out, check=0)
-    by_id = _claims(out)
-    assert by_id["n2-oscillation"]["holds"] is True, by_id["n2-oscillation"]
-    for n in (2, 10, 40):
-        assert by_id[f"n{n}-peak-and-throughput"]["holds"] is True, by_id[f"n{n}-peak-and-throughput"]
-    _figures_and_report(cli, out, "dctcp-validation")
+    _run_claims(cli, tmp_path / "dv", "dctcp-validation",
+                ("n2-oscillation",) + tuple(f"n{n}-peak-and-throughput" for n in (2, 10, 40)))
 
 
 def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     out = tmp_path / "rf"
-    cli("experiment", "rtt-fairness", "-o", out, check=0)
-    by_id = _claims(out)
-    assert by_id["dctcp-biased"]["holds"] is True, by_id["dctcp-biased"]
+    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased",))
     # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     assert qtcp > 2 * dctcp, (qtcp, dctcp)
-    _figures_and_report(cli, out, "rtt-fairness")
 
 
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
@@ -186,8 +175,7 @@ def test_transport_coexistence(cli, tmp_path):
 
 def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
     out = tmp_path / "qc"
-    cli("experiment", "qtcp-convergence", "-o", out, check=0)
-    by_id = _claims(out)
+    by_id = _run_claims(cli, out, "qtcp-convergence", (), ("qtcp-converges", "qtcp-faster-than-dctcp"))
     assert set(by_id) == {"qtcp-converges", "qtcp-faster-than-dctcp"}
     f = json.loads((out / "qtcp" / "summary.json").read_text())["network"]["flows"]
     assert f["f1"]["throughput_gbps"] > 0 and f["f3"]["q_end"] > 0
@@ -198,7 +186,6 @@ def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
                 if e == f"flow:{n}" and m == "throughput_gbps" and ts >= 0.16] for n in ("f1", "f2", "f3")}
     means = [sum(v) / len(v) for v in tail.values()]
     assert means[0] < means[1] < means[2], means
-    _figures_and_report(cli, out, "qtcp-convergence")
 
 
 def test_fussycache_quick_measures_its_claims(cli, tmp_path):

@@ -254,6 +254,19 @@ impl Fabric {
         if prio == PRIO_URGENT && !self.params.urgent_priority { PRIO_NORMAL } else { prio }
     }
 
+    /// Puts packet `id` (`wire` bytes) at the tail of `port`'s queue `prio`, keeping the port's
+    /// byte count and its high-water mark.
+    #[inline]
+    fn enqueue(&mut self, port: u32, prio: Prio, id: u32, wire: u64) {
+        let rt = &mut self.ports[port as usize];
+        rt.queues[prio as usize].push_back(id);
+        rt.qbytes[prio as usize] += wire;
+        let qb = rt.queued_bytes();
+        if qb > rt.stats.max_queue_bytes {
+            rt.stats.max_queue_bytes = qb;
+        }
+    }
+
     /// A host hands a packet to its NIC (the NIC queue is host memory: never full).
     pub fn send(&mut self, now: SimTime, mut p: Packet, q: &mut impl NetScheduler) {
         self.totals.injected += 1;
@@ -267,13 +280,7 @@ impl Fabric {
         }
         let wire = p.wire as u64;
         let id = self.pool.alloc(p);
-        let rt = &mut self.ports[port as usize];
-        rt.queues[prio as usize].push_back(id);
-        rt.qbytes[prio as usize] += wire;
-        let qb = rt.queued_bytes();
-        if qb > rt.stats.max_queue_bytes {
-            rt.stats.max_queue_bytes = qb;
-        }
+        self.enqueue(port, prio, id, wire);
         self.try_start(now, port, q);
     }
 
@@ -363,13 +370,7 @@ impl Fabric {
             let p = self.pool.get_mut(pkt);
             p.ingress = in_port;
         }
-        let rt = &mut self.ports[out as usize];
-        rt.queues[prio as usize].push_back(pkt);
-        rt.qbytes[prio as usize] += wire;
-        let qb = rt.queued_bytes();
-        if qb > rt.stats.max_queue_bytes {
-            rt.stats.max_queue_bytes = qb;
-        }
+        self.enqueue(out, prio, pkt, wire);
         // PFC: account the bytes to the ingress port; PAUSE the upstream sender past XOFF.
         if let Some(pfc) = self.params.pfc {
             let inrt = &mut self.ports[in_port as usize];

@@ -24,11 +24,17 @@ def test_fixture_setup_maps_every_parameter(cli, tmp_path):
     assert dev["ftl"]["allocation"] == "PDWC" and dev["ftl"]["gc_policy"] == "greedy" and dev["ftl"]["copyback"] is True
     assert dev["ftl"]["gc_preemptible"] is True and dev["ftl"]["cmt"] == "262144B"
     assert dev["scheduler"]["device_qos"] is True
+    assert {k: v for k, v in dev["scheduler"].items() if k.startswith("suspend")} == {
+        "suspend": "program_erase", "suspend_erase_latency": "30000ns", "suspend_program_latency": "8000ns",
+        "suspend_erase_min_remaining_read": "500000ns", "suspend_erase_min_remaining_write": "900000ns",
+        "suspend_program_min_remaining": "200000ns"}
+    assert "CMD_Suspension_Support: MQSim never triggers suspension" in p.stderr
     assert dev["host_interface"]["queue_depth"] == 64
     assert dev["precondition"]["occupancy"] == 0.6
     assert s1["seed"] == 7
     ssd = s1["devices"]["ssd"]["ssd"]
     assert ssd["device_qos"] is True and ssd["geometry"]["page_size"] == 4096
+    assert ssd["suspension"] == "program_erase"
     # Flows: QUEUE_DEPTH → closed loop, BANDWIDTH → Poisson; disjoint halves of the space.
     w0, w1 = s1["config"]["workload"]
     assert w0["arrival"] == {"kind": "burst", "outstanding": 8} and w0["class"] == "high"
@@ -58,8 +64,9 @@ def test_stock_mqsim_files_run(cli, tmp_path):
     # Scenario 2 has an URGENT and a HIGH flow.
     s2 = json.loads((out / "scenario2" / "summary.json").read_text())
     assert set(s2["classes"]) == {"urgent", "high"}
-    # Unmodelled elements are named with their line.
-    assert "ssdconfig.xml:41: Preferred_suspend_erase_time_for_read" in p.stderr
+    # Elements where NeSt differs from MQSim, or that it does not model, are named with their line.
+    assert "ssdconfig.xml:51: CMD_Suspension_Support: MQSim never triggers suspension" in p.stderr
+    assert s2["devices"]["ssd"]["ssd"]["suspension"] == "erase"
     assert "Intensity" in p.stderr
 
 

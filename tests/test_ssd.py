@@ -37,6 +37,32 @@ def test_preconditioned_random_writes_show_gc_and_the_tail_it_causes(tmp_path):
     assert sum(gc_on) / len(gc_on) > 3 * sum(before) / len(before)
 
 
+def test_erase_suspension_shortens_the_read_tail_under_gc(tmp_path):
+    def run(suspend):
+        sc = {
+            "schema": 1, "run": {"duration": "300ms", "seed": 3}, "output": {"requests": False, "timeseries": False},
+            "device": [{"name": "d", "kind": "ssd", "preset": "mqsim-default",
+                        "geometry": {"channels": 2, "chips_per_channel": 2, "blocks_per_plane": 128, "pages_per_block": 64},
+                        "cache": {"mode": "off"}, "precondition": {"occupancy": 0.9, "overwrites": 1.0},
+                        "scheduler": {"suspend": suspend}}],
+            "workload": [
+                {"name": "w", "device": "d", "class": "high", "arrival": {"kind": "burst", "outstanding": 8},
+                 "size": {"dist": "fixed", "bytes": "8KiB"}, "read_fraction": 0.0},
+                {"name": "r", "device": "d", "class": "high", "arrival": {"kind": "poisson", "rate_iops": 2000},
+                 "size": {"dist": "fixed", "bytes": "8KiB"}, "read_fraction": 1.0},
+            ],
+        }
+        s = nestsim.run(sc, out_dir=tmp_path / suspend).summary
+        assert s["conservation"] == "ok"
+        return s["classes"]["high"]["read"]["lat_us"], s["devices"]["d"]["ssd"]
+    (off, d_off), (on, d_on) = run("off"), run("program_erase")
+    assert d_off["gc_jobs"] > 20 and d_on["gc_jobs"] > 20
+    assert d_off["erase_suspends"] == 0 and d_on["erase_suspends"] > 0 and d_on["program_suspends"] > 0
+    assert d_on["suspension"] == "program_erase"
+    # Reads no longer wait out 750 µs programs and 3.8 ms erases.
+    assert on["p99"] < 0.7 * off["p99"] and on["mean"] < off["mean"], (on, off)
+
+
 def test_every_preset_runs(tmp_path):
     for preset in ["mqsim-default", "ssd-a", "ssd-b", "ssd-c", "consumer-nvme", "optane", "slc", "mlc", "tlc", "qlc"]:
         sc = {
@@ -83,6 +109,9 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
     ({"nvme": {"arbitration": "fifo"}}, "device[0].nvme.arbitration"),
     ({"scheduler": {"weights": [3, 2]}}, "device[0].scheduler.weights"),
     ({"cache": {"mode": "sometimes"}}, "device[0].cache.mode"),
+    ({"scheduler": {"suspend": "sometimes"}}, "device[0].scheduler.suspend"),
+    ({"scheduler": {"suspend_erase_latency": "fast"}}, "device[0].scheduler.suspend_erase_latency"),
+    ({"scheduler": {"suspend_max_per_operation": 0}}, "device[0].scheduler.suspend_max_per_operation"),
 ])
 def test_bad_ssd_settings_name_the_key(cli, tmp_path, device, key):
     f = tmp_path / "bad.toml"

@@ -252,8 +252,10 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
     if swl is not None or swt is not None:
         ftl["static_wear_levelling"] = (swt or 100) if swl else 0
         d.warn("Static_Wearleveling_Enabled", "MQSim ignores its wear-levelling settings; NeSt applies them")
-    for tag in ("Preferred_suspend_erase_time_for_read", "Preferred_suspend_erase_time_for_write", "Preferred_suspend_write_time_for_read"):
-        d.ignore(tag, "program/erase suspension is not modelled; ignored")
+    for tag, key in (("Preferred_suspend_erase_time_for_read", "suspend_erase_min_remaining_read"), ("Preferred_suspend_erase_time_for_write", "suspend_erase_min_remaining_write"), ("Preferred_suspend_write_time_for_read", "suspend_program_min_remaining")):
+        v = d.num(tag, lo=0)
+        if v is not None:
+            dev["scheduler"][key] = _ns(v)
     dev["ftl"] = ftl
     geometry: dict = {}
     flash: dict = {}
@@ -287,9 +289,15 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
         if e is not None:
             flash["erase"] = _ns(e)
         f.ignore("Block_PE_Cycles_Limit", "endurance (block wear-out) is not modelled; erase counts are reported")
-        f.ignore("CMD_Suspension_Support", "program/erase suspension is not modelled")
-        f.ignore("Suspend_Erase_Time", "program/erase suspension is not modelled")
-        f.ignore("Suspend_Program_Time", "program/erase suspension is not modelled")
+        susp = f.enum("CMD_Suspension_Support", {"NONE": "off", "PROGRAM": "program", "ERASE": "erase", "PROGRAM_ERASE": "program_erase"})
+        if susp is not None:
+            dev["scheduler"]["suspend"] = susp
+            if susp != "off":
+                f.warn("CMD_Suspension_Support", "MQSim never triggers suspension; NeSt suspends as configured, so reads behind long erases/programs finish sooner than in MQSim")
+        for tag, key in (("Suspend_Erase_Time", "suspend_erase_latency"), ("Suspend_Program_Time", "suspend_program_latency")):
+            v = f.num(tag, lo=0)
+            if v is not None:
+                dev["scheduler"][key] = _ns(v)
         f.ignore("Page_Metadat_Capacity", "out-of-band metadata is not modelled")
         for tag, key in (("Die_No_Per_Chip", "dies_per_chip"), ("Plane_No_Per_Die", "planes_per_die"), ("Block_No_Per_Plane", "blocks_per_plane"), ("Page_No_Per_Block", "pages_per_block")):
             v = f.num(tag, kind=int, lo=1)

@@ -234,6 +234,17 @@ pub struct SchedulerConfig {
     /// Device-level QoS: per-class queues at every die, urgent + WRR (thesis Fig 4.6).
     pub device_qos: Option<bool>,
     pub weights: Option<Vec<u32>>,
+    /// Program/erase suspension: off | program | erase | program_erase.
+    pub suspend: Option<String>,
+    /// Time the die takes to suspend a program / an erase.
+    pub suspend_program_latency: Option<String>,
+    pub suspend_erase_latency: Option<String>,
+    /// Suspend only operations with at least this much left.
+    pub suspend_program_min_remaining: Option<String>,
+    pub suspend_erase_min_remaining_read: Option<String>,
+    pub suspend_erase_min_remaining_write: Option<String>,
+    /// Suspensions one operation may take.
+    pub suspend_max_per_operation: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

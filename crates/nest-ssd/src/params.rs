@@ -281,6 +281,74 @@ impl HostIfParams {
 pub struct SchedParams {
     pub device_qos: bool,
     pub weights: [u32; 3],
+    pub suspend: SuspendParams,
+}
+
+impl Default for SchedParams {
+    fn default() -> Self {
+        SchedParams { device_qos: false, weights: [3, 2, 1], suspend: SuspendParams::default() }
+    }
+}
+
+/// Program/erase suspension (MQSim's `CMD_Suspension_Support`, Wu & He, FAST'12): a read that
+/// reaches a die busy with a long program or erase — or, for an erase, a write — suspends it,
+/// is served, and the operation resumes with the time it had left. One operation is
+/// suspended per die at a time; a suspension serves one batch, then the operation resumes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SuspendParams {
+    pub program: bool,
+    pub erase: bool,
+    /// Time the die takes to suspend (tPSPD, tESPD); the suspending command starts after it.
+    pub program_latency: SimTime,
+    pub erase_latency: SimTime,
+    /// Suspend only an operation with at least this much left (MQSim's
+    /// `Preferred_suspend_write_time_for_read`, `Preferred_suspend_erase_time_for_read/_write`):
+    /// close to its end, waiting is cheaper than suspending.
+    pub program_min_remaining: SimTime,
+    pub erase_min_remaining_read: SimTime,
+    pub erase_min_remaining_write: SimTime,
+    /// Suspensions one operation may take. Parts bound this (an operation resumed only to be
+    /// suspended again by the next arrival would never finish: GC would starve under a read
+    /// stream); MQSim has no bound.
+    pub max_per_op: u32,
+}
+
+impl Default for SuspendParams {
+    /// Off; the latencies of a public NAND timing set (5 µs program, 20 µs erase suspend).
+    fn default() -> Self {
+        SuspendParams {
+            program: false,
+            erase: false,
+            program_latency: SimTime::from_us(5),
+            erase_latency: SimTime::from_us(20),
+            program_min_remaining: SimTime::ZERO,
+            erase_min_remaining_read: SimTime::ZERO,
+            erase_min_remaining_write: SimTime::ZERO,
+            max_per_op: 2,
+        }
+    }
+}
+
+impl SuspendParams {
+    /// MQSim's names: none, program, erase, program_erase.
+    pub fn set_kinds(&mut self, s: &str) -> bool {
+        (self.program, self.erase) = match s.to_ascii_lowercase().as_str() {
+            "off" | "none" => (false, false),
+            "program" | "write" => (true, false),
+            "erase" => (false, true),
+            "program_erase" | "both" | "write_erase" => (true, true),
+            _ => return false,
+        };
+        true
+    }
+    pub fn kinds(&self) -> &'static str {
+        match (self.program, self.erase) {
+            (false, false) => "off",
+            (true, false) => "program",
+            (false, true) => "erase",
+            (true, true) => "program_erase",
+        }
+    }
 }
 
 /// Steady-state preconditioning before time 0: write `occupancy` of the logical space
@@ -378,6 +446,7 @@ impl SsdParams {
         need("host.lane_bandwidth", self.host.lane_bytes_per_s > 0.0, "expected a positive bandwidth");
         need("host.queue_depth", self.host.queue_depth >= 1, "expected at least 1");
         need("scheduler.weights", self.sched.weights.iter().all(|w| *w >= 1), "expected three weights ≥ 1");
+        need("scheduler.suspend_max_per_operation", (1..=255).contains(&self.sched.suspend.max_per_op), "expected 1 to 255");
         if let Some(p) = &self.precondition {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");

@@ -46,7 +46,7 @@ pub fn mqsim_default() -> SsdParams {
         ftl: stock_ftl(),
         cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 100, dram_burst: 1, t_rcd: SimTime::from_ns(13), t_cl: SimTime::from_ns(13), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 1e9, queue_depth: 512, command_overhead: SimTime::from_ns(500) },
-        sched: SchedParams { device_qos: false, weights: [3, 2, 1] },
+        sched: SchedParams::default(),
         precondition: None,
     }
 }
@@ -76,7 +76,7 @@ fn consumer_nvme() -> SsdParams {
         ftl: FtlParams { cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, ..stock_ftl() },
         cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(5) },
-        sched: SchedParams { device_qos: false, weights: [3, 2, 1] },
+        sched: SchedParams::default(),
         precondition: None,
     }
 }
@@ -89,7 +89,7 @@ fn optane() -> SsdParams {
         ftl: FtlParams { overprovisioning: 0.2, cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, copyback: true, static_wl_threshold: None, ..stock_ftl() },
         cache: CacheParams { mode: CacheMode::Off, capacity: 0, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(3) },
-        sched: SchedParams { device_qos: false, weights: [3, 2, 1] },
+        sched: SchedParams::default(),
         precondition: None,
     }
 }

@@ -107,6 +107,19 @@ enum Phase {
     In,
     Program,
     Erase,
+    /// Suspending a program or erase; the suspending batch starts when this ends.
+    Suspending,
+}
+
+/// A program or erase put aside by a suspension.
+#[derive(Copy, Clone, Debug)]
+struct Suspended {
+    phase: Phase,
+    batch: [u32; MAX_PLANES_PER_DIE as usize],
+    n: u8,
+    remaining: SimTime,
+    /// Suspensions of this operation so far (this one included).
+    count: u8,
 }
 
 const Q_MAP_READ: usize = 2 * CLASSES;
@@ -132,6 +145,14 @@ struct Die {
     next_plane: u32,
     /// Non-preemptible GC: whether GC has the die's next turn.
     gc_turn: bool,
+    /// When the current sense, program, erase or suspension ends.
+    end: SimTime,
+    /// Suspensions the current operation has had.
+    op_suspends: u8,
+    suspended: Option<Suspended>,
+    /// End times of suspended operations whose `Die` events are still in the queue: each
+    /// drops one event at that time (events cannot be taken back out of the queue).
+    stale: Vec<SimTime>,
 }
 
 struct Channel {
@@ -161,6 +182,8 @@ pub struct SsdCounters {
     pub gc_time_ps: u64,
     pub rmw_reads: u64,
     pub write_stalls: u64,
+    pub program_suspends: u64,
+    pub erase_suspends: u64,
 }
 
 pub struct Ssd {
@@ -207,7 +230,7 @@ impl Ssd {
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve));
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, stale: Vec::new() })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
         let mut ssd = Ssd {
@@ -562,11 +585,67 @@ impl Ssd {
     // ---- die scheduling ----
 
     fn kick(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
-        if self.dies[d as usize].phase != Phase::Idle {
+        match self.dies[d as usize].phase {
+            Phase::Idle => {
+                if self.pick(d) {
+                    self.start_batch(now, d, out);
+                }
+            }
+            Phase::Program if self.params.sched.suspend.program => self.try_suspend(now, d, out),
+            Phase::Erase if self.params.sched.suspend.erase => self.try_suspend(now, d, out),
+            _ => {}
+        }
+    }
+
+    /// Suspends die `d`'s program or erase for a waiting read (or, for an erase, a write) if
+    /// enough of it is left (see `SuspendParams`): the die spends the suspend latency, serves
+    /// one batch, and `batch_done` resumes the operation with the time it had left.
+    fn try_suspend(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let sp = &self.params.sched.suspend;
+        let die = &self.dies[d as usize];
+        if die.suspended.is_some() || die.op_suspends as u32 >= sp.max_per_op {
             return;
         }
-        if self.pick(d) {
-            self.start_batch(now, d, out);
+        let remaining = die.end.saturating_sub(now);
+        let erase = die.phase == Phase::Erase;
+        let (latency, min_read) = if erase { (sp.erase_latency, sp.erase_min_remaining_read) } else { (sp.program_latency, sp.program_min_remaining) };
+        if remaining <= latency {
+            return;
+        }
+        let user = |k: usize| (0..CLASSES).any(|c| !die.q[2 * c + k].is_empty());
+        let reads = remaining >= min_read && (!die.q[Q_MAP_READ].is_empty() || user(0));
+        let writes = erase && remaining >= sp.erase_min_remaining_write && user(1);
+        if !reads && !writes {
+            return;
+        }
+        let (batch, n, phase, count) = (die.batch, die.n, die.phase, die.op_suspends + 1);
+        let got = (reads && (self.take_batch(d, Q_MAP_READ) || self.pick_kind(d, 0))) || (writes && self.pick_kind(d, 1));
+        let die = &mut self.dies[d as usize];
+        if !got {
+            // Nothing startable (writes waiting for space): the batch array is untouched.
+            die.n = n;
+            return;
+        }
+        die.suspended = Some(Suspended { phase, batch, n, remaining, count });
+        die.busy_ps += (now - die.started).0;
+        die.stale.push(die.end);
+        die.phase = Phase::Suspending;
+        die.started = now;
+        die.end = now + latency;
+        out.events.push((die.end, SsdEvent::Die(d)));
+        if erase {
+            self.counters.erase_suspends += 1;
+        } else {
+            self.counters.program_suspends += 1;
+        }
+    }
+
+    /// The next batch of reads (`kind` 0) or writes (1): by class with device QoS, else FIFO.
+    fn pick_kind(&mut self, d: u32, kind: usize) -> bool {
+        if self.params.sched.device_qos {
+            self.pick_class(d, kind)
+        } else {
+            self.take_batch(d, kind)
         }
     }
 
@@ -672,18 +751,9 @@ impl Ssd {
         if self.take_batch(d, Q_MAP_READ) {
             return true;
         }
-        if self.params.sched.device_qos {
-            // Reads before writes (as without QoS); within each kind the class is chosen by
-            // urgent-strict + WRR, with a WRR state per kind.
-            for kind in 0..2 {
-                if self.pick_class(d, kind) {
-                    return true;
-                }
-            }
-        } else if self.take_batch(d, 0) || self.take_batch(d, 1) {
-            return true;
-        }
-        self.take_batch(d, Q_GC) || self.take_batch(d, Q_MAP_WRITE)
+        // Reads before writes; with device QoS, within each kind the class is chosen by
+        // urgent-strict + WRR, with a WRR state per kind.
+        self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_GC) || self.take_batch(d, Q_MAP_WRITE)
     }
 
     /// Device-level QoS: among the classes with `kind` (0 read, 1 write) work at die `d`,
@@ -717,9 +787,12 @@ impl Ssd {
         let first = self.txns[self.dies[d as usize].batch[0] as usize].kind;
         self.dies[d as usize].started = now;
         let cmd_t = self.params.timing.command;
+        self.dies[d as usize].op_suspends = 0;
         if first == Kind::Erase {
-            self.dies[d as usize].phase = Phase::Erase;
-            out.events.push((now + cmd_t + self.params.timing.erase, SsdEvent::Die(d)));
+            let die = &mut self.dies[d as usize];
+            die.phase = Phase::Erase;
+            die.end = now + cmd_t + self.params.timing.erase;
+            out.events.push((die.end, SsdEvent::Die(d)));
             return;
         }
         if first.is_sense() {
@@ -783,8 +856,10 @@ impl Ssd {
             let t = self.dies[d as usize].batch[k];
             tp = tp.max(self.program_time(self.txns[t as usize].ppa));
         }
-        self.dies[d as usize].phase = Phase::Program;
-        out.events.push((now + self.params.timing.command + tp, SsdEvent::Die(d)));
+        let die = &mut self.dies[d as usize];
+        die.phase = Phase::Program;
+        die.end = now + self.params.timing.command + tp;
+        out.events.push((die.end, SsdEvent::Die(d)));
     }
 
     fn request_channel(&mut self, now: SimTime, d: u32, bytes: u64, out: &mut Outbox) {
@@ -821,7 +896,18 @@ impl Ssd {
     }
 
     fn on_die(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let stale = &mut self.dies[d as usize].stale;
+        if let Some(i) = stale.iter().position(|&t| t == now) {
+            // The end of an operation that was suspended; it was rescheduled on resume.
+            stale.swap_remove(i);
+            return;
+        }
         match self.dies[d as usize].phase {
+            Phase::Suspending => {
+                let die = &mut self.dies[d as usize];
+                die.busy_ps += (now - die.started).0;
+                self.start_batch(now, d, out)
+            }
             Phase::Sense => {
                 let t = self.dies[d as usize].batch[0];
                 let copyback = self.txns[t as usize].kind == Kind::GcRead && self.params.ftl.copyback;
@@ -860,6 +946,16 @@ impl Ssd {
         die.busy_ps += (now - die.started).0;
         die.phase = Phase::Idle;
         die.n = 0;
+        if let Some(s) = die.suspended.take() {
+            // Resume before the batch's completions can queue (and kick) more work here.
+            die.phase = s.phase;
+            die.batch = s.batch;
+            die.n = s.n;
+            die.op_suspends = s.count;
+            die.started = now;
+            die.end = now + s.remaining;
+            out.events.push((die.end, SsdEvent::Die(d)));
+        }
         for &t in &batch[..n] {
             self.txn_done(now, t, out);
         }

@@ -58,6 +58,16 @@ impl Bench {
             }
         }
     }
+    /// Handles every event before `t`, then sets the clock to `t`.
+    fn run_until(&mut self, t: SimTime) {
+        while self.q.peek_time().is_some_and(|e| e < t) {
+            let (te, e) = self.q.pop().unwrap();
+            self.now = te;
+            self.ssd.handle(te, e, &mut self.out);
+            self.flush();
+        }
+        self.now = t;
+    }
     fn mean(&self, class: u8, write: bool) -> f64 {
         let v: Vec<f64> = self.lat.iter().filter(|l| l.0 == class && l.1 == write).map(|l| l.2.as_us_f64()).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
@@ -356,4 +366,114 @@ fn a_write_rewriting_clean_cached_pages_under_pressure_is_admitted_safely() {
     }
     b.run(|_| {});
     assert_eq!(b.lat.len(), n);
+}
+
+#[test]
+fn a_read_suspends_a_program_on_its_die() {
+    let mut p = small();
+    p.sched.suspend.program = true;
+    let sp = p.sched.suspend.clone();
+    let idle_read = p.timing.command + p.timing.read[0] + p.timing.channel_time(4096) + p.host.transfer_time(4096) + p.host.command_overhead;
+    let idle_write = p.host.command_overhead + p.host.transfer_time(4096) + p.timing.channel_time(4096) + p.timing.command + p.timing.program[0];
+    // The read's die time: suspend, command, sense, transfer out over the (free) channel.
+    let read_die = sp.program_latency + p.timing.command + p.timing.read[0] + p.timing.channel_time(4096);
+    let mut b = Bench::new(p.clone());
+    // LPA 0 and LPA 4 are planes 0 and 1 of the same die under CWDP on this drive.
+    b.submit(true, 0, 4096, 1);
+    b.run_until(SimTime::from_us(100));
+    b.submit(false, 4 * 4096, 4096, 1);
+    b.run(|_| {});
+    let (w, r) = (b.lat.iter().find(|l| l.1).unwrap().2, b.lat.iter().find(|l| !l.1).unwrap().2);
+    assert_eq!(r, idle_read + sp.program_latency, "the read waits only for the suspension");
+    assert_eq!(w, idle_write + read_die, "the program resumes with the time it had left");
+    assert_eq!(b.ssd.counters.program_suspends, 1);
+    b.ssd.check().unwrap();
+
+    // Without suspension the read waits for the program's end.
+    p.sched.suspend.program = false;
+    let mut b = Bench::new(p.clone());
+    b.submit(true, 0, 4096, 1);
+    b.run_until(SimTime::from_us(100));
+    b.submit(false, 4 * 4096, 4096, 1);
+    b.run(|_| {});
+    let r = b.lat.iter().find(|l| !l.1).unwrap().2;
+    // It starts on the die when the write's program ends.
+    assert_eq!(r + SimTime::from_us(100), idle_write + idle_read);
+    assert_eq!(b.ssd.counters.program_suspends, 0);
+}
+
+/// Random 4 KiB reads (`rq` in flight) beside random 4 KiB writes (`wq` in flight) on a
+/// preconditioned drive, so GC erases run under the reads.
+fn reads_beside_gc(p: SsdParams, n: usize, rq: u32, wq: u32) -> Bench {
+    let mut p = p;
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0 });
+    let mut b = Bench::new(p);
+    let pages = b.ssd.params.logical_pages() * 9 / 10;
+    let mut rng = RngStream::from_seed(11);
+    let (mut reads, mut writes, mut seen, mut issued) = (0u32, 0u32, 0usize, 0usize);
+    let mut top_up = |b: &mut Bench| {
+        for l in &b.lat[seen..] {
+            if l.1 {
+                writes -= 1;
+            } else {
+                reads -= 1;
+            }
+        }
+        seen = b.lat.len();
+        while issued < n && (reads < rq || writes < wq) {
+            let write = writes < wq && (reads >= rq || rng.below(2) == 0);
+            b.submit(write, rng.below(pages) * 4096, 4096, 1);
+            if write {
+                writes += 1;
+            } else {
+                reads += 1;
+            }
+            issued += 1;
+        }
+    };
+    top_up(&mut b);
+    b.run(top_up);
+    b
+}
+
+fn read_tail(b: &Bench) -> (SimTime, f64) {
+    let mut r: Vec<SimTime> = b.lat.iter().filter(|l| !l.1).map(|l| l.2).collect();
+    r.sort();
+    (r[r.len() - 1], r[r.len() * 99 / 100].as_us_f64())
+}
+
+#[test]
+fn suspension_takes_programs_and_erases_out_of_the_read_tail() {
+    let base = small();
+    let mut susp = base.clone();
+    susp.sched.suspend.program = true;
+    susp.sched.suspend.erase = true;
+    let (a, b) = (reads_beside_gc(base, 12_000, 4, 8), reads_beside_gc(susp, 12_000, 4, 8));
+    for x in [&a, &b] {
+        assert_eq!(x.lat.len(), 12_000, "every command completes");
+        x.ssd.check().unwrap();
+        assert!(x.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", x.ssd.ftl.counters.gc_jobs);
+    }
+    assert_eq!(a.ssd.counters.erase_suspends + a.ssd.counters.program_suspends, 0);
+    assert!(b.ssd.counters.erase_suspends > 10 && b.ssd.counters.program_suspends > 100, "{:?}", b.ssd.counters);
+    let ((amax, a99), (bmax, b99)) = (read_tail(&a), read_tail(&b));
+    // This drive has 4 spare blocks per plane: it is mostly below its hard GC threshold, where
+    // GC work goes before user reads, so a read waits for a whole job (moves of 750 µs
+    // programs and a 3.8 ms erase). Suspension lets reads into those programs and erases.
+    assert!(b99 < a99 / 2.0 && bmax < amax, "p99 read {b99} µs with suspension vs {a99} without");
+}
+
+#[test]
+fn suspension_bounds_how_often_one_operation_yields() {
+    let mut p = small();
+    p.sched.suspend.program = true;
+    p.sched.suspend.erase = true;
+    p.sched.suspend.max_per_op = 1;
+    let one = reads_beside_gc(p.clone(), 6000, 8, 4);
+    p.sched.suspend.max_per_op = 4;
+    let four = reads_beside_gc(p, 6000, 8, 4);
+    one.ssd.check().unwrap();
+    four.ssd.check().unwrap();
+    let n = |b: &Bench| b.ssd.counters.erase_suspends + b.ssd.counters.program_suspends;
+    assert!(n(&four) > n(&one), "{} vs {}", n(&four), n(&one));
 }

@@ -170,6 +170,24 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     if let Some(s) = &c.scheduler {
         p.sched.device_qos = s.device_qos.unwrap_or(p.sched.device_qos);
         p.sched.weights = weights(cx, &format!("{key}.scheduler.weights"), &s.weights, p.sched.weights);
+        let sp = &mut p.sched.suspend;
+        if let Some(k) = &s.suspend {
+            if !sp.set_kinds(k) {
+                cx.err(&format!("{key}.scheduler.suspend"), format!("'{k}' is not a suspension mode (expected off, program, erase or program_erase)"));
+            }
+        }
+        for (v, slot, k) in [
+            (&s.suspend_program_latency, &mut sp.program_latency, "suspend_program_latency"),
+            (&s.suspend_erase_latency, &mut sp.erase_latency, "suspend_erase_latency"),
+            (&s.suspend_program_min_remaining, &mut sp.program_min_remaining, "suspend_program_min_remaining"),
+            (&s.suspend_erase_min_remaining_read, &mut sp.erase_min_remaining_read, "suspend_erase_min_remaining_read"),
+            (&s.suspend_erase_min_remaining_write, &mut sp.erase_min_remaining_write, "suspend_erase_min_remaining_write"),
+        ] {
+            if let Some(t) = v {
+                *slot = cx.dur(&format!("{key}.scheduler.{k}"), t).unwrap_or(*slot);
+            }
+        }
+        sp.max_per_op = s.suspend_max_per_operation.unwrap_or(sp.max_per_op);
     }
     if let Some(pc) = &c.precondition {
         p.precondition = Some(Precondition { occupancy: pc.occupancy.unwrap_or(0.9), overwrites: pc.overwrites.unwrap_or(1.0) });

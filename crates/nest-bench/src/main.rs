@@ -4,7 +4,7 @@
 //! shared and wall time is noisy. Results are recorded by hand in BENCHMARKS.md with the date.
 
 use nest_config::{load_str, resolve};
-use nest_core::queue::{PendingEvents, QuadHeap, RadixHeap, StdHeap};
+use nest_core::queue::{CalendarQueue, PendingEvents, QuadHeap, RadixHeap, StdHeap};
 use nest_core::rng::RngStream;
 use nest_core::SimTime;
 use nest_model::Simulation;
@@ -22,17 +22,18 @@ fn cpu_seconds() -> f64 {
 }
 
 /// The classic "hold" model: pop the earliest event, schedule one at now + U(1, 1 ms).
-fn hold<Q: PendingEvents<u32>>(mut q: Q, pending: u64, events: u64) -> f64 {
+/// The hold model: `pending` events, each pop schedules one more a uniform `1..=span` ps later.
+fn hold<Q: PendingEvents<u32>>(mut q: Q, pending: u64, events: u64, span: u64) -> f64 {
     let mut rng = RngStream::from_seed(1);
     for i in 0..pending {
-        q.schedule(SimTime(rng.below(1_000_000_000)), i as u32);
+        q.schedule(SimTime(rng.below(span)), i as u32);
     }
     let t0 = cpu_seconds();
     let mut sink = 0u64;
     for _ in 0..events {
         let (now, e) = q.pop().expect("hold keeps the queue full");
         sink = sink.wrapping_add(e as u64);
-        q.schedule(SimTime(now.0 + 1 + rng.below(1_000_000_000)), e);
+        q.schedule(SimTime(now.0 + 1 + rng.below(span)), e);
     }
     std::hint::black_box(sink);
     events as f64 / (cpu_seconds() - t0)
@@ -72,12 +73,13 @@ fn run_file(path: &str) {
     let r = resolve(&l, &text).unwrap_or_else(|e| panic!("{e}"));
     let t0 = cpu_seconds();
     let mut sim = Simulation::new(r).expect("builds");
+    let t1 = cpu_seconds();
     sim.run().expect("runs");
-    let cpu = cpu_seconds() - t0;
+    let cpu = cpu_seconds() - t1;
     let mut s = sim.summary();
     s.as_object_mut().unwrap().remove("config");
     println!("{}", serde_json::to_string_pretty(&s).unwrap());
-    eprintln!("{cpu:.3} CPU-s, {} events, {} I/Os", sim.events(), sim.completed());
+    eprintln!("{cpu:.3} CPU-s (set-up {:.3} more), {} events, {} I/Os", t1 - t0, sim.events(), sim.completed());
 }
 
 fn main() {
@@ -91,11 +93,15 @@ fn main() {
     }
     let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
     println!("== event queue, hold model ({n} events; events per CPU second) ==");
-    for pending in [16u64, 1_000, 100_000] {
-        let q = hold(QuadHeap::new(), pending, n);
-        let s = hold(StdHeap::default(), pending, n);
-        let r = hold(RadixHeap::default(), pending, n);
-        println!("pending {pending:>7}:  quad-heap {:>6.1} M/s   std BinaryHeap {:>6.1} M/s   radix {:>6.1} M/s", q / 1e6, s / 1e6, r / 1e6);
+    // Delays up to 1 ms (timers, flash) and up to 2 µs (packet events on 10–100 Gb/s links).
+    for (span, what) in [(1_000_000_000u64, "delays ≤ 1 ms"), (2_000_000, "delays ≤ 2 µs")] {
+        for pending in [16u64, 1_000, 100_000] {
+            let c = hold(CalendarQueue::new(), pending, n, span);
+            let q = hold(QuadHeap::new(), pending, n, span);
+            let s = hold(StdHeap::default(), pending, n, span);
+            let r = hold(RadixHeap::default(), pending, n, span);
+            println!("{what}, pending {pending:>7}:  calendar {:>6.1} M/s   quad-heap {:>6.1} M/s   std BinaryHeap {:>6.1} M/s   radix {:>6.1} M/s", c / 1e6, q / 1e6, s / 1e6, r / 1e6);
+        }
     }
 
     println!("\n== storage on the ideal device (request path: workload → host → device → completion) ==");

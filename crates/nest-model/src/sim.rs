@@ -186,17 +186,14 @@ impl Simulation {
         }
         let mut budget = max_events;
         while budget > 0 {
-            let Some(t) = self.queue.peek_time() else {
+            let Some((t, ev)) = self.queue.pop_until(self.stop_at) else {
+                if !self.queue.is_empty() {
+                    self.hit_time_limit = true;
+                    self.now = self.stop_at;
+                }
                 self.finished = true;
                 break;
             };
-            if t > self.stop_at {
-                self.hit_time_limit = true;
-                self.finished = true;
-                self.now = self.stop_at;
-                break;
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
             self.now = t;
             self.events += 1;
             self.fingerprint.add(t.0);

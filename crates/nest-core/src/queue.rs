@@ -176,16 +176,20 @@ impl<E: Copy> PendingEvents<E> for QuadHeap<E> {
 
 /// A calendar queue for the near future beside a 4-ary heap for the rest. Packet events are
 /// due within microseconds of now, densely: the calendar has a slot per `2^SLOT_BITS` ps
-/// (4.1 ns) over the next `SLOTS` slots (16.8 µs), a two-level bitmap of non-empty slots, and
-/// a handful of events per slot, so scheduling is a link and popping a bitmap scan plus a min
-/// over the slot — no sift through a heap. Slots are lists threaded through one pool of nodes
-/// (reused newest-first, so they stay in cache) rather than a vector each, which kept a sparse
-/// calendar (storage runs) cache-cold. Events further ahead (timers, flash operations) go to
-/// the heap; a pop takes the smaller of the two heads. Ordering is by the full `(time, seq)`
-/// key everywhere, so the pop order is exactly a single heap's.
+/// (4.1 ns) over the next `SLOTS` slots (16.8 µs) and a two-level bitmap of non-empty slots;
+/// each slot is a list sorted by key, so scheduling is usually an append (a later time, or the
+/// same time with a later `seq`) and popping a bitmap scan plus the slot's head — no sift
+/// through a heap. Slots are lists threaded through one pool of nodes (reused newest-first, so
+/// they stay in cache) rather than a vector each, which kept a sparse calendar (storage runs)
+/// cache-cold. Events further ahead (timers, flash operations), and events that would land in
+/// the middle of an already long slot (thousands of packets within microseconds), go to the
+/// heap instead, so no operation walks far; a pop takes the smaller of the two heads. Ordering
+/// is by the full `(time, seq)` key everywhere, so the pop order is exactly a single heap's.
 pub struct CalendarQueue<E: Copy> {
-    /// First node of each slot's list, or `NIL`.
+    /// First and last node of each slot's list (`NIL` when empty), and its length.
     heads: Vec<u32>,
+    tails: Vec<u32>,
+    lens: Vec<u32>,
     nodes: Vec<Node<E>>,
     free: u32,
     /// Bit `i` set: slot `i` is non-empty.
@@ -211,6 +215,8 @@ const NIL: u32 = u32::MAX;
 const SLOT_BITS: u32 = 12;
 /// 64 × 64: one summary word covers the bitmap.
 const SLOTS: usize = 4096;
+/// A slot at least this long takes out-of-order insertions no more (they go to the heap).
+const SLOT_WALK: u32 = 16;
 
 impl<E: Copy> Default for CalendarQueue<E> {
     fn default() -> Self {
@@ -225,6 +231,8 @@ impl<E: Copy> CalendarQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         CalendarQueue {
             heads: vec![NIL; SLOTS],
+            tails: vec![NIL; SLOTS],
+            lens: vec![0; SLOTS],
             nodes: Vec::with_capacity(n),
             free: NIL,
             bits: [0; SLOTS / 64],
@@ -253,26 +261,27 @@ impl<E: Copy> CalendarQueue<E> {
         w * 64 + self.bits[w].trailing_zeros() as usize
     }
 
-    /// The calendar's earliest entry: (slot, its node's predecessor or `NIL`, node, key).
+    /// The calendar's earliest entry: (slot, key).
     #[inline]
-    fn near_min(&self) -> Option<(usize, u32, u32, u128)> {
+    fn near_min(&self) -> Option<(usize, u128)> {
         if self.count == 0 {
             return None;
         }
         let slot = self.first_slot();
-        let mut best = (NIL, self.heads[slot]);
-        let mut best_key = self.nodes[best.1 as usize].entry.key;
-        let (mut prev, mut n) = (best.1, self.nodes[best.1 as usize].next);
-        while n != NIL {
-            let node = &self.nodes[n as usize];
-            if node.entry.key < best_key {
-                best = (prev, n);
-                best_key = node.entry.key;
-            }
-            prev = n;
-            n = node.next;
+        Some((slot, self.nodes[self.heads[slot] as usize].entry.key))
+    }
+
+    #[inline]
+    fn alloc(&mut self, node: Node<E>) -> u32 {
+        if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
         }
-        Some((slot, best.0, best.1, best_key))
     }
 }
 
@@ -288,19 +297,35 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         }
         debug_assert!(abs >= self.base, "event scheduled before the calendar's start");
         let slot = (abs as usize) % SLOTS;
-        let node = Node { entry: Entry { key, ev }, next: self.heads[slot] };
-        let n = if self.free != NIL {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
-            n
+        let tail = self.tails[slot];
+        if tail == NIL {
+            let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
+            self.heads[slot] = n;
+            self.tails[slot] = n;
+            self.bits[slot / 64] |= 1 << (slot % 64);
+            self.summary |= 1 << (slot / 64);
+        } else if self.nodes[tail as usize].entry.key < key {
+            let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
+            self.nodes[tail as usize].next = n;
+            self.tails[slot] = n;
+        } else if self.lens[slot] < SLOT_WALK {
+            // Insert in order: find the first node with a larger key.
+            let (mut prev, mut at) = (NIL, self.heads[slot]);
+            while self.nodes[at as usize].entry.key < key {
+                prev = at;
+                at = self.nodes[at as usize].next;
+            }
+            let n = self.alloc(Node { entry: Entry { key, ev }, next: at });
+            if prev == NIL {
+                self.heads[slot] = n;
+            } else {
+                self.nodes[prev as usize].next = n;
+            }
         } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
-        self.heads[slot] = n;
-        self.bits[slot / 64] |= 1 << (slot % 64);
-        self.summary |= 1 << (slot / 64);
+            self.far.push_key(key, ev);
+            return;
+        }
+        self.lens[slot] += 1;
         self.count += 1;
     }
 
@@ -314,22 +339,21 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
     fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         let near = self.near_min();
         let far = self.far.top_key();
-        let head = near.map_or(far, |n| n.3.min(far));
+        let head = near.map_or(far, |n| n.1.min(far));
         if head == u128::MAX || unpack_time(head) > limit {
             return None;
         }
         let e = match near {
-            Some((slot, prev, n, key)) if key < far => {
+            Some((slot, key)) if key < far => {
+                let n = self.heads[slot];
                 let next = self.nodes[n as usize].next;
-                if prev == NIL {
-                    self.heads[slot] = next;
-                } else {
-                    self.nodes[prev as usize].next = next;
-                }
+                self.heads[slot] = next;
+                self.lens[slot] -= 1;
                 let e = self.nodes[n as usize].entry;
                 self.nodes[n as usize].next = self.free;
                 self.free = n;
-                if self.heads[slot] == NIL {
+                if next == NIL {
+                    self.tails[slot] = NIL;
                     self.bits[slot / 64] &= !(1 << (slot % 64));
                     if self.bits[slot / 64] == 0 {
                         self.summary &= !(1 << (slot / 64));
@@ -347,7 +371,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
 
     #[inline]
     fn peek_time(&self) -> Option<SimTime> {
-        let k = self.near_min().map_or(u128::MAX, |n| n.3).min(self.far.top_key());
+        let k = self.near_min().map_or(u128::MAX, |n| n.1).min(self.far.top_key());
         (k != u128::MAX).then(|| unpack_time(k))
     }
 

@@ -187,9 +187,7 @@ impl<E: Copy> PendingEvents<E> for QuadHeap<E> {
 /// is by the full `(time, seq)` key everywhere, so the pop order is exactly a single heap's.
 pub struct CalendarQueue<E: Copy> {
     /// First and last node of each slot's list (`NIL` when empty), and its length.
-    heads: Vec<u32>,
-    tails: Vec<u32>,
-    lens: Vec<u32>,
+    slots: Vec<Slot>,
     nodes: Vec<Node<E>>,
     free: u32,
     /// Bit `i` set: slot `i` is non-empty.
@@ -203,6 +201,13 @@ pub struct CalendarQueue<E: Copy> {
     base: u64,
     far: QuadHeap<E>,
     seq: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    head: u32,
+    tail: u32,
+    len: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -230,9 +235,7 @@ impl<E: Copy> CalendarQueue<E> {
     }
     pub fn with_capacity(n: usize) -> Self {
         CalendarQueue {
-            heads: vec![NIL; SLOTS],
-            tails: vec![NIL; SLOTS],
-            lens: vec![0; SLOTS],
+            slots: vec![Slot { head: NIL, tail: NIL, len: 0 }; SLOTS],
             nodes: Vec::with_capacity(n),
             free: NIL,
             bits: [0; SLOTS / 64],
@@ -268,7 +271,7 @@ impl<E: Copy> CalendarQueue<E> {
             return None;
         }
         let slot = self.first_slot();
-        Some((slot, self.nodes[self.heads[slot] as usize].entry.key))
+        Some((slot, self.nodes[self.slots[slot].head as usize].entry.key))
     }
 
     #[inline]
@@ -297,27 +300,27 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         }
         debug_assert!(abs >= self.base, "event scheduled before the calendar's start");
         let slot = (abs as usize) % SLOTS;
-        let tail = self.tails[slot];
+        let tail = self.slots[slot].tail;
         if tail == NIL {
             let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
-            self.heads[slot] = n;
-            self.tails[slot] = n;
+            self.slots[slot].head = n;
+            self.slots[slot].tail = n;
             self.bits[slot / 64] |= 1 << (slot % 64);
             self.summary |= 1 << (slot / 64);
         } else if self.nodes[tail as usize].entry.key < key {
             let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
             self.nodes[tail as usize].next = n;
-            self.tails[slot] = n;
-        } else if self.lens[slot] < SLOT_WALK {
+            self.slots[slot].tail = n;
+        } else if self.slots[slot].len < SLOT_WALK {
             // Insert in order: find the first node with a larger key.
-            let (mut prev, mut at) = (NIL, self.heads[slot]);
+            let (mut prev, mut at) = (NIL, self.slots[slot].head);
             while self.nodes[at as usize].entry.key < key {
                 prev = at;
                 at = self.nodes[at as usize].next;
             }
             let n = self.alloc(Node { entry: Entry { key, ev }, next: at });
             if prev == NIL {
-                self.heads[slot] = n;
+                self.slots[slot].head = n;
             } else {
                 self.nodes[prev as usize].next = n;
             }
@@ -325,7 +328,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
             self.far.push_key(key, ev);
             return;
         }
-        self.lens[slot] += 1;
+        self.slots[slot].len += 1;
         self.count += 1;
     }
 
@@ -345,15 +348,15 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         }
         let e = match near {
             Some((slot, key)) if key < far => {
-                let n = self.heads[slot];
+                let n = self.slots[slot].head;
                 let next = self.nodes[n as usize].next;
-                self.heads[slot] = next;
-                self.lens[slot] -= 1;
+                self.slots[slot].head = next;
+                self.slots[slot].len -= 1;
                 let e = self.nodes[n as usize].entry;
                 self.nodes[n as usize].next = self.free;
                 self.free = n;
                 if next == NIL {
-                    self.tails[slot] = NIL;
+                    self.slots[slot].tail = NIL;
                     self.bits[slot / 64] &= !(1 << (slot % 64));
                     if self.bits[slot / 64] == 0 {
                         self.summary &= !(1 << (slot / 64));

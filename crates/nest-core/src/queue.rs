@@ -298,7 +298,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
             self.far.push_key(key, ev);
             return;
         }
-        debug_assert!(abs >= self.base, "event scheduled before the calendar's start");
+        assert!(abs >= self.base, "event scheduled in the past (before the last popped time)");
         let slot = (abs as usize) % SLOTS;
         let tail = self.slots[slot].tail;
         if tail == NIL {

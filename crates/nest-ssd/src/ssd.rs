@@ -898,7 +898,9 @@ impl Ssd {
     fn on_die(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
         let stale = &mut self.dies[d as usize].stale;
         if let Some(i) = stale.iter().position(|&t| t == now) {
-            // The end of an operation that was suspended; it was rescheduled on resume.
+            // The end of an operation that was suspended; it was rescheduled on resume. (A
+            // live event of this die at the same picosecond is the same `Die(d)`: dropping
+            // either one is the same.)
             stale.swap_remove(i);
             return;
         }

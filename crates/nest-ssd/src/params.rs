@@ -330,13 +330,13 @@ impl Default for SuspendParams {
 }
 
 impl SuspendParams {
-    /// MQSim's names: none, program, erase, program_erase.
+    /// off, program, erase or program_erase (the importer maps MQSim's NONE to off).
     pub fn set_kinds(&mut self, s: &str) -> bool {
-        (self.program, self.erase) = match s.to_ascii_lowercase().as_str() {
-            "off" | "none" => (false, false),
-            "program" | "write" => (true, false),
+        (self.program, self.erase) = match s {
+            "off" => (false, false),
+            "program" => (true, false),
             "erase" => (false, true),
-            "program_erase" | "both" | "write_erase" => (true, true),
+            "program_erase" => (true, true),
             _ => return false,
         };
         true

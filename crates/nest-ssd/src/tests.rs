@@ -113,25 +113,42 @@ fn a_multi_page_read_spreads_over_channels() {
     assert!(b.lat[0].2.0 < 2 * one_page.0, "{} vs {}", b.lat[0].2, one_page);
 }
 
-/// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive.
-fn random_writes(mut p: SsdParams, n: usize, qd: usize) -> Bench {
+/// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
+/// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
+fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
     p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0 });
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
-    let mut rng = RngStream::from_seed(7);
-    for _ in 0..qd {
-        let lpa = rng.below(pages);
-        b.submit(true, lpa * 4096, 4096, 1);
-    }
-    let mut issued = qd;
-    b.run(|b| {
-        while issued < n && b.ssd.in_flight() < qd as u32 {
-            let lpa = rng.below(pages);
-            b.submit(true, lpa * 4096, 4096, 1);
+    let mut rng = RngStream::from_seed(seed);
+    let (mut reads, mut writes, mut seen, mut issued) = (0u32, 0u32, 0usize, 0usize);
+    let mut top_up = |b: &mut Bench| {
+        for l in &b.lat[seen..] {
+            if l.1 {
+                writes -= 1;
+            } else {
+                reads -= 1;
+            }
+        }
+        seen = b.lat.len();
+        while issued < n && (reads < rq || writes < wq) {
+            let write = writes < wq && (reads >= rq || rng.below(2) == 0);
+            b.submit(write, rng.below(pages) * 4096, 4096, 1);
+            if write {
+                writes += 1;
+            } else {
+                reads += 1;
+            }
             issued += 1;
         }
-    });
+    };
+    top_up(&mut b);
+    b.run(top_up);
     b
+}
+
+/// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive.
+fn random_writes(p: SsdParams, n: usize, qd: u32) -> Bench {
+    closed_loop(p, n, 0, qd, 7)
 }
 
 #[test]
@@ -402,38 +419,9 @@ fn a_read_suspends_a_program_on_its_die() {
     assert_eq!(b.ssd.counters.program_suspends, 0);
 }
 
-/// Random 4 KiB reads (`rq` in flight) beside random 4 KiB writes (`wq` in flight) on a
-/// preconditioned drive, so GC erases run under the reads.
+/// Random reads beside random writes: GC's programs and erases run under the reads.
 fn reads_beside_gc(p: SsdParams, n: usize, rq: u32, wq: u32) -> Bench {
-    let mut p = p;
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0 });
-    let mut b = Bench::new(p);
-    let pages = b.ssd.params.logical_pages() * 9 / 10;
-    let mut rng = RngStream::from_seed(11);
-    let (mut reads, mut writes, mut seen, mut issued) = (0u32, 0u32, 0usize, 0usize);
-    let mut top_up = |b: &mut Bench| {
-        for l in &b.lat[seen..] {
-            if l.1 {
-                writes -= 1;
-            } else {
-                reads -= 1;
-            }
-        }
-        seen = b.lat.len();
-        while issued < n && (reads < rq || writes < wq) {
-            let write = writes < wq && (reads >= rq || rng.below(2) == 0);
-            b.submit(write, rng.below(pages) * 4096, 4096, 1);
-            if write {
-                writes += 1;
-            } else {
-                reads += 1;
-            }
-            issued += 1;
-        }
-    };
-    top_up(&mut b);
-    b.run(top_up);
-    b
+    closed_loop(p, n, rq, wq, 11)
 }
 
 fn read_tail(b: &Bench) -> (SimTime, f64) {

@@ -1,0 +1,252 @@
+//! Dies and channels: the timing of senses, programs and erases (per page type), the
+//! channel as a FIFO resource shared by its dies, suspended operations resumed with the time
+//! they had left.
+
+use super::scheduler::{Kind, NQ};
+use super::{Outbox, Ssd, SsdEvent};
+use crate::geometry::NONE;
+use crate::params::MAX_PLANES_PER_DIE;
+use nest_core::wrr::Wrr;
+use nest_core::SimTime;
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    Idle,
+    Sense,
+    WaitOut,
+    Out,
+    WaitIn,
+    In,
+    Program,
+    Erase,
+    /// Suspending a program or erase; the suspending batch starts when this ends.
+    Suspending,
+}
+
+/// A program or erase put aside by a suspension.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Suspended {
+    pub(super) phase: Phase,
+    pub(super) batch: [u32; MAX_PLANES_PER_DIE as usize],
+    pub(super) n: u8,
+    pub(super) remaining: SimTime,
+    /// Suspensions of this operation so far (this one included).
+    pub(super) count: u8,
+}
+
+pub(super) struct Die {
+    pub(super) phase: Phase,
+    pub(super) batch: [u32; MAX_PLANES_PER_DIE as usize],
+    pub(super) n: u8,
+    pub(super) xfer_bytes: u64,
+    pub(super) started: SimTime,
+    pub(super) busy_ps: u64,
+    /// Queues 0..8: user reads/writes per class (class·2 + write); then mapping reads, GC,
+    /// mapping writes.
+    pub(super) q: [VecDeque<u32>; NQ],
+    /// WRR state of the read and the write queues.
+    pub(super) wrr: [Wrr; 2],
+    pub(super) next_plane: u32,
+    /// Non-preemptible GC: whether GC has the die's next turn.
+    pub(super) gc_turn: bool,
+    /// When the current sense, program, erase or suspension ends.
+    pub(super) end: SimTime,
+    /// Suspensions the current operation has had.
+    pub(super) op_suspends: u8,
+    pub(super) suspended: Option<Suspended>,
+    /// End times of suspended operations whose `Die` events are still in the queue: each
+    /// drops one event at that time (events cannot be taken back out of the queue).
+    pub(super) stale: Vec<SimTime>,
+}
+
+pub(super) struct Channel {
+    pub(super) busy: bool,
+    pub(super) die: u32,
+    pub(super) waiting: VecDeque<u32>,
+    pub(super) busy_ps: u64,
+}
+
+impl Ssd {
+    pub(super) fn read_time(&self, ppa: u32) -> SimTime {
+        let t = &self.params.timing;
+        let ty = if ppa == NONE { 0 } else { (self.layout.page_in_block(ppa) % t.cell.bits()) as usize };
+        t.read[ty]
+    }
+
+    pub(super) fn program_time(&self, ppa: u32) -> SimTime {
+        let t = &self.params.timing;
+        let ty = if ppa == NONE { 0 } else { (self.layout.page_in_block(ppa) % t.cell.bits()) as usize };
+        t.program[ty]
+    }
+
+    pub(super) fn start_batch(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let n = self.dies[d as usize].n as usize;
+        let first = self.txns[self.dies[d as usize].batch[0] as usize].kind;
+        self.dies[d as usize].started = now;
+        let cmd_t = self.params.timing.command;
+        self.dies[d as usize].op_suspends = 0;
+        if first == Kind::Erase {
+            let die = &mut self.dies[d as usize];
+            die.phase = Phase::Erase;
+            die.end = now + cmd_t + self.params.timing.erase;
+            out.events.push((die.end, SsdEvent::Die(d)));
+            return;
+        }
+        if first.is_sense() {
+            let mut tr = SimTime::ZERO;
+            for k in 0..n {
+                let t = self.dies[d as usize].batch[k];
+                tr = tr.max(self.read_time(self.txns[t as usize].ppa));
+            }
+            self.counters.flash_reads += n as u64;
+            self.dies[d as usize].phase = Phase::Sense;
+            out.events.push((now + cmd_t + tr, SsdEvent::Die(d)));
+            return;
+        }
+        // Programs: take the pages now (the mapping changes when the program starts), then
+        // move the data in. The die is marked busy first: starting GC below may kick it.
+        self.dies[d as usize].phase = Phase::WaitIn;
+        let mut bytes = 0u64;
+        for k in 0..n {
+            let t = self.dies[d as usize].batch[k];
+            let txn = self.txns[t as usize];
+            let ppa = match txn.kind {
+                Kind::Write | Kind::Flush => {
+                    let ppa = self.ftl.alloc(txn.plane, false);
+                    self.ftl.program_user(txn.lpa, ppa);
+                    ppa
+                }
+                Kind::GcWrite => {
+                    let ppa = self.ftl.alloc(txn.plane, true);
+                    if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
+                        if let Some(c) = &mut self.cmt {
+                            c.note_update(txn.lpa);
+                        }
+                    }
+                    ppa
+                }
+                _ => NONE,
+            };
+            if txn.kind != Kind::MapWrite {
+                self.txns[t as usize].ppa = ppa;
+            }
+            // A program always loads a whole page register (sub-page writes were merged by
+            // the read-modify-write or the cache).
+            if !(txn.kind == Kind::GcWrite && self.params.ftl.copyback) {
+                bytes += self.layout.page_size as u64;
+            }
+            if matches!(txn.kind, Kind::Write | Kind::Flush) {
+                self.maybe_start_gc(now, txn.plane, out);
+            }
+        }
+        if bytes == 0 {
+            self.start_program(now, d, out);
+        } else {
+            self.request_channel(now, d, bytes, out);
+        }
+    }
+
+    pub(super) fn start_program(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let n = self.dies[d as usize].n as usize;
+        let mut tp = SimTime::ZERO;
+        for k in 0..n {
+            let t = self.dies[d as usize].batch[k];
+            tp = tp.max(self.program_time(self.txns[t as usize].ppa));
+        }
+        let die = &mut self.dies[d as usize];
+        die.phase = Phase::Program;
+        die.end = now + self.params.timing.command + tp;
+        out.events.push((die.end, SsdEvent::Die(d)));
+    }
+
+    pub(super) fn request_channel(&mut self, now: SimTime, d: u32, bytes: u64, out: &mut Outbox) {
+        self.dies[d as usize].xfer_bytes = bytes;
+        let c = self.layout.channel_of_die(d);
+        if self.channels[c as usize].busy {
+            self.channels[c as usize].waiting.push_back(d);
+        } else {
+            self.start_transfer(now, c, d, out);
+        }
+    }
+
+    pub(super) fn start_transfer(&mut self, now: SimTime, c: u32, d: u32, out: &mut Outbox) {
+        let die = &mut self.dies[d as usize];
+        die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
+        let dt = self.params.timing.channel_time(die.xfer_bytes);
+        let ch = &mut self.channels[c as usize];
+        ch.busy = true;
+        ch.die = d;
+        ch.busy_ps += dt.0;
+        out.events.push((now + dt, SsdEvent::Channel(c)));
+    }
+
+    pub(super) fn on_die(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let stale = &mut self.dies[d as usize].stale;
+        if let Some(i) = stale.iter().position(|&t| t == now) {
+            // The end of an operation that was suspended; it was rescheduled on resume. (A
+            // live event of this die at the same picosecond is the same `Die(d)`: dropping
+            // either one is the same.)
+            stale.swap_remove(i);
+            return;
+        }
+        match self.dies[d as usize].phase {
+            Phase::Suspending => {
+                let die = &mut self.dies[d as usize];
+                die.busy_ps += (now - die.started).0;
+                self.start_batch(now, d, out)
+            }
+            Phase::Sense => {
+                let t = self.dies[d as usize].batch[0];
+                let copyback = self.txns[t as usize].kind == Kind::GcRead && self.params.ftl.copyback;
+                if copyback {
+                    self.batch_done(now, d, out);
+                } else {
+                    let n = self.dies[d as usize].n as usize;
+                    let bytes: u64 = (0..n).map(|k| self.txns[self.dies[d as usize].batch[k] as usize].bytes as u64).sum();
+                    self.dies[d as usize].phase = Phase::WaitOut;
+                    self.request_channel(now, d, bytes, out);
+                }
+            }
+            Phase::Program | Phase::Erase => self.batch_done(now, d, out),
+            p => unreachable!("die event in phase {p:?}"),
+        }
+    }
+
+    pub(super) fn on_channel(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let d = self.channels[c as usize].die;
+        self.channels[c as usize].busy = false;
+        // The next waiter gets the channel before this die's completion can queue more work.
+        if let Some(next) = self.channels[c as usize].waiting.pop_front() {
+            self.start_transfer(now, c, next, out);
+        }
+        match self.dies[d as usize].phase {
+            Phase::In => self.start_program(now, d, out),
+            Phase::Out => self.batch_done(now, d, out),
+            p => unreachable!("channel event for a die in phase {p:?}"),
+        }
+    }
+
+    pub(super) fn batch_done(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let n = self.dies[d as usize].n as usize;
+        let batch = self.dies[d as usize].batch;
+        let die = &mut self.dies[d as usize];
+        die.busy_ps += (now - die.started).0;
+        die.phase = Phase::Idle;
+        die.n = 0;
+        if let Some(s) = die.suspended.take() {
+            // Resume before the batch's completions can queue (and kick) more work here.
+            die.phase = s.phase;
+            die.batch = s.batch;
+            die.n = s.n;
+            die.op_suspends = s.count;
+            die.started = now;
+            die.end = now + s.remaining;
+            out.events.push((die.end, SsdEvent::Die(d)));
+        }
+        for &t in &batch[..n] {
+            self.txn_done(now, t, out);
+        }
+        self.kick(now, d, out);
+    }
+}

@@ -1,0 +1,68 @@
+//! The garbage-collection driver: a job per plane (victim, pages to move, erase), started at the
+//! soft or hard free-block threshold; soft GC can be held off (PLM's deterministic window).
+
+use super::scheduler::{Kind, Txn, Q_GC};
+use super::{Outbox, Ssd};
+use crate::ftl::GcNeed;
+use crate::geometry::NONE;
+use nest_core::SimTime;
+
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct GcJob {
+    pub(super) victim: u32,
+    pub(super) pending: u32,
+    pub(super) started: SimTime,
+}
+
+impl Ssd {
+    /// PLM hook: while set, soft GC does not start (hard GC still does).
+    pub fn set_soft_gc_deferred(&mut self, now: SimTime, deferred: bool, out: &mut Outbox) {
+        self.soft_gc_deferred = deferred;
+        if !deferred {
+            for p in 0..self.layout.planes {
+                self.maybe_start_gc(now, p, out);
+            }
+        }
+    }
+
+    pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
+        if self.gc[plane as usize].is_some() {
+            return;
+        }
+        let need = self.ftl.gc_need(plane);
+        if need == GcNeed::None || (need == GcNeed::Soft && self.soft_gc_deferred) {
+            return;
+        }
+        let Some((victim, _wl)) = self.ftl.start_gc(plane, &mut self.rng) else { return };
+        let mut pages = std::mem::take(&mut self.scratch);
+        self.ftl.valid_pages(victim, &mut pages);
+        self.gc[plane as usize] = Some(GcJob { victim, pending: pages.len() as u32, started: now });
+        let die = self.layout.die_of_plane(plane);
+        for &(ppa, lpa) in &pages {
+            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: plane, bytes: self.layout.page_size, next: NONE });
+            self.dies[die as usize].q[Q_GC].push_back(t);
+        }
+        let empty = pages.is_empty();
+        self.scratch = pages;
+        if empty {
+            self.queue_erase(plane, victim);
+        }
+        self.kick(now, die, out);
+    }
+
+    pub(super) fn queue_erase(&mut self, plane: u32, victim: u32) {
+        let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: plane, bytes: 0, next: NONE });
+        let die = self.layout.die_of_plane(plane);
+        self.dies[die as usize].q[Q_GC].push_back(t);
+    }
+
+    pub(super) fn gc_step(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
+        let job = self.gc[plane as usize].as_mut().expect("GC step without a job");
+        job.pending -= 1;
+        if job.pending == 0 {
+            let victim = job.victim;
+            self.queue_erase(plane, victim);
+            self.kick(now, self.layout.die_of_plane(plane), out);
+        }
+    }
+}

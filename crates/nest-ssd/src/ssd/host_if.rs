@@ -1,0 +1,228 @@
+//! The SSD's host interface: command slots, PCIe transfers in and out, the DRAM data cache's
+//! read hits and write admission (per class with device-level QoS), and the split of a command
+//! into page transactions.
+
+use super::scheduler::{Kind, Txn};
+use super::{Outbox, Ssd, SsdEvent};
+use crate::geometry::NONE;
+use nest_core::SimTime;
+
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Cmd {
+    pub(super) tag: u32,
+    pub(super) write: bool,
+    pub(super) class: u8,
+    pub(super) bytes: u32,
+    pub(super) first_lpa: u32,
+    pub(super) npages: u32,
+    /// Byte offset of the command inside its first page.
+    pub(super) head: u32,
+    pub(super) remaining: u32,
+}
+
+impl Ssd {
+    /// Accepts a host command (`class`: 0 urgent, 1 high, 2 medium, 3 low).
+    pub fn submit(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
+        let ps = self.layout.page_size as u64;
+        let size = size.max(1);
+        let first = offset / ps;
+        let last = (offset + size as u64 - 1) / ps;
+        let cmd = Cmd {
+            tag,
+            write,
+            class: class.min(3),
+            bytes: size,
+            first_lpa: (first % self.logical_pages as u64) as u32,
+            npages: (last - first + 1) as u32,
+            head: (offset % ps) as u32,
+            remaining: 0,
+        };
+        let c = match self.free_cmds.pop() {
+            Some(c) => {
+                self.cmds[c as usize] = cmd;
+                c
+            }
+            None => {
+                self.cmds.push(cmd);
+                (self.cmds.len() - 1) as u32
+            }
+        };
+        self.in_flight += 1;
+        self.counters.commands += 1;
+        let overhead = self.params.host.command_overhead;
+        if write {
+            let start = (now + overhead).max(self.pcie_in_free);
+            let t = start + self.params.host.transfer_time(size as u64);
+            self.pcie_in_free = t;
+            out.events.push((t, SsdEvent::HostIn(c)));
+        } else {
+            self.start_read(now, c, out);
+        }
+    }
+
+    /// Bytes of page `i` of command `c` that the command covers.
+    #[inline]
+    pub(super) fn page_bytes(&self, c: &Cmd, i: u32) -> u32 {
+        let ps = self.layout.page_size;
+        let start = if i == 0 { c.head } else { 0 };
+        let end = ((c.head as u64 + c.bytes as u64) - i as u64 * ps as u64).min(ps as u64) as u32;
+        end - start
+    }
+
+    #[inline]
+    pub(super) fn lpa_of(&self, c: &Cmd, i: u32) -> u32 {
+        let l = c.first_lpa + i;
+        if l >= self.logical_pages {
+            l - self.logical_pages
+        } else {
+            l
+        }
+    }
+
+    pub(super) fn start_read(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let cmd = self.cmds[c as usize];
+        let mut dram_bytes = 0u64;
+        let mut flash = 0u32;
+        for i in 0..cmd.npages {
+            let lpa = self.lpa_of(&cmd, i);
+            let bytes = self.page_bytes(&cmd, i);
+            self.counters.read_pages += 1;
+            if self.cache.as_mut().is_some_and(|k| k.read(lpa)) {
+                dram_bytes += bytes as u64;
+                continue;
+            }
+            flash += 1;
+            let t = self.new_txn(Txn { kind: Kind::Read, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes, next: NONE });
+            self.route(now, t, out);
+        }
+        self.cmds[c as usize].remaining += flash;
+        if dram_bytes > 0 {
+            self.cmds[c as usize].remaining += 1;
+            self.dram_access(now, c, dram_bytes, out);
+        }
+    }
+
+    pub(super) fn dram_access(&mut self, now: SimTime, c: u32, bytes: u64, out: &mut Outbox) {
+        let t = now.max(self.dram_free) + self.params.cache.access_time(bytes);
+        self.dram_free = t;
+        out.events.push((t, SsdEvent::Dram(c)));
+    }
+
+    pub(super) fn start_write(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let cmd = self.cmds[c as usize];
+        self.counters.write_pages += cmd.npages as u64;
+        let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
+        if cacheable {
+            if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) {
+                self.cache_write(now, c, out);
+            } else {
+                let q = if self.params.sched.device_qos { cmd.class as usize } else { 0 };
+                self.cache_wait[q].push_back(c);
+                self.counters.write_stalls += 1;
+                self.admit_waiting(now, out);
+            }
+            return;
+        }
+        self.cmds[c as usize].remaining = cmd.npages;
+        for i in 0..cmd.npages {
+            let lpa = self.lpa_of(&cmd, i);
+            let bytes = self.page_bytes(&cmd, i);
+            let partial = bytes < self.layout.page_size && self.ftl.lookup(lpa).is_some();
+            let kind = if partial { Kind::RmwRead } else { Kind::Write };
+            if partial {
+                self.counters.rmw_reads += 1;
+            }
+            let t = self.new_txn(Txn { kind, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes: if partial { self.layout.page_size - bytes } else { bytes }, next: NONE });
+            self.route(now, t, out);
+        }
+    }
+
+    /// Whether the cache has room for `cmd` now: a slot for each page it does not hold, not
+    /// counting the command's own clean pages (written first, they turn dirty and stop being
+    /// available — else placing a miss could evict a page the command is about to rewrite).
+    pub(super) fn cache_admits(&self, cmd: &Cmd) -> bool {
+        self.cache_need(cmd) <= self.cache.as_ref().unwrap().available()
+    }
+
+    /// Available slots `cmd` needs (see `cache_admits`).
+    pub(super) fn cache_need(&self, cmd: &Cmd) -> u32 {
+        let cache = self.cache.as_ref().unwrap();
+        let (mut new, mut own_clean) = (0u32, 0u32);
+        for i in 0..cmd.npages {
+            match cache.slot_of(self.lpa_of(cmd, i)) {
+                None => new += 1,
+                Some(s) if cache.state[s as usize] == crate::cache::Slot::Clean => own_clean += 1,
+                Some(_) => {}
+            }
+        }
+        new + own_clean
+    }
+
+    pub(super) fn cache_write(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let cmd = self.cmds[c as usize];
+        // Pages the cache holds first, then the misses (see `cache_admits`).
+        for hits in [true, false] {
+            for i in 0..cmd.npages {
+                let lpa = self.lpa_of(&cmd, i);
+                let cache = self.cache.as_mut().unwrap();
+                if cache.slot_of(lpa).is_some() == hits {
+                    cache.write(lpa, cmd.class);
+                }
+            }
+        }
+        self.cmds[c as usize].remaining = 1;
+        self.dram_access(now, c, cmd.bytes as u64, out);
+        self.flush_due(now, out, 0);
+    }
+
+    /// Starts write-back of LRU dirty slots while free + clean slots are short of the reserve
+    /// or of `want` (what a waiting write needs: a write larger than the reserve must not wait
+    /// for a flush that never starts).
+    pub(super) fn flush_due(&mut self, now: SimTime, out: &mut Outbox, want: u32) {
+        loop {
+            let Some((slot, lpa, class)) = self.cache.as_mut().and_then(|k| k.next_flush(want)) else { return };
+            let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes: self.layout.page_size, next: NONE });
+            self.route(now, t, out);
+        }
+    }
+
+    pub(super) fn cmd_part_done(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let cmd = &mut self.cmds[c as usize];
+        cmd.remaining -= 1;
+        if cmd.remaining > 0 {
+            return;
+        }
+        if cmd.write {
+            self.finish_cmd(c, out);
+        } else {
+            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time(cmd.bytes as u64);
+            self.pcie_out_free = t;
+            out.events.push((t + self.params.host.command_overhead, SsdEvent::HostOut(c)));
+        }
+    }
+
+    pub(super) fn finish_cmd(&mut self, c: u32, out: &mut Outbox) {
+        out.done.push(self.cmds[c as usize].tag);
+        self.free_cmds.push(c);
+        self.in_flight -= 1;
+    }
+
+    /// Writes waiting for cache room: in order, or by class (urgent first, then WRR). The
+    /// chosen write waits for room rather than letting a smaller one pass, and a WRR turn is
+    /// spent only when its write gets in.
+    pub(super) fn admit_waiting(&mut self, now: SimTime, out: &mut Outbox) {
+        loop {
+            let w = &self.cache_wait;
+            let mut wrr = self.cache_wrr.clone();
+            let Some(q) = wrr.pick_class(!w[0].is_empty(), |c| !w[c].is_empty()) else { return };
+            let c = *w[q].front().unwrap();
+            let need = self.cache_need(&self.cmds[c as usize]);
+            if need > self.cache.as_ref().unwrap().available() {
+                return self.flush_due(now, out, need);
+            }
+            self.cache_wrr = wrr;
+            self.cache_wait[q].pop_front();
+            self.cache_write(now, c, out);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The timed SSD, a facade over its parts, each in its own file with the state it owns:
+//!
+//! - `host_if`: command slots, PCIe in/out, the DRAM data cache's hits and write
+//!   admission, commands split into page transactions;
+//! - `scheduler`: transactions through the CMT into per-die queues, the pick of a die's next
+//!   multi-plane batch (device-level QoS), suspension, what a finished transaction releases;
+//! - `flash`: dies and channels — sense/program/erase timing, the shared channel;
+//! - `gc`: the garbage-collection driver (soft/hard thresholds; soft GC can be held off);
+//! - `precondition`: the drive filled to steady state before time 0.
+//!
+//! Sans-IO towards the engine: `submit` and `handle` take the current time and an [`Outbox`]
+//! into which the SSD puts the events it wants scheduled (`SsdEvent`, delivered back through
+//! `handle`) and the tags of host commands that completed. The outbox is reused, so the hot
+//! path allocates nothing.
+//!
+//! A die operation: reads sense (command + tR, die busy) then move data out over the channel;
+//! programs move data in over the channel then program (tPROG); erases take tBERS. Up to one
+//! transaction per plane of a die runs as one multi-plane operation (same kind). The channel
+//! is a FIFO resource shared by the dies on it.
+
+use crate::cache::DataCache;
+use crate::cmt::Cmt;
+use crate::ftl::Ftl;
+use crate::geometry::{Layout, NONE};
+use crate::params::{SsdParams, MAX_PLANES_PER_DIE};
+use nest_core::rng::RngStream;
+use nest_core::wrr::Wrr;
+use nest_core::SimTime;
+use std::collections::VecDeque;
+
+mod flash;
+mod gc;
+mod host_if;
+mod precondition;
+mod scheduler;
+
+use flash::{Channel, Die, Phase};
+use gc::GcJob;
+use host_if::Cmd;
+use scheduler::Txn;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SsdEvent {
+    /// A die finished its sense, program or erase.
+    Die(u32),
+    /// A channel finished a data transfer.
+    Channel(u32),
+    /// The DRAM part of a command finished.
+    Dram(u32),
+    /// A write command's data arrived over PCIe.
+    HostIn(u32),
+    /// A read command's data left over PCIe: the command completes.
+    HostOut(u32),
+}
+
+#[derive(Default)]
+pub struct Outbox {
+    pub events: Vec<(SimTime, SsdEvent)>,
+    /// Tags of completed host commands.
+    pub done: Vec<u32>,
+}
+
+/// Classes of the device-level queues: 0 urgent, 1 high, 2 medium, 3 low.
+pub const CLASSES: usize = 4;
+
+/// Counters reported per device.
+#[derive(Clone, Debug, Default)]
+pub struct SsdCounters {
+    pub commands: u64,
+    pub read_pages: u64,
+    pub write_pages: u64,
+    pub flash_reads: u64,
+    pub map_reads: u64,
+    pub map_writes: u64,
+    pub gc_moves: u64,
+    pub gc_time_ps: u64,
+    pub rmw_reads: u64,
+    pub write_stalls: u64,
+    pub program_suspends: u64,
+    pub erase_suspends: u64,
+}
+
+pub struct Ssd {
+    pub params: SsdParams,
+    pub layout: Layout,
+    pub ftl: Ftl,
+    cmt: Option<Cmt>,
+    cache: Option<DataCache>,
+    txns: Vec<Txn>,
+    free_txns: Vec<u32>,
+    cmds: Vec<Cmd>,
+    free_cmds: Vec<u32>,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    gc: Vec<Option<GcJob>>,
+    /// Soft GC may not start (PLM's deterministic window).
+    soft_gc_deferred: bool,
+    /// Writes waiting for cache slots, per class (urgent, high, medium, low). Without
+    /// device-level QoS one FIFO (index 0); with it, the cache's admission is one more internal
+    /// queueing point arbitrated by the rule of the chip queues (urgent first, then WRR): when
+    /// writes outrun the flash, this is where they wait, so a FIFO here would undo the
+    /// per-class service.
+    cache_wait: [VecDeque<u32>; CLASSES],
+    cache_wrr: Wrr,
+    pcie_in_free: SimTime,
+    pcie_out_free: SimTime,
+    dram_free: SimTime,
+    rng: RngStream,
+    scratch: Vec<(u32, u32)>,
+    scratch_txns: Vec<u32>,
+    in_flight: u32,
+    pub counters: SsdCounters,
+    logical_pages: u32,
+}
+
+impl Ssd {
+    pub fn new(params: SsdParams, seed: u64, index: u64) -> Result<Self, String> {
+        if let Some((k, m)) = params.validate().into_iter().next() {
+            return Err(format!("{k}: {m}"));
+        }
+        let layout = Layout::new(&params.geometry, &params.ftl.allocation);
+        let logical = params.logical_pages();
+        let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
+        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b));
+        let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve));
+        let dies = (0..layout.dies)
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, stale: Vec::new() })
+            .collect();
+        let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
+        let mut ssd = Ssd {
+            gc: vec![None; layout.planes as usize],
+            layout,
+            ftl,
+            cmt,
+            cache,
+            txns: Vec::with_capacity(1024),
+            free_txns: Vec::new(),
+            cmds: Vec::with_capacity(params.host.queue_depth as usize),
+            free_cmds: Vec::new(),
+            dies,
+            channels,
+            soft_gc_deferred: false,
+            cache_wait: Default::default(),
+            cache_wrr: Wrr::new(params.sched.weights),
+            pcie_in_free: SimTime::ZERO,
+            pcie_out_free: SimTime::ZERO,
+            dram_free: SimTime::ZERO,
+            rng: RngStream::derive(seed, "ssd", index, "gc"),
+            scratch: Vec::new(),
+            scratch_txns: Vec::new(),
+            in_flight: 0,
+            counters: SsdCounters::default(),
+            logical_pages: logical as u32,
+            params,
+        };
+        if let Some(p) = ssd.params.precondition.clone() {
+            ssd.precondition(p.occupancy, p.overwrites, seed, index);
+        }
+        Ok(ssd)
+    }
+
+    /// Whether the controller has a free command slot.
+    #[inline]
+    pub fn can_accept(&self) -> bool {
+        self.in_flight < self.params.host.queue_depth
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.params.capacity()
+    }
+
+    pub fn handle(&mut self, now: SimTime, ev: SsdEvent, out: &mut Outbox) {
+        match ev {
+            SsdEvent::Die(d) => self.on_die(now, d, out),
+            SsdEvent::Channel(c) => self.on_channel(now, c, out),
+            SsdEvent::Dram(c) => self.cmd_part_done(now, c, out),
+            SsdEvent::HostIn(c) => self.start_write(now, c, out),
+            SsdEvent::HostOut(c) => self.finish_cmd(c, out),
+        }
+    }
+
+    /// Planes with a GC or wear-levelling job in progress.
+    pub fn gc_active(&self) -> u32 {
+        self.gc.iter().filter(|g| g.is_some()).count() as u32
+    }
+
+    /// Transactions queued at dies (all kinds).
+    pub fn queued_txns(&self) -> usize {
+        self.dies.iter().map(|d| d.q.iter().map(|q| q.len()).sum::<usize>()).sum()
+    }
+
+    pub fn cmt_hit_rate(&self) -> Option<f64> {
+        self.cmt.as_ref().map(|c| c.hit_rate())
+    }
+
+    pub fn cache(&self) -> Option<&DataCache> {
+        self.cache.as_ref()
+    }
+
+    /// Write amplification: flash page programs (user + GC) per user page program.
+    pub fn write_amplification(&self) -> f64 {
+        let c = &self.ftl.counters;
+        if c.user_programs == 0 {
+            return 0.0;
+        }
+        (c.user_programs + c.gc_programs) as f64 / c.user_programs as f64
+    }
+
+    /// Busy time of every chip (mean over its dies) and channel.
+    pub fn utilisation(&self, now: SimTime) -> (Vec<f64>, Vec<f64>) {
+        let span = now.0.max(1) as f64;
+        let dpc = self.layout.dims[2] as usize;
+        let chips = self.dies.chunks(dpc).map(|ds| ds.iter().map(|d| d.busy_ps as f64 + if d.phase != Phase::Idle { (now - d.started).0 as f64 } else { 0.0 }).sum::<f64>() / (dpc as f64 * span)).collect();
+        let chans = self.channels.iter().map(|c| c.busy_ps as f64 / span).collect();
+        (chips, chans)
+    }
+
+    /// Internal consistency: FTL books, transaction and command slots.
+    pub fn check(&self) -> Result<(), String> {
+        self.ftl.check()?;
+        let live_cmds = self.cmds.len() - self.free_cmds.len();
+        if live_cmds != self.in_flight as usize {
+            return Err(format!("{} live command slots but {} in flight", live_cmds, self.in_flight));
+        }
+        Ok(())
+    }
+}

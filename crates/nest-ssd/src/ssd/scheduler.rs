@@ -1,0 +1,402 @@
+//! The flash transaction scheduler: transactions through the CMT into per-die queues (user
+//! reads and writes per class, mapping reads, GC, mapping writes), the pick of a die's next
+//! multi-plane batch (device-level QoS: urgent first, then WRR), program/erase suspension, and
+//! what a finished transaction releases.
+
+use super::flash::{Phase, Suspended};
+use super::{Outbox, Ssd, SsdEvent, CLASSES};
+use crate::cmt::Lookup;
+use crate::ftl::GcNeed;
+use crate::geometry::NONE;
+use crate::params::{Allocation, MAX_PLANES_PER_DIE};
+use nest_core::SimTime;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Read,
+    Write,
+    /// Read half of a sub-page write (read-modify-write).
+    RmwRead,
+    Flush,
+    MapRead,
+    MapWrite,
+    GcRead,
+    GcWrite,
+    Erase,
+}
+
+impl Kind {
+    pub(super) fn is_program(self) -> bool {
+        matches!(self, Kind::Write | Kind::Flush | Kind::MapWrite | Kind::GcWrite)
+    }
+    pub(super) fn is_sense(self) -> bool {
+        matches!(self, Kind::Read | Kind::RmwRead | Kind::MapRead | Kind::GcRead)
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Txn {
+    pub(super) kind: Kind,
+    pub(super) class: u8,
+    pub(super) lpa: u32,
+    /// Source page of reads and moves; block id of erases; page written by programs.
+    pub(super) ppa: u32,
+    pub(super) plane: u32,
+    /// Command slot (Read/Write/RmwRead), cache slot (Flush), translation page (Map*),
+    /// plane (Gc*, Erase).
+    pub(super) owner: u32,
+    pub(super) bytes: u32,
+    /// Link in a CMT wait list.
+    pub(super) next: u32,
+}
+
+pub(super) const Q_MAP_READ: usize = 2 * CLASSES;
+pub(super) const Q_GC: usize = 2 * CLASSES + 1;
+pub(super) const Q_MAP_WRITE: usize = 2 * CLASSES + 2;
+pub(super) const NQ: usize = 2 * CLASSES + 3;
+/// How far down a queue the scheduler looks for transactions to join a multi-plane batch or
+/// to find a write whose plane has room (out-of-order within a die).
+pub(super) const SCAN: usize = 32;
+
+impl Ssd {
+    pub(super) fn new_txn(&mut self, t: Txn) -> u32 {
+        match self.free_txns.pop() {
+            Some(i) => {
+                self.txns[i as usize] = t;
+                i
+            }
+            None => {
+                self.txns.push(t);
+                (self.txns.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Through the CMT, then into a die queue.
+    pub(super) fn route(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
+        let txn = self.txns[t as usize];
+        if let Some(cmt) = &mut self.cmt {
+            if let Lookup::Miss { tp, fetch } = cmt.lookup(txn.lpa, txn.kind.is_program()) {
+                self.txns[t as usize].next = cmt.waiting[tp as usize];
+                cmt.waiting[tp as usize] = t;
+                if fetch {
+                    self.counters.map_reads += 1;
+                    let plane = self.layout.static_plane(tp as u64);
+                    let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE });
+                    self.enqueue(now, m, out);
+                }
+                return;
+            }
+        }
+        self.enqueue(now, t, out);
+    }
+
+    pub(super) fn queue_index(&self, txn: &Txn) -> usize {
+        match txn.kind {
+            Kind::MapRead => Q_MAP_READ,
+            Kind::MapWrite => Q_MAP_WRITE,
+            Kind::GcRead | Kind::GcWrite | Kind::Erase => Q_GC,
+            k => {
+                let class = if self.params.sched.device_qos { txn.class as usize } else { 0 };
+                class * 2 + k.is_program() as usize
+            }
+        }
+    }
+
+    pub(super) fn enqueue(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
+        let txn = &mut self.txns[t as usize];
+        if matches!(txn.kind, Kind::Read | Kind::RmwRead) {
+            txn.ppa = self.ftl.lookup(txn.lpa).unwrap_or(NONE);
+            // A never-written page is timed as a read on its home plane.
+            txn.plane = if txn.ppa != NONE { self.layout.plane_of_ppa(txn.ppa) } else { self.layout.static_plane(txn.lpa as u64) };
+        } else if matches!(txn.kind, Kind::Write | Kind::Flush) {
+            txn.plane = match self.params.ftl.allocation {
+                Allocation::Static(_) => self.layout.static_plane(txn.lpa as u64),
+                Allocation::Dynamic => NONE,
+            };
+        }
+        if txn.plane == NONE {
+            let plane = self.dynamic_plane();
+            self.txns[t as usize].plane = plane;
+        }
+        let txn = self.txns[t as usize];
+        let die = self.layout.die_of_plane(txn.plane);
+        let qi = self.queue_index(&txn);
+        self.dies[die as usize].q[qi].push_back(t);
+        self.kick(now, die, out);
+    }
+
+    /// Dynamic allocation: the die with the fewest queued transactions, planes in turn.
+    pub(super) fn dynamic_plane(&mut self) -> u32 {
+        let mut best = (usize::MAX, 0u32);
+        for (d, die) in self.dies.iter().enumerate() {
+            let n: usize = die.q.iter().map(|q| q.len()).sum::<usize>() + (die.phase != Phase::Idle) as usize;
+            if n < best.0 {
+                best = (n, d as u32);
+            }
+        }
+        let die = &mut self.dies[best.1 as usize];
+        let p = die.next_plane;
+        die.next_plane = (p + 1) % self.layout.dims[3];
+        best.1 * self.layout.dims[3] + p
+    }
+
+    pub(super) fn kick(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        match self.dies[d as usize].phase {
+            Phase::Idle => {
+                if self.pick(d) {
+                    self.start_batch(now, d, out);
+                }
+            }
+            Phase::Program if self.params.sched.suspend.program => self.try_suspend(now, d, out),
+            Phase::Erase if self.params.sched.suspend.erase => self.try_suspend(now, d, out),
+            _ => {}
+        }
+    }
+
+    /// Suspends die `d`'s program or erase for a waiting read (or, for an erase, a write) if
+    /// enough of it is left (see `SuspendParams`): the die spends the suspend latency, serves
+    /// one batch, and `batch_done` resumes the operation with the time it had left.
+    pub(super) fn try_suspend(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let sp = &self.params.sched.suspend;
+        let die = &self.dies[d as usize];
+        if die.suspended.is_some() || die.op_suspends as u32 >= sp.max_per_op {
+            return;
+        }
+        let remaining = die.end.saturating_sub(now);
+        let erase = die.phase == Phase::Erase;
+        let (latency, min_read) = if erase { (sp.erase_latency, sp.erase_min_remaining_read) } else { (sp.program_latency, sp.program_min_remaining) };
+        if remaining <= latency {
+            return;
+        }
+        let user = |k: usize| (0..CLASSES).any(|c| !die.q[2 * c + k].is_empty());
+        let reads = remaining >= min_read && (!die.q[Q_MAP_READ].is_empty() || user(0));
+        let writes = erase && remaining >= sp.erase_min_remaining_write && user(1);
+        if !reads && !writes {
+            return;
+        }
+        let (batch, n, phase, count) = (die.batch, die.n, die.phase, die.op_suspends + 1);
+        let got = (reads && (self.take_batch(d, Q_MAP_READ) || self.pick_kind(d, 0))) || (writes && self.pick_kind(d, 1));
+        let die = &mut self.dies[d as usize];
+        if !got {
+            // Nothing startable (writes waiting for space): the batch array is untouched.
+            die.n = n;
+            return;
+        }
+        die.suspended = Some(Suspended { phase, batch, n, remaining, count });
+        die.busy_ps += (now - die.started).0;
+        die.stale.push(die.end);
+        die.phase = Phase::Suspending;
+        die.started = now;
+        die.end = now + latency;
+        out.events.push((die.end, SsdEvent::Die(d)));
+        if erase {
+            self.counters.erase_suspends += 1;
+        } else {
+            self.counters.program_suspends += 1;
+        }
+    }
+
+    /// The next batch of reads (`kind` 0) or writes (1): by class with device QoS, else FIFO.
+    pub(super) fn pick_kind(&mut self, d: u32, kind: usize) -> bool {
+        if self.params.sched.device_qos {
+            self.pick_class(d, kind)
+        } else {
+            self.take_batch(d, kind)
+        }
+    }
+
+    /// Whether transaction `t` can start now (writes need a page on their plane).
+    #[inline]
+    pub(super) fn startable(&self, t: u32) -> bool {
+        let txn = &self.txns[t as usize];
+        match txn.kind {
+            Kind::Write | Kind::Flush => self.ftl.can_alloc_user(txn.plane),
+            _ => true,
+        }
+    }
+
+    /// Moves a batch from queue `qi` of die `d` into the die: the first startable transaction
+    /// and further ones of the same kind on other planes — from the same queue first, then
+    /// (user I/O with device QoS) from the same kind's queues of the other classes, so per-class
+    /// queues do not cost multi-plane parallelism.
+    pub(super) fn take_batch(&mut self, d: u32, qi: usize) -> bool {
+        let ppd = self.layout.dims[3];
+        let mut planes_used = 0u32;
+        let mut kind = None;
+        let mut n = 0usize;
+        self.fill_batch(d, qi, &mut kind, &mut planes_used, &mut n);
+        if n == 0 {
+            return false;
+        }
+        if qi < 2 * CLASSES && self.params.sched.device_qos && (n as u32) < ppd {
+            let k = qi % 2;
+            for c in 0..CLASSES {
+                let other = 2 * c + k;
+                if other != qi && !self.dies[d as usize].q[other].is_empty() {
+                    self.fill_batch(d, other, &mut kind, &mut planes_used, &mut n);
+                }
+            }
+        }
+        self.dies[d as usize].n = n as u8;
+        true
+    }
+
+    /// Adds transactions of queue `qi` to die `d`'s batch (see `take_batch`).
+    pub(super) fn fill_batch(&mut self, d: u32, qi: usize, kind: &mut Option<Kind>, planes_used: &mut u32, n: &mut usize) {
+        let ppd = self.layout.dims[3];
+        let mut chosen: [usize; MAX_PLANES_PER_DIE as usize] = [0; MAX_PLANES_PER_DIE as usize];
+        let mut m = 0usize;
+        let len = self.dies[d as usize].q[qi].len().min(SCAN);
+        for i in 0..len {
+            if *n + m == ppd as usize {
+                break;
+            }
+            let t = self.dies[d as usize].q[qi][i];
+            let txn = self.txns[t as usize];
+            let bit = 1u32 << (txn.plane % ppd);
+            if *planes_used & bit != 0 {
+                continue;
+            }
+            match *kind {
+                None => {
+                    if !self.startable(t) {
+                        continue;
+                    }
+                    *kind = Some(txn.kind);
+                }
+                Some(k) if k == txn.kind && self.startable(t) => {}
+                _ => continue,
+            }
+            chosen[m] = i;
+            m += 1;
+            *planes_used |= bit;
+            // GC work (moves, erases) goes one transaction at a time, in queue order.
+            if qi == Q_GC {
+                break;
+            }
+        }
+        let die = &mut self.dies[d as usize];
+        for k in (0..m).rev() {
+            let t = die.q[qi].remove(chosen[k]).expect("index in range");
+            die.batch[*n + k] = t;
+        }
+        *n += m;
+    }
+
+    pub(super) fn die_in_hard_gc(&self, d: u32) -> bool {
+        let ppd = self.layout.dims[3];
+        (d * ppd..(d + 1) * ppd).any(|p| self.gc[p as usize].is_some() && self.ftl.gc_need(p) == GcNeed::Hard)
+    }
+
+    /// Picks the die's next batch. Order: GC work when a plane is below the hard threshold
+    /// (or, for non-preemptible GC, on alternate turns),
+    /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
+    /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
+    /// background GC, mapping writes.
+    pub(super) fn pick(&mut self, d: u32) -> bool {
+        if !self.dies[d as usize].q[Q_GC].is_empty() {
+            // Urgent GC goes first; non-preemptible GC takes every other turn of the die
+            // (so a long job neither starves nor is starved by user I/O).
+            let die = &mut self.dies[d as usize];
+            let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
+            if (gc_turn || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
+                return true;
+            }
+            self.dies[d as usize].gc_turn = true;
+        }
+        if self.take_batch(d, Q_MAP_READ) {
+            return true;
+        }
+        // Reads before writes; with device QoS, within each kind the class is chosen by
+        // urgent-strict + WRR, with a WRR state per kind.
+        self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_GC) || self.take_batch(d, Q_MAP_WRITE)
+    }
+
+    /// Device-level QoS: among the classes with `kind` (0 read, 1 write) work at die `d`,
+    /// urgent first, then WRR over High/Medium/Low; if the chosen class cannot start (writes
+    /// waiting for space), the others are tried in priority order.
+    pub(super) fn pick_class(&mut self, d: u32, kind: usize) -> bool {
+        let die = &mut self.dies[d as usize];
+        let q = &die.q;
+        let chosen = die.wrr[kind].pick_class(!q[kind].is_empty(), |c| !q[2 * c + kind].is_empty());
+        let Some(c) = chosen else { return false };
+        if self.take_batch(d, 2 * c + kind) {
+            return true;
+        }
+        (0..CLASSES).any(|c2| c2 != c && self.take_batch(d, 2 * c2 + kind))
+    }
+
+    pub(super) fn txn_done(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
+        let txn = self.txns[t as usize];
+        self.free_txns.push(t);
+        match txn.kind {
+            Kind::Read => {
+                if self.params.cache.mode.reads() {
+                    if let Some(k) = &mut self.cache {
+                        k.fill(txn.lpa);
+                    }
+                }
+                self.cmd_part_done(now, txn.owner, out);
+            }
+            Kind::Write => self.cmd_part_done(now, txn.owner, out),
+            Kind::RmwRead => {
+                let w = self.new_txn(Txn { kind: Kind::Write, bytes: self.layout.page_size, ..txn });
+                self.route(now, w, out);
+            }
+            Kind::Flush => {
+                self.cache.as_mut().unwrap().flush_done(txn.owner);
+                self.admit_waiting(now, out);
+                self.flush_due(now, out, 0);
+            }
+            Kind::MapRead => {
+                let tp = txn.owner;
+                let cmt = self.cmt.as_mut().unwrap();
+                let mut w = std::mem::replace(&mut cmt.waiting[tp as usize], NONE);
+                let mut dirty = false;
+                let mut waiters = std::mem::take(&mut self.scratch_txns);
+                waiters.clear();
+                while w != NONE {
+                    dirty |= self.txns[w as usize].kind.is_program();
+                    waiters.push(w);
+                    w = self.txns[w as usize].next;
+                }
+                if let Some(victim) = self.cmt.as_mut().unwrap().insert(tp, dirty) {
+                    self.counters.map_writes += 1;
+                    let plane = self.layout.static_plane(victim as u64);
+                    let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: victim, bytes: self.layout.page_size, next: NONE });
+                    self.enqueue(now, m, out);
+                }
+                // Waiters were linked newest first; serve them in arrival order.
+                for &w in waiters.iter().rev() {
+                    self.enqueue(now, w, out);
+                }
+                self.scratch_txns = waiters;
+            }
+            Kind::MapWrite => {}
+            Kind::GcRead => {
+                if self.ftl.is_valid(txn.ppa) {
+                    let w = self.new_txn(Txn { kind: Kind::GcWrite, ..txn });
+                    self.enqueue(now, w, out);
+                } else {
+                    self.gc_step(now, txn.owner, out);
+                }
+            }
+            Kind::GcWrite => {
+                self.counters.gc_moves += 1;
+                self.gc_step(now, txn.owner, out);
+            }
+            Kind::Erase => {
+                let plane = txn.owner;
+                self.ftl.erase(txn.ppa);
+                if let Some(job) = self.gc[plane as usize].take() {
+                    self.counters.gc_time_ps += (now - job.started).0;
+                }
+                self.maybe_start_gc(now, plane, out);
+                // Writes held for space on this plane may go now.
+                let die = self.layout.die_of_plane(plane);
+                self.kick(now, die, out);
+            }
+        }
+    }
+}

@@ -98,10 +98,10 @@ impl NetRt {
         self.tp.handle(now, e, &mut self.fabric, &mut Sched(q));
     }
 
-    /// Hands `bytes` more to message channel `f` (NVMe-oF).
+    /// Sends `msg`, `bytes` long, on message channel `f`.
     #[inline]
-    pub fn push(&mut self, now: SimTime, f: u32, bytes: u64, q: &mut EventQueue<Event>) {
-        self.tp.push(now, f, bytes, &mut self.fabric, &mut Sched(q));
+    pub fn send_message(&mut self, now: SimTime, f: u32, bytes: u64, msg: nest_transport::Message, q: &mut EventQueue<Event>) {
+        self.tp.send_message(now, f, bytes, msg, &mut self.fabric, &mut Sched(q));
     }
 
     /// One time-series sample of every flow and sampled port.

@@ -20,8 +20,14 @@ use nest_config::resolve::e2e::NvmeofPlan;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
 use nest_core::SimTime;
+use nest_transport::{Message, MsgKind};
 use nest_workload::Op;
 use std::collections::VecDeque;
+
+/// A command capsule (with any write data behind it), host → target.
+pub const COMMAND: MsgKind = MsgKind(0);
+/// A completion capsule (with any read data in front of it), target → host.
+pub const RESPONSE: MsgKind = MsgKind(1);
 
 /// Timers of the NVMe-oF layer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -98,10 +104,6 @@ pub struct NvmeofRt {
     classes: usize,
     /// Connection of (host, device, class), `u32::MAX` when the pair is local or unused.
     conn_of: Vec<u32>,
-    /// Per flow of a connection (by flow id − `first_flow`): message ends (stream offsets)
-    /// and their requests, oldest first.
-    inbox: Vec<VecDeque<(u64, ReqId)>>,
-    first_flow: u32,
     /// Storage server of each device, as an index into `targets`.
     target_of: Vec<u32>,
     pub targets: Vec<Target>,
@@ -129,10 +131,7 @@ impl NvmeofRt {
         target_node.sort_unstable();
         target_node.dedup();
         let target_of = plan.device_server.iter().map(|s| s.map_or(u32::MAX, |s| target_node.binary_search(&s).expect("listed") as u32)).collect();
-        // The connections' channels are consecutive flows, forward then back.
-        let first_flow = plan.conns.first().map_or(0, |c| c.fwd);
         NvmeofRt {
-            inbox: vec![VecDeque::new(); plan.conns.len() * 2],
             targets: target_node.iter().map(|_| Target::default()).collect(),
             target_node,
             target_of,
@@ -142,7 +141,6 @@ impl NvmeofRt {
             devices,
             classes,
             conn_of,
-            first_flow,
             books: Books::default(),
         }
     }
@@ -178,12 +176,11 @@ impl NvmeofRt {
     }
 
     /// Checks the message books against the channels: every message sent is delivered or
-    /// still queued on its channel, queued ends increase and stop at what the channel was
-    /// given, and the receiver never got past the sender.
+    /// still on its channel (the channels check their own order and ends).
     pub fn check(&self, tp: &nest_transport::Transports) -> Result<(), String> {
         let b = &self.books;
-        let fwd_queued: u64 = self.inbox.iter().step_by(2).map(|q| q.len() as u64).sum();
-        let back_queued: u64 = self.inbox.iter().skip(1).step_by(2).map(|q| q.len() as u64).sum();
+        let fwd_queued = tp.channels.in_transit(COMMAND);
+        let back_queued = tp.channels.in_transit(RESPONSE);
         if b.commands_sent != b.commands_received + fwd_queued {
             return Err(format!("NVMe-oF: {} commands sent, {} received, {} on the fabric", b.commands_sent, b.commands_received, fwd_queued));
         }
@@ -193,21 +190,7 @@ impl NvmeofRt {
         if b.write_bytes_at_target > b.write_bytes_sent || b.read_bytes_at_host > b.read_bytes_at_device {
             return Err(format!("NVMe-oF: more payload arrived than was sent ({b:?})"));
         }
-        for (i, q) in self.inbox.iter().enumerate() {
-            let f = &tp.flows[self.first_flow as usize + i];
-            if f.r.rcv_nxt > f.total {
-                return Err(format!("flow '{}': received {} B of {} sent", f.spec.name, f.r.rcv_nxt, f.total));
-            }
-            if let Some(&(end, _)) = q.back() {
-                if end != f.total {
-                    return Err(format!("flow '{}': last message ends at {end}, the channel holds {}", f.spec.name, f.total));
-                }
-            }
-            if q.iter().zip(q.iter().skip(1)).any(|(a, b)| a.0 >= b.0) || q.front().is_some_and(|&(e, _)| e <= f.r.rcv_nxt) {
-                return Err(format!("flow '{}': message queue out of order or holding delivered messages", f.spec.name));
-            }
-        }
-        Ok(())
+        tp.check_channels()
     }
 }
 
@@ -230,30 +213,16 @@ impl Simulation {
             rt.books.write_bytes_sent += req.size as u64;
         }
         rt.books.commands_sent += 1;
-        self.send_message(f, bytes, r);
+        self.send_message(f, bytes, Message { kind: COMMAND, tag: r.0 });
     }
 
-    /// Message channels made progress: hand over every message that has fully arrived.
-    pub(crate) fn on_delivered(&mut self) {
-        loop {
-            let Some(net) = self.net.as_deref_mut() else { return };
-            let Some(f) = net.tp.delivered.pop() else { return };
-            let rcv = net.tp.flows[f as usize].r.rcv_nxt;
-            let Some(first) = self.nvmeof.as_deref().map(|rt| rt.first_flow) else { continue };
-            let i = (f - first) as usize;
-            loop {
-                let inbox = &mut self.nvmeof().inbox[i];
-                let Some(&(end, r)) = inbox.front() else { break };
-                if end > rcv {
-                    break;
-                }
-                inbox.pop_front();
-                if i % 2 == 0 {
-                    self.target_receive(r);
-                } else {
-                    self.host_receive(r);
-                }
-            }
+    /// An NVMe-oF message has fully arrived: a command at its target, or a completion at its
+    /// host.
+    pub(crate) fn nvmeof_deliver(&mut self, msg: Message) {
+        match msg.kind {
+            COMMAND => self.target_receive(ReqId(msg.tag)),
+            RESPONSE => self.host_receive(ReqId(msg.tag)),
+            k => unreachable!("NVMe-oF message of unknown kind {k:?}"),
         }
     }
 
@@ -348,16 +317,13 @@ impl Simulation {
             bytes += rt.plan.data_header as u64 + req.size as u64;
         }
         rt.books.responses_sent += 1;
-        self.send_message(f, bytes, r);
+        self.send_message(f, bytes, Message { kind: RESPONSE, tag: r.0 });
     }
 
-    /// Puts request `r`'s message of `bytes` on channel `f` and notes where it ends.
-    fn send_message(&mut self, f: u32, bytes: u64, r: ReqId) {
-        let rt = self.nvmeof.as_deref_mut().expect("remote request without NVMe-oF");
+    /// Puts `msg`, `bytes` long, on message channel `f`.
+    fn send_message(&mut self, f: u32, bytes: u64, msg: Message) {
         let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
-        let end = net.tp.flows[f as usize].total + bytes;
-        rt.inbox[(f - rt.first_flow) as usize].push_back((end, r));
-        net.push(self.now, f, bytes, &mut self.queue);
+        net.send_message(self.now, f, bytes, msg, &mut self.queue);
     }
 
     /// Host side: the completion (and any read data) has fully arrived.

@@ -50,6 +50,8 @@ pub struct Simulation {
     pub(crate) nvmeof: Option<Box<crate::nvmeof::NvmeofRt>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
     done_scratch: Vec<u32>,
+    /// Messages taken from the channels' outbox (reused buffer).
+    delivered_scratch: Vec<nest_transport::Delivery>,
     pub(crate) pool: RequestPool,
     pub(crate) stats: RunStats,
     pub(crate) columns: RequestColumns,
@@ -143,6 +145,7 @@ impl Simulation {
             net,
             nvmeof,
             done_scratch: Vec::new(),
+            delivered_scratch: Vec::new(),
             pool: RequestPool::default(),
             stats,
             columns: RequestColumns::default(),
@@ -206,7 +209,7 @@ impl Simulation {
                 Event::Net(e) => {
                     let net = self.net.as_mut().expect("network event without a network");
                     net.on_net(t, e, &mut self.queue);
-                    if !net.tp.delivered.is_empty() {
+                    if !net.tp.channels.delivered.is_empty() {
                         self.on_delivered();
                     }
                 }
@@ -217,6 +220,25 @@ impl Simulation {
             }
         }
         Ok(if self.finished { StepState::Finished } else { StepState::Running })
+    }
+
+    /// Messages that fully arrived on the message channels go to their owners, in order.
+    fn on_delivered(&mut self) {
+        let mut batch = std::mem::take(&mut self.delivered_scratch);
+        loop {
+            let net = self.net.as_deref_mut().expect("deliveries without a network");
+            std::mem::swap(&mut batch, &mut net.tp.channels.delivered);
+            if batch.is_empty() {
+                break;
+            }
+            for d in batch.drain(..) {
+                match d.msg.kind {
+                    crate::nvmeof::COMMAND | crate::nvmeof::RESPONSE => self.nvmeof_deliver(d.msg),
+                    k => unreachable!("a message of kind {k:?} with no owner"),
+                }
+            }
+        }
+        self.delivered_scratch = batch;
     }
 
     /// Runs to the end.

@@ -187,6 +187,10 @@ pub struct Fabric {
     /// starts sending moves them to `nic_drained`, which the transports drain after each event.
     nic_watched: Vec<bool>,
     nic_drained: Vec<u32>,
+    /// Whether to report PAUSE frames that reach host NICs (someone watches congestion).
+    pub report_nic_pauses: bool,
+    /// (host, priority) of each PAUSE a host NIC received since the last `take_nic_pause`.
+    nic_pauses: Vec<(u32, u8)>,
 }
 
 impl Fabric {
@@ -235,7 +239,7 @@ impl Fabric {
         }
         let nic_watched = vec![false; topo.hosts.len()];
         Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
-                    port_host, nic_watched, nic_drained: Vec::new() })
+                    port_host, nic_watched, nic_drained: Vec::new(), report_nic_pauses: false, nic_pauses: Vec::new() })
     }
 
     /// Queue a packet takes at a switch or NIC.
@@ -302,6 +306,10 @@ impl Fabric {
                 let is = rt.paused.iter().any(|&x| x);
                 if pause {
                     rt.stats.pauses_received += 1;
+                    let host = self.port_host[port as usize];
+                    if self.report_nic_pauses && host != u32::MAX {
+                        self.nic_pauses.push((host, prio));
+                    }
                 }
                 if !was && is {
                     rt.paused_since = now;
@@ -521,6 +529,12 @@ impl Fabric {
     #[inline]
     pub fn take_nic_drained(&mut self) -> Option<u32> {
         self.nic_drained.pop()
+    }
+
+    /// A PAUSE a host NIC received (host, priority), when `report_nic_pauses` is on.
+    #[inline]
+    pub fn take_nic_pause(&mut self) -> Option<(u32, u8)> {
+        self.nic_pauses.pop()
     }
 
     pub fn switch_buffer_used(&self, node: u32) -> u64 {

@@ -7,6 +7,11 @@ use nest_net::{FabricParams, Marking, Threshold, Topology};
 
 const G10: u64 = 10_000_000_000;
 
+/// A message of a kind no storage protocol uses (the transport must not care).
+fn msg(tag: u32) -> Message {
+    Message { kind: MsgKind(42), tag }
+}
+
 fn flow(name: &str, src: u32, dst: u32, class: u8, cc: Cc) -> FlowSpec {
     FlowSpec { name: name.into(), src, dst, class, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None, messages: false }
 }
@@ -261,22 +266,23 @@ fn a_message_channel_carries_exactly_what_is_pushed_and_reports_progress() {
     let mut q = Queue::default();
     tp.start(&fabric, &mut q);
     // Two messages before the start, one of them smaller than a segment.
-    tp.push(SimTime::ZERO, 0, 72, &mut fabric, &mut q);
-    tp.push(SimTime::ZERO, 0, 100_000, &mut fabric, &mut q);
+    tp.send_message(SimTime::ZERO, 0, 72, msg(0), &mut fabric, &mut q);
+    tp.send_message(SimTime::ZERO, 0, 100_000, msg(1), &mut fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(1));
     let fl = &tp.flows[0];
     assert_eq!(fl.r.rcv_nxt, 100_072);
     assert_eq!(fl.s.snd_una, 100_072, "everything acknowledged");
     assert!(!fl.s.finished, "a channel stays open");
-    assert!(tp.delivered.iter().all(|&f| f == 0) && !tp.delivered.is_empty());
-    tp.delivered.clear();
+    assert_eq!(tp.channels.delivered, vec![Delivery { flow: 0, msg: msg(0) }, Delivery { flow: 0, msg: msg(1) }]);
+    tp.channels.delivered.clear();
     // A later message goes out on the idle channel, and nothing beyond it.
     let now = SimTime::from_ms(1);
-    tp.push(now, 0, 4096, &mut fabric, &mut q);
+    tp.send_message(now, 0, 4096, msg(2), &mut fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
     assert_eq!(tp.flows[0].r.rcv_nxt, 104_168);
     assert_eq!(tp.flows[0].stats.acked_bytes, 104_168);
-    assert!(!tp.delivered.is_empty());
+    assert_eq!(tp.channels.delivered, vec![Delivery { flow: 0, msg: msg(2) }]);
+    tp.check_channels().unwrap();
     assert_eq!(fabric.pool.live(), 0);
     fabric.check_conservation().unwrap();
 }
@@ -291,7 +297,7 @@ fn an_idle_qtcp_channel_does_not_count_towards_its_class_share() {
     tp.start(&fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_us(1));
     assert_eq!(tp.class_active[0], 0, "nothing pushed yet");
-    tp.push(SimTime::from_us(1), 0, 1_000_000, &mut fabric, &mut q);
+    tp.send_message(SimTime::from_us(1), 0, 1_000_000, msg(0), &mut fabric, &mut q);
     assert_eq!(tp.class_active[0], 1);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(5));
     assert_eq!(tp.flows[0].s.snd_una, 1_000_000);
@@ -306,7 +312,7 @@ fn an_idle_rdma_channel_parks_its_timers_and_resumes_on_push() {
     let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![spec], vec![1.0]).unwrap();
     let mut q = Queue::default();
     tp.start(&fabric, &mut q);
-    tp.push(SimTime::ZERO, 0, 10_000, &mut fabric, &mut q);
+    tp.send_message(SimTime::ZERO, 0, 10_000, msg(0), &mut fabric, &mut q);
     // Nothing more to send: once acknowledged, the α and rate timers stop and the queue drains.
     let events = run_until(&mut fabric, &mut tp, &mut q, SimTime::from_secs_f64(10.0).unwrap());
     assert!(events < 1000, "{events} events: timers kept ticking on an idle channel");
@@ -317,7 +323,7 @@ fn an_idle_rdma_channel_parks_its_timers_and_resumes_on_push() {
     // A later message restarts them on their grid and is carried.
     let alpha_before = tp.flows[0].s.alpha;
     let now = SimTime::from_ms(20);
-    tp.push(now, 0, 4096, &mut fabric, &mut q);
+    tp.send_message(now, 0, 4096, msg(1), &mut fabric, &mut q);
     assert!(tp.flows[0].s.alpha_parked.is_none() && tp.flows[0].s.timer_parked.is_none());
     assert!(tp.flows[0].s.alpha <= alpha_before, "α decayed over the idle periods");
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(21));
@@ -338,7 +344,7 @@ fn an_urgent_channel_is_not_held_back_by_its_hosts_normal_backlog() {
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
     assert!(fabric.nic_queue_bytes(0) > 3 * 1538, "the bulk flow keeps the NIC busy");
     let t0 = SimTime::from_ms(2);
-    tp.push(t0, 1, 256, &mut fabric, &mut q);
+    tp.send_message(t0, 1, 256, msg(0), &mut fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, t0 + SimTime::from_us(20));
     assert_eq!(tp.flows[1].r.rcv_nxt, 256, "the urgent message arrived within 20 µs");
 }
@@ -356,7 +362,93 @@ fn a_normal_rdma_channel_shares_the_nic_with_a_backlogged_tcp_flow() {
     tp.start(&fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(2));
     let t0 = SimTime::from_ms(2);
-    tp.push(t0, 1, 256, &mut fabric, &mut q);
+    tp.send_message(t0, 1, 256, msg(0), &mut fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, t0 + SimTime::from_us(200));
     assert_eq!(tp.flows[1].r.rcv_nxt, 256);
+}
+
+#[test]
+fn a_channel_hands_over_each_message_of_any_kind_once_all_of_it_has_arrived() {
+    // A coordinator's control messages (kind 7) and bulk messages (kind 8) share a channel:
+    // each is handed over whole, in order, and not before its last byte is in.
+    let topo = Topology::dumbbell(1, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let spec = FlowSpec { messages: true, ..flow("ctl", 0, 1, 0, Cc::Dcqcn) };
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![spec], vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    let (ctl, bulk) = (MsgKind(7), MsgKind(8));
+    tp.send_message(SimTime::ZERO, 0, 64, Message { kind: ctl, tag: 1 }, &mut fabric, &mut q);
+    tp.send_message(SimTime::ZERO, 0, 1_000_000, Message { kind: bulk, tag: 2 }, &mut fabric, &mut q);
+    tp.send_message(SimTime::ZERO, 0, 64, Message { kind: ctl, tag: 3 }, &mut fabric, &mut q);
+    assert_eq!(tp.channels.in_transit(ctl), 2);
+    // 1 MB at 10 Gb/s takes ~0.85 ms: at 0.4 ms only the first control message is in.
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_us(400));
+    assert_eq!(tp.channels.delivered, vec![Delivery { flow: 0, msg: Message { kind: ctl, tag: 1 } }]);
+    assert!(tp.flows[0].r.rcv_nxt > 64 && tp.flows[0].r.rcv_nxt < 1_000_064, "the bulk message is part-way");
+    assert_eq!(tp.channels.pending(0), 2);
+    tp.check_channels().unwrap();
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(3));
+    let got: Vec<(u8, u32)> = tp.channels.delivered.iter().map(|d| (d.msg.kind.0, d.msg.tag)).collect();
+    assert_eq!(got, vec![(7, 1), (8, 2), (7, 3)]);
+    assert_eq!(tp.channels.in_transit(ctl) + tp.channels.in_transit(bulk), 0);
+    tp.check_channels().unwrap();
+}
+
+#[test]
+fn a_watched_dcqcn_sender_reports_each_cnp_rate_cut_and_raise_with_its_new_rate() {
+    // Three DCQCN channels into one receiver (a target answering three hosts' reads would
+    // look the same from its endpoint): the watched one reports every cut its CNPs caused and
+    // the raises that follow, with the rate the reaction point now sends at.
+    let topo = Topology::dumbbell(3, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, red_authors(), 7).unwrap();
+    let specs = (0..3).map(|i| FlowSpec { messages: true, ..flow(&format!("c{i}"), i, 3, 0, Cc::Dcqcn) }).collect();
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), specs, vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.channels.watch(0, &mut fabric);
+    tp.start(&fabric, &mut q);
+    for f in 0..3 {
+        tp.send_message(SimTime::ZERO, f, 50_000_000, msg(f), &mut fabric, &mut q);
+    }
+    run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(20));
+    let ev = &tp.channels.congestion;
+    assert!(ev.iter().all(|e| e.flow == 0), "only the watched flow reports");
+    let cuts: Vec<f64> = ev.iter().filter_map(|e| match e.what { Congestion::RateCut { rate_bps } => Some(rate_bps), _ => None }).collect();
+    let raises = ev.iter().filter(|e| matches!(e.what, Congestion::RateRaised { .. })).count();
+    assert_eq!(cuts.len() as u64, tp.flows[0].s.cnps, "one cut per CNP received");
+    assert!(cuts.len() > 10 && raises > 10, "{} cuts, {raises} raises", cuts.len());
+    assert!(cuts.iter().all(|&r| r > 0.0 && r < 10e9), "a cut leaves the rate below line rate");
+    assert!(ev.windows(2).all(|w| w[0].at <= w[1].at), "in time order");
+    // The last event's rate is the sender's current rate.
+    let last = match ev.last().unwrap().what {
+        Congestion::RateCut { rate_bps } | Congestion::RateRaised { rate_bps } => rate_bps,
+        Congestion::Paused => unreachable!(),
+    };
+    assert_eq!(last, tp.flows[0].s.rc);
+}
+
+#[test]
+fn a_watched_flow_reports_the_pfc_pauses_its_host_nic_receives() {
+    // 8:1 incast on a lossless fabric without ECN: the switch pauses the senders' NICs.
+    let end = SimTime::from_ms(10);
+    let fp = FabricParams {
+        buffer: 600 * 1538,
+        marking: Marking::Step(Threshold::Packets(1000)),
+        pfc: Some(nest_net::PfcParams { xoff: 40 * 1538, xon: 30 * 1538 }),
+        ..Default::default()
+    };
+    let topo = Topology::dumbbell(8, 1, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, fp, 7).unwrap();
+    let specs = (0..8).map(|i| FlowSpec { bytes: Some(500_000), ..flow(&format!("f{i}"), i, 8, 0, Cc::Dctcp) }).collect();
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), specs, vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.channels.watch(3, &mut fabric);
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, end);
+    let paused = tp.channels.congestion.iter().filter(|e| e.what == Congestion::Paused).count() as u64;
+    let host3 = fabric.topo.hosts[3];
+    let nic = fabric.topo.nodes[host3 as usize].ports[0];
+    assert!(paused > 0);
+    assert_eq!(paused, fabric.port_stats(nic).pauses_received, "one event per PAUSE at its NIC");
+    assert!(tp.channels.congestion.iter().all(|e| e.flow == 3));
 }

@@ -1,0 +1,190 @@
+//! Message channels: a flow opened with `messages = true` carries a stream of messages, each a
+//! number of bytes and a [`Message`] (a kind and a tag chosen by the protocol that owns the
+//! channel: NVMe-oF capsules, a coordinator's control messages, RDMA verbs). The transport
+//! keeps each message's end offset in the stream and hands the message over, in order, once
+//! the receiver has every byte of it ([`Channels::delivered`]); it never reads the message.
+//!
+//! The same outbox reports congestion at the flows a caller watches ([`Channels::watch`]):
+//! a DCQCN/QRDMA reaction point that cut its rate on a CNP or raised it (with the new rate),
+//! and PFC PAUSE frames received by the sending host's NIC for the flow's priority. A
+//! storage-side rate controller (SRC) reads exactly these at the target's endpoints.
+
+use crate::{cc, Scheduler, TpEvent, Transports};
+use nest_core::SimTime;
+use nest_net::Fabric;
+use std::collections::VecDeque;
+
+/// What a message is, in its owner's vocabulary (the transport only carries it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MsgKind(pub u8);
+
+/// A message on a channel: its kind and a tag its owner resolves (a request id, a host…).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub kind: MsgKind,
+    pub tag: u32,
+}
+
+/// A message that has fully arrived, and the channel it came on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub flow: u32,
+    pub msg: Message,
+}
+
+/// What a watched flow went through.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Congestion {
+    /// A CNP reached the flow's reaction point, which cut its rate to `rate_bps`.
+    RateCut { rate_bps: f64 },
+    /// The reaction point raised its rate (rate-increase timer or byte counter) to `rate_bps`.
+    RateRaised { rate_bps: f64 },
+    /// The sending host's NIC received a PFC PAUSE for the flow's priority.
+    Paused,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CongestionEvent {
+    pub at: SimTime,
+    pub flow: u32,
+    pub what: Congestion,
+}
+
+#[derive(Default)]
+pub struct Channels {
+    /// Per flow: messages sent and not yet fully received, as (end offset in the stream,
+    /// message), oldest first (empty for flows that are not channels).
+    pending: Vec<VecDeque<(u64, Message)>>,
+    /// Messages that fully arrived since the owner last drained this, in arrival order.
+    pub delivered: Vec<Delivery>,
+    watched: Vec<bool>,
+    /// Whether any flow is watched (the fabric then reports NIC pauses).
+    any_watched: bool,
+    /// Congestion at watched flows since the owner last drained this, in time order.
+    pub congestion: Vec<CongestionEvent>,
+}
+
+impl Channels {
+    pub(crate) fn new(flows: usize) -> Channels {
+        Channels { pending: vec![VecDeque::new(); flows], watched: vec![false; flows], ..Default::default() }
+    }
+
+    /// Reports flow `f`'s congestion events from now on.
+    pub fn watch(&mut self, f: u32, fabric: &mut Fabric) {
+        self.watched[f as usize] = true;
+        self.any_watched = true;
+        fabric.report_nic_pauses = true;
+    }
+
+    #[inline]
+    pub(crate) fn note(&mut self, at: SimTime, flow: u32, what: Congestion) {
+        if self.watched[flow as usize] {
+            self.congestion.push(CongestionEvent { at, flow, what });
+        }
+    }
+
+    /// The receiver of channel `f` has every byte before `rcv_nxt`: hand over what is complete.
+    #[inline]
+    pub(crate) fn arrived(&mut self, f: u32, rcv_nxt: u64) {
+        let q = &mut self.pending[f as usize];
+        while let Some(&(end, msg)) = q.front() {
+            if end > rcv_nxt {
+                break;
+            }
+            q.pop_front();
+            self.delivered.push(Delivery { flow: f, msg });
+        }
+    }
+
+    #[inline]
+    pub(crate) fn any_watched(&self) -> bool {
+        self.any_watched
+    }
+
+    /// Messages of `kind` sent and not yet delivered, over every channel.
+    pub fn in_transit(&self, kind: MsgKind) -> u64 {
+        self.pending.iter().flatten().filter(|(_, m)| m.kind == kind).count() as u64
+    }
+
+    /// Messages sent on flow `f` and not yet delivered.
+    pub fn pending(&self, f: u32) -> usize {
+        self.pending[f as usize].len()
+    }
+}
+
+impl Transports {
+    /// Sends `msg`, `bytes` long, on message channel `f`; it is handed over in
+    /// [`Channels::delivered`] once the receiver has all of it.
+    pub fn send_message(&mut self, now: SimTime, f: u32, bytes: u64, msg: Message, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let end = self.flows[f as usize].total + bytes;
+        self.channels.pending[f as usize].push_back((end, msg));
+        self.push(now, f, bytes, fabric, q);
+    }
+
+    /// Hands `bytes` more of a message channel's stream to its sender (it sends at once if its
+    /// window allows).
+    fn push(&mut self, now: SimTime, f: u32, bytes: u64, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let fl = &mut self.flows[f as usize];
+        debug_assert!(fl.spec.messages, "push on a flow that is not a message channel");
+        fl.total += bytes;
+        if fl.is_throughput_qtcp() && !fl.s.counted_active && !fl.s.finished {
+            fl.s.counted_active = true;
+            self.class_active[fl.spec.class as usize] += 1;
+        }
+        // Restart parked DCQCN timers on their original grid, with the idle periods applied:
+        // α decayed once per period without a CNP, the rate raised once per timer period.
+        let p = &self.dcqcn;
+        if let Some(t) = fl.s.alpha_parked.take() {
+            let n = (now - t).0 / p.alpha_period.0;
+            fl.s.alpha *= (1.0 - p.g).powi(n.min(i32::MAX as u64) as i32);
+            q.tp_at(t + SimTime(p.alpha_period.0 * (n + 1)), TpEvent::DcqcnAlpha(f));
+        }
+        if let Some(t) = fl.s.timer_parked.take() {
+            let n = (now - t).0 / p.rate_timer.0;
+            for _ in 0..n.min(1000) {
+                if fl.s.rc >= fl.s.line_rate && fl.s.rt >= fl.s.line_rate {
+                    break;
+                }
+                fl.s.timer_stage += 1;
+                cc::dcqcn_increase(&mut fl.s, p);
+            }
+            if n > 0 {
+                self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rc });
+            }
+            q.tp_at(t + SimTime(p.rate_timer.0 * (n + 1)), TpEvent::DcqcnTimer(f, fl.s.timer_gen));
+        }
+        self.try_send(now, f, fabric, q);
+    }
+
+    /// PAUSE frames the fabric saw reach watched hosts' NICs become `Paused` events of the
+    /// watched flows sending from that host at that priority.
+    pub(crate) fn report_nic_pauses(&mut self, now: SimTime, fabric: &mut Fabric) {
+        while let Some((host, prio)) = fabric.take_nic_pause() {
+            for (i, fl) in self.flows.iter().enumerate() {
+                if fl.spec.src == host && fl.spec.prio == prio {
+                    self.channels.note(now, i as u32, Congestion::Paused);
+                }
+            }
+        }
+    }
+
+    /// Checks every channel: queued message ends increase, lie beyond what was received, and the
+    /// last one ends where the stream does; the receiver never got past the sender.
+    pub fn check_channels(&self) -> Result<(), String> {
+        for (i, q) in self.channels.pending.iter().enumerate() {
+            let f = &self.flows[i];
+            if f.r.rcv_nxt > f.total && f.spec.messages {
+                return Err(format!("flow '{}': received {} B of {} sent", f.spec.name, f.r.rcv_nxt, f.total));
+            }
+            if let Some(&(end, _)) = q.back() {
+                if end != f.total {
+                    return Err(format!("flow '{}': last message ends at {end}, the channel holds {}", f.spec.name, f.total));
+                }
+            }
+            if q.iter().zip(q.iter().skip(1)).any(|(a, b)| a.0 >= b.0) || q.front().is_some_and(|&(e, _)| e <= f.r.rcv_nxt) {
+                return Err(format!("flow '{}': message queue out of order or holding delivered messages", f.spec.name));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,109 @@
+//! Rate-based senders (DCQCN, QRDMA): the reaction point's cut on a CNP, α periods (QRDMA's
+//! quality factor), the rate-increase timer and byte counter, and the pacer.
+
+use crate::send::{arm_timers, send_segment};
+use crate::quality::class_share;
+use crate::{cc, Cc, Congestion, Scheduler, TpEvent, Transports};
+use nest_core::SimTime;
+use nest_net::Fabric;
+
+impl Transports {
+    /// DCQCN reaction point on a CNP: RT ← RC, RC ← RC·(1 − α/2) (QRDMA: ·Q when Q < 1),
+    /// α ← (1 − g)·α + g, and the increase stages restart.
+    pub(crate) fn on_cnp(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
+        let p = &self.dcqcn;
+        let mss = self.tcp.mss as f64;
+        let fl = &mut self.flows[f as usize];
+        if fl.s.finished || !fl.spec.cc.is_rate_based() {
+            return;
+        }
+        fl.s.cnps += 1;
+        fl.s.cnp_in_period = true;
+        if p.clamp_target {
+            fl.s.rt = fl.s.rc;
+        }
+        let factor = cc::cut_factor(fl, now, mss);
+        fl.s.rc = (fl.s.rc * factor).max(p.min_rate);
+        fl.s.alpha = (1.0 - p.g) * fl.s.alpha + p.g;
+        fl.s.timer_stage = 0;
+        fl.s.byte_stage = 0;
+        fl.s.byte_ctr = 0;
+        fl.s.timer_gen = fl.s.timer_gen.wrapping_add(1);
+        fl.stats.cuts += 1;
+        fl.s.timer_parked = None; // the restarted timer replaces a parked one
+        self.channels.note(now, f, Congestion::RateCut { rate_bps: fl.s.rc });
+        q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.timer_gen));
+    }
+
+    /// End of a DCQCN α period: α decays if no CNP came; QRDMA updates its quality factor from
+    /// the bytes acknowledged in the period.
+    pub(crate) fn on_alpha_period(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
+        let fl = &mut self.flows[f as usize];
+        let share = class_share(&self.class_ratio, &self.class_active, fl);
+        if fl.s.finished {
+            return;
+        }
+        if !fl.s.cnp_in_period {
+            fl.s.alpha *= 1.0 - self.dcqcn.g;
+        }
+        fl.s.cnp_in_period = false;
+        if fl.spec.cc == Cc::Qrdma {
+            let class_fct = self.class_fct_ewma[fl.spec.class as usize];
+            cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
+        }
+        fl.s.win_acked = 0;
+        fl.s.win_marked = 0;
+        fl.s.win_start = now;
+        if fl.is_idle_channel() {
+            fl.s.alpha_parked = Some(now);
+            return;
+        }
+        q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
+    }
+
+    /// A rate-based sender: one packet now if the pacer allows, the next at wire / RC later.
+    pub(crate) fn try_pace(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let t = &self.tcp;
+        let p = &self.dcqcn;
+        let fl = &mut self.flows[f as usize];
+        if fl.s.pace_pending || fl.s.nic_wait {
+            return;
+        }
+        let mss = t.mss as u64;
+        let avail = fl.available(now);
+        let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        // The NIC pulls packets from its queue pairs only as fast as its port drains: with a
+        // few packets already waiting, this QP's next packet waits one line-rate packet time.
+        // On a host that also runs window-based flows, a QP may find as much queued as TCP
+        // Small Queues lets TCP leave (plus its own two packets), or TCP — refilling the NIC
+        // on every ACK — would keep it above two packets and starve the QPs.
+        let full_wire = (mss as u32 + t.header + t.framing) as f64;
+        let limit = 2.0 * full_wire + if self.host_has_window_flows[fl.spec.src as usize] { t.nic_queue_limit as f64 } else { 0.0 };
+        // With `nic_ecn` the NIC queue is a marking queue like a switch port: the QP paces at
+        // RC and the queue's marks (CNPs) slow it, as for TCP.
+        if fl.s.snd_nxt < avail && !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) as f64 > limit {
+            Self::wait_for_nic(fl, f, &mut self.nic_waiters, fabric);
+            return;
+        }
+        if fl.s.snd_nxt < avail {
+            let len = mss.min(avail - fl.s.snd_nxt);
+            let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
+            if len == mss || last {
+                let wire = send_segment(fl, f, now, len, last, t, fabric, q);
+                fl.s.byte_ctr += wire as u64;
+                if p.byte_counter > 0 && fl.s.byte_ctr >= p.byte_counter {
+                    fl.s.byte_ctr -= p.byte_counter;
+                    fl.s.byte_stage += 1;
+                    cc::dcqcn_increase(&mut fl.s, p);
+                    self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rc });
+                }
+                fl.s.pace_pending = true;
+                let gap = SimTime::from_secs_f64(wire as f64 * 8.0 / fl.s.rc.max(1.0)).unwrap_or(SimTime(1));
+                q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
+            }
+        }
+        // While the pacer is armed it will call again; otherwise wait for the application.
+        let need = (!fl.s.pace_pending).then_some(mss);
+        arm_timers(fl, f, now, was_idle, need, q);
+    }
+}

@@ -1,0 +1,172 @@
+//! Window-based senders (DCTCP, QTCP, D2TCP): ACK clocking, the once-per-window ECN reaction
+//! with the family's cut factor, slow start and congestion avoidance, go-back-N recovery on
+//! three duplicate ACKs or an RTO.
+
+use crate::flow::Flow;
+use crate::send::{arm_timers, send_segment};
+use crate::quality::class_share;
+use crate::{cc, Cc, Scheduler, TpEvent, Transports};
+use nest_core::SimTime;
+use nest_net::packet::{flag, Packet};
+use nest_net::Fabric;
+
+impl Transports {
+    pub(crate) fn on_ack(&mut self, now: SimTime, p: &Packet, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let f = p.flow;
+        let mss = self.tcp.mss as f64;
+        let ece = p.flags & flag::ECE != 0;
+        let (from, to) = (self.measure_from, self.measure_to);
+        let fl = &mut self.flows[f as usize];
+        if fl.s.finished {
+            return;
+        }
+        if p.seq > fl.s.snd_una {
+            let newly = p.seq - fl.s.snd_una;
+            fl.s.snd_una = p.seq;
+            fl.s.dupacks = 0;
+            fl.stats.acked_bytes += newly;
+            if now >= from && now < to {
+                fl.stats.window_bytes += newly;
+            }
+            // RTT sample from the echoed timestamp (RFC 6298 smoothing).
+            let sample = (now - p.ts).0 as f64;
+            if fl.s.srtt == 0.0 {
+                fl.s.srtt = sample;
+                fl.s.rttvar = sample / 2.0;
+            } else {
+                fl.s.rttvar = 0.75 * fl.s.rttvar + 0.25 * (fl.s.srtt - sample).abs();
+                fl.s.srtt = 0.875 * fl.s.srtt + 0.125 * sample;
+            }
+            fl.stats.rtt_samples += 1;
+            fl.stats.rtt_sum_ps += sample;
+            let floor = if fl.spec.cc.is_rate_based() { self.dcqcn.min_rto } else { self.tcp.min_rto };
+            fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(floor.0));
+            fl.s.rto_deadline = now + fl.s.rto;
+            fl.s.win_acked += newly;
+            if fl.spec.messages && fl.s.snd_una >= fl.total && fl.s.counted_active {
+                // An idle channel stops diluting its class's share until it has data again.
+                fl.s.counted_active = false;
+                self.class_active[fl.spec.class as usize] -= 1;
+            }
+            if fl.spec.cc.is_rate_based() {
+                if fl.all_acked(now) {
+                    return self.finish(now, f);
+                }
+                return self.try_send(now, f, fabric, q);
+            }
+            if ece {
+                fl.s.win_marked += newly;
+            }
+            // End of an observation window (≈ one RTT): α, then QTCP's quality factor.
+            if fl.s.snd_una > fl.s.win_end {
+                fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
+                if fl.spec.cc == Cc::Qtcp {
+                    let share = class_share(&self.class_ratio, &self.class_active, fl);
+                    let class_fct = self.class_fct_ewma[fl.spec.class as usize];
+                    cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
+                }
+                fl.s.win_acked = 0;
+                fl.s.win_marked = 0;
+                fl.s.win_start = now;
+                fl.s.win_end = fl.s.snd_nxt;
+            }
+            if ece && fl.s.snd_una > fl.s.cwr_end {
+                let factor = cc::cut_factor(fl, now, mss);
+                let floor = self.tcp.min_cwnd as f64 * mss;
+                fl.s.cwnd = (fl.s.cwnd * factor).max(floor);
+                fl.s.ssthresh = fl.s.cwnd;
+                fl.s.cwr_end = fl.s.snd_nxt;
+                fl.stats.cuts += 1;
+            } else if !ece && fl.s.cwnd_limited {
+                if fl.s.cwnd < fl.s.ssthresh {
+                    fl.s.cwnd += newly as f64;
+                } else {
+                    fl.s.cwnd += mss * newly as f64 / fl.s.cwnd;
+                }
+            }
+            if fl.all_acked(now) {
+                return self.finish(now, f);
+            }
+        } else if p.seq == fl.s.snd_una && fl.s.snd_nxt > fl.s.snd_una {
+            fl.s.dupacks += 1;
+            if fl.s.dupacks == 3 {
+                fl.stats.fast_retransmits += 1;
+                fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
+                fl.s.cwnd = fl.s.ssthresh;
+                Self::go_back(fl, mss as u64);
+            }
+        }
+        self.try_send(now, f, fabric, q);
+    }
+
+    pub(crate) fn go_back(fl: &mut Flow, mss: u64) {
+        fl.stats.retransmitted_segments += (fl.s.snd_nxt - fl.s.snd_una).div_ceil(mss);
+        fl.s.snd_nxt = fl.s.snd_una;
+        fl.s.cwr_end = fl.s.cwr_end.min(fl.s.snd_una);
+        fl.s.win_end = fl.s.win_end.min(fl.s.snd_una);
+    }
+
+    pub(crate) fn on_rto(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let mss = self.tcp.mss as f64;
+        let fl = &mut self.flows[f as usize];
+        fl.s.rto_pending = false;
+        if fl.s.finished || fl.s.snd_nxt == fl.s.snd_una {
+            return;
+        }
+        if now < fl.s.rto_deadline {
+            fl.s.rto_pending = true;
+            q.tp_at(fl.s.rto_deadline, TpEvent::Rto(f));
+            return;
+        }
+        fl.stats.timeouts += 1;
+        fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
+        fl.s.cwnd = mss;
+        fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2));
+        fl.s.rto_deadline = now + fl.s.rto;
+        Self::go_back(fl, mss as u64);
+        self.try_send(now, f, fabric, q);
+    }
+
+    /// Sends as many segments as the window and the application allow.
+    pub(crate) fn try_send(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+        let t = &self.tcp;
+        let fl = &mut self.flows[f as usize];
+        if !fl.s.started || fl.s.finished {
+            return;
+        }
+        if fl.spec.cc.is_rate_based() {
+            return self.try_pace(now, f, fabric, q);
+        }
+        let mss = t.mss as u64;
+        let avail = fl.available(now);
+        let was_idle = fl.s.snd_nxt == fl.s.snd_una;
+        if fl.s.nic_wait {
+            return; // waiting for the NIC queue to drain (TCP Small Queues)
+        }
+        fl.s.cwnd_limited = false;
+        loop {
+            let s = &fl.s;
+            if s.snd_nxt >= avail {
+                break;
+            }
+            let len = mss.min(avail - s.snd_nxt);
+            let last = s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
+            if len < mss && !last {
+                break; // wait for a full segment from a rate-limited application
+            }
+            let inflight = s.snd_nxt - s.snd_una;
+            if inflight > 0 && (inflight + len) as f64 > s.cwnd {
+                fl.s.cwnd_limited = true;
+                break;
+            }
+            if !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {
+                // The NIC is the bottleneck: wait until it starts another packet. Not
+                // window-limited, so the window does not grow meanwhile (RFC 7661).
+                Self::wait_for_nic(fl, f, &mut self.nic_waiters, fabric);
+                break;
+            }
+            send_segment(fl, f, now, len, last, t, fabric, q);
+        }
+        arm_timers(fl, f, now, was_idle, Some(mss), q);
+    }
+}

@@ -8,6 +8,7 @@
 //! The schema is documented for users in `docs/scenario.md`.
 #![deny(unsafe_code)]
 
+pub mod coordinator;
 pub mod error;
 pub mod overrides;
 pub mod resolve;

@@ -169,6 +169,8 @@ pub struct Resolved {
     pub nvmeof: Option<e2e::NvmeofPlan>,
     /// How each layer treats the class tag (`[qos]`).
     pub tagging: e2e::Tagging,
+    /// QoS coordinators (`[[coordinator]]`).
+    pub coordinators: Vec<crate::coordinator::CoordinatorPlan>,
     pub output: OutputPlan,
     /// Non-fatal notes (fio options not modelled, …).
     pub warnings: Vec<String>,
@@ -176,7 +178,7 @@ pub struct Resolved {
     pub table: toml::Table,
 }
 
-struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
     base: &'a Path,
@@ -185,11 +187,11 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err(&mut self, key: &str, msg: impl Into<String>) {
+    pub(crate) fn err(&mut self, key: &str, msg: impl Into<String>) {
         let e = ConfigError::at_key(self.file, self.text, key, msg.into());
         self.errors.push(e);
     }
-    fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
+    pub(crate) fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
         parse_duration(s).map_err(|e| self.err(key, e)).ok()
     }
     fn size(&mut self, key: &str, s: &str) -> Option<u64> {
@@ -532,6 +534,9 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let mut network = network::network(&mut cx, sc, &run, &classes);
     let nvmeof = e2e::nvmeof(&mut cx, sc, &hosts, &devices, &volumes, &workloads, &classes, &tagging, network.as_deref_mut());
 
+    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts)).collect();
+    check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
+
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
         timeseries: sc.output.timeseries.unwrap_or(true),
@@ -551,6 +556,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         network,
         nvmeof,
         tagging,
+        coordinators,
         output,
         warnings: cx.warnings,
         table: loaded.table.clone(),

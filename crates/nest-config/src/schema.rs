@@ -41,6 +41,9 @@ pub struct Scenario {
     /// or apply its own mapping (uncoordinated QoS).
     #[serde(default)]
     pub qos: QosConfig,
+    /// QoS coordinators (PLMC, SRC, Haechi…; `crate::coordinator`).
+    #[serde(default, rename = "coordinator")]
+    pub coordinators: Vec<crate::coordinator::CoordinatorConfig>,
     #[serde(default)]
     pub output: OutputConfig,
 }

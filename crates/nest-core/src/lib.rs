@@ -4,13 +4,14 @@
 //! ([`time`], [`units`]), the event queue ([`queue`]), per-component random streams ([`rng`]),
 //! latency histograms and interval time series ([`stats`]), request conservation accounting
 //! ([`conservation`]), the trajectory fingerprint ([`fingerprint`]) and the weighted
-//! round-robin rule shared by NVMe and the SSD's chip queues ([`wrr`]).
+//! round-robin rule shared by NVMe and the SSD's chip queues ([`wrr`]), typed ids ([`ids`]).
 //!
 //! Nothing here knows about storage or networks; domain crates depend on this one only.
 #![deny(unsafe_code)]
 
 pub mod conservation;
 pub mod fingerprint;
+pub mod ids;
 pub mod queue;
 pub mod rng;
 pub mod stats;
@@ -19,6 +20,7 @@ pub mod units;
 pub mod wrr;
 
 pub use conservation::Conservation;
+pub use ids::{CoordId, DeviceId, FlowId, HostId};
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use time::SimTime;

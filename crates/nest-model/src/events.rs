@@ -9,6 +9,7 @@
 //! | `Tp(e)` | a transport | that transport | a flow starts, an application produces data, an RTO or delayed-ACK timer fires (`nest_transport::TpEvent`) |
 //! | `PartsDone(r)` | the last device part of split request `r` (or its host cache, when every block hit) | `r`'s workload | `r`'s parts are all back and the cache's CPU work for it (lookups, insertions, copies) is done |
 //! | `Nvmeof(e)` | an NVMe-oF target or initiator | the same | a target finished a command at the head of its FIFO request queue or a completion at the head of its response queue; a host finished a completion (`nvmeof::NvmeofEvent`) |
+//! | `Qos(e)` | a coordinator (through the QoS seam's outbox) | that coordinator | a wake-up it asked for: a period starts, a window ends (`qos::QosEvent`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -28,6 +29,7 @@ pub enum Event {
     Tp(TpEvent),
     PartsDone(ReqId),
     Nvmeof(crate::nvmeof::NvmeofEvent),
+    Qos(crate::qos::QosEvent),
     Sample,
 }
 
@@ -38,20 +40,12 @@ impl Event {
         match *self {
             Event::WorkloadWake(w) => (1 << 60) | w as u64,
             Event::DeviceDone(d, r) => (2 << 60) | ((d as u64) << 32) | r.0 as u64,
-            Event::Ssd(d, e) => {
-                let (k, x) = match e {
-                    SsdEvent::Die(x) => (0u64, x),
-                    SsdEvent::Channel(x) => (1, x),
-                    SsdEvent::Dram(x) => (2, x),
-                    SsdEvent::HostIn(x) => (3, x),
-                    SsdEvent::HostOut(x) => (4, x),
-                };
-                (4 << 60) | (k << 56) | ((d as u64) << 32) | x as u64
-            }
+            Event::Ssd(d, e) => (4 << 60) | ((d as u64) << 32) | e.tag(),
             Event::Net(e) => (5 << 60) ^ e.tag(),
             Event::Tp(e) => (6 << 60) ^ e.tag(),
             Event::PartsDone(r) => (7 << 60) | r.0 as u64,
             Event::Nvmeof(e) => (8 << 60) ^ e.tag(),
+            Event::Qos(e) => (9 << 60) ^ e.tag(),
             Event::Sample => 3 << 60,
         }
     }

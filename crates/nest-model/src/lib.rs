@@ -14,6 +14,7 @@ pub mod host_cache;
 pub mod ideal_device;
 pub mod net;
 pub mod nvmeof;
+pub mod qos;
 pub mod request;
 pub mod sim;
 pub mod split;

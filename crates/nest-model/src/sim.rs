@@ -48,6 +48,10 @@ pub struct Simulation {
     pub(crate) net: Option<Box<NetRt>>,
     /// NVMe-oF initiators and targets, when some device sits in a storage server.
     pub(crate) nvmeof: Option<Box<crate::nvmeof::NvmeofRt>>,
+    /// QoS coordinators, when the scenario has any, and each host's admission gate (only
+    /// hosts a coordinator covers have one).
+    pub(crate) qos: Option<Box<crate::qos::QosRt>>,
+    pub(crate) gates: Vec<Option<crate::host::gate::AdmissionGate>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
     done_scratch: Vec<u32>,
     /// Messages taken from the channels' outbox (reused buffer).
@@ -124,6 +128,7 @@ impl Simulation {
             }).collect();
             Box::new(crate::nvmeof::NvmeofRt::new(plan, resolved.hosts.len(), resolved.classes.len(), depth))
         });
+        let (qos, gates) = crate::qos::QosRt::new(&resolved.coordinators, resolved.hosts.len());
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -144,6 +149,8 @@ impl Simulation {
             devices,
             net,
             nvmeof,
+            qos,
+            gates,
             done_scratch: Vec::new(),
             delivered_scratch: Vec::new(),
             pool: RequestPool::default(),
@@ -159,6 +166,7 @@ impl Simulation {
     }
 
     fn start(&mut self) -> Result<(), String> {
+        self.qos_start();
         for w in 0..self.workloads.len() {
             match self.workloads[w].source {
                 Source::Closed { .. } => self.refill(w as u32),
@@ -216,6 +224,7 @@ impl Simulation {
                 Event::Nvmeof(e) => self.on_nvmeof(e),
                 Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
                 Event::PartsDone(r) => self.finish(r, false),
+                Event::Qos(e) => self.on_qos(e),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -289,7 +298,7 @@ impl Simulation {
         let wl = &mut self.workloads[w as usize];
         wl.in_flight += 1;
         wl.books.issue(1);
-        let (host, device, prio) = (wl.host, wl.device, wl.prio);
+        let (host, device) = (wl.host, wl.device);
         let split = self.caches[host as usize].is_some() || wl.volume.is_some();
         let req = Request {
             kind: if split { Kind::Split } else { Kind::App },
@@ -317,9 +326,22 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
-        if split {
+        if let Some(gate) = self.gates[host as usize].as_mut() {
+            if !gate.offer(self.now, r) {
+                return; // held until a coordinator grants budget
+            }
+        }
+        self.admit(r);
+    }
+
+    /// Application request `r` passed its host's admission gate: into the host queue (or the
+    /// host cache / volume that splits it).
+    pub(crate) fn admit(&mut self, r: ReqId) {
+        let req = self.pool.get(r);
+        if req.kind == Kind::Split {
             return self.issue_split(r);
         }
+        let (host, device, prio) = (req.host, req.device, self.workloads[req.workload as usize].prio);
         self.hosts[host as usize].enqueue(r, device, prio);
         self.try_dispatch(host);
     }
@@ -506,6 +528,7 @@ impl Simulation {
             self.columns.push(&req);
         }
         let host = req.host;
+        self.qos_completed(&req);
         let wl = &mut self.workloads[req.workload as usize];
         wl.in_flight -= 1;
         wl.books.complete(1);
@@ -628,9 +651,17 @@ impl Simulation {
         // Split application requests are the workloads' but not the hosts' (only their device
         // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.
         let cached_apps = self.pool.live_of(Kind::Split);
-        if wl_in_flight + cache_io != live || host_in_flight + cached_apps != live {
+        // Requests held at admission gates are the workloads' but not yet the hosts' (held
+        // split requests are already among `cached_apps`).
+        let mut gated = 0;
+        for (h, g) in self.gates.iter().enumerate() {
+            let Some(g) = g else { continue };
+            g.books.check(&format!("host '{}' admission gate", self.hosts[h].name), g.held() as u64)?;
+            gated += g.held_where(|r| self.pool.get(r).kind == Kind::App);
+        }
+        if wl_in_flight + cache_io != live || host_in_flight + cached_apps + gated != live {
             return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches) in flight"
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight"
             ));
         }
         Ok(())

@@ -285,6 +285,12 @@ impl Simulation {
         if let Some(n) = network {
             out["network"] = n;
         }
+        if let Some((coords, gates)) = self.qos_summary() {
+            out["coordinators"] = coords;
+            for (h, g) in gates {
+                out["hosts"][&h]["admission"] = g;
+            }
+        }
         if let (Some(rt), Some(net)) = (self.nvmeof.as_deref(), self.net.as_deref()) {
             out["nvmeof"] = nvmeof_json(rt, net, &rv.classes);
         }

@@ -53,6 +53,21 @@ pub enum SsdEvent {
     HostOut(u32),
 }
 
+impl SsdEvent {
+    /// A small tag for trajectory fingerprints: the kind in bits 56.., the index below 32.
+    #[inline]
+    pub fn tag(&self) -> u64 {
+        let (k, x) = match *self {
+            SsdEvent::Die(x) => (0u64, x),
+            SsdEvent::Channel(x) => (1, x),
+            SsdEvent::Dram(x) => (2, x),
+            SsdEvent::HostIn(x) => (3, x),
+            SsdEvent::HostOut(x) => (4, x),
+        };
+        (k << 56) | x as u64
+    }
+}
+
 #[derive(Default)]
 pub struct Outbox {
     pub events: Vec<(SimTime, SsdEvent)>,

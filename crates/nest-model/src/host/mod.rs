@@ -3,6 +3,8 @@
 //! while the host keeps at most `queue_depth` requests outstanding at devices (its NVMe/iodepth
 //! limit). Waiting in these queues is the "host queueing" part of the latency decomposition.
 
+pub mod gate;
+
 use crate::request::ReqId;
 use nest_config::resolve::Priority;
 use nest_core::conservation::Conservation;

@@ -1,0 +1,63 @@
+//! QoS coordinators (SPEC §8–§10: PLMC, PLMLight, SRC, Haechi) as sans-IO state machines.
+//!
+//! A coordinator never touches the World. The World's QoS adapter (`nest-model/src/qos.rs`)
+//! tells it what happened — its start, the wake-ups it asked for, completed requests — and
+//! carries out what it puts in its [`Outbox`]: budgets for the hosts' admission gates and
+//! wake-ups. Mechanisms add the inputs and actions they need here, in the vocabulary of
+//! `nest-core` only, so each can be unit-tested without a World.
+#![deny(unsafe_code)]
+
+pub mod fixed_budget;
+
+pub use fixed_budget::FixedBudget;
+
+use nest_core::{HostId, SimTime};
+
+/// What a coordinator asks the World to do.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Host `host`'s admission gate may let `ios` more requests through; this replaces what
+    /// was left of its budget (a budget for the next period, not an addition).
+    SetBudget { host: HostId, ios: u64 },
+    /// Call [`Coordinator::on_wake`] with `token` at `at`.
+    WakeAt { at: SimTime, token: u32 },
+}
+
+/// Actions collected during one call (reused; the adapter drains it).
+#[derive(Default, Debug)]
+pub struct Outbox {
+    pub actions: Vec<Action>,
+}
+
+impl Outbox {
+    #[inline]
+    pub fn push(&mut self, a: Action) {
+        self.actions.push(a);
+    }
+}
+
+/// A request that completed, as a coordinator measures it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub host: HostId,
+    /// Index of the request's QoS class in the scenario.
+    pub class: u16,
+    pub write: bool,
+    pub bytes: u32,
+    /// From arrival at the application to completion.
+    pub latency: SimTime,
+}
+
+/// `Send + Sync`: a run is stepped with the GIL released, possibly on another thread.
+pub trait Coordinator: Send + Sync {
+    /// Called once, at time zero.
+    fn start(&mut self, now: SimTime, out: &mut Outbox);
+    /// A wake-up asked for with [`Action::WakeAt`].
+    fn on_wake(&mut self, now: SimTime, token: u32, out: &mut Outbox);
+    /// An application request completed (only coordinators that measure need this).
+    fn on_completion(&mut self, _now: SimTime, _c: &Completion, _out: &mut Outbox) {}
+    /// Whether [`Coordinator::on_completion`] wants to be called (it costs a call per request).
+    fn measures_completions(&self) -> bool {
+        false
+    }
+}

@@ -95,3 +95,24 @@ def test_bad_end_to_end_placement_names_its_key(cli, tmp_path):
     assert "device[1].server" in p.stderr and "that is a switch" in p.stderr, p.stderr
     assert "nvmeof.transport" in p.stderr and "not a transport" in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_a_coordinator_budget_is_enforced_and_reported_and_a_bad_one_names_its_key(cli, small_scenario, tmp_path):
+    text = small_scenario.read_text() + '\n[[coordinator]]\nname = "cap"\nkind = "fixed-budget"\nperiod = "1ms"\nios = 2\n'
+    sc = tmp_path / "capped.toml"
+    sc.write_text(text)
+    cli("run", small_scenario, "-o", tmp_path / "free", "-q", check=0)
+    cli("run", sc, "-o", tmp_path / "capped", "-q", check=0)
+    free = json.loads((tmp_path / "free" / "summary.json").read_text())
+    capped = json.loads((tmp_path / "capped" / "summary.json").read_text())
+    assert capped["conservation"] == "ok"
+    assert "coordinators" not in free and capped["coordinators"]["cap"]["kind"] == "fixed-budget"
+    adm = capped["hosts"]["host0"]["admission"]
+    assert adm["waited"] > 0 and adm["budgets"] >= 1
+    # At most 2 requests per ms get past the gate.
+    assert capped["requests"]["completed"] <= 2 * (capped["sim_time_s"] * 1000 + 1)
+    assert capped["requests"]["completed"] < free["requests"]["completed"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(small_scenario.read_text() + '\n[[coordinator]]\nname = "cap"\nkind = "fixed-budget"\nios = 2\n')
+    p = cli("validate", bad, check=2)
+    assert "coordinator[0].period" in p.stderr, p.stderr

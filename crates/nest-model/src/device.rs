@@ -10,19 +10,17 @@
 use crate::ideal_device::IdealDevice;
 use crate::request::ReqId;
 use nest_config::resolve::{NvmePlan, Priority};
-use nest_core::Conservation;
-use nest_nvme::{Arbiter, ArbiterConfig, Level, SqId};
+use nest_core::{Conservation, HostId};
+use nest_nvme::{ArbiterConfig, Controller, PerHostLevels};
 use nest_pm::PmDevice;
 use nest_ssd::{Outbox, Ssd};
 
 pub struct SsdDevice {
     pub name: String,
     pub ssd: Ssd,
-    pub arb: Arbiter<ReqId>,
-    /// SQ per host and priority (urgent, high, medium, low, best effort).
-    pub sqs: Vec<[SqId; Priority::COUNT]>,
+    /// The NVMe controller: its SQs per host and class level, and their arbitration.
+    pub ctrl: Controller<ReqId>,
     pub out: Outbox,
-    pub books: Conservation,
     pub nvme: NvmePlan,
     /// Time-series ids: GC-active planes, flash transactions queued, dirty cache slots.
     pub series: [u32; 3],
@@ -30,33 +28,12 @@ pub struct SsdDevice {
 
 impl SsdDevice {
     pub fn new(name: &str, ssd: Ssd, nvme: &NvmePlan, hosts: usize) -> Result<Self, String> {
-        let mut arb = Arbiter::new(ArbiterConfig { weights: nvme.weights, burst: nvme.burst })?;
-        let depth = nvme.sq_depth as usize;
-        let sqs = (0..hosts)
-            .map(|_| {
-                let mut row = [SqId(0); Priority::COUNT];
-                for (p, slot) in row.iter_mut().enumerate() {
-                    // Round robin (no QoS) puts every SQ on one level; WRR maps classes to levels.
-                    let level = if !nvme.wrr {
-                        Level::Medium
-                    } else {
-                        match p {
-                            0 => Level::Urgent,
-                            1 => Level::High,
-                            2 => Level::Medium,
-                            _ => Level::Low,
-                        }
-                    };
-                    *slot = arb.add_sq(level, depth);
-                }
-                row
-            })
-            .collect();
-        Ok(SsdDevice { name: name.to_string(), ssd, arb, sqs, out: Outbox::default(), books: Conservation::default(), nvme: nvme.clone(), series: [0; 3] })
+        let arb = PerHostLevels::new(hosts, nvme.wrr, ArbiterConfig { weights: nvme.weights, burst: nvme.burst }, nvme.sq_depth as usize)?;
+        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(Box::new(arb)), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3] })
     }
 
     pub fn in_system(&self) -> u64 {
-        self.arb.len() as u64 + self.ssd.in_flight() as u64
+        self.ctrl.waiting() as u64 + self.ssd.in_flight() as u64
     }
 }
 
@@ -85,7 +62,7 @@ impl DeviceRt {
     pub fn can_accept(&self, h: u32, p: Priority) -> bool {
         match self {
             DeviceRt::Ideal(d) => d.can_accept(),
-            DeviceRt::Ssd(d) => d.arb.has_room(d.sqs[h as usize][p as usize]),
+            DeviceRt::Ssd(d) => d.ctrl.has_room(HostId(h), p as u8, false),
             DeviceRt::Pm(d) => d.pm.can_accept(),
         }
     }
@@ -93,7 +70,7 @@ impl DeviceRt {
     pub fn books(&self) -> &Conservation {
         match self {
             DeviceRt::Ideal(d) => &d.books,
-            DeviceRt::Ssd(d) => &d.books,
+            DeviceRt::Ssd(d) => &d.ctrl.books,
             DeviceRt::Pm(d) => &d.pm.books,
         }
     }
@@ -110,7 +87,7 @@ impl DeviceRt {
     pub fn occupancy(&self) -> (usize, u32) {
         match self {
             DeviceRt::Ideal(d) => (d.queue_len(), d.busy()),
-            DeviceRt::Ssd(d) => (d.arb.len(), d.ssd.in_flight()),
+            DeviceRt::Ssd(d) => (d.ctrl.waiting(), d.ssd.in_flight()),
             DeviceRt::Pm(d) => (d.pm.queue_len(), d.pm.busy()),
         }
     }

@@ -19,6 +19,8 @@ pub mod request;
 pub mod sim;
 pub mod split;
 pub mod stats;
+mod storage;
+mod conservation;
 pub mod summary;
 pub mod workload;
 

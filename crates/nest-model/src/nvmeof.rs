@@ -19,10 +19,10 @@ use crate::sim::Simulation;
 use nest_config::resolve::e2e::NvmeofPlan;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
-use nest_core::SimTime;
+use nest_core::{DeviceId, HostId, SimTime};
+use nest_nvme::{CmdInfo, Direct, Stage, Target, TargetAction};
 use nest_transport::{Message, MsgKind};
 use nest_workload::Op;
-use std::collections::VecDeque;
 
 /// A command capsule (with any write data behind it), host → target.
 pub const COMMAND: MsgKind = MsgKind(0);
@@ -50,38 +50,6 @@ impl NvmeofEvent {
     }
 }
 
-/// A FIFO queue served by one worker (a target's request or response processing).
-#[derive(Default)]
-pub struct FifoStage {
-    pub queue: VecDeque<ReqId>,
-    busy: bool,
-    pub max_len: usize,
-}
-
-impl FifoStage {
-    /// Queues `r`; true when the worker was idle and must be started.
-    fn push(&mut self, r: ReqId) -> bool {
-        self.queue.push_back(r);
-        self.max_len = self.max_len.max(self.queue.len());
-        !std::mem::replace(&mut self.busy, true)
-    }
-
-    /// The worker finished the head; returns it and whether the worker goes on.
-    fn pop(&mut self) -> (ReqId, bool) {
-        let r = self.queue.pop_front().expect("a busy stage has work");
-        self.busy = !self.queue.is_empty();
-        (r, self.busy)
-    }
-}
-
-/// One storage server's target: its FIFO request and response queues.
-#[derive(Default)]
-pub struct Target {
-    pub requests: FifoStage,
-    pub responses: FifoStage,
-    pub commands: u64,
-}
-
 /// Messages and bytes each way, for the conservation check and the summary.
 #[derive(Default, Clone, Copy, Debug)]
 pub struct Books {
@@ -106,7 +74,9 @@ pub struct NvmeofRt {
     conn_of: Vec<u32>,
     /// Storage server of each device, as an index into `targets`.
     target_of: Vec<u32>,
-    pub targets: Vec<Target>,
+    pub targets: Vec<Target<ReqId>>,
+    /// What the last target call asked for (reused buffer).
+    actions: Vec<TargetAction<ReqId>>,
     /// Target topology host of each entry of `targets`.
     pub target_node: Vec<u32>,
     /// Commands outstanding per (host, device, SQ level) and the limit per device.
@@ -132,7 +102,8 @@ impl NvmeofRt {
         target_node.dedup();
         let target_of = plan.device_server.iter().map(|s| s.map_or(u32::MAX, |s| target_node.binary_search(&s).expect("listed") as u32)).collect();
         NvmeofRt {
-            targets: target_node.iter().map(|_| Target::default()).collect(),
+            targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
+            actions: Vec::new(),
             target_node,
             target_of,
             credits: vec![0; hosts * devices * Priority::COUNT],
@@ -231,56 +202,31 @@ impl Simulation {
         let now = self.now;
         let req = self.pool.get_mut(r);
         req.t_tgt_arrive = now;
-        let (d, write, size) = (req.device, req.op == Op::Write, req.size as u64);
+        let req = *req;
+        let level = self.resolved.tagging.nvme[req.class as usize];
         let rt = self.nvmeof();
         rt.books.commands_received += 1;
-        if write {
-            rt.books.write_bytes_at_target += size;
+        if req.op == Op::Write {
+            rt.books.write_bytes_at_target += req.size as u64;
         }
-        let s = rt.target_of[d as usize];
-        let overhead = rt.plan.target_overhead;
-        let t = &mut rt.targets[s as usize];
-        t.commands += 1;
-        if overhead == SimTime::ZERO {
-            return self.target_submit(r);
-        }
-        if t.requests.push(r) {
-            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
-        }
-    }
-
-    /// Past the target's request queue: into the device's submission queue for its host.
-    fn target_submit(&mut self, r: ReqId) {
-        let req = self.pool.get_mut(r);
-        req.t_sq = self.now;
-        let (d, h, class) = (req.device, req.host, req.class);
-        let level = self.resolved.tagging.nvme[class as usize];
-        self.submit_to_device(d, r, h, level);
+        let s = rt.target_of[req.device as usize];
+        let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, level: level as u8 };
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].command_arrived(now, r, info, &mut out);
+        self.target_actions(s, out);
     }
 
     pub(crate) fn on_nvmeof(&mut self, e: NvmeofEvent) {
+        let (s, stage) = match e {
+            NvmeofEvent::RequestDone(s) => (s, Stage::Request),
+            NvmeofEvent::ResponseDone(s) => (s, Stage::Response),
+            NvmeofEvent::HostDone(r) => return self.complete(r),
+        };
         let now = self.now;
-        match e {
-            NvmeofEvent::RequestDone(s) => {
-                let rt = self.nvmeof();
-                let overhead = rt.plan.target_overhead;
-                let (r, more) = rt.targets[s as usize].requests.pop();
-                if more {
-                    self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::RequestDone(s)));
-                }
-                self.target_submit(r);
-            }
-            NvmeofEvent::ResponseDone(s) => {
-                let rt = self.nvmeof();
-                let overhead = rt.plan.response_overhead;
-                let (r, more) = rt.targets[s as usize].responses.pop();
-                if more {
-                    self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
-                }
-                self.send_response(r);
-            }
-            NvmeofEvent::HostDone(r) => self.complete(r),
-        }
+        let rt = self.nvmeof();
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].on_step_done(now, stage, &mut out);
+        self.target_actions(s, out);
     }
 
     /// Target side: the device finished request `r`; its completion joins the response queue.
@@ -293,15 +239,31 @@ impl Simulation {
         } else {
             rt.books.read_bytes_at_device += req.size as u64;
         }
-        let overhead = rt.plan.response_overhead;
-        if overhead == SimTime::ZERO {
-            return self.send_response(r);
-        }
         let s = rt.target_of[req.device as usize];
-        let t = &mut rt.targets[s as usize];
-        if t.responses.push(r) {
-            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::ResponseDone(s)));
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].device_done(now, r, &mut out);
+        self.target_actions(s, out);
+    }
+
+    /// Carries out what server `s`'s target asked for, in order.
+    fn target_actions(&mut self, s: u32, mut out: Vec<TargetAction<ReqId>>) {
+        for a in out.drain(..) {
+            match a {
+                TargetAction::Wake(t, Stage::Request) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::RequestDone(s))),
+                TargetAction::Wake(t, Stage::Response) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::ResponseDone(s))),
+                TargetAction::Submit(r, d) => {
+                    // Past the target's request queue: into the submission queue of the device
+                    // the router chose, for the request's host and class.
+                    let req = self.pool.get_mut(r);
+                    req.t_sq = self.now;
+                    let (h, class) = (req.host, req.class);
+                    let level = self.resolved.tagging.nvme[class as usize];
+                    self.submit_to_device(d.0, r, h, level);
+                }
+                TargetAction::Respond(r) => self.send_response(r),
+            }
         }
+        self.nvmeof().actions = out;
     }
 
     /// The completion capsule (with the read data in front of it) goes back to the host.

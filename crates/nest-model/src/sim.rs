@@ -13,10 +13,9 @@ use crate::net::NetRt;
 use crate::request::{Kind, ReqId, Request, RequestColumns, RequestPool, NO_PARENT};
 use crate::stats::RunStats;
 use crate::workload::{Source, WorkloadRt};
-use nest_config::resolve::{DeviceKindPlan, Priority, Resolved};
+use nest_config::resolve::{DeviceKindPlan, Resolved};
 use nest_pm::PmDevice;
-use nest_ssd::{Ssd, SsdEvent};
-use nest_workload::Op;
+use nest_ssd::Ssd;
 use nest_core::fingerprint::Fingerprint;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::series::SeriesColumns;
@@ -53,7 +52,7 @@ pub struct Simulation {
     pub(crate) qos: Option<Box<crate::qos::QosRt>>,
     pub(crate) gates: Vec<Option<crate::host::gate::AdmissionGate>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
-    done_scratch: Vec<u32>,
+    pub(crate) done_scratch: Vec<u32>,
     /// Messages taken from the channels' outbox (reused buffer).
     delivered_scratch: Vec<nest_transport::Delivery>,
     pub(crate) pool: RequestPool,
@@ -371,139 +370,6 @@ impl Simulation {
         }
     }
 
-    /// Request `r` from host `h` enters device `d` (an SSD: its SQ of NVMe level `level`).
-    pub(crate) fn submit_to_device(&mut self, d: u32, r: ReqId, h: u32, level: Priority) {
-        match &mut self.devices[d as usize] {
-            DeviceRt::Ideal(dev) => {
-                if dev.submit(self.now, r) {
-                    self.start_service(d, r);
-                }
-            }
-            DeviceRt::Pm(dev) => {
-                let req = self.pool.get(r);
-                if let Some(t) = dev.pm.submit(self.now, r.0, req.op == Op::Write, req.size) {
-                    self.pool.get_mut(r).t_dev_start = self.now;
-                    self.queue.schedule(t, Event::DeviceDone(d, r));
-                }
-            }
-            DeviceRt::Ssd(dev) => {
-                let sq = dev.sqs[h as usize][level as usize];
-                dev.books.issue(1);
-                dev.arb.submit(sq, r).expect("the host checked the SQ has room (locally: its occupancy; over NVMe-oF: its credits)");
-                self.ssd_fetch(d);
-            }
-        }
-    }
-
-    #[inline]
-    fn start_service(&mut self, d: u32, r: ReqId) {
-        let req = self.pool.get_mut(r);
-        req.t_dev_start = self.now;
-        let (op, size) = (req.op, req.size);
-        let DeviceRt::Ideal(dev) = &mut self.devices[d as usize] else { unreachable!("ideal device") };
-        let st = dev.service_time(op, size);
-        self.queue.schedule(self.now + st, Event::DeviceDone(d, r));
-    }
-
-    /// The NVMe controller fetches commands from the SQs, by arbitration, while the SSD has
-    /// free command slots.
-    fn ssd_fetch(&mut self, d: u32) {
-        let now = self.now;
-        let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
-        while dev.ssd.can_accept() {
-            let Some((_, r)) = dev.arb.next() else { break };
-            let req = self.pool.get_mut(r);
-            req.t_dev_start = now;
-            let class = match self.resolved.tagging.device[req.class as usize] {
-                Priority::Urgent => 0,
-                Priority::High => 1,
-                Priority::Medium => 2,
-                Priority::Low | Priority::BestEffort => 3,
-            };
-            dev.ssd.submit(now, r.0, req.op == Op::Write, req.offset, req.size, class, &mut dev.out);
-        }
-        self.drain_ssd(d);
-    }
-
-    /// Schedules the SSD's events and completes the commands it finished.
-    fn drain_ssd(&mut self, d: u32) {
-        let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
-        for (t, e) in dev.out.events.drain(..) {
-            self.queue.schedule(t, Event::Ssd(d, e));
-        }
-        if dev.out.done.is_empty() {
-            return;
-        }
-        let mut done = std::mem::take(&mut self.done_scratch);
-        std::mem::swap(&mut done, &mut dev.out.done);
-        dev.books.complete(done.len() as u64);
-        for &tag in &done {
-            self.device_done(ReqId(tag));
-        }
-        done.clear();
-        self.done_scratch = done;
-        // Freed command slots: fetch more (this recursion ends: completions only come from events).
-        self.ssd_fetch(d);
-        self.wake_hosts();
-    }
-
-    fn on_ssd(&mut self, d: u32, e: SsdEvent) {
-        let now = self.now;
-        if let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] {
-            dev.ssd.handle(now, e, &mut dev.out);
-        }
-        self.drain_ssd(d);
-    }
-
-    fn on_device_done(&mut self, d: u32, r: ReqId) {
-        let now = self.now;
-        let was_full = !self.devices[d as usize].can_accept(0, Priority::Low);
-        match &mut self.devices[d as usize] {
-            DeviceRt::Ideal(dev) => {
-                if let Some(next) = dev.finish(now) {
-                    self.start_service(d, next);
-                }
-            }
-            DeviceRt::Pm(dev) => {
-                if let Some((tag, t)) = dev.pm.finish(now) {
-                    self.pool.get_mut(ReqId(tag)).t_dev_start = now;
-                    self.queue.schedule(t, Event::DeviceDone(d, ReqId(tag)));
-                }
-            }
-            DeviceRt::Ssd(_) => unreachable!("SSD completions come through its outbox"),
-        }
-        self.device_done(r);
-        if was_full {
-            self.wake_hosts();
-        }
-    }
-
-    /// Lets every host with waiting requests try again (a device freed room).
-    fn wake_hosts(&mut self) {
-        for h in 0..self.hosts.len() as u32 {
-            if self.hosts[h as usize].waiting() > 0 {
-                self.try_dispatch(h);
-            }
-        }
-    }
-
-    /// Request `r` left its device: over NVMe-oF its completion goes back to the host; a
-    /// directly attached device completes it at once.
-    fn device_done(&mut self, r: ReqId) {
-        let now = self.now;
-        let req = self.pool.get_mut(r);
-        req.t_dev_done = now;
-        let (h, d) = (req.host, req.device);
-        self.stats.record_device_done(req);
-        if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
-            return self.target_respond(r);
-        }
-        let req = self.pool.get_mut(r);
-        req.t_resp_sent = now;
-        req.t_resp_arrive = now;
-        self.complete(r);
-    }
-
     /// Request `r`'s completion reached its host: record it and let its host and workload
     /// move on.
     pub(crate) fn complete(&mut self, r: ReqId) {
@@ -618,52 +484,4 @@ impl Simulation {
         self.stats.series.names().to_vec()
     }
 
-    /// Checks request conservation at every component: issued = completed + in flight, and
-    /// the in-flight count each component reports equals the live requests in the pool.
-    pub fn check_conservation(&self) -> Result<(), String> {
-        let live = self.pool.live();
-        let wl_in_flight: u64 = self.workloads.iter().map(|w| w.in_flight as u64).sum();
-        for w in &self.workloads {
-            w.books.check(&format!("workload '{}'", w.name), w.in_flight as u64)?;
-        }
-        let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
-        // Split books against the pool's own count of each kind of request.
-        let children = self.parts.in_flight();
-        let background: u64 = self.caches.iter().flatten().map(|c| c.background.in_flight()).sum();
-        for (kind, books, what) in [(Kind::Child, children, "device parts of split requests"), (Kind::Background, background, "cache background I/Os")] {
-            if self.pool.live_of(kind) != books {
-                return Err(format!("{what}: the books say {books} in flight, the request pool holds {}", self.pool.live_of(kind)));
-            }
-        }
-        let cache_io = children + background;
-        for d in &self.devices {
-            d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
-            if let DeviceRt::Ssd(s) = d {
-                s.ssd.check().map_err(|e| format!("device '{}': {e}", s.name))?;
-            }
-        }
-        if let Some(net) = &self.net {
-            net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
-            if let Some(rt) = &self.nvmeof {
-                rt.check(&net.tp)?;
-            }
-        }
-        // Split application requests are the workloads' but not the hosts' (only their device
-        // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.
-        let cached_apps = self.pool.live_of(Kind::Split);
-        // Requests held at admission gates are the workloads' but not yet the hosts' (held
-        // split requests are already among `cached_apps`).
-        let mut gated = 0;
-        for (h, g) in self.gates.iter().enumerate() {
-            let Some(g) = g else { continue };
-            g.books.check(&format!("host '{}' admission gate", self.hosts[h].name), g.held() as u64)?;
-            gated += g.held_where(|r| self.pool.get(r).kind == Kind::App);
-        }
-        if wl_in_flight + cache_io != live || host_in_flight + cached_apps + gated != live {
-            return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight"
-            ));
-        }
-        Ok(())
-    }
 }

@@ -125,7 +125,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         let wh = k.write_hits as f64 / (k.write_hits + k.write_misses).max(1) as f64;
         json!({"mode": s.params.cache.mode.name(), "read_hit_rate": r6(rh), "write_hit_rate": r6(wh), "dirty_slots_at_end": k.dirty_slots(), "slots": k.slots})
     });
-    let q = dev.arb.queued_by_level();
+    let q = dev.ctrl.queued_by_level();
     json!({
         "geometry": {
             "channels": s.params.geometry.channels, "chips_per_channel": s.params.geometry.chips_per_channel,

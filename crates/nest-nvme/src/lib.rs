@@ -1,6 +1,12 @@
-//! The NVMe controller side of NeSt (SPEC §5). So far: submission-queue arbitration.
+//! The NVMe side of NeSt (SPEC §5), sans-IO: submission-queue arbitration ([`arbiter`]), the
+//! controller that owns a device's SQs with pluggable arbitration ([`controller`]), and the
+//! NVMe-oF target of a storage server with its routing hook ([`target`]).
 #![deny(unsafe_code)]
 
 pub mod arbiter;
+pub mod controller;
+pub mod target;
 
 pub use arbiter::{Arbiter, ArbiterConfig, Level, SqFull, SqId};
+pub use controller::{Arbitration, Controller, PerHostLevels};
+pub use target::{CmdInfo, Direct, Router, Stage, Target, TargetAction};

@@ -1,0 +1,250 @@
+//! `[[device]]`: ideal, SSD (geometry, flash timing, FTL, cache, host interface, NVMe, scheduler,
+//! preconditioning) and PM devices.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum DeviceConfig {
+    /// k parallel servers with a service-time distribution per operation (SPEC: the "ideal
+    /// device" used to isolate host and network effects before the SSD model).
+    Ideal(IdealDeviceConfig),
+    /// The MQSim-class SSD behind an NVMe controller (SPEC §5–6).
+    Ssd(Box<SsdDeviceConfig>),
+    /// Persistent memory / SCM (SPEC §7).
+    Pm(PmDeviceConfig),
+}
+
+impl DeviceConfig {
+    pub fn name(&self) -> &str {
+        match self {
+            DeviceConfig::Ideal(d) => &d.name,
+            DeviceConfig::Ssd(d) => &d.name,
+            DeviceConfig::Pm(d) => &d.name,
+        }
+    }
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            DeviceConfig::Ideal(d) => d.server.as_deref(),
+            DeviceConfig::Ssd(d) => d.server.as_deref(),
+            DeviceConfig::Pm(d) => d.server.as_deref(),
+        }
+    }
+}
+
+/// A value given once for every page type or once per page type (LSB, CSB, MSB, …).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdDeviceConfig {
+    pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// A named drive (`nestsim presets`); the tables below override its fields.
+    #[serde(default)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub geometry: Option<SsdGeometryConfig>,
+    #[serde(default)]
+    pub flash: Option<FlashConfig>,
+    #[serde(default)]
+    pub ftl: Option<FtlConfig>,
+    #[serde(default)]
+    pub cache: Option<CacheConfig>,
+    #[serde(default)]
+    pub host_interface: Option<HostInterfaceConfig>,
+    #[serde(default)]
+    pub nvme: Option<NvmeConfig>,
+    #[serde(default)]
+    pub scheduler: Option<SchedulerConfig>,
+    #[serde(default)]
+    pub precondition: Option<PreconditionConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SsdGeometryConfig {
+    pub channels: Option<u32>,
+    pub chips_per_channel: Option<u32>,
+    pub dies_per_chip: Option<u32>,
+    pub planes_per_die: Option<u32>,
+    pub blocks_per_plane: Option<u32>,
+    pub pages_per_block: Option<u32>,
+    pub page_size: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FlashConfig {
+    /// slc | mlc | tlc | qlc
+    pub cell: Option<String>,
+    pub read: Option<OneOrMany>,
+    pub program: Option<OneOrMany>,
+    pub erase: Option<String>,
+    pub command: Option<String>,
+    /// Channel transfer rate in MT/s and bus width in bytes.
+    pub channel_rate: Option<u32>,
+    pub channel_width: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    pub overprovisioning: Option<f64>,
+    /// Cached mapping table size ("2MiB"), or "all" for the whole table in DRAM.
+    pub cmt: Option<String>,
+    /// A static order of C/W/D/P ("CWDP") or "dynamic".
+    pub allocation: Option<String>,
+    /// greedy | random | rga | fifo
+    pub gc_policy: Option<String>,
+    pub rga_d: Option<u32>,
+    pub gc_soft: Option<f64>,
+    pub gc_hard: Option<f64>,
+    pub copyback: Option<bool>,
+    /// GC work yields to user I/O unless a plane is below the hard threshold.
+    pub gc_preemptible: Option<bool>,
+    pub dynamic_wear_levelling: Option<bool>,
+    /// Erase-count spread that triggers static wear levelling; 0 disables it.
+    pub static_wear_levelling: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// off | write | read | write_read
+    pub mode: Option<String>,
+    pub capacity: Option<String>,
+    /// DRAM transfer rate (MT/s) and burst width (bytes).
+    pub dram_rate: Option<u32>,
+    pub dram_burst: Option<u32>,
+    pub t_rcd: Option<String>,
+    pub t_cl: Option<String>,
+    pub flush_reserve: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostInterfaceConfig {
+    pub pcie_lanes: Option<u32>,
+    /// Per-lane bandwidth ("1GB/s", "8Gbps").
+    pub lane_bandwidth: Option<String>,
+    /// Commands the controller holds at once.
+    pub queue_depth: Option<u32>,
+    pub command_overhead: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NvmeConfig {
+    /// rr (round robin over all submission queues, no QoS) | wrr (urgent strict + weighted
+    /// round robin over High/Medium/Low).
+    pub arbitration: Option<String>,
+    pub weights: Option<Vec<u32>>,
+    pub burst: Option<u32>,
+    /// Depth of each submission queue.
+    pub sq_depth: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// Device-level QoS: per-class queues at every die, urgent + WRR (thesis Fig 4.6).
+    pub device_qos: Option<bool>,
+    pub weights: Option<Vec<u32>>,
+    /// Program/erase suspension: off | program | erase | program_erase.
+    pub suspend: Option<String>,
+    /// Time the die takes to suspend a program / an erase.
+    pub suspend_program_latency: Option<String>,
+    pub suspend_erase_latency: Option<String>,
+    /// Suspend only operations with at least this much left.
+    pub suspend_program_min_remaining: Option<String>,
+    pub suspend_erase_min_remaining_read: Option<String>,
+    pub suspend_erase_min_remaining_write: Option<String>,
+    /// Suspensions one operation may take.
+    pub suspend_max_per_operation: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space holding data before time 0.
+    pub occupancy: Option<f64>,
+    /// Random overwrites before time 0, in multiples of the occupied pages (1.0 ≈ steady state).
+    pub overwrites: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmDeviceConfig {
+    pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
+    #[serde(default)]
+    pub capacity: Option<String>,
+    /// Media access latency of a read / write.
+    #[serde(default)]
+    pub read: Option<String>,
+    #[serde(default)]
+    pub write: Option<String>,
+    /// Extra latency drawn uniformly in [0, jitter].
+    #[serde(default)]
+    pub jitter: Option<String>,
+    #[serde(default)]
+    pub read_bandwidth: Option<String>,
+    #[serde(default)]
+    pub write_bandwidth: Option<String>,
+    /// Access granularity: sizes round up to whole lines (64 B cache line, 256 B media line).
+    #[serde(default)]
+    pub line: Option<String>,
+    /// Independent units (interleaved modules) serving requests in parallel.
+    #[serde(default)]
+    pub units: Option<u32>,
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdealDeviceConfig {
+    pub name: String,
+    /// The storage server (a host of the topology) this device sits in; absent = attached
+    /// to every host directly.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// Parallel servers (1 = a single FIFO server).
+    #[serde(default)]
+    pub servers: Option<u32>,
+    pub read: TimeDistConfig,
+    pub write: TimeDistConfig,
+    /// Optional transfer component: size / bandwidth is added to each service time.
+    #[serde(default)]
+    pub read_bandwidth: Option<String>,
+    #[serde(default)]
+    pub write_bandwidth: Option<String>,
+    /// Addressable capacity ("1TiB" by default); workloads default to this range.
+    #[serde(default)]
+    pub capacity: Option<String>,
+    /// Maximum requests queued (waiting + in service); the host holds the rest.
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "dist", rename_all = "snake_case")]
+pub enum TimeDistConfig {
+    Fixed { value: String },
+    Exp { mean: String },
+    Uniform { min: String, max: String },
+    Lognormal { mean: String, cv: f64 },
+    Empirical { values: Vec<String>, weights: Vec<f64> },
+}

@@ -1,0 +1,36 @@
+//! `[nvmeof]` and `[qos]`: how hosts reach devices in storage servers, and how each layer treats
+//! the class tag.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NvmeofConfig {
+    /// Transport of every class's connections: dctcp | qtcp | d2tcp | dcqcn | qrdma (default dctcp).
+    pub transport: Option<String>,
+    /// Per-class transport overrides by class name ({ urgent = "qrdma" }).
+    #[serde(default)]
+    pub class_transport: std::collections::BTreeMap<String, String>,
+    /// Command capsule bytes (NVMe/TCP: 8 B PDU header + 64 B SQE = 72).
+    pub command_capsule: Option<String>,
+    /// Completion capsule bytes (8 B PDU header + 16 B CQE = 24).
+    pub completion_capsule: Option<String>,
+    /// Header bytes of a data PDU (H2C/C2H data: 24).
+    pub data_header: Option<String>,
+    /// Target software time per received command (its FIFO request queue), per completion
+    /// (its response queue), and the host's time per completion.
+    pub target_overhead: Option<String>,
+    pub response_overhead: Option<String>,
+    pub host_overhead: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QosConfig {
+    /// Each: "follow" (default), "ignore", or a table { CLASS = "OTHER CLASS", ... }.
+    pub host: Option<toml::Value>,
+    pub network: Option<toml::Value>,
+    pub transport: Option<toml::Value>,
+    pub nvme: Option<toml::Value>,
+    pub device: Option<toml::Value>,
+}

@@ -1,0 +1,80 @@
+//! `[[host]]` (with its cache) and `[[volume]]`.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    pub name: String,
+    /// The topology host this host's NIC is (default: the topology host of the same name).
+    #[serde(default)]
+    pub node: Option<String>,
+    /// Requests a host keeps outstanding at devices; the rest wait in its class queues.
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    /// A host cache between this host's workloads and its storage (docs/fussycache.md).
+    #[serde(default)]
+    pub cache: Option<HostCacheConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeConfig {
+    pub name: String,
+    /// single | stripe | replicate
+    pub layout: String,
+    pub devices: Vec<String>,
+    /// stripe: bytes per device before moving to the next (a multiple of 4 KiB).
+    #[serde(default)]
+    pub stripe_unit: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostCacheConfig {
+    /// lru | arc | sarc | fussy | fussy-qos
+    pub algorithm: String,
+    /// Capacity as bytes ("64MiB") …
+    #[serde(default)]
+    pub size: Option<String>,
+    /// … or in 4 KiB blocks.
+    #[serde(default)]
+    pub blocks: Option<u64>,
+    /// through (default) | allocate
+    #[serde(default)]
+    pub write_miss: Option<String>,
+    #[serde(default)]
+    pub freq_threshold: Option<u32>,
+    #[serde(default)]
+    pub access_threshold: Option<u32>,
+    #[serde(default)]
+    pub hr_count: Option<u32>,
+    #[serde(default)]
+    pub warmup: Option<u32>,
+    #[serde(default)]
+    pub dmc_size: Option<u64>,
+    #[serde(default)]
+    pub lru_fallback: Option<bool>,
+    #[serde(default)]
+    pub prefetch_degree: Option<u32>,
+    #[serde(default)]
+    pub urgent_share: Option<f64>,
+    #[serde(default)]
+    pub rebalance_every: Option<u32>,
+    /// Per-operation costs overriding the measured defaults.
+    #[serde(default)]
+    pub costs: Option<CacheCostConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheCostConfig {
+    #[serde(default)]
+    pub lookup: Option<String>,
+    #[serde(default)]
+    pub dm: Option<String>,
+    #[serde(default)]
+    pub mdm: Option<String>,
+    #[serde(default)]
+    pub copy: Option<String>,
+}

@@ -1,0 +1,57 @@
+//! The run's built-in conservation check: every request issued is completed or in flight at
+//! exactly one place, and each component's books agree with what it holds.
+
+use crate::device::DeviceRt;
+use crate::request::Kind;
+use crate::sim::Simulation;
+
+impl Simulation {
+    /// Checks request conservation at every component: issued = completed + in flight, and
+    /// the in-flight count each component reports equals the live requests in the pool.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let live = self.pool.live();
+        let wl_in_flight: u64 = self.workloads.iter().map(|w| w.in_flight as u64).sum();
+        for w in &self.workloads {
+            w.books.check(&format!("workload '{}'", w.name), w.in_flight as u64)?;
+        }
+        let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
+        // Split books against the pool's own count of each kind of request.
+        let children = self.parts.in_flight();
+        let background: u64 = self.caches.iter().flatten().map(|c| c.background.in_flight()).sum();
+        for (kind, books, what) in [(Kind::Child, children, "device parts of split requests"), (Kind::Background, background, "cache background I/Os")] {
+            if self.pool.live_of(kind) != books {
+                return Err(format!("{what}: the books say {books} in flight, the request pool holds {}", self.pool.live_of(kind)));
+            }
+        }
+        let cache_io = children + background;
+        for d in &self.devices {
+            d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
+            if let DeviceRt::Ssd(s) = d {
+                s.ssd.check().map_err(|e| format!("device '{}': {e}", s.name))?;
+            }
+        }
+        if let Some(net) = &self.net {
+            net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
+            if let Some(rt) = &self.nvmeof {
+                rt.check(&net.tp)?;
+            }
+        }
+        // Split application requests are the workloads' but not the hosts' (only their device
+        // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.
+        let cached_apps = self.pool.live_of(Kind::Split);
+        // Requests held at admission gates are the workloads' but not yet the hosts' (held
+        // split requests are already among `cached_apps`).
+        let mut gated = 0;
+        for (h, g) in self.gates.iter().enumerate() {
+            let Some(g) = g else { continue };
+            g.books.check(&format!("host '{}' admission gate", self.hosts[h].name), g.held() as u64)?;
+            gated += g.held_where(|r| self.pool.get(r).kind == Kind::App);
+        }
+        if wl_in_flight + cache_io != live || host_in_flight + cached_apps + gated != live {
+            return Err(format!(
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight"
+            ));
+        }
+        Ok(())
+    }
+}

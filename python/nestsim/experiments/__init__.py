@@ -1,40 +1,50 @@
 """Named reference experiments (`nestsim experiment list|NAME`).
 
-Each experiment runs its scenarios, measures its claims from the runs' own outputs, and writes
-``claims.json`` (plus the run directories) into its output directory. An experiment exits 0
-whether or not its claims hold: a claim that does not reproduce is a finding, not a crash.
+Each experiment is a module of this package that defines ``NAME``, ``DESCRIPTION``, ``FIGURES``
+(the figures it writes next to ``claims.json``, named after the source's) and
+``run_experiment(out_dir) -> claims document``. Experiments are discovered, not listed: adding
+one is adding its module. An experiment runs its scenarios, measures its claims from the runs'
+own outputs, and writes ``claims.json`` (plus the run directories) into its output directory.
+It exits 0 whether or not its claims hold: a claim that does not reproduce is a finding, not a
+crash.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable, Dict, Tuple
 
-from . import (dctcp_friendliness, dctcp_validation, deadline_misses, e2e_latency, e2e_throughput, engine_validation, fussycache, fussycache_qos, nest_validation, pm_priority, qrdma_bandwidth, qtcp_bandwidth, qtcp_convergence, qtcp_model,
-               rtt_fairness, storage_qos, trace_e2e, transport_coexistence, uncoordinated_qos)
 
-#: name → (one-line description, function(out_dir) -> claims document)
-REGISTRY: Dict[str, tuple] = {
-    "engine-validation": (engine_validation.DESCRIPTION, engine_validation.run_experiment),
-    "storage-qos": (storage_qos.DESCRIPTION, storage_qos.run_experiment),
-    "qtcp-bandwidth": (qtcp_bandwidth.DESCRIPTION, qtcp_bandwidth.run_experiment),
-    "qtcp-model": (qtcp_model.DESCRIPTION, qtcp_model.run_experiment),
-    "qtcp-convergence": (qtcp_convergence.DESCRIPTION, qtcp_convergence.run_experiment),
-    "dctcp-validation": (dctcp_validation.DESCRIPTION, dctcp_validation.run_experiment),
-    "rtt-fairness": (rtt_fairness.DESCRIPTION, rtt_fairness.run_experiment),
-    "dctcp-friendliness": (dctcp_friendliness.DESCRIPTION, dctcp_friendliness.run_experiment),
-    "qrdma-bandwidth": (qrdma_bandwidth.DESCRIPTION, qrdma_bandwidth.run_experiment),
-    "deadline-misses": (deadline_misses.DESCRIPTION, deadline_misses.run_experiment),
-    "transport-coexistence": (transport_coexistence.DESCRIPTION, transport_coexistence.run_experiment),
-    "fussycache": (fussycache.DESCRIPTION, fussycache.run_experiment),
-    "fussycache-qos": (fussycache_qos.DESCRIPTION, fussycache_qos.run_experiment),
-    "e2e-throughput": (e2e_throughput.DESCRIPTION, e2e_throughput.run_experiment),
-    "e2e-latency": (e2e_latency.DESCRIPTION, e2e_latency.run_experiment),
-    "uncoordinated-qos": (uncoordinated_qos.DESCRIPTION, uncoordinated_qos.run_experiment),
-    "pm-priority": (pm_priority.DESCRIPTION, pm_priority.run_experiment),
-    "nest-validation": (nest_validation.DESCRIPTION, nest_validation.run_experiment),
-    "trace-e2e": (trace_e2e.DESCRIPTION, trace_e2e.run_experiment),
-}
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    description: str
+    #: Figure stems written next to claims.json (PNG + SVG).
+    figures: Tuple[str, ...]
+    run: Callable
+    module: str
+
+
+def _discover() -> Dict[str, Experiment]:
+    found = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        if not (hasattr(mod, "NAME") and hasattr(mod, "run_experiment")):
+            continue  # a helper module (scenario builders, figures)
+        if mod.NAME in found:
+            raise RuntimeError(f"experiment name '{mod.NAME}' defined by both {found[mod.NAME].module} and {mod.__name__}")
+        found[mod.NAME] = Experiment(mod.NAME, mod.DESCRIPTION, tuple(mod.FIGURES), mod.run_experiment, mod.__name__)
+    return found
+
+
+#: name → Experiment, in name order.
+EXPERIMENTS: Dict[str, Experiment] = _discover()
+
+#: name → (one-line description, function(out_dir) -> claims document).
+REGISTRY: Dict[str, tuple] = {n: (e.description, e.run) for n, e in EXPERIMENTS.items()}
 
 
 def get(name: str) -> Callable:
-    return REGISTRY[name][1]
+    return EXPERIMENTS[name].run

@@ -17,7 +17,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import flow, scenario, star, within
 
+NAME = "dctcp-friendliness"
 DESCRIPTION = "QTCP flows back off for an unmanaged DCTCP flow and recover their 1:2:3 (QTCP Fig 7, thesis Fig 4.17)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig7-thesis-fig4.17"]
 SOURCE = "QTCP paper §IV-C, Fig 7–8; thesis Fig 4.17"
 PHASES = {"before": (0.5, 1.0), "during": (1.5, 2.0), "after": (2.5, 3.0)}
 QTCP = [("q3", "s3", "low", "3Gbps"), ("q6", "s6", "medium", "6Gbps"), ("q9", "s9", "high", "9Gbps")]

@@ -28,7 +28,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import flow, within
 
+NAME = "dctcp-validation"
 DESCRIPTION = "DCTCP queue oscillation (amplitude, period, peak) vs the Alizadeh et al. analysis, N = 2, 10, 40"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["alizadeh-dctcp-queue"]
 SOURCE = "Alizadeh et al., DCTCP §3.3 (SIGCOMM 2010) / Analysis of DCTCP (SIGMETRICS 2011)"
 RATE, DELAY_US, K, MTU_WIRE, ACK_WIRE = 10e9, 10.0, 65, 1538, 90
 INTERVAL_US = 10

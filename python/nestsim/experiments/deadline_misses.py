@@ -22,7 +22,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import roce_switch, star
 
+NAME = "deadline-misses"
 DESCRIPTION = "Deadline misses of 3 latency classes: QTCP vs DCTCP vs D2TCP, QRDMA vs DCQCN (QTCP Fig 9, 11)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig9-11"]
 SOURCE = "QTCP paper §IV-D Fig 9, §V-B Fig 11; thesis Fig 4.19, 4.22a"
 TARGETS_US = {"app1": 5366, "app2": 6604, "app3": 7832}
 MIXES = {"normal": {"app1": 0.10, "app2": 0.20, "app3": 0.35, "app4": 0.35},

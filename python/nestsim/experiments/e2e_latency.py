@@ -17,7 +17,10 @@ from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 from . import e2e_common as E, figures
 
+NAME = "e2e-latency"
 DESCRIPTION = "QTCP orders E2E latency High < Medium < Low, DCTCP does not (thesis Fig 4.21, 5.8)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.21"]
 SOURCE = "thesis 4.5.3, Fig 4.21; 5.6.3, Fig 5.8"
 CLASSES = ["high", "medium", "low"]
 WARMUP_S = 0.03

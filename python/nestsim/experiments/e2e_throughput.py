@@ -18,7 +18,10 @@ from ..runner import run as run_scenario
 from . import e2e_common as E, figures
 from .net_common import within
 
+NAME = "e2e-throughput"
 DESCRIPTION = "QTCP splits E2E storage traffic 3:2:1, DCTCP equally; storage end and response side agree (thesis Fig 4.13–4.16)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.14-4.16"]
 SOURCE = "thesis 4.5.3, Fig 4.13–4.16; 5.6.2, Fig 5.5–5.7"
 CLASSES = ["high", "medium", "low"]
 PAPER_QTCP = {"high": 48.0, "medium": 31.0, "low": 17.0}

@@ -18,7 +18,10 @@ from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 from . import figures
 
+NAME = "engine-validation"
 DESCRIPTION = "engine + ideal device vs M/M/1, M/D/1, M/M/c (Erlang C) and Little's law"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["queueing-theory"]
 
 
 def _scenario(service: dict, servers: int, arrival: dict, duration: str) -> dict:

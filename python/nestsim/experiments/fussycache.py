@@ -28,7 +28,10 @@ from typing import Dict, List, Optional, Tuple
 from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 
+NAME = "fussycache"
 DESCRIPTION = "LRU / ARC / SARC / FussyCache over real and SPECSFS-like workloads on ENVM and L2S2D (thesis 2.7)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig2.2-2.4"]
 SOURCE = "thesis 2.6–2.7, Figs 2.2–2.4"
 ALGORITHMS = ["lru", "arc", "sarc", "fussy"]
 SIZES = [0.025, 0.05, 0.10]

@@ -22,7 +22,10 @@ from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 from . import figures
 
+NAME = "fussycache-qos"
 DESCRIPTION = "QoS-partitioned FussyCache (thesis 2.9 v2): a high class beside a scanning low class"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["nest-fussycache-qos"]
 SOURCE = "NeSt (thesis 2.9 proposes v2 but does not evaluate it)"
 ALGORITHMS = ["lru", "arc", "fussy", "fussy-qos"]
 

@@ -19,7 +19,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import star
 
+NAME = "nest-validation"
 DESCRIPTION = "Local vs E2E latency over one switch at 100 Gb/s: SSD by queue depth, PM native vs remote, 4 KiB SCM (thesis 5.6.1)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig5.4"]
 SOURCE = "thesis 5.6.1, Fig 5.4"
 QDS = [1, 2, 4, 8, 16, 32]
 

@@ -18,7 +18,10 @@ from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 from . import e2e_common as E, figures
 
+NAME = "pm-priority"
 DESCRIPTION = "PM over QRDMA beside storage: 3–4 µs with in-network priority vs > 20 µs without (thesis Fig 4.24–4.27)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.24"]
 SOURCE = "thesis 4.5.4, Fig 4.24–4.27"
 CLASSES = ["high", "medium", "low"]
 WARMUP_S = 0.01

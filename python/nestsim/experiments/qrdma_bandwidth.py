@@ -15,7 +15,10 @@ from ..claims import Claim, write_claims
 from . import figures
 from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows, scenario, within
 
+NAME = "qrdma-bandwidth"
 DESCRIPTION = "QRDMA carries ≈1:2:3 where DCQCN shares equally; incast degrees (QTCP Fig 10, 12)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig10", "qtcp-fig12"]
 SOURCE = "QTCP paper §V-B, Fig 10 and Fig 12"
 APPS = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app9", "h12", "high", "9Gbps")]
 

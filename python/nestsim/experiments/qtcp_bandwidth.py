@@ -15,7 +15,10 @@ from ..claims import Claim, write_claims
 from . import figures
 from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
 
+NAME = "qtcp-bandwidth"
 DESCRIPTION = "QTCP carries 1:2:3 where DCTCP shares equally: 3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig5"]
 SOURCE = "QTCP paper §IV-A, Fig 5"
 APPS = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app9", "h12", "high", "9Gbps")]
 

@@ -20,7 +20,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import flow, scenario, star
 
+NAME = "qtcp-convergence"
 DESCRIPTION = "QTCP's Q → 1 and per-class targets after late joins, vs DCTCP convergence (QTCP Fig 2–3, thesis Fig 4.11–4.12)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig3-thesis-fig4.12", "qtcp-fig2"]
 SOURCE = "QTCP paper §III-C Fig 2–3; thesis Fig 4.11–4.12"
 JOINS = {"f1": 0.0, "f2": 0.060, "f3": 0.120}
 CLASS = {"f1": "low", "f2": "medium", "f3": "high"}

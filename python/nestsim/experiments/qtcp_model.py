@@ -23,7 +23,10 @@ from ..runner import write_json
 from . import figures
 from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
 
+NAME = "qtcp-model"
 DESCRIPTION = "QTCP analytic model vs simulation: per-class throughput at 10 and 100 Gb/s, Q convergence (QTCP Fig 1–2)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig1-thesis-fig4.10", "qtcp-fig2"]
 SOURCE = "QTCP paper §III-B Fig 1; thesis Fig 4.10"
 PKT_BITS = 1500 * 8
 HOPS = 6

@@ -16,7 +16,10 @@ from ..claims import Claim, write_claims
 from . import figures
 from .net_common import fat_tree_graph, flow, flow_gbps, run_flows, scenario, star, within
 
+NAME = "rtt-fairness"
 DESCRIPTION = "QTCP keeps 1:2:3 when the high class has a 5× longer RTT; DCTCP is biased (QTCP Fig 6)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["qtcp-fig6"]
 SOURCE = "QTCP paper §IV-B, Fig 6"
 
 

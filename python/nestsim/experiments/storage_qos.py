@@ -34,7 +34,10 @@ from ..claims import Claim, write_claims
 from ..runner import run as run_scenario
 from . import figures
 
+NAME = "storage-qos"
 DESCRIPTION = "NVMe WRR and device-level WRR: 3 classes on one SSD, scenarios 1–3 (thesis Fig 4.9)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.9"]
 
 SCENARIOS = {"S1": ("rr", False), "S2": ("wrr", False), "S3": ("wrr", True)}
 CLASSES = ["high", "medium", "low"]

@@ -20,7 +20,10 @@ from ..runner import run as run_scenario
 from . import figures
 from . import e2e_common as E
 
+NAME = "trace-e2e"
 DESCRIPTION = "Tencent CBS volumes replayed as Urgent/High/Medium/Low from four hosts across the fat-tree (thesis 5.6.4)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig5.9-5.10"]
 SOURCE = "thesis 5.6.4, Fig 5.9–5.10"
 #: class → (client host, Tencent VolumeID): Urgent 6.5 KiB mean, 5 % writes; High 22 KiB, 27 %;
 #: Medium 33 KiB, 99 % writes; Low 13 KiB, 23 % (counts and mixes from the sample itself).

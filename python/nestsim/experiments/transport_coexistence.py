@@ -20,7 +20,10 @@ from ..runner import run as run_scenario
 from . import figures
 from .net_common import flow, roce_switch, star, within
 
+NAME = "transport-coexistence"
 DESCRIPTION = "DCTCP vs DCQCN, QTCP vs DCQCN, and 1:1.5:2:3 QTCP/QRDMA beside the other family (thesis Fig 4.22b–c, 4.23)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.22-4.23"]
 SOURCE = "thesis 4.5.3, Fig 4.22b–c and Fig 4.23"
 CLASSES = [{"name": f"c{i}", "priority": p, "ratio": r} for i, (p, r) in
            enumerate(zip(["low", "medium", "high", "high"], [1.0, 1.5, 2.0, 3.0]), start=1)] + \

@@ -19,7 +19,10 @@ from . import figures
 from . import e2e_common as E
 from .e2e_latency import apps
 
+NAME = "uncoordinated-qos"
 DESCRIPTION = "Network treats App1/2/3 as High/Medium/Low, storage inverts it: App1 ends up worst (thesis Fig 4.20)"
+#: Figures written next to claims.json, named after the source's (docs/plots.md).
+FIGURES = ["thesis-fig4.20"]
 SOURCE = "thesis 4.5.3, Fig 4.20"
 INVERT = {"high": "low", "low": "high"}
 APPS = {"app-high": "App1", "app-medium": "App2", "app-low": "App3"}

@@ -19,8 +19,7 @@ pub mod request;
 pub mod sim;
 pub mod split;
 pub mod stats;
-mod storage;
-mod conservation;
+mod path;
 pub mod summary;
 pub mod workload;
 

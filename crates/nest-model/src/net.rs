@@ -4,7 +4,7 @@
 //! their events travel as `Event::Net` / `Event::Tp` beside storage events in one queue.
 
 use crate::events::Event;
-use crate::summary::r6;
+use crate::stats::r6;
 use nest_config::resolve::network::{NetworkPlan, SamplePorts};
 use nest_config::resolve::ClassPlan;
 use nest_core::queue::PendingEvents;

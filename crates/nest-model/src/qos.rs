@@ -1,20 +1,14 @@
-//! The QoS seam: the World's adapter to the coordinators of `nest-qos`.
-//!
-//! Coordinators are sans-IO. This module builds them from the scenario's `[[coordinator]]`
-//! sections, calls them — at time zero, at the wake-ups they ask for (`Event::Qos`), and on
-//! every completed application request when they measure — and carries out their actions:
-//! budgets go to the hosts' admission gates, wake-ups into the event queue. A new mechanism
-//! adds its coordinator in `nest-qos`, its actions here, and nothing in the rest of the World.
+//! The QoS seam's state: the run's coordinators (sans-IO, from `nest-qos`), built from the
+//! scenario's `[[coordinator]]` sections together with the admission gates of the hosts they
+//! cover. `path/qos.rs` calls them — at time zero, at the wake-ups they ask for
+//! (`Event::Qos`), on every completed application request when they measure — and carries out
+//! their actions. A new mechanism adds its coordinator in `nest-qos`, its construction here,
+//! its actions' effects in `path/qos.rs`, and nothing in the rest of the World.
 
-use crate::events::Event;
 use crate::host::gate::AdmissionGate;
-use crate::request::Request;
-use crate::sim::Simulation;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
-use nest_core::queue::PendingEvents;
 use nest_core::{CoordId, HostId};
-use nest_qos::{Action, Completion, Coordinator, FixedBudget, Outbox};
-use serde_json::{json, Map, Value};
+use nest_qos::{Coordinator, FixedBudget, Outbox};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,10 +27,10 @@ impl QosEvent {
 
 pub struct QosRt {
     pub plans: Vec<CoordinatorPlan>,
-    coords: Vec<Box<dyn Coordinator>>,
+    pub(crate) coords: Vec<Box<dyn Coordinator>>,
     /// Whether any coordinator measures completions.
-    measuring: bool,
-    out: Outbox,
+    pub(crate) measuring: bool,
+    pub(crate) out: Outbox,
 }
 
 impl QosRt {
@@ -65,102 +59,3 @@ impl QosRt {
         (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default() })), gates)
     }
 }
-
-impl Simulation {
-    /// Starts every coordinator (before any workload issues, so first budgets are in place).
-    pub(crate) fn qos_start(&mut self) {
-        let n = self.qos.as_ref().map_or(0, |rt| rt.coords.len());
-        for c in 0..n {
-            let rt = self.qos.as_deref_mut().expect("coordinators");
-            rt.coords[c].start(self.now, &mut rt.out);
-            self.qos_apply(CoordId(c as u32), true);
-        }
-    }
-
-    pub(crate) fn on_qos(&mut self, e: QosEvent) {
-        match e {
-            QosEvent::Wake(c, token) => {
-                let rt = self.qos.as_deref_mut().expect("a QoS event without coordinators");
-                rt.coords[c.ix()].on_wake(self.now, token, &mut rt.out);
-                self.qos_apply(c, false);
-            }
-        }
-    }
-
-    /// An application request completed: coordinators that measure are told.
-    #[inline]
-    pub(crate) fn qos_completed(&mut self, req: &Request) {
-        let n = match self.qos.as_deref() {
-            Some(rt) if rt.measuring => rt.coords.len(),
-            _ => return,
-        };
-        let c = Completion { host: HostId(req.host), class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
-        for k in 0..n {
-            let rt = self.qos.as_deref_mut().expect("coordinators");
-            if rt.coords[k].measures_completions() {
-                rt.coords[k].on_completion(self.now, &c, &mut rt.out);
-                self.qos_apply(CoordId(k as u32), false);
-            }
-        }
-    }
-
-    /// Carries out what coordinator `c` put in the outbox (`starting`: at time zero, before
-    /// any workload has started).
-    fn qos_apply(&mut self, c: CoordId, starting: bool) {
-        let mut actions = std::mem::take(&mut self.qos.as_deref_mut().expect("coordinators").out.actions);
-        for a in actions.drain(..) {
-            match a {
-                Action::SetBudget { host, ios } => {
-                    let gate = self.gates[host.ix()].as_mut().expect("a budget for a host without a gate");
-                    gate.set_budget(ios);
-                    self.release_held(host.0);
-                }
-                Action::WakeAt { at, token } => {
-                    // A coordinator's clock alone does not keep a run going: once no request is
-                    // in flight and no workload can issue another, its wake-ups stop.
-                    if starting || !self.requests_quiescent() {
-                        self.queue.schedule(at.max(self.now), Event::Qos(QosEvent::Wake(c, token)));
-                    }
-                }
-            }
-        }
-        self.qos.as_deref_mut().expect("coordinators").out.actions = actions;
-    }
-
-    /// No request is in flight anywhere and no workload will issue another.
-    fn requests_quiescent(&self) -> bool {
-        self.pool.live() == 0 && !self.workloads.iter().any(|w| w.wake_pending)
-    }
-
-    /// Lets through the requests host `h`'s gate now admits.
-    fn release_held(&mut self, h: u32) {
-        while let Some(r) = self.gates[h as usize].as_mut().and_then(|g| g.release(self.now)) {
-            self.admit(r);
-        }
-    }
-
-    /// `coordinators` and per-host `admission` for the summary (only when the run has any).
-    pub(crate) fn qos_summary(&self) -> Option<(Value, Map<String, Value>)> {
-        let rt = self.qos.as_deref()?;
-        let mut coords = Map::new();
-        for p in &rt.plans {
-            let (kind, params) = match p.kind {
-                CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
-            };
-            let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
-            coords.insert(p.name.clone(), json!({"kind": kind, "params": params, "hosts": hosts}));
-        }
-        let mut gates = Map::new();
-        for (h, g) in self.gates.iter().enumerate() {
-            let Some(g) = g else { continue };
-            let mean = if g.waited > 0 { g.wait_ps as f64 / g.waited as f64 / 1e6 } else { 0.0 };
-            gates.insert(self.hosts[h].name.clone(), json!({
-                "offered": g.books.issued, "admitted": g.books.completed, "held_now": g.held(),
-                "waited": g.waited, "mean_wait_us": crate::summary::r6(mean), "max_wait_us": crate::summary::r6(g.max_wait.as_us_f64()),
-                "max_held": g.max_held, "budgets": g.grants, "budget_total": g.granted,
-            }));
-        }
-        Some((Value::Object(coords), gates))
-    }
-}
-

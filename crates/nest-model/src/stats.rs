@@ -182,3 +182,8 @@ impl RunStats {
         (stop - self.window_start).as_secs_f64()
     }
 }
+
+/// Rounds to 6 significant decimals past the point so summaries stay readable.
+pub(crate) fn r6(x: f64) -> f64 {
+    if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }
+}

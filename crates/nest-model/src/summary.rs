@@ -6,15 +6,12 @@ use crate::device::{DeviceRt, SsdDevice};
 use crate::host_cache::HostCacheRt;
 use crate::sim::Simulation;
 use nest_core::SimTime;
+use crate::stats::r6;
 use crate::stats::OpAcc;
 use crate::NEST_VERSION;
 use nest_core::stats::LatencyHistogram;
 use serde_json::{json, Map, Value};
 
-/// Rounds to 6 significant decimals past the point so summaries stay readable.
-pub(crate) fn r6(x: f64) -> f64 {
-    if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }
-}
 
 fn lat_json(h: &LatencyHistogram) -> Value {
     let s = h.summary_us();

@@ -1,0 +1,11 @@
+//! The request path in the World, stage by stage: `impl Simulation` blocks that move requests
+//! between components. Components (host queues, gates, devices, NVMe-oF state, coordinators,
+//! caches) live in the crate's top-level modules and never import these or `crate::sim`, so the
+//! World's files have no import cycles (`scripts/import_cycles.py`).
+
+mod cache;
+mod conservation;
+mod nvmeof;
+mod qos;
+mod split;
+mod storage;

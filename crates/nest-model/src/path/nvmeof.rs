@@ -1,0 +1,160 @@
+//! NVMe-oF in the World: the initiator puts commands on their connection's channel, each
+//! server's `nest_nvme::Target` takes them through its queues and router into a device, and
+//! completions come back the same way (the component state is in `crate::nvmeof`).
+
+use crate::nvmeof::{NvmeofEvent, NvmeofRt, COMMAND, RESPONSE};
+use crate::events::Event;
+use crate::request::ReqId;
+use crate::sim::Simulation;
+use nest_config::resolve::Priority;
+use nest_core::queue::PendingEvents;
+use nest_core::{DeviceId, HostId, SimTime};
+use nest_nvme::{CmdInfo, Stage, TargetAction};
+use nest_transport::Message;
+use nest_workload::Op;
+
+impl Simulation {
+    fn nvmeof(&mut self) -> &mut NvmeofRt {
+        self.nvmeof.as_deref_mut().expect("an NVMe-oF path without NVMe-oF")
+    }
+
+    /// Host side: request `r` (for a remote device, at NVMe level `level`) goes onto its
+    /// connection: the command capsule, with the write data behind it.
+    pub(crate) fn send_command(&mut self, r: ReqId, level: Priority) {
+        let req = *self.pool.get(r);
+        let rt = self.nvmeof();
+        let slot = rt.credit_slot(req.host, req.device, level);
+        rt.credits[slot] += 1;
+        let (f, _) = rt.channels(&req);
+        let mut bytes = rt.plan.command_capsule as u64;
+        if req.op == Op::Write {
+            bytes += rt.plan.data_header as u64 + req.size as u64;
+            rt.books.write_bytes_sent += req.size as u64;
+        }
+        rt.books.commands_sent += 1;
+        self.send_message(f, bytes, Message { kind: COMMAND, tag: r.0 });
+    }
+
+    /// An NVMe-oF message has fully arrived: a command at its target, or a completion at its
+    /// host.
+    pub(crate) fn nvmeof_deliver(&mut self, msg: Message) {
+        match msg.kind {
+            COMMAND => self.target_receive(ReqId(msg.tag)),
+            RESPONSE => self.host_receive(ReqId(msg.tag)),
+            k => unreachable!("NVMe-oF message of unknown kind {k:?}"),
+        }
+    }
+
+    /// Target side: a command (with its data) has fully arrived.
+    fn target_receive(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_tgt_arrive = now;
+        let req = *req;
+        let level = self.resolved.tagging.nvme[req.class as usize];
+        let rt = self.nvmeof();
+        rt.books.commands_received += 1;
+        if req.op == Op::Write {
+            rt.books.write_bytes_at_target += req.size as u64;
+        }
+        let s = rt.target_of[req.device as usize];
+        let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, level: level as u8 };
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].command_arrived(now, r, info, &mut out);
+        self.target_actions(s, out);
+    }
+
+    pub(crate) fn on_nvmeof(&mut self, e: NvmeofEvent) {
+        let (s, stage) = match e {
+            NvmeofEvent::RequestDone(s) => (s, Stage::Request),
+            NvmeofEvent::ResponseDone(s) => (s, Stage::Response),
+            NvmeofEvent::HostDone(r) => return self.complete(r),
+        };
+        let now = self.now;
+        let rt = self.nvmeof();
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].on_step_done(now, stage, &mut out);
+        self.target_actions(s, out);
+    }
+
+    /// Target side: the device finished request `r`; its completion joins the response queue.
+    pub(crate) fn target_respond(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = *self.pool.get(r);
+        let rt = self.nvmeof();
+        if req.op == Op::Write {
+            rt.books.write_bytes_at_device += req.size as u64;
+        } else {
+            rt.books.read_bytes_at_device += req.size as u64;
+        }
+        let s = rt.target_of[req.device as usize];
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].device_done(now, r, &mut out);
+        self.target_actions(s, out);
+    }
+
+    /// Carries out what server `s`'s target asked for, in order.
+    fn target_actions(&mut self, s: u32, mut out: Vec<TargetAction<ReqId>>) {
+        for a in out.drain(..) {
+            match a {
+                TargetAction::Wake(t, Stage::Request) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::RequestDone(s))),
+                TargetAction::Wake(t, Stage::Response) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::ResponseDone(s))),
+                TargetAction::Submit(r, d) => {
+                    // Past the target's request queue: into the submission queue of the device
+                    // the router chose, for the request's host and class.
+                    let req = self.pool.get_mut(r);
+                    req.t_sq = self.now;
+                    let (h, class) = (req.host, req.class);
+                    let level = self.resolved.tagging.nvme[class as usize];
+                    self.submit_to_device(d.0, r, h, level);
+                }
+                TargetAction::Respond(r) => self.send_response(r),
+            }
+        }
+        self.nvmeof().actions = out;
+    }
+
+    /// The completion capsule (with the read data in front of it) goes back to the host.
+    fn send_response(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_resp_sent = now;
+        let req = *req;
+        let rt = self.nvmeof();
+        let (_, f) = rt.channels(&req);
+        let mut bytes = rt.plan.completion_capsule as u64;
+        if req.op == Op::Read {
+            bytes += rt.plan.data_header as u64 + req.size as u64;
+        }
+        rt.books.responses_sent += 1;
+        self.send_message(f, bytes, Message { kind: RESPONSE, tag: r.0 });
+    }
+
+    /// Puts `msg`, `bytes` long, on message channel `f`.
+    fn send_message(&mut self, f: u32, bytes: u64, msg: Message) {
+        let net = self.net.as_deref_mut().expect("NVMe-oF without a network");
+        net.send_message(self.now, f, bytes, msg, &mut self.queue);
+    }
+
+    /// Host side: the completion (and any read data) has fully arrived.
+    fn host_receive(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = self.pool.get_mut(r);
+        req.t_resp_arrive = now;
+        let req = *req;
+        let level = self.resolved.tagging.nvme[req.class as usize];
+        let rt = self.nvmeof();
+        rt.books.responses_received += 1;
+        if req.op == Op::Read {
+            rt.books.read_bytes_at_host += req.size as u64;
+        }
+        let slot = rt.credit_slot(req.host, req.device, level);
+        rt.credits[slot] -= 1;
+        let overhead = rt.plan.host_overhead;
+        if overhead == SimTime::ZERO {
+            self.complete(r);
+        } else {
+            self.queue.schedule(now + overhead, Event::Nvmeof(NvmeofEvent::HostDone(r)));
+        }
+    }
+}

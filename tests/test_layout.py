@@ -1,0 +1,34 @@
+"""The code base's shape, as the seams issue set it: small files, no import cycles in the World."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_no_source_file_is_over_600_lines():
+    too_long = []
+    for p in (ROOT / "crates").glob("*/src/**/*.rs"):
+        if p.name == "tests.rs" or "tests" in p.relative_to(ROOT / "crates").parts[2:-1]:
+            continue
+        n = sum(1 for _ in p.open())
+        if n > 600:
+            too_long.append(f"{p.relative_to(ROOT)}: {n} lines")
+    assert not too_long, too_long
+
+
+def test_the_worlds_files_import_each_other_without_cycles():
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_cycles.py"), str(ROOT / "crates" / "nest-model" / "src")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout
+    assert "0 cycles" in p.stdout
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path):
+    (tmp_path / "a.rs").write_text("use crate::b::B;\n")
+    (tmp_path / "b.rs").write_text("pub struct B;\nfn f() { crate::a::g(); }\n")
+    (tmp_path / "c.rs").write_text("use crate::a;\n")
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_cycles.py"), str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "a → b → a" in p.stdout and "1 cycles" in p.stdout

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
 from . import e2e_common as E, figures
+from .framework import conservation_claim, run_all
 
 NAME = "e2e-latency"
 DESCRIPTION = "QTCP orders E2E latency High < Medium < Low, DCTCP does not (thesis Fig 4.21, 5.8)"
@@ -48,13 +48,10 @@ def _fmt(m: Dict[str, dict], key: str, scale: float = 1e-3, unit: str = "ms") ->
 
 
 def run_experiment(out_dir: Path) -> dict:
-    res = {}
-    for cc in ("qtcp", "dctcp"):
-        sc = E.e2e_scenario(f"e2e-latency-{cc}", E.storage_workloads(0.0, apps=apps()), E.ssd_devices(E.SERVERS), E.SERVERS,
-                            duration="100ms", warmup=f"{WARMUP_S * 1000:.0f}ms", transport=cc)
-        r = run_scenario(sc, out_dir=out_dir / cc, keep_tables=False)
-        res[cc] = measure(out_dir / cc, r.summary, WARMUP_S)
-        res[cc]["_ok"] = r.summary["conservation"] == "ok" and r.summary["network"]["packets"]["dropped"] == 0
+    runs = run_all(out_dir, {cc: E.e2e_scenario(f"e2e-latency-{cc}", E.storage_workloads(0.0, apps=apps()), E.ssd_devices(E.SERVERS),
+                                                E.SERVERS, duration="100ms", warmup=f"{WARMUP_S * 1000:.0f}ms", transport=cc)
+                             for cc in ("qtcp", "dctcp")})
+    res = {cc: measure(out_dir / cc, s, WARMUP_S) for cc, s in runs.items()}
     q, d = res["qtcp"], res["dctcp"]
     claims: List[Claim] = [
         Claim("qtcp-ordered", SOURCE, "With QTCP, E2E latency is ordered High < Medium < Low (p50 and p99)",
@@ -84,6 +81,5 @@ def run_experiment(out_dir: Path) -> dict:
             "storage delay is the cache write of each request and grows with request size (High's are the largest); "
             "the paper's Low at 0.7–1.5 ms implies requests queued at the device, which this load does not cause "
             "(the storage-bottlenecked case is in e2e-throughput and uncoordinated-qos)"))
-    claims.append(Claim("conservation", "SPEC §5", "Both runs conserve requests and bytes and drop no packet", "ok",
-                        f"qtcp {q['_ok']}, dctcp {d['_ok']}", q["_ok"] and d["_ok"]))
+    claims.append(conservation_claim(runs, "SPEC §5"))
     return write_claims(out_dir, "e2e-latency", claims)

@@ -26,7 +26,7 @@ from statistics import median
 from typing import Dict, List, Optional, Tuple
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import conservation_claim, run_all
 
 NAME = "fussycache"
 DESCRIPTION = "LRU / ARC / SARC / FussyCache over real and SPECSFS-like workloads on ENVM and L2S2D (thesis 2.7)"
@@ -88,15 +88,12 @@ def _scenario(name: str, wl: dict, preset: str, cache: Optional[dict]) -> dict:
     }
 
 
-def _distinct_blocks(out_dir: Path, name: str, wl: dict) -> int:
-    r = run_scenario(_scenario(name, wl, "optane", {"algorithm": "lru", "blocks": 1 << 31}), out_dir=out_dir / f"{name}-distinct", keep_tables=False)
-    return int(r.summary["hosts"]["h0"]["cache"]["admitted"])
+def _distinct_scenario(name: str, wl: dict) -> dict:
+    """An unbounded LRU cache: the blocks it admits are the workload's distinct blocks."""
+    return _scenario(name, wl, "optane", {"algorithm": "lru", "blocks": 1 << 31})
 
 
-def _measure(out_dir: Path, name: str, wl: dict, dev: str, algo: str, blocks: int) -> dict:
-    cache = {"algorithm": algo, "blocks": max(blocks, 8)}
-    r = run_scenario(_scenario(name, wl, DEVICES[dev], cache), out_dir=out_dir / f"{name}-{dev}-{algo}-{blocks}", keep_tables=False)
-    s = r.summary
+def _measure(s: dict) -> dict:
     c = s["hosts"]["h0"]["cache"]
     cls = s["classes"]["high"]
     return {
@@ -142,15 +139,17 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     shared = Path(os.environ.get("NEST_SHARED", "../shared")).resolve()
     workloads = {**_synthetic(quick), **({} if quick else _traces(shared))}
     sizes = [0.10] if quick else SIZES
-    res: Dict[tuple, dict] = {}
-    distinct: Dict[str, int] = {}
+    first = run_all(out_dir, {f"{name}-distinct": _distinct_scenario(name, wl) for name, wl in workloads.items()})
+    distinct = {name: int(first[f"{name}-distinct"]["hosts"]["h0"]["cache"]["admitted"]) for name in workloads}
+    grid = {}  # (workload, device, cache share, algorithm) → run directory and scenario
     for name, wl in workloads.items():
-        distinct[name] = _distinct_blocks(out_dir, name, wl)
-        points = [("envm", s) for s in sizes] + [("l2s2d", 0.10)]
-        for dev, size in points:
+        for dev, size in [("envm", s) for s in sizes] + [("l2s2d", 0.10)]:
             blocks = int(round(distinct[name] * size))
             for algo in ALGORITHMS:
-                res[(name, dev, size, algo)] = _measure(out_dir, name, wl, dev, algo, blocks)
+                cache = {"algorithm": algo, "blocks": max(blocks, 8)}
+                grid[(name, dev, size, algo)] = (f"{name}-{dev}-{algo}-{blocks}", _scenario(name, wl, DEVICES[dev], cache))
+    runs = run_all(out_dir, dict(grid.values()))
+    res: Dict[tuple, dict] = {key: _measure(runs[tag]) for key, (tag, _) in grid.items()}
 
     rows = [{"workload": w, "device": d, "cache_share": s, "cache_blocks": int(round(distinct[w] * s)), "algorithm": a, **m}
             for (w, d, s, a), m in res.items()]
@@ -162,9 +161,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
 
     names = list(workloads)
     claims: List[Claim] = []
-    bad = [r for r in rows if r["conservation"] != "ok"]
-    claims.append(Claim("conservation", "NeSt", "every run conserves requests through the cache (misses, write-backs, fetches)",
-                        "conservation ok in every run", f"{len(rows) - len(bad)}/{len(rows)} ok", not bad))
+    claims.append(conservation_claim({**first, **runs}, "NeSt"))
     envm = [(w, s, _gain(res, (w, "envm", s))) for w in names for s in sizes]
     envm = [(w, s, g) for w, s, g in envm if g is not None]
     wins = [g for _, _, g in envm if g <= 0]

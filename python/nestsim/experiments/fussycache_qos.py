@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import conservation_claim, run_all
 from . import figures
 
 NAME = "fussycache-qos"
@@ -53,22 +53,21 @@ def run_experiment(out_dir: Path) -> dict:
     # 2 s simulated: FussyCache fills its data cache by promotions, which takes ~1 s of this
     # traffic; shorter runs measure its warm-up rather than its steady state.
     duration = "2s"
+    runs = run_all(out_dir, {algo: _scenario(algo, duration) for algo in ALGORITHMS})
     res: Dict[str, dict] = {}
-    for algo in ALGORITHMS:
-        s = run_scenario(_scenario(algo, duration), out_dir=out_dir / algo, keep_tables=False).summary
+    for algo, s in runs.items():
         pc = s["hosts"]["h0"]["cache"]["per_class"]
         res[algo] = {
             "high_hit": pc["high"]["hit_rate"], "low_hit": pc["low"]["hit_rate"],
             "high_us": s["classes"]["high"]["all"]["lat_us"]["mean"], "low_us": s["classes"]["low"]["all"]["lat_us"]["mean"],
             "high_p99": s["classes"]["high"]["all"]["lat_us"]["p99"],
-            "state": s["hosts"]["h0"]["cache"]["algorithm_state"], "conservation": s["conservation"],
+            "state": s["hosts"]["h0"]["cache"]["algorithm_state"],
         }
     q = res["fussy-qos"]
     shared = [a for a in ALGORITHMS if a != "fussy-qos"]
     fmt = lambda k: ", ".join(f"{a} {res[a][k]:.3f}" for a in ALGORITHMS)  # noqa: E731
     claims: List[Claim] = [
-        Claim("conservation", "NeSt", "requests are conserved through every cache", "ok in every run",
-              ", ".join(f"{a} {res[a]['conservation']}" for a in ALGORITHMS), all(res[a]["conservation"] == "ok" for a in ALGORITHMS)),
+        conservation_claim(runs, "NeSt"),
         Claim("high-hit-rate", SOURCE, "partitioning keeps High's working set out of reach of Low's scan: High's hit rate beats every shared cache",
               "fussy-qos > max(shared)", f"High hit rate: {fmt('high_hit')}", q["high_hit"] > max(res[a]["high_hit"] for a in shared)),
         Claim("high-latency", SOURCE, "… and so High's mean latency is the lowest", "fussy-qos < min(shared)",

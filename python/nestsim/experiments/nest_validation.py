@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import conservation_claim, run_all
 from . import figures
 from .net_common import star
 
@@ -40,31 +40,36 @@ def _scenario(remote: bool, device: dict, workload: dict) -> dict:
     return s
 
 
-def _lat(out_dir: Path, tag: str, remote: bool, device: dict, workload: dict) -> Dict[str, float]:
-    s = run_scenario(_scenario(remote, device, workload), out_dir=out_dir / tag, keep_tables=False).summary
+def _lat(s: dict) -> Dict[str, float]:
     a = s["classes"]["high"]["all"]
-    return {"mean": a["lat_us"]["mean"], "p50": a["lat_us"]["p50"], "p99": a["lat_us"]["p99"], "ok": s["conservation"] == "ok"}
+    return {"mean": a["lat_us"]["mean"], "p50": a["lat_us"]["p50"], "p99": a["lat_us"]["p99"]}
 
 
 def run_experiment(out_dir: Path) -> dict:
     ssd = {"name": "ssd", "kind": "ssd", "preset": "consumer-nvme"}
     mixed = {"size": {"dist": "fixed", "bytes": "4KiB"}, "read_fraction": 0.7}
-    local = {qd: _lat(out_dir, f"ssd-local-qd{qd}", False, ssd, {**mixed, "arrival": {"kind": "burst", "outstanding": qd}}) for qd in QDS}
-    e2e = {qd: _lat(out_dir, f"ssd-e2e-qd{qd}", True, ssd, {**mixed, "arrival": {"kind": "burst", "outstanding": qd}}) for qd in QDS}
     pm = {"name": "pmem", "kind": "pm"}
     pm_small = {"size": {"dist": "fixed", "bytes": "128B"}, "read_fraction": 0.5, "arrival": {"kind": "burst", "outstanding": 1}}
-    pm_native = _lat(out_dir, "pm-native", False, pm, pm_small)
-    pm_remote = _lat(out_dir, "pm-remote", True, pm, pm_small)
     scm_load = {"size": {"dist": "fixed", "bytes": "4KiB"}, "read_fraction": 0.5, "arrival": {"kind": "poisson", "rate_iops": 50000}}
-    scm_pm = _lat(out_dir, "scm-pm-remote", True, pm, scm_load)
-    scm_ssd = _lat(out_dir, "scm-optane-remote", True, {"name": "ssd", "kind": "ssd", "preset": "optane"}, scm_load)
+    scenarios = {}
+    for qd in QDS:
+        wl = {**mixed, "arrival": {"kind": "burst", "outstanding": qd}}
+        scenarios[f"ssd-local-qd{qd}"] = _scenario(False, ssd, wl)
+        scenarios[f"ssd-e2e-qd{qd}"] = _scenario(True, ssd, wl)
+    scenarios["pm-native"] = _scenario(False, pm, pm_small)
+    scenarios["pm-remote"] = _scenario(True, pm, pm_small)
+    scenarios["scm-pm-remote"] = _scenario(True, pm, scm_load)
+    scenarios["scm-optane-remote"] = _scenario(True, {"name": "ssd", "kind": "ssd", "preset": "optane"}, scm_load)
+    runs = run_all(out_dir, scenarios)
+    local = {qd: _lat(runs[f"ssd-local-qd{qd}"]) for qd in QDS}
+    e2e = {qd: _lat(runs[f"ssd-e2e-qd{qd}"]) for qd in QDS}
+    pm_native, pm_remote, scm_pm, scm_ssd = (_lat(runs[t]) for t in ("pm-native", "pm-remote", "scm-pm-remote", "scm-optane-remote"))
 
     def fmt(d: dict) -> str:
         return ", ".join(f"QD{qd} {d[qd]['mean']:.0f}" for qd in QDS) + " µs (mean)"
     lo, hi = min(v["mean"] for v in local.values()), max(v["mean"] for v in local.values())
     elo, ehi = min(v["mean"] for v in e2e.values()), max(v["mean"] for v in e2e.values())
     added = [e2e[qd]["mean"] - local[qd]["mean"] for qd in QDS]
-    runs = list(local.values()) + list(e2e.values()) + [pm_native, pm_remote, scm_pm, scm_ssd]
     claims: List[Claim] = [
         Claim("local-ssd", SOURCE, "Local access to the 970 EVO Plus-like SSD takes 40–90 µs over the queue depths (real device and MQSim alike)",
               "mean latency within 40–90 µs (± 10 %) at every QD", fmt(local), lo >= 36.0 and hi <= 99.0),
@@ -85,8 +90,7 @@ def run_experiment(out_dir: Path) -> dict:
               why="a 4 KiB access to the PM device costs its media latency plus the transfer (~1 µs) and the Optane-class "
                   "preset serves 4 KiB in 10–20 µs; with ~4 µs of network neither reaches 35–40 µs — as for the SSD, the "
                   "missing part is host/target software, which NeSt does not model by default"),
-        Claim("conservation", "SPEC §5", "Every run conserves requests and bytes", "ok",
-              f"{sum(r['ok'] for r in runs)} of {len(runs)} runs ok", all(r["ok"] for r in runs)),
+        conservation_claim(runs, "SPEC §5"),
     ]
     figures.lines(out_dir, "thesis-fig5.4", {"970 EVO Plus-like SSD, 4 KiB 70 % reads": {
         "local": (QDS, [local[qd]["mean"] for qd in QDS]), "end to end (NeSt)": (QDS, [e2e[qd]["mean"] for qd in QDS]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from ..runner import run as run_scenario
+from .framework import run_all
 
 #: Throughput classes of the QTCP experiments: ratio 1 : 2 : 3 as low : medium : high.
 RATIO_CLASSES = [
@@ -48,10 +48,18 @@ def fat_tree(rate: str = "10Gbps", delay: str = "10us", k_ecn: int = 140, framin
 
 def run_flows(out_dir: Path, tag: str, sc: dict) -> dict:
     """Runs one scenario and returns its summary's network section."""
-    r = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False)
-    net = r.summary["network"]
-    net["_conservation"] = r.summary["conservation"]
-    return net
+    return run_flows_all(out_dir, {tag: sc})[tag]
+
+
+def run_flows_all(out_dir: Path, scenarios: Dict[str, dict]) -> Dict[str, dict]:
+    """Runs the scenarios on all cores; tag → the summary's network section (with the run's
+    request conservation as `_conservation`)."""
+    out = {}
+    for tag, s in run_all(out_dir, scenarios).items():
+        net = s["network"]
+        net["_conservation"] = s["conservation"]
+        out[tag] = net
+    return out
 
 
 def flow_gbps(net: dict) -> Dict[str, float]:

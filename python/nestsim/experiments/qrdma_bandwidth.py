@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..claims import Claim, write_claims
 from . import figures
-from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows, scenario, within
+from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows_all, scenario, within
 
 NAME = "qrdma-bandwidth"
 DESCRIPTION = "QRDMA carries ≈1:2:3 where DCQCN shares equally; incast degrees (QTCP Fig 10, 12)"
@@ -31,10 +31,16 @@ def roce_fabric(rate: str = "10Gbps") -> dict:
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
-    res = {}
-    for cc in ("qrdma", "dcqcn"):
-        fl = [flow(n, s, "h0", c, cc, r) for n, s, c, r in APPS]
-        res[cc] = run_flows(out_dir, cc, scenario(roce_fabric(), fl, duration="1000ms", warmup="300ms", name=f"qrdma-bandwidth-{cc}"))
+    degrees = (3, 6, 12)
+    scenarios = {cc: scenario(roce_fabric(), [flow(n, s, "h0", c, cc, r) for n, s, c, r in APPS], duration="1000ms", warmup="300ms",
+                              name=f"qrdma-bandwidth-{cc}") for cc in ("qrdma", "dcqcn")}
+    for n in degrees:
+        for cc in ("qrdma", "dcqcn"):
+            classes = ["low", "medium", "high"]
+            fl = [flow(f"f{i}", f"h{i + 1}", "h0", classes[i % 3], cc) for i in range(n)]
+            scenarios[f"incast{n}-{cc}"] = scenario(roce_fabric(), fl, duration="300ms", warmup="100ms", name=f"qrdma-incast{n}-{cc}")
+    nets = run_flows_all(out_dir, scenarios)
+    res = {cc: nets[cc] for cc in ("qrdma", "dcqcn")}
     q, d = flow_gbps(res["qrdma"]), flow_gbps(res["dcqcn"])
     qr = (round(q["app6"] / q["app3"], 2), round(q["app9"] / q["app3"], 2))
     dr = (round(d["app6"] / d["app3"], 2), round(d["app9"] / d["app3"], 2))
@@ -52,12 +58,9 @@ def run_experiment(out_dir: Path) -> dict:
                         f"{res['qrdma']['conservation']} / {res['dcqcn']['conservation']}",
                         all(r["packets"]["dropped"] == 0 and r["conservation"] == "ok" for r in res.values())))
     totals = {}
-    for n in (3, 6, 12):
+    for n in degrees:
         for cc in ("qrdma", "dcqcn"):
-            classes = ["low", "medium", "high"]
-            fl = [flow(f"f{i}", f"h{i + 1}", "h0", classes[i % 3], cc) for i in range(n)]
-            net = run_flows(out_dir, f"incast{n}-{cc}", scenario(roce_fabric(), fl, duration="300ms", warmup="100ms",
-                                                                  name=f"qrdma-incast{n}-{cc}"))
+            net = nets[f"incast{n}-{cc}"]
             totals[(n, cc)] = (net["total_throughput_gbps"], net["packets"]["dropped"], net["switch"]["e0_0"]["pauses_sent"])
     meas = "; ".join(f"N={n}: QRDMA {totals[(n, 'qrdma')][0]:.2f}, DCQCN {totals[(n, 'dcqcn')][0]:.2f} Gb/s"
                      for n in (3, 6, 12))

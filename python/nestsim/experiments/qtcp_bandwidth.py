@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..claims import Claim, write_claims
 from . import figures
-from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
+from .net_common import fat_tree, flow, flow_gbps, run_flows_all, scenario, within
 
 NAME = "qtcp-bandwidth"
 DESCRIPTION = "QTCP carries 1:2:3 where DCTCP shares equally: 3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)"
@@ -28,10 +28,8 @@ def flows(transport: str) -> list:
 
 
 def run_experiment(out_dir: Path) -> dict:
-    res = {}
-    for cc in ("qtcp", "dctcp"):
-        sc = scenario(fat_tree(), flows(cc), duration="1500ms", warmup="500ms", name=f"qtcp-bandwidth-{cc}")
-        res[cc] = run_flows(out_dir, cc, sc)
+    res = run_flows_all(out_dir, {cc: scenario(fat_tree(), flows(cc), duration="1500ms", warmup="500ms", name=f"qtcp-bandwidth-{cc}")
+                                  for cc in ("qtcp", "dctcp")})
     q, d = flow_gbps(res["qtcp"]), flow_gbps(res["dctcp"])
     qr = [round(q[a] / q["app3"], 2) for a in ("app3", "app6", "app9")]
     dr = [round(d[a] / d["app3"], 2) for a in ("app3", "app6", "app9")]

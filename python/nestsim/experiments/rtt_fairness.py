@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..claims import Claim, write_claims
 from . import figures
-from .net_common import fat_tree_graph, flow, flow_gbps, run_flows, scenario, star, within
+from .net_common import fat_tree_graph, flow, flow_gbps, run_flows_all, scenario, star, within
 
 NAME = "rtt-fairness"
 DESCRIPTION = "QTCP keeps 1:2:3 when the high class has a 5× longer RTT; DCTCP is biased (QTCP Fig 6)"
@@ -39,8 +39,8 @@ def run_experiment(out_dir: Path) -> dict:
         "b-qtcp-tor": (tor, _apps("qtcp", ["s3", "s6", "s9"], "r")),
         "c-qtcp-agg-tor": (ft, _apps("qtcp", ["h4", "h8", "h12"], "h0")),
     }
-    res = {tag: run_flows(out_dir, tag, scenario(net, fl, duration="2000ms", warmup="700ms", name=f"rtt-fairness-{tag}"))
-           for tag, (net, fl) in runs.items()}
+    res = run_flows_all(out_dir, {tag: scenario(net, fl, duration="2000ms", warmup="700ms", name=f"rtt-fairness-{tag}")
+                                  for tag, (net, fl) in runs.items()})
     g = {tag: flow_gbps(n) for tag, n in res.items()}
     rtt = {tag: {k: f["mean_rtt_us"] for k, f in n["flows"].items()} for tag, n in res.items()}
     fmt = lambda x: " / ".join(f"{x[a]:.2f}" for a in ("app3", "app6", "app9")) + " Gb/s"

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
 from . import figures
 from . import e2e_common as E
 from .e2e_latency import apps
+from .framework import conservation_claim, run_all
 
 NAME = "uncoordinated-qos"
 DESCRIPTION = "Network treats App1/2/3 as High/Medium/Low, storage inverts it: App1 ends up worst (thesis Fig 4.20)"
@@ -29,18 +29,19 @@ APPS = {"app-high": "App1", "app-medium": "App2", "app-low": "App3"}
 WARMUP_S = 0.13
 
 
-def _run(out_dir: Path, tag: str, qos) -> Dict[str, dict]:
+def _scenario(tag: str, qos) -> dict:
     servers = E.SERVERS[:3]
-    sc = E.e2e_scenario(f"uncoordinated-qos-{tag}", E.storage_workloads(0.0, apps=apps(same_sizes=True)), E.ssd_devices(servers),
-                        servers, duration="250ms", warmup=f"{WARMUP_S * 1000:.0f}ms", transport="qtcp", qos=qos)
-    s = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False).summary
+    return E.e2e_scenario(f"uncoordinated-qos-{tag}", E.storage_workloads(0.0, apps=apps(same_sizes=True)), E.ssd_devices(servers),
+                          servers, duration="250ms", warmup=f"{WARMUP_S * 1000:.0f}ms", transport="qtcp", qos=qos)
+
+
+def _measure(out_dir: Path, tag: str, s: dict) -> Dict[str, dict]:
     out = {}
     completed = E.completion_latency_us(out_dir / tag, WARMUP_S)
     for w, name in APPS.items():
         c = s["workloads"][w]["class"]
         out[name] = {"gbps": s["classes"][c]["passed_gbps"]["host"]["all"],
                      "lat_ms": completed.get(c, float("inf")) / 1e3}
-    out["_ok"] = s["conservation"] == "ok" and s["network"]["packets"]["dropped"] == 0
     return out
 
 
@@ -53,8 +54,9 @@ def _worst(m: Dict[str, dict]) -> str:
 
 
 def run_experiment(out_dir: Path) -> dict:
-    co = _run(out_dir, "coordinated", None)
-    un = _run(out_dir, "uncoordinated", {"nvme": INVERT, "device": INVERT})
+    runs = run_all(out_dir, {"coordinated": _scenario("coordinated", None),
+                             "uncoordinated": _scenario("uncoordinated", {"nvme": INVERT, "device": INVERT})})
+    co, un = (_measure(out_dir, tag, runs[tag]) for tag in ("coordinated", "uncoordinated"))
     lat_worst = max(APPS.values(), key=lambda a: un[a]["lat_ms"])
     claims: List[Claim] = [
         Claim("coordinated-app1-best", SOURCE, "Coordinated (every layer follows the class): App1 (High) gets the most throughput "
@@ -67,8 +69,7 @@ def run_experiment(out_dir: Path) -> dict:
               why=f"App1's latency rises ({co['App1']['lat_ms']:.1f} → {un['App1']['lat_ms']:.1f} ms) but App3's requests, favoured "
                   "at the storage end, first wait in the network where QTCP still treats them as Low; in this overloaded episode "
                   "the two queues add up to about the same, so the latency ranking of the completed requests is not decisive"),
-        Claim("conservation", "SPEC §5", "Both runs conserve requests and bytes and drop no packet", "ok",
-              f"coordinated {co['_ok']}, uncoordinated {un['_ok']}", co["_ok"] and un["_ok"]),
+        conservation_claim(runs, "SPEC §5"),
     ]
     apps = list(APPS.values())
     figures.bars(out_dir, "thesis-fig4.20", {

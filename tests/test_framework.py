@@ -1,0 +1,58 @@
+"""The experiment framework: parallel runs, claims as expectations, the shared conservation claim."""
+
+import pytest
+
+from nestsim.experiments.framework import conservation_claim, expect, run_all
+
+
+def _tiny(seed):
+    return {"schema": 1, "name": "tiny", "run": {"seed": seed, "duration": "20ms"},
+            "device": [{"name": "d", "kind": "ideal", "servers": 2, "read": {"dist": "exp", "mean": "50us"},
+                        "write": {"dist": "exp", "mean": "50us"}}],
+            "workload": [{"name": "w", "device": "d", "class": "high", "arrival": {"kind": "poisson", "rate_iops": 20000},
+                          "size": {"dist": "fixed", "bytes": "4KiB"}}]}
+
+
+def test_run_all_in_parallel_gives_what_one_by_one_gives(tmp_path):
+    scenarios = {f"s{k}": _tiny(k) for k in (1, 2, 3)}
+    par = run_all(tmp_path / "par", scenarios, workers=3)
+    ser = run_all(tmp_path / "ser", scenarios, workers=1)
+    assert list(par) == ["s1", "s2", "s3"]
+    assert par == ser
+    assert par["s1"]["fingerprint"] != par["s2"]["fingerprint"], "each scenario ran with its own seed"
+    for k in scenarios:
+        assert (tmp_path / "par" / k / "summary.json").read_bytes() == (tmp_path / "ser" / k / "summary.json").read_bytes()
+
+
+def test_run_all_reports_a_bad_scenario(tmp_path):
+    import nestsim
+
+    bad = _tiny(1)
+    bad["workload"][0]["device"] = "nope"
+    with pytest.raises(nestsim.ConfigError, match="nope"):
+        run_all(tmp_path, {"good": _tiny(1), "bad": bad}, workers=2)
+
+
+def test_expect_judges_the_mean_over_seeds_and_refuses_too_few():
+    c = expect("r", "src", "ratio is 3", [2.9, 3.2, 3.05], target=3.0, tol=0.1, min_seeds=3)
+    assert c.holds is True
+    assert "mean of 3 seeds" in c.measured and "2.9–3.2" in c.measured
+    assert "3 ± 10%" in c.expected and "≥ 3 seeds" in c.expected
+    c = expect("r", "src", "ratio is 3", [2.9, 3.2], target=3.0, tol=0.1, min_seeds=3)
+    assert c.holds is None and "needs 3" in c.why
+    c = expect("r", "src", "ratio is 3", 2.5, target=3.0, tol=0.1, why="too low because …")
+    assert c.holds is False and c.why == "too low because …"
+    assert expect("a", "s", "fast", 40.0, at_most=50.0, unit=" µs").holds is True
+    assert expect("a", "s", "fast", 40.0, at_least=50.0, at_most=90.0).holds is False
+    assert expect("a", "s", "near", 3.3, target=3.0, tol=0.25, relative=False).holds is False
+    with pytest.raises(ValueError):
+        expect("a", "s", "no condition", 1.0)
+
+
+def test_the_conservation_claim_names_every_failing_run():
+    ok = {"conservation": "ok", "network": {"packets": {"dropped": 0}}}
+    assert conservation_claim({"a": ok, "b": {"conservation": "ok"}}).holds is True
+    c = conservation_claim({"a": ok, "b": {"conservation": "ok", "network": {"packets": {"dropped": 3}}},
+                            "c": {"conservation": "workload 'w': 1 lost"}})
+    assert c.holds is False
+    assert c.measured.startswith("1/3 runs ok") and "b: ok, 3 dropped" in c.measured and "c: workload 'w': 1 lost" in c.measured

@@ -65,14 +65,13 @@ struct Ends {
 
 #[derive(Clone, Debug)]
 pub struct Slab {
-    nodes: Vec<Node>,
-    free: Vec<u32>,
+    nodes: nest_core::Pool<Node>,
     lists: Vec<Ends>,
 }
 
 impl Slab {
     pub fn new(lists: usize, capacity: usize) -> Self {
-        Slab { nodes: Vec::with_capacity(capacity.min(RESERVE_MAX)), free: Vec::new(), lists: vec![Ends { head: NIL, tail: NIL, len: 0 }; lists] }
+        Slab { nodes: nest_core::Pool::with_capacity(capacity.min(RESERVE_MAX)), lists: vec![Ends { head: NIL, tail: NIL, len: 0 }; lists] }
     }
 
     #[inline]
@@ -110,16 +109,7 @@ impl Slab {
     #[inline]
     pub fn push(&mut self, list: u8, block: u64) -> u32 {
         let n = Node { block, prev: NIL, next: NIL, list, dirty: false, count: 0, stamp: 0 };
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.nodes[i as usize] = n;
-                i
-            }
-            None => {
-                self.nodes.push(n);
-                (self.nodes.len() - 1) as u32
-            }
-        };
+        let i = self.nodes.alloc(n);
         self.link_head(list, i);
         i
     }
@@ -135,7 +125,7 @@ impl Slab {
     #[inline]
     pub fn remove(&mut self, i: u32) -> Node {
         self.unlink(i);
-        self.free.push(i);
+        self.nodes.release(i);
         self.nodes[i as usize]
     }
 

@@ -17,32 +17,8 @@ use nest_workload::synthetic::SyntheticSpec;
 use nest_workload::trace::{TraceFormat, TraceOptions};
 use std::path::{Path, PathBuf};
 
-/// Class priority levels (SPEC §1): Urgent first, then High/Medium/Low by ratio, then best effort.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Priority {
-    Urgent = 0,
-    High = 1,
-    Medium = 2,
-    Low = 3,
-    BestEffort = 4,
-}
-
-impl Priority {
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "urgent" => Priority::Urgent,
-            "high" => Priority::High,
-            "medium" => Priority::Medium,
-            "low" => Priority::Low,
-            "best_effort" => Priority::BestEffort,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        ["urgent", "high", "medium", "low", "best_effort"][self as usize]
-    }
-    pub const COUNT: usize = 5;
-}
+/// The class levels are defined once, in nest-core (with each layer's mapping).
+pub use nest_core::class::Priority;
 
 #[derive(Debug, Clone)]
 pub struct RunPlan {
@@ -63,17 +39,6 @@ pub struct ClassPlan {
     pub ratio: f64,
     /// Latency-centric class: the smoothed-RTT target of its QTCP flows.
     pub latency_target: Option<SimTime>,
-}
-
-impl Priority {
-    /// The default class ratio (SPEC §1: High/Medium/Low 3:2:1).
-    pub fn default_ratio(self) -> f64 {
-        match self {
-            Priority::High => 3.0,
-            Priority::Medium => 2.0,
-            _ => 1.0,
-        }
-    }
 }
 
 #[derive(Debug, Clone)]

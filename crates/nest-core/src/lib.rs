@@ -3,15 +3,17 @@
 //! What lives here is shared by every model: integer picosecond time and unit parsing
 //! ([`time`], [`units`]), the event queue ([`queue`]), per-component random streams ([`rng`]),
 //! latency histograms and interval time series ([`stats`]), request conservation accounting
-//! ([`conservation`]), the trajectory fingerprint ([`fingerprint`]) and the weighted
-//! round-robin rule shared by NVMe and the SSD's chip queues ([`wrr`]), typed ids ([`ids`]).
+//! ([`conservation`]), the free-list pool every arena uses ([`pool`]), the trajectory fingerprint ([`fingerprint`]) and the weighted
+//! round-robin rule shared by NVMe and the SSD's chip queues ([`wrr`]), typed ids ([`ids`]) and the QoS class levels with their per-layer mappings ([`class`]).
 //!
 //! Nothing here knows about storage or networks; domain crates depend on this one only.
 #![deny(unsafe_code)]
 
+pub mod class;
 pub mod conservation;
 pub mod fingerprint;
 pub mod ids;
+pub mod pool;
 pub mod queue;
 pub mod rng;
 pub mod stats;
@@ -19,8 +21,10 @@ pub mod time;
 pub mod units;
 pub mod wrr;
 
+pub use class::Priority;
 pub use conservation::Conservation;
 pub use ids::{CoordId, DeviceId, FlowId, HostId};
+pub use pool::Pool;
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use time::SimTime;

@@ -62,7 +62,7 @@ impl DeviceRt {
     pub fn can_accept(&self, h: u32, p: Priority) -> bool {
         match self {
             DeviceRt::Ideal(d) => d.can_accept(),
-            DeviceRt::Ssd(d) => d.ctrl.has_room(HostId(h), p as u8, false),
+            DeviceRt::Ssd(d) => d.ctrl.has_room(HostId(h), p, false),
             DeviceRt::Pm(d) => d.pm.can_accept(),
         }
     }

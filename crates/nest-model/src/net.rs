@@ -113,9 +113,9 @@ impl NetRt {
                 continue;
             }
             let ids = self.flow_series[i];
-            add(ids[0], if f.spec.cc.is_rate_based() { f.s.rc / 1e9 } else { f.s.cwnd / mss });
+            add(ids[0], if f.spec.cc.is_rate_based() { f.s.rate.rc / 1e9 } else { f.s.win.cwnd / mss });
             add(ids[1], f.s.alpha);
-            add(ids[2], f.s.q);
+            add(ids[2], f.s.quality.q);
             add(ids[3], f.s.srtt / 1e6);
             if dt > 0.0 {
                 add(ids[4], (f.stats.acked_bytes - self.last_acked[i]) as f64 * 8.0 / dt / 1e9);
@@ -169,10 +169,10 @@ impl NetRt {
                 "ece_acks": fl.r.ece_acks,
                 "acks": fl.r.acks,
                 "alpha_end": r6(fl.s.alpha),
-                "q_end": r6(fl.s.q),
-                "cwnd_end_pkts": if fl.spec.cc.is_rate_based() { None } else { Some(r6(fl.s.cwnd / self.tp.tcp.mss as f64)) },
-                "rate_end_gbps": if fl.spec.cc.is_rate_based() { Some(r6(fl.s.rc / 1e9)) } else { None },
-                "cnps": fl.s.cnps,
+                "q_end": r6(fl.s.quality.q),
+                "cwnd_end_pkts": if fl.spec.cc.is_rate_based() { None } else { Some(r6(fl.s.win.cwnd / self.tp.tcp.mss as f64)) },
+                "rate_end_gbps": if fl.spec.cc.is_rate_based() { Some(r6(fl.s.rate.rc / 1e9)) } else { None },
+                "cnps": fl.s.rate.cnps,
             }));
         }
         let mut class_map = Map::new();

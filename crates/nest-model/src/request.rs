@@ -112,45 +112,35 @@ impl Request {
     }
 }
 
+/// The requests in flight, by slot, with a count per [`Kind`] for the conservation check.
 #[derive(Default)]
 pub struct RequestPool {
-    slots: Vec<Request>,
-    free: Vec<u32>,
-    live: u64,
-    /// Live requests per [`Kind`], for the conservation check.
+    slots: nest_core::Pool<Request>,
     live_kind: [u64; 4],
 }
 
 impl RequestPool {
     #[inline]
     pub fn alloc(&mut self, r: Request) -> ReqId {
-        self.live += 1;
         self.live_kind[r.kind as usize] += 1;
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = r;
-            ReqId(i)
-        } else {
-            self.slots.push(r);
-            ReqId((self.slots.len() - 1) as u32)
-        }
+        ReqId(self.slots.alloc(r))
     }
     #[inline]
     pub fn release(&mut self, id: ReqId) {
-        self.live -= 1;
-        self.live_kind[self.slots[id.0 as usize].kind as usize] -= 1;
-        self.free.push(id.0);
+        self.live_kind[self.slots.get(id.0).kind as usize] -= 1;
+        self.slots.release(id.0);
     }
     #[inline]
     pub fn get(&self, id: ReqId) -> &Request {
-        &self.slots[id.0 as usize]
+        self.slots.get(id.0)
     }
     #[inline]
     pub fn get_mut(&mut self, id: ReqId) -> &mut Request {
-        &mut self.slots[id.0 as usize]
+        self.slots.get_mut(id.0)
     }
     /// Requests currently allocated (in flight anywhere on the path).
     pub fn live(&self) -> u64 {
-        self.live
+        self.slots.live()
     }
     /// Live requests of one kind.
     pub fn live_of(&self, k: Kind) -> u64 {

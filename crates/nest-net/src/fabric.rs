@@ -327,7 +327,7 @@ impl Fabric {
     /// Frees a delivered packet's slot.
     #[inline]
     pub fn release(&mut self, pkt: u32) {
-        self.pool.free(pkt);
+        self.pool.release(pkt);
     }
 
     fn arrive(&mut self, now: SimTime, port: u32, pkt: u32, q: &mut impl NetScheduler) -> Option<u32> {
@@ -366,7 +366,7 @@ impl Fabric {
             let rt = &mut self.ports[out as usize];
             rt.stats.dropped += 1;
             rt.stats.dropped_bytes += wire;
-            self.pool.free(pkt);
+            self.pool.release(pkt);
             return None;
         }
         swrt.used += wire;

@@ -81,53 +81,5 @@ impl Packet {
     }
 }
 
-/// A slab of packets with a free list.
-#[derive(Default)]
-pub struct PacketPool {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-    live: u64,
-}
-
-impl PacketPool {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> u32 {
-        self.live += 1;
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                i
-            }
-            None => {
-                self.slots.push(p);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    #[inline]
-    pub fn free(&mut self, i: u32) {
-        self.live -= 1;
-        self.free.push(i);
-    }
-
-    #[inline]
-    pub fn get(&self, i: u32) -> &Packet {
-        &self.slots[i as usize]
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
-        &mut self.slots[i as usize]
-    }
-
-    /// Packets allocated and not yet freed (in NIC queues, switch buffers or on the wire).
-    pub fn live(&self) -> u64 {
-        self.live
-    }
-
-    /// Slots ever allocated (peak number of packets alive at once).
-    pub fn capacity(&self) -> usize {
-        self.slots.len()
-    }
-}
+/// The packets alive (in NIC queues, switch buffers or on the wire), by slot.
+pub type PacketPool = nest_core::Pool<Packet>;

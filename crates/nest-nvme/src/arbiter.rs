@@ -28,6 +28,19 @@ pub enum Level {
 
 impl Level {
     const WEIGHTED: [Level; 3] = [Level::High, Level::Medium, Level::Low];
+
+    /// The SQ level of a class: urgent strict, High/Medium/Low weighted (best effort shares
+    /// Low); without QoS (`wrr` false) every class on one round-robin level.
+    pub fn of_class(class: nest_core::Priority, wrr: bool) -> Level {
+        use nest_core::Priority as P;
+        match (wrr, class) {
+            (false, _) => Level::Medium,
+            (true, P::Urgent) => Level::Urgent,
+            (true, P::High) => Level::High,
+            (true, P::Medium) => Level::Medium,
+            (true, P::Low | P::BestEffort) => Level::Low,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

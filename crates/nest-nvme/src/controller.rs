@@ -4,18 +4,16 @@
 //! per host and level ([`PerHostLevels`]) is one; SRC's split read/write queues will be another.
 
 use crate::arbiter::{Arbiter, ArbiterConfig, Level, SqFull, SqId};
-use nest_core::{Conservation, HostId};
+use nest_core::{Conservation, HostId, Priority};
 
-/// Class levels the host side uses (urgent, high, medium, low, best effort).
-pub const CLASS_LEVELS: usize = 5;
+const CLASS_LEVELS: usize = Priority::COUNT;
 
 /// How a controller queues commands and picks the next one to fetch.
 pub trait Arbitration<C>: Send + Sync {
-    /// Whether the SQ a command of `host` at class level `level` (0 urgent … 4 best effort)
-    /// goes to has room.
-    fn has_room(&self, host: HostId, level: u8, write: bool) -> bool;
+    /// Whether the SQ a command of `host` in class level `class` goes to has room.
+    fn has_room(&self, host: HostId, class: Priority, write: bool) -> bool;
     /// Queues a command; refused when its SQ is full (the host must hold it).
-    fn submit(&mut self, host: HostId, level: u8, write: bool, cmd: C) -> Result<(), SqFull>;
+    fn submit(&mut self, host: HostId, class: Priority, write: bool, cmd: C) -> Result<(), SqFull>;
     /// The next command to fetch.
     fn next(&mut self) -> Option<C>;
     /// Commands waiting.
@@ -39,14 +37,7 @@ impl<C> PerHostLevels<C> {
             .map(|_| {
                 let mut row = [SqId(0); CLASS_LEVELS];
                 for (p, slot) in row.iter_mut().enumerate() {
-                    let level = match (wrr, p) {
-                        (false, _) => Level::Medium,
-                        (true, 0) => Level::Urgent,
-                        (true, 1) => Level::High,
-                        (true, 2) => Level::Medium,
-                        _ => Level::Low,
-                    };
-                    *slot = arb.add_sq(level, depth);
+                    *slot = arb.add_sq(Level::of_class(Priority::from_index(p), wrr), depth);
                 }
                 row
             })
@@ -57,12 +48,12 @@ impl<C> PerHostLevels<C> {
 
 impl<C: Send + Sync> Arbitration<C> for PerHostLevels<C> {
     #[inline]
-    fn has_room(&self, host: HostId, level: u8, _write: bool) -> bool {
-        self.arb.has_room(self.sqs[host.ix()][level as usize])
+    fn has_room(&self, host: HostId, class: Priority, _write: bool) -> bool {
+        self.arb.has_room(self.sqs[host.ix()][class.index()])
     }
     #[inline]
-    fn submit(&mut self, host: HostId, level: u8, _write: bool, cmd: C) -> Result<(), SqFull> {
-        self.arb.submit(self.sqs[host.ix()][level as usize], cmd)
+    fn submit(&mut self, host: HostId, class: Priority, _write: bool, cmd: C) -> Result<(), SqFull> {
+        self.arb.submit(self.sqs[host.ix()][class.index()], cmd)
     }
     #[inline]
     fn next(&mut self) -> Option<C> {
@@ -88,16 +79,16 @@ impl<C> Controller<C> {
     }
 
     #[inline]
-    pub fn has_room(&self, host: HostId, level: u8, write: bool) -> bool {
-        self.arb.has_room(host, level, write)
+    pub fn has_room(&self, host: HostId, class: Priority, write: bool) -> bool {
+        self.arb.has_room(host, class, write)
     }
 
     /// Queues a command the host was allowed to send (it checked `has_room`, or holds NVMe-oF
     /// credits for the SQ).
     #[inline]
-    pub fn submit(&mut self, host: HostId, level: u8, write: bool, cmd: C) {
+    pub fn submit(&mut self, host: HostId, class: Priority, write: bool, cmd: C) {
         self.books.issue(1);
-        if self.arb.submit(host, level, write, cmd).is_err() {
+        if self.arb.submit(host, class, write, cmd).is_err() {
             panic!("a command for a full SQ: the host must check for room (locally its occupancy, over NVMe-oF its credits)");
         }
     }
@@ -131,11 +122,11 @@ mod tests {
     fn each_host_has_its_own_sqs_and_urgent_goes_first() {
         let arb = PerHostLevels::new(2, true, ArbiterConfig::default(), 2).unwrap();
         let mut c: Controller<u32> = Controller::new(Box::new(arb));
-        c.submit(HostId(0), 3, false, 1);
-        c.submit(HostId(0), 3, false, 2);
-        assert!(!c.has_room(HostId(0), 3, false), "host 0's low SQ is full");
-        assert!(c.has_room(HostId(1), 3, false), "host 1's is not");
-        c.submit(HostId(1), 0, true, 3);
+        c.submit(HostId(0), Priority::Low, false, 1);
+        c.submit(HostId(0), Priority::Low, false, 2);
+        assert!(!c.has_room(HostId(0), Priority::Low, false), "host 0's low SQ is full");
+        assert!(c.has_room(HostId(1), Priority::Low, false), "host 1's is not");
+        c.submit(HostId(1), Priority::Urgent, true, 3);
         assert_eq!(c.waiting(), 3);
         assert_eq!(c.queued_by_level(), [0, 1, 0, 0, 2]);
         assert_eq!(c.fetch(), Some(3), "urgent first");
@@ -148,9 +139,9 @@ mod tests {
     fn round_robin_puts_every_sq_on_one_level() {
         let arb = PerHostLevels::new(1, false, ArbiterConfig::default(), 8).unwrap();
         let mut c: Controller<u32> = Controller::new(Box::new(arb));
-        c.submit(HostId(0), 0, false, 1);
-        c.submit(HostId(0), 0, false, 2);
-        c.submit(HostId(0), 3, false, 3);
+        c.submit(HostId(0), Priority::Urgent, false, 1);
+        c.submit(HostId(0), Priority::Urgent, false, 2);
+        c.submit(HostId(0), Priority::Low, false, 3);
         assert_eq!(c.queued_by_level(), [0, 0, 0, 3, 0]);
         // With urgent + WRR it would be 1, 2, 3: here the SQs take turns.
         assert_eq!((c.fetch(), c.fetch(), c.fetch()), (Some(1), Some(3), Some(2)));
@@ -161,7 +152,7 @@ mod tests {
     fn a_command_for_a_full_sq_is_a_bug_upstream() {
         let arb = PerHostLevels::new(1, true, ArbiterConfig::default(), 1).unwrap();
         let mut c: Controller<u32> = Controller::new(Box::new(arb));
-        c.submit(HostId(0), 1, false, 1);
-        c.submit(HostId(0), 1, false, 2);
+        c.submit(HostId(0), Priority::High, false, 1);
+        c.submit(HostId(0), Priority::High, false, 2);
     }
 }

@@ -8,7 +8,7 @@
 //! between "command received" and "submitted to a device": by default a command goes to the
 //! device it names; PLMLight's write-handling agent will redirect writes there.
 
-use nest_core::{DeviceId, HostId, SimTime};
+use nest_core::{DeviceId, HostId, Priority, SimTime};
 use std::collections::VecDeque;
 
 /// What a router sees of a command.
@@ -20,8 +20,8 @@ pub struct CmdInfo {
     pub write: bool,
     pub offset: u64,
     pub bytes: u32,
-    /// The class's NVMe level index (0 urgent … 4 best effort).
-    pub level: u8,
+    /// The class level NVMe treats it as.
+    pub class: Priority,
 }
 
 /// Decides which device a command goes to once it leaves the request queue.
@@ -160,7 +160,7 @@ mod tests {
     use super::*;
 
     fn info(d: u32, write: bool) -> CmdInfo {
-        CmdInfo { host: HostId(0), device: DeviceId(d), write, offset: 0, bytes: 4096, level: 1 }
+        CmdInfo { host: HostId(0), device: DeviceId(d), write, offset: 0, bytes: 4096, class: Priority::High }
     }
 
     #[test]

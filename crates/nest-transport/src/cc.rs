@@ -30,28 +30,28 @@ pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, l
     match f.spec.target {
         Some(Target::Ratio(_)) if elapsed > 0.0 => {
             let measured = s.win_acked as f64 * 8.0 / elapsed;
-            s.thr_ewma = if s.thr_ewma == 0.0 { measured } else { (1.0 - qp.gamma) * measured + qp.gamma * s.thr_ewma };
-            if s.thr_ewma <= 0.0 {
+            s.quality.thr_ewma = if s.quality.thr_ewma == 0.0 { measured } else { (1.0 - qp.gamma) * measured + qp.gamma * s.quality.thr_ewma };
+            if s.quality.thr_ewma <= 0.0 {
                 return;
             }
-            s.q = *lambda * share / s.thr_ewma;
+            s.quality.q = *lambda * share / s.quality.thr_ewma;
             if qp.interference {
-                if s.q > 1.0 + qp.sigma {
+                if s.quality.q > 1.0 + qp.sigma {
                     *lambda *= 1.0 - qp.sigma;
-                } else if s.q < 1.0 - qp.sigma {
+                } else if s.quality.q < 1.0 - qp.sigma {
                     *lambda *= 1.0 + qp.sigma;
                 }
-                s.q = *lambda * share / s.thr_ewma;
+                s.quality.q = *lambda * share / s.quality.thr_ewma;
             }
         }
         Some(Target::Latency(target)) if f.spec.bytes.is_some() => {
             if class_fct > 0.0 {
-                s.q = class_fct / target.0.max(1) as f64;
+                s.quality.q = class_fct / target.0.max(1) as f64;
             }
         }
         Some(Target::Latency(target)) if s.srtt > 0.0 => {
-            s.lat_ewma = if s.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.lat_ewma };
-            s.q = s.lat_ewma / target.0.max(1) as f64;
+            s.quality.lat_ewma = if s.quality.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.quality.lat_ewma };
+            s.quality.q = s.quality.lat_ewma / target.0.max(1) as f64;
         }
         _ => {}
     }
@@ -63,21 +63,21 @@ pub fn cut_factor(f: &Flow, now: SimTime, mss: f64) -> f64 {
     match f.spec.cc {
         Cc::Dctcp => 1.0 - s.alpha / 2.0,
         // W ← W·(1−α/2) when Q ≥ 1 (deficit: plain DCTCP); W ← W·(1−α/2)·Q when Q < 1 (slack).
-        Cc::Qtcp => (1.0 - s.alpha / 2.0) * if s.q < 1.0 { s.q.max(0.0) } else { 1.0 },
+        Cc::Qtcp => (1.0 - s.alpha / 2.0) * if s.quality.q < 1.0 { s.quality.q.max(0.0) } else { 1.0 },
         Cc::D2tcp => {
             let d = deadline_imminence(f, now, mss);
             1.0 - s.alpha.powf(d) / 2.0
         }
         // DCQCN / QRDMA: the rate cut on a CNP (thesis eq. 4.6 for QRDMA).
         Cc::Dcqcn => 1.0 - s.alpha / 2.0,
-        Cc::Qrdma => (1.0 - s.alpha / 2.0) * if s.q < 1.0 { s.q.max(0.0) } else { 1.0 },
+        Cc::Qrdma => (1.0 - s.alpha / 2.0) * if s.quality.q < 1.0 { s.quality.q.max(0.0) } else { 1.0 },
     }
 }
 
 /// DCQCN's rate increase (Zhu et al. §3.1), after a timer or byte-counter event: F fast-recovery
 /// steps towards RT, then additive increase of RT, then hyper increase once both the timer and
 /// the byte counter have passed F.
-pub fn dcqcn_increase(s: &mut crate::flow::Sender, p: &crate::params::DcqcnParams) {
+pub fn dcqcn_increase(s: &mut crate::flow::RateState, p: &crate::params::DcqcnParams) {
     let f = p.fast_recovery_steps;
     let (t, b) = (s.timer_stage, if p.byte_counter == 0 { s.timer_stage } else { s.byte_stage });
     if t.max(b) < f {
@@ -100,7 +100,7 @@ pub fn deadline_imminence(f: &Flow, now: SimTime, mss: f64) -> f64 {
         return 2.0;
     }
     let remaining = f.total.saturating_sub(f.s.snd_una) as f64;
-    let rate = f.s.cwnd.max(mss) / f.s.srtt; // bytes per ps
+    let rate = f.s.win.cwnd.max(mss) / f.s.srtt; // bytes per ps
     let tc = remaining / rate;
     let d = tc / (due - now).0 as f64;
     d.clamp(0.5, 2.0)

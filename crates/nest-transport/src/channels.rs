@@ -127,31 +127,31 @@ impl Transports {
         let fl = &mut self.flows[f as usize];
         debug_assert!(fl.spec.messages, "push on a flow that is not a message channel");
         fl.total += bytes;
-        if fl.is_throughput_qtcp() && !fl.s.counted_active && !fl.s.finished {
-            fl.s.counted_active = true;
+        if fl.is_throughput_qtcp() && !fl.s.quality.counted_active && !fl.s.finished {
+            fl.s.quality.counted_active = true;
             self.class_active[fl.spec.class as usize] += 1;
         }
         // Restart parked DCQCN timers on their original grid, with the idle periods applied:
         // α decayed once per period without a CNP, the rate raised once per timer period.
         let p = &self.dcqcn;
-        if let Some(t) = fl.s.alpha_parked.take() {
+        if let Some(t) = fl.s.rate.alpha_parked.take() {
             let n = (now - t).0 / p.alpha_period.0;
             fl.s.alpha *= (1.0 - p.g).powi(n.min(i32::MAX as u64) as i32);
             q.tp_at(t + SimTime(p.alpha_period.0 * (n + 1)), TpEvent::DcqcnAlpha(f));
         }
-        if let Some(t) = fl.s.timer_parked.take() {
+        if let Some(t) = fl.s.rate.timer_parked.take() {
             let n = (now - t).0 / p.rate_timer.0;
             for _ in 0..n.min(1000) {
-                if fl.s.rc >= fl.s.line_rate && fl.s.rt >= fl.s.line_rate {
+                if fl.s.rate.rc >= fl.s.rate.line_rate && fl.s.rate.rt >= fl.s.rate.line_rate {
                     break;
                 }
-                fl.s.timer_stage += 1;
-                cc::dcqcn_increase(&mut fl.s, p);
+                fl.s.rate.timer_stage += 1;
+                cc::dcqcn_increase(&mut fl.s.rate, p);
             }
             if n > 0 {
-                self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rc });
+                self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
             }
-            q.tp_at(t + SimTime(p.rate_timer.0 * (n + 1)), TpEvent::DcqcnTimer(f, fl.s.timer_gen));
+            q.tp_at(t + SimTime(p.rate_timer.0 * (n + 1)), TpEvent::DcqcnTimer(f, fl.s.rate.timer_gen));
         }
         self.try_send(now, f, fabric, q);
     }

@@ -3,42 +3,59 @@
 use crate::params::{FlowSpec, Target};
 use nest_core::SimTime;
 
-/// Sender side of one window-based flow (byte sequence numbers, go-back-N recovery).
+/// Sender side of one flow: what every family keeps (sequence space, RTT and RTO, the
+/// observation window, DCTCP/DCQCN's α), plus the state of each family in its own part —
+/// [`WindowState`] for window-based flows (DCTCP, QTCP, D2TCP), [`RateState`] for rate-based
+/// ones (DCQCN, QRDMA), [`QualityState`] for the quality-aware ones (QTCP, QRDMA).
 #[derive(Clone, Debug)]
 pub struct Sender {
     pub started: bool,
     pub finished: bool,
     pub snd_una: u64,
     pub snd_nxt: u64,
-    /// Congestion window in bytes.
-    pub cwnd: f64,
-    pub ssthresh: f64,
-    /// DCTCP's estimate of the fraction of marked bytes.
+    /// DCTCP's estimate of the fraction of marked bytes; DCQCN's α.
     pub alpha: f64,
-    /// Observation window (≈ one RTT): ends when `snd_una` passes `win_end`.
-    pub win_end: u64,
+    /// Observation window (≈ one RTT, or a DCQCN α period): its start, bytes acknowledged and
+    /// bytes marked in it.
     pub win_start: SimTime,
     pub win_acked: u64,
     pub win_marked: u64,
-    /// No second cut until `snd_una` passes this (one reaction per window, RFC 8257).
-    pub cwr_end: u64,
     /// Smoothed RTT and variation, ps (0 until the first sample).
     pub srtt: f64,
     pub rttvar: f64,
     pub rto: SimTime,
     pub rto_deadline: SimTime,
     pub rto_pending: bool,
-    pub dupacks: u32,
     pub app_wake_pending: bool,
-    /// QTCP: smoothed measured throughput (bits/s) and latency (ps), and the quality factor.
-    pub thr_ewma: f64,
-    pub lat_ewma: f64,
-    pub q: f64,
-    pub counted_active: bool,
-    /// DCQCN reaction point: current rate RC and target rate RT (bits/s), timer and byte-counter
-    /// stages since the last cut, bytes towards the next byte-counter event, whether a CNP came
-    /// in the current α period, the rate-increase timer's generation (a cut restarts it), and
-    /// whether a pacing event is pending.
+    /// Waiting in its host's NIC wait list for room (TCP Small Queues; a QP's NIC backlog).
+    pub nic_wait: bool,
+    pub win: WindowState,
+    pub rate: RateState,
+    pub quality: QualityState,
+}
+
+/// Window-based senders: byte sequence numbers, go-back-N recovery.
+#[derive(Clone, Debug)]
+pub struct WindowState {
+    /// Congestion window in bytes.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// The observation window ends when `snd_una` passes this.
+    pub win_end: u64,
+    /// No second cut until `snd_una` passes this (one reaction per window, RFC 8257).
+    pub cwr_end: u64,
+    pub dupacks: u32,
+    /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
+    /// flow grows its window).
+    pub cwnd_limited: bool,
+}
+
+/// DCQCN's reaction point: current rate RC and target rate RT (bits/s), timer and byte-counter
+/// stages since the last cut, bytes towards the next byte-counter event, whether a CNP came in
+/// the current α period, the rate-increase timer's generation (a cut restarts it), and whether a
+/// pacing event is pending.
+#[derive(Clone, Debug, Default)]
+pub struct RateState {
     pub rc: f64,
     pub rt: f64,
     pub line_rate: f64,
@@ -48,17 +65,22 @@ pub struct Sender {
     pub cnp_in_period: bool,
     pub timer_gen: u32,
     pub pace_pending: bool,
-    /// Waiting in its host's NIC wait list for room (TCP Small Queues; a QP's NIC backlog).
-    pub nic_wait: bool,
     pub cnps: u64,
-    /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
-    /// flow grows its window).
-    pub cwnd_limited: bool,
     /// DCQCN timers of an idle message channel stop instead of ticking forever (an idle run
-    /// must be able to end); these say since when, and [`crate::Transports::push`] catches
-    /// up the periods missed.
+    /// must be able to end); these say since when, and [`crate::Transports::send_message`]
+    /// catches up the periods missed.
     pub alpha_parked: Option<SimTime>,
     pub timer_parked: Option<SimTime>,
+}
+
+/// QTCP/QRDMA: smoothed measured throughput (bits/s) and latency (ps), the quality factor, and
+/// whether the flow counts towards its class's active flows.
+#[derive(Clone, Debug)]
+pub struct QualityState {
+    pub thr_ewma: f64,
+    pub lat_ewma: f64,
+    pub q: f64,
+    pub counted_active: bool,
 }
 
 impl Sender {
@@ -68,39 +90,20 @@ impl Sender {
             finished: false,
             snd_una: 0,
             snd_nxt: 0,
-            cwnd: init_cwnd,
-            ssthresh: f64::INFINITY,
             alpha,
-            win_end: 0,
             win_start: SimTime::ZERO,
             win_acked: 0,
             win_marked: 0,
-            cwr_end: 0,
             srtt: 0.0,
             rttvar: 0.0,
             rto: min_rto,
             rto_deadline: SimTime::MAX,
             rto_pending: false,
-            dupacks: 0,
             app_wake_pending: false,
-            thr_ewma: 0.0,
-            lat_ewma: 0.0,
-            q: 1.0,
-            counted_active: false,
-            rc: 0.0,
-            rt: 0.0,
-            line_rate: 0.0,
-            timer_stage: 0,
-            byte_stage: 0,
-            byte_ctr: 0,
-            cnp_in_period: false,
-            timer_gen: 0,
-            pace_pending: false,
             nic_wait: false,
-            cnps: 0,
-            cwnd_limited: false,
-            alpha_parked: None,
-            timer_parked: None,
+            win: WindowState { cwnd: init_cwnd, ssthresh: f64::INFINITY, win_end: 0, cwr_end: 0, dupacks: 0, cwnd_limited: false },
+            rate: RateState::default(),
+            quality: QualityState { thr_ewma: 0.0, lat_ewma: 0.0, q: 1.0, counted_active: false },
         }
     }
 }

@@ -139,7 +139,7 @@ impl Transports {
         for f in self.flows.iter_mut() {
             let node = fabric.topo.hosts[f.spec.src as usize];
             let port = fabric.topo.nodes[node as usize].ports[0];
-            f.s.line_rate = fabric.topo.ports[port as usize].rate_bps as f64;
+            f.s.rate.line_rate = fabric.topo.ports[port as usize].rate_bps as f64;
         }
         for (i, f) in self.flows.iter().enumerate() {
             q.tp_at(f.spec.start, TpEvent::Start(i as u32));
@@ -157,14 +157,14 @@ impl Transports {
                 fl.s.win_start = now;
                 // A message channel counts towards its class's share only while it has data.
                 if fl.is_throughput_qtcp() && !fl.spec.messages {
-                    fl.s.counted_active = true;
+                    fl.s.quality.counted_active = true;
                     self.class_active[fl.spec.class as usize] += 1;
                 }
                 if fl.spec.cc.is_rate_based() {
                     // RoCE starts at line rate (or the configured initial rate).
-                    let r = self.dcqcn.initial_rate.unwrap_or(fl.s.line_rate).min(fl.s.line_rate);
-                    fl.s.rc = r;
-                    fl.s.rt = r;
+                    let r = self.dcqcn.initial_rate.unwrap_or(fl.s.rate.line_rate).min(fl.s.rate.line_rate);
+                    fl.s.rate.rc = r;
+                    fl.s.rate.rt = r;
                     fl.s.rto = fl.s.rto.max(self.dcqcn.min_rto);
                     q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
                     q.tp_at(now + self.dcqcn.rate_timer, TpEvent::DcqcnTimer(f, 0));
@@ -177,21 +177,21 @@ impl Transports {
             }
             TpEvent::Rto(f) => self.on_rto(now, f, fabric, q),
             TpEvent::Pace(f) => {
-                self.flows[f as usize].s.pace_pending = false;
+                self.flows[f as usize].s.rate.pace_pending = false;
                 self.try_send(now, f, fabric, q);
             }
             TpEvent::DcqcnAlpha(f) => self.on_alpha_period(now, f, q),
             TpEvent::DcqcnTimer(f, gen) => {
                 let p = &self.dcqcn;
                 let fl = &mut self.flows[f as usize];
-                if fl.s.finished || gen != fl.s.timer_gen {
+                if fl.s.finished || gen != fl.s.rate.timer_gen {
                     return;
                 }
-                fl.s.timer_stage += 1;
-                cc::dcqcn_increase(&mut fl.s, p);
-                self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rc });
+                fl.s.rate.timer_stage += 1;
+                cc::dcqcn_increase(&mut fl.s.rate, p);
+                self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                 if fl.is_idle_channel() {
-                    fl.s.timer_parked = Some(now);
+                    fl.s.rate.timer_parked = Some(now);
                     return;
                 }
                 q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, gen));
@@ -255,8 +255,8 @@ impl Transports {
                 *e = if *e == 0.0 { fct.0 as f64 } else { (1.0 - g) * fct.0 as f64 + g * *e };
             }
         }
-        if fl.s.counted_active {
-            fl.s.counted_active = false;
+        if fl.s.quality.counted_active {
+            fl.s.quality.counted_active = false;
             self.class_active[fl.spec.class as usize] -= 1;
         }
     }

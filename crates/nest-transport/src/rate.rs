@@ -17,22 +17,22 @@ impl Transports {
         if fl.s.finished || !fl.spec.cc.is_rate_based() {
             return;
         }
-        fl.s.cnps += 1;
-        fl.s.cnp_in_period = true;
+        fl.s.rate.cnps += 1;
+        fl.s.rate.cnp_in_period = true;
         if p.clamp_target {
-            fl.s.rt = fl.s.rc;
+            fl.s.rate.rt = fl.s.rate.rc;
         }
         let factor = cc::cut_factor(fl, now, mss);
-        fl.s.rc = (fl.s.rc * factor).max(p.min_rate);
+        fl.s.rate.rc = (fl.s.rate.rc * factor).max(p.min_rate);
         fl.s.alpha = (1.0 - p.g) * fl.s.alpha + p.g;
-        fl.s.timer_stage = 0;
-        fl.s.byte_stage = 0;
-        fl.s.byte_ctr = 0;
-        fl.s.timer_gen = fl.s.timer_gen.wrapping_add(1);
+        fl.s.rate.timer_stage = 0;
+        fl.s.rate.byte_stage = 0;
+        fl.s.rate.byte_ctr = 0;
+        fl.s.rate.timer_gen = fl.s.rate.timer_gen.wrapping_add(1);
         fl.stats.cuts += 1;
-        fl.s.timer_parked = None; // the restarted timer replaces a parked one
-        self.channels.note(now, f, Congestion::RateCut { rate_bps: fl.s.rc });
-        q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.timer_gen));
+        fl.s.rate.timer_parked = None; // the restarted timer replaces a parked one
+        self.channels.note(now, f, Congestion::RateCut { rate_bps: fl.s.rate.rc });
+        q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.rate.timer_gen));
     }
 
     /// End of a DCQCN α period: α decays if no CNP came; QRDMA updates its quality factor from
@@ -43,10 +43,10 @@ impl Transports {
         if fl.s.finished {
             return;
         }
-        if !fl.s.cnp_in_period {
+        if !fl.s.rate.cnp_in_period {
             fl.s.alpha *= 1.0 - self.dcqcn.g;
         }
-        fl.s.cnp_in_period = false;
+        fl.s.rate.cnp_in_period = false;
         if fl.spec.cc == Cc::Qrdma {
             let class_fct = self.class_fct_ewma[fl.spec.class as usize];
             cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
@@ -55,7 +55,7 @@ impl Transports {
         fl.s.win_marked = 0;
         fl.s.win_start = now;
         if fl.is_idle_channel() {
-            fl.s.alpha_parked = Some(now);
+            fl.s.rate.alpha_parked = Some(now);
             return;
         }
         q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
@@ -66,7 +66,7 @@ impl Transports {
         let t = &self.tcp;
         let p = &self.dcqcn;
         let fl = &mut self.flows[f as usize];
-        if fl.s.pace_pending || fl.s.nic_wait {
+        if fl.s.rate.pace_pending || fl.s.nic_wait {
             return;
         }
         let mss = t.mss as u64;
@@ -90,20 +90,20 @@ impl Transports {
             let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
             if len == mss || last {
                 let wire = send_segment(fl, f, now, len, last, t, fabric, q);
-                fl.s.byte_ctr += wire as u64;
-                if p.byte_counter > 0 && fl.s.byte_ctr >= p.byte_counter {
-                    fl.s.byte_ctr -= p.byte_counter;
-                    fl.s.byte_stage += 1;
-                    cc::dcqcn_increase(&mut fl.s, p);
-                    self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rc });
+                fl.s.rate.byte_ctr += wire as u64;
+                if p.byte_counter > 0 && fl.s.rate.byte_ctr >= p.byte_counter {
+                    fl.s.rate.byte_ctr -= p.byte_counter;
+                    fl.s.rate.byte_stage += 1;
+                    cc::dcqcn_increase(&mut fl.s.rate, p);
+                    self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                 }
-                fl.s.pace_pending = true;
-                let gap = SimTime::from_secs_f64(wire as f64 * 8.0 / fl.s.rc.max(1.0)).unwrap_or(SimTime(1));
+                fl.s.rate.pace_pending = true;
+                let gap = SimTime::from_secs_f64(wire as f64 * 8.0 / fl.s.rate.rc.max(1.0)).unwrap_or(SimTime(1));
                 q.tp_at(now + gap.max(SimTime(1)), TpEvent::Pace(f));
             }
         }
         // While the pacer is armed it will call again; otherwise wait for the application.
-        let need = (!fl.s.pace_pending).then_some(mss);
+        let need = (!fl.s.rate.pace_pending).then_some(mss);
         arm_timers(fl, f, now, was_idle, need, q);
     }
 }

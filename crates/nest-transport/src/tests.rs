@@ -46,7 +46,7 @@ fn one_dctcp_flow_fills_the_link_at_goodput() {
     let f = &tp.flows[0];
     let rtt_us = f.stats.rtt_sum_ps / f.stats.rtt_samples as f64 / 1e6;
     assert!(rtt_us < 150.0, "mean RTT {rtt_us} µs");
-    assert!(f.s.cwnd < 200.0 * 1448.0, "cwnd {} B", f.s.cwnd);
+    assert!(f.s.win.cwnd < 200.0 * 1448.0, "cwnd {} B", f.s.win.cwnd);
     fabric.check_conservation().unwrap();
 }
 
@@ -232,8 +232,8 @@ fn dcqcn_flows_share_fairly_losslessly_and_cut_on_cnps() {
     assert!(sum > 8.8, "total {sum}: {g:?}");
     assert!(g.iter().cloned().fold(0.0, f64::max) / g.iter().cloned().fold(f64::MAX, f64::min) < 1.3, "{g:?}");
     for f in &tp.flows {
-        assert!(f.s.cnps > 10 && f.stats.cuts == f.s.cnps, "cnps {}", f.s.cnps);
-        assert!(f.s.rc > 1e9 && f.s.rc <= 10e9);
+        assert!(f.s.rate.cnps > 10 && f.stats.cuts == f.s.rate.cnps, "cnps {}", f.s.rate.cnps);
+        assert!(f.s.rate.rc > 1e9 && f.s.rate.rc <= 10e9);
     }
     assert_eq!(fabric.totals.dropped, 0);
     fabric.check_conservation().unwrap();
@@ -318,13 +318,13 @@ fn an_idle_rdma_channel_parks_its_timers_and_resumes_on_push() {
     assert!(events < 1000, "{events} events: timers kept ticking on an idle channel");
     assert!(q.0.is_empty());
     assert_eq!(tp.flows[0].r.rcv_nxt, 10_000);
-    let (a, t) = (tp.flows[0].s.alpha_parked, tp.flows[0].s.timer_parked);
+    let (a, t) = (tp.flows[0].s.rate.alpha_parked, tp.flows[0].s.rate.timer_parked);
     assert!(a.is_some() && t.is_some());
     // A later message restarts them on their grid and is carried.
     let alpha_before = tp.flows[0].s.alpha;
     let now = SimTime::from_ms(20);
     tp.send_message(now, 0, 4096, msg(1), &mut fabric, &mut q);
-    assert!(tp.flows[0].s.alpha_parked.is_none() && tp.flows[0].s.timer_parked.is_none());
+    assert!(tp.flows[0].s.rate.alpha_parked.is_none() && tp.flows[0].s.rate.timer_parked.is_none());
     assert!(tp.flows[0].s.alpha <= alpha_before, "α decayed over the idle periods");
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(21));
     assert_eq!(tp.flows[0].r.rcv_nxt, 14_096);
@@ -415,7 +415,7 @@ fn a_watched_dcqcn_sender_reports_each_cnp_rate_cut_and_raise_with_its_new_rate(
     assert!(ev.iter().all(|e| e.flow == 0), "only the watched flow reports");
     let cuts: Vec<f64> = ev.iter().filter_map(|e| match e.what { Congestion::RateCut { rate_bps } => Some(rate_bps), _ => None }).collect();
     let raises = ev.iter().filter(|e| matches!(e.what, Congestion::RateRaised { .. })).count();
-    assert_eq!(cuts.len() as u64, tp.flows[0].s.cnps, "one cut per CNP received");
+    assert_eq!(cuts.len() as u64, tp.flows[0].s.rate.cnps, "one cut per CNP received");
     assert!(cuts.len() > 10 && raises > 10, "{} cuts, {raises} raises", cuts.len());
     assert!(cuts.iter().all(|&r| r > 0.0 && r < 10e9), "a cut leaves the rate below line rate");
     assert!(ev.windows(2).all(|w| w[0].at <= w[1].at), "in time order");
@@ -424,7 +424,7 @@ fn a_watched_dcqcn_sender_reports_each_cnp_rate_cut_and_raise_with_its_new_rate(
         Congestion::RateCut { rate_bps } | Congestion::RateRaised { rate_bps } => rate_bps,
         Congestion::Paused => unreachable!(),
     };
-    assert_eq!(last, tp.flows[0].s.rc);
+    assert_eq!(last, tp.flows[0].s.rate.rc);
 }
 
 #[test]

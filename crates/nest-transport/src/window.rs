@@ -23,7 +23,7 @@ impl Transports {
         if p.seq > fl.s.snd_una {
             let newly = p.seq - fl.s.snd_una;
             fl.s.snd_una = p.seq;
-            fl.s.dupacks = 0;
+            fl.s.win.dupacks = 0;
             fl.stats.acked_bytes += newly;
             if now >= from && now < to {
                 fl.stats.window_bytes += newly;
@@ -43,9 +43,9 @@ impl Transports {
             fl.s.rto = SimTime(((fl.s.srtt + 4.0 * fl.s.rttvar) as u64).max(floor.0));
             fl.s.rto_deadline = now + fl.s.rto;
             fl.s.win_acked += newly;
-            if fl.spec.messages && fl.s.snd_una >= fl.total && fl.s.counted_active {
+            if fl.spec.messages && fl.s.snd_una >= fl.total && fl.s.quality.counted_active {
                 // An idle channel stops diluting its class's share until it has data again.
-                fl.s.counted_active = false;
+                fl.s.quality.counted_active = false;
                 self.class_active[fl.spec.class as usize] -= 1;
             }
             if fl.spec.cc.is_rate_based() {
@@ -58,7 +58,7 @@ impl Transports {
                 fl.s.win_marked += newly;
             }
             // End of an observation window (≈ one RTT): α, then QTCP's quality factor.
-            if fl.s.snd_una > fl.s.win_end {
+            if fl.s.snd_una > fl.s.win.win_end {
                 fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
                 if fl.spec.cc == Cc::Qtcp {
                     let share = class_share(&self.class_ratio, &self.class_active, fl);
@@ -68,31 +68,31 @@ impl Transports {
                 fl.s.win_acked = 0;
                 fl.s.win_marked = 0;
                 fl.s.win_start = now;
-                fl.s.win_end = fl.s.snd_nxt;
+                fl.s.win.win_end = fl.s.snd_nxt;
             }
-            if ece && fl.s.snd_una > fl.s.cwr_end {
+            if ece && fl.s.snd_una > fl.s.win.cwr_end {
                 let factor = cc::cut_factor(fl, now, mss);
                 let floor = self.tcp.min_cwnd as f64 * mss;
-                fl.s.cwnd = (fl.s.cwnd * factor).max(floor);
-                fl.s.ssthresh = fl.s.cwnd;
-                fl.s.cwr_end = fl.s.snd_nxt;
+                fl.s.win.cwnd = (fl.s.win.cwnd * factor).max(floor);
+                fl.s.win.ssthresh = fl.s.win.cwnd;
+                fl.s.win.cwr_end = fl.s.snd_nxt;
                 fl.stats.cuts += 1;
-            } else if !ece && fl.s.cwnd_limited {
-                if fl.s.cwnd < fl.s.ssthresh {
-                    fl.s.cwnd += newly as f64;
+            } else if !ece && fl.s.win.cwnd_limited {
+                if fl.s.win.cwnd < fl.s.win.ssthresh {
+                    fl.s.win.cwnd += newly as f64;
                 } else {
-                    fl.s.cwnd += mss * newly as f64 / fl.s.cwnd;
+                    fl.s.win.cwnd += mss * newly as f64 / fl.s.win.cwnd;
                 }
             }
             if fl.all_acked(now) {
                 return self.finish(now, f);
             }
         } else if p.seq == fl.s.snd_una && fl.s.snd_nxt > fl.s.snd_una {
-            fl.s.dupacks += 1;
-            if fl.s.dupacks == 3 {
+            fl.s.win.dupacks += 1;
+            if fl.s.win.dupacks == 3 {
                 fl.stats.fast_retransmits += 1;
-                fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
-                fl.s.cwnd = fl.s.ssthresh;
+                fl.s.win.ssthresh = (fl.s.win.cwnd / 2.0).max(2.0 * mss);
+                fl.s.win.cwnd = fl.s.win.ssthresh;
                 Self::go_back(fl, mss as u64);
             }
         }
@@ -102,8 +102,8 @@ impl Transports {
     pub(crate) fn go_back(fl: &mut Flow, mss: u64) {
         fl.stats.retransmitted_segments += (fl.s.snd_nxt - fl.s.snd_una).div_ceil(mss);
         fl.s.snd_nxt = fl.s.snd_una;
-        fl.s.cwr_end = fl.s.cwr_end.min(fl.s.snd_una);
-        fl.s.win_end = fl.s.win_end.min(fl.s.snd_una);
+        fl.s.win.cwr_end = fl.s.win.cwr_end.min(fl.s.snd_una);
+        fl.s.win.win_end = fl.s.win.win_end.min(fl.s.snd_una);
     }
 
     pub(crate) fn on_rto(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
@@ -119,8 +119,8 @@ impl Transports {
             return;
         }
         fl.stats.timeouts += 1;
-        fl.s.ssthresh = (fl.s.cwnd / 2.0).max(2.0 * mss);
-        fl.s.cwnd = mss;
+        fl.s.win.ssthresh = (fl.s.win.cwnd / 2.0).max(2.0 * mss);
+        fl.s.win.cwnd = mss;
         fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2));
         fl.s.rto_deadline = now + fl.s.rto;
         Self::go_back(fl, mss as u64);
@@ -143,7 +143,7 @@ impl Transports {
         if fl.s.nic_wait {
             return; // waiting for the NIC queue to drain (TCP Small Queues)
         }
-        fl.s.cwnd_limited = false;
+        fl.s.win.cwnd_limited = false;
         loop {
             let s = &fl.s;
             if s.snd_nxt >= avail {
@@ -155,8 +155,8 @@ impl Transports {
                 break; // wait for a full segment from a rate-limited application
             }
             let inflight = s.snd_nxt - s.snd_una;
-            if inflight > 0 && (inflight + len) as f64 > s.cwnd {
-                fl.s.cwnd_limited = true;
+            if inflight > 0 && (inflight + len) as f64 > s.win.cwnd {
+                fl.s.win.cwnd_limited = true;
                 break;
             }
             if !fabric.params.nic_ecn && fabric.nic_backlog_ahead(fl.spec.src, fl.spec.prio) >= t.nic_queue_limit {

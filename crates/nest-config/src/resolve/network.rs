@@ -2,7 +2,7 @@
 //! unreachable host is reported at its key), the switch and transport parameters parsed, and
 //! every flow's endpoints and class checked.
 
-use super::{ClassPlan, Ctx, Priority, RunPlan};
+use super::{ClassPlan, Ctx, RunPlan};
 use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
@@ -305,7 +305,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
                 (true, None) => Some(Target::Ratio(c.ratio)),
                 _ => None,
             };
-            let prio = if c.priority == Priority::Urgent { PRIO_URGENT } else { PRIO_NORMAL };
+            let prio = if c.priority.is_urgent() { PRIO_URGENT } else { PRIO_NORMAL };
             out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop, bytes, rate_bps, deadline, target, messages: false });
         }
     }

@@ -58,7 +58,7 @@ impl Simulation {
             rt.books.write_bytes_at_target += req.size as u64;
         }
         let s = rt.target_of[req.device as usize];
-        let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, level: level as u8 };
+        let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level };
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].command_arrived(now, r, info, &mut out);
         self.target_actions(s, out);

@@ -30,7 +30,7 @@ impl Simulation {
             }
             DeviceRt::Ssd(dev) => {
                 let write = self.pool.get(r).op == Op::Write;
-                dev.ctrl.submit(HostId(h), level as u8, write, r);
+                dev.ctrl.submit(HostId(h), level, write, r);
                 self.ssd_fetch(d);
             }
         }
@@ -55,12 +55,7 @@ impl Simulation {
             let Some(r) = dev.ctrl.fetch() else { break };
             let req = self.pool.get_mut(r);
             req.t_dev_start = now;
-            let class = match self.resolved.tagging.device[req.class as usize] {
-                Priority::Urgent => 0,
-                Priority::High => 1,
-                Priority::Medium => 2,
-                Priority::Low | Priority::BestEffort => 3,
-            };
+            let class = self.resolved.tagging.device[req.class as usize].ssd_class();
             dev.ssd.submit(now, r.0, req.op == Op::Write, req.offset, req.size, class, &mut dev.out);
         }
         self.drain_ssd(d);

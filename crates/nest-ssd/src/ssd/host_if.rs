@@ -37,16 +37,7 @@ impl Ssd {
             head: (offset % ps) as u32,
             remaining: 0,
         };
-        let c = match self.free_cmds.pop() {
-            Some(c) => {
-                self.cmds[c as usize] = cmd;
-                c
-            }
-            None => {
-                self.cmds.push(cmd);
-                (self.cmds.len() - 1) as u32
-            }
-        };
+        let c = self.cmds.alloc(cmd);
         self.in_flight += 1;
         self.counters.commands += 1;
         let overhead = self.params.host.command_overhead;
@@ -203,7 +194,7 @@ impl Ssd {
 
     pub(super) fn finish_cmd(&mut self, c: u32, out: &mut Outbox) {
         out.done.push(self.cmds[c as usize].tag);
-        self.free_cmds.push(c);
+        self.cmds.release(c);
         self.in_flight -= 1;
     }
 

@@ -25,7 +25,7 @@ use crate::geometry::{Layout, NONE};
 use crate::params::{SsdParams, MAX_PLANES_PER_DIE};
 use nest_core::rng::RngStream;
 use nest_core::wrr::Wrr;
-use nest_core::SimTime;
+use nest_core::{Pool, SimTime};
 use std::collections::VecDeque;
 
 mod flash;
@@ -101,10 +101,8 @@ pub struct Ssd {
     pub ftl: Ftl,
     cmt: Option<Cmt>,
     cache: Option<DataCache>,
-    txns: Vec<Txn>,
-    free_txns: Vec<u32>,
-    cmds: Vec<Cmd>,
-    free_cmds: Vec<u32>,
+    txns: Pool<Txn>,
+    cmds: Pool<Cmd>,
     dies: Vec<Die>,
     channels: Vec<Channel>,
     gc: Vec<Option<GcJob>>,
@@ -148,10 +146,8 @@ impl Ssd {
             ftl,
             cmt,
             cache,
-            txns: Vec::with_capacity(1024),
-            free_txns: Vec::new(),
-            cmds: Vec::with_capacity(params.host.queue_depth as usize),
-            free_cmds: Vec::new(),
+            txns: Pool::with_capacity(1024),
+            cmds: Pool::with_capacity(params.host.queue_depth as usize),
             dies,
             channels,
             soft_gc_deferred: false,
@@ -237,8 +233,8 @@ impl Ssd {
     /// Internal consistency: FTL books, transaction and command slots.
     pub fn check(&self) -> Result<(), String> {
         self.ftl.check()?;
-        let live_cmds = self.cmds.len() - self.free_cmds.len();
-        if live_cmds != self.in_flight as usize {
+        let live_cmds = self.cmds.live();
+        if live_cmds != self.in_flight as u64 {
             return Err(format!("{} live command slots but {} in flight", live_cmds, self.in_flight));
         }
         Ok(())

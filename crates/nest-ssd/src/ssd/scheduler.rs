@@ -60,16 +60,7 @@ pub(super) const SCAN: usize = 32;
 
 impl Ssd {
     pub(super) fn new_txn(&mut self, t: Txn) -> u32 {
-        match self.free_txns.pop() {
-            Some(i) => {
-                self.txns[i as usize] = t;
-                i
-            }
-            None => {
-                self.txns.push(t);
-                (self.txns.len() - 1) as u32
-            }
-        }
+        self.txns.alloc(t)
     }
 
     /// Through the CMT, then into a die queue.
@@ -329,7 +320,7 @@ impl Ssd {
 
     pub(super) fn txn_done(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
         let txn = self.txns[t as usize];
-        self.free_txns.push(t);
+        self.txns.release(t);
         match txn.kind {
             Kind::Read => {
                 if self.params.cache.mode.reads() {

@@ -17,7 +17,6 @@ pub mod nvmeof;
 pub mod qos;
 pub mod request;
 pub mod sim;
-pub mod split;
 pub mod stats;
 mod path;
 pub mod summary;

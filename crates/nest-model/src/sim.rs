@@ -37,7 +37,7 @@ pub struct Simulation {
     pub(crate) hosts: Vec<Host>,
     /// Each host's cache, if it has one.
     pub(crate) caches: Vec<Option<HostCacheRt>>,
-    pub(crate) volumes: Vec<crate::split::VolumeRt>,
+    pub(crate) volumes: Vec<crate::host::volume::VolumeRt>,
     /// Device parts (`Kind::Child`) of split requests in flight.
     pub(crate) parts: nest_core::conservation::Conservation,
     /// (device, offset, bytes) parts of the extent being mapped (reused buffer).
@@ -87,7 +87,7 @@ impl Simulation {
                 DeviceKindPlan::Pm(p) => DeviceRt::Pm(PmRt { name: d.name.clone(), pm: PmDevice::new(p.params.clone(), seed, i as u64) }),
             });
         }
-        let volumes = resolved.volumes.iter().map(crate::split::VolumeRt::new).collect();
+        let volumes = resolved.volumes.iter().map(crate::host::volume::VolumeRt::new).collect();
         let mut workloads = Vec::with_capacity(resolved.workloads.len());
         for (i, w) in resolved.workloads.iter().enumerate() {
             let prio = resolved.tagging.host[w.class];

@@ -4,7 +4,8 @@
 
 mod common;
 use common::{f, run};
-use nest_config::resolve::volume::{map_extent, Layout, VolumePlan};
+use nest_config::resolve::volume::{Layout, VolumePlan};
+use nest_model::host::volume::map_extent;
 use nest_config::{load_str, resolve};
 use std::path::PathBuf;
 

@@ -71,30 +71,3 @@ pub(super) fn resolve_volume(cx: &mut Ctx, i: usize, v: &VolumeConfig, devices: 
     };
     Some(VolumePlan { name: v.name.clone(), layout, devices: idx, capacity })
 }
-
-/// Where an extent of a volume lives: (device index, device offset, bytes) parts, appended to
-/// `out`. A write to a replicated volume goes to every replica; a read to replica `pick`.
-pub fn map_extent(v: &VolumePlan, write: bool, offset: u64, size: u64, pick: usize, out: &mut Vec<(usize, u64, u64)>) {
-    match v.layout {
-        Layout::Single => out.push((v.devices[0], offset, size)),
-        Layout::Replicate if write => out.extend(v.devices.iter().map(|&d| (d, offset, size))),
-        Layout::Replicate => out.push((v.devices[pick % v.devices.len()], offset, size)),
-        Layout::Stripe { unit } => {
-            let n = v.devices.len() as u64;
-            let (mut at, end) = (offset, offset + size);
-            while at < end {
-                let stripe = at / unit;
-                let within = at % unit;
-                let len = (unit - within).min(end - at);
-                let dev_off = (stripe / n) * unit + within;
-                let d = v.devices[(stripe % n) as usize];
-                // Consecutive pieces on one device (a one-device stripe) merge into one I/O.
-                match out.last_mut() {
-                    Some(last) if last.0 == d && last.1 + last.2 == dev_off => last.2 += len,
-                    _ => out.push((d, dev_off, len)),
-                }
-                at += len;
-            }
-        }
-    }
-}

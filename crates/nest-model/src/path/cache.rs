@@ -4,7 +4,7 @@
 
 use crate::host_cache::spawn_background;
 use crate::events::Event;
-use crate::split::map_target;
+use crate::host::volume::map_target;
 use crate::request::ReqId;
 use crate::sim::Simulation;
 use nest_cache::{Outcome, BLOCK};

@@ -1,7 +1,7 @@
 //! Requests split into device parts (volumes, host caches): parts queued at the host, the
-//! parent completing with its last part (state in `crate::split`).
+//! parent completing with its last part (state in `crate::host::volume`).
 
-use crate::split::map_target;
+use crate::host::volume::map_target;
 use crate::events::Event;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;

@@ -1,0 +1,59 @@
+//! The volume router on the host side: where an extent of a volume lives (stripes across
+//! devices, replicas: writes to all, reads round robin). The resolved `VolumePlan` says what a
+//! volume is; this is what runs. Requests are split along it in `path/split.rs`.
+
+use nest_config::resolve::volume::{Layout, VolumePlan};
+
+pub struct VolumeRt {
+    pub plan: VolumePlan,
+    /// Replica for the next read (round robin).
+    next_read: usize,
+}
+
+impl VolumeRt {
+    pub fn new(plan: &VolumePlan) -> Self {
+        VolumeRt { plan: plan.clone(), next_read: 0 }
+    }
+}
+
+/// Where an extent of a workload's target lives: its volume's parts, or its device as it is.
+pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: u32, write: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
+    match volume {
+        None => out.push((device as usize, offset, size)),
+        Some(v) => {
+            let rt = &mut volumes[v as usize];
+            let pick = rt.next_read;
+            if !write {
+                rt.next_read = rt.next_read.wrapping_add(1);
+            }
+            map_extent(&rt.plan, write, offset, size, pick, out);
+        }
+    }
+}
+
+/// Where an extent of a volume lives: (device index, device offset, bytes) parts, appended to
+/// `out`. A write to a replicated volume goes to every replica; a read to replica `pick`.
+pub fn map_extent(v: &VolumePlan, write: bool, offset: u64, size: u64, pick: usize, out: &mut Vec<(usize, u64, u64)>) {
+    match v.layout {
+        Layout::Single => out.push((v.devices[0], offset, size)),
+        Layout::Replicate if write => out.extend(v.devices.iter().map(|&d| (d, offset, size))),
+        Layout::Replicate => out.push((v.devices[pick % v.devices.len()], offset, size)),
+        Layout::Stripe { unit } => {
+            let n = v.devices.len() as u64;
+            let (mut at, end) = (offset, offset + size);
+            while at < end {
+                let stripe = at / unit;
+                let within = at % unit;
+                let len = (unit - within).min(end - at);
+                let dev_off = (stripe / n) * unit + within;
+                let d = v.devices[(stripe % n) as usize];
+                // Consecutive pieces on one device (a one-device stripe) merge into one I/O.
+                match out.last_mut() {
+                    Some(last) if last.0 == d && last.1 + last.2 == dev_off => last.2 += len,
+                    _ => out.push((d, dev_off, len)),
+                }
+                at += len;
+            }
+        }
+    }
+}

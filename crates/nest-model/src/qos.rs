@@ -8,7 +8,8 @@
 use crate::host::gate::AdmissionGate;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
 use nest_core::{CoordId, HostId};
-use nest_qos::{Coordinator, FixedBudget, Outbox};
+use nest_core::FlowId;
+use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -31,6 +32,8 @@ pub struct QosRt {
     /// Whether any coordinator measures completions.
     pub(crate) measuring: bool,
     pub(crate) out: Outbox,
+    /// (flow, coordinator) pairs: who is told of each watched flow's congestion, by flow.
+    pub(crate) watchers: Vec<(FlowId, CoordId)>,
 }
 
 impl QosRt {
@@ -52,10 +55,11 @@ impl QosRt {
                         }
                         Box::new(FixedBudget::new(period, ios, hosts)) as Box<dyn Coordinator>
                     }
+                    CoordinatorKind::CongestionMonitor { ref flows, .. } => Box::new(CongestionMonitor::new(flows.iter().map(|&f| FlowId(f)).collect())),
                 }
             })
             .collect();
         let measuring = coords.iter().any(|c| c.measures_completions());
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default() })), gates)
+        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new() })), gates)
     }
 }

@@ -216,12 +216,22 @@ impl Simulation {
                 Event::Net(e) => {
                     let net = self.net.as_mut().expect("network event without a network");
                     net.on_net(t, e, &mut self.queue);
+                    let congested = !net.tp.channels.congestion.is_empty();
                     if !net.tp.channels.delivered.is_empty() {
                         self.on_delivered();
                     }
+                    if congested {
+                        self.qos_congestion();
+                    }
                 }
                 Event::Nvmeof(e) => self.on_nvmeof(e),
-                Event::Tp(e) => self.net.as_mut().expect("transport event without a network").on_tp(t, e, &mut self.queue),
+                Event::Tp(e) => {
+                    let net = self.net.as_mut().expect("transport event without a network");
+                    net.on_tp(t, e, &mut self.queue);
+                    if !net.tp.channels.congestion.is_empty() {
+                        self.qos_congestion();
+                    }
+                }
                 Event::PartsDone(r) => self.finish(r, false),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => self.on_sample(),

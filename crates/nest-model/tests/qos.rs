@@ -83,3 +83,64 @@ fn coordinator_sections_are_checked() {
     let e = resolve(&l, &bad).unwrap_err().to_string();
     assert!(e.contains("coordinator[0].kind") && e.contains("expected fixed-budget"), "{e}");
 }
+
+/// One client (s0) reading 64 KiB blocks over DCQCN from three storage servers at more than its
+/// 10 Gb/s link carries: the read data converges on the client's switch port, which marks (RED),
+/// so CNPs reach the servers' sending channels.
+fn read_incast(coord: &str) -> String {
+    let mut s = String::from(
+        r#"schema = 1
+[run]
+duration = "20ms"
+[network]
+topology = "dumbbell"
+senders = 1
+receivers = 3
+link_rate = "10Gbps"
+link_delay = "1us"
+switch = { ecn = "red", ecn_kmin = "41200B", ecn_kmax = "1030000B", ecn_pmax = 1.0, pfc = true, buffer = "16MiB", pfc_xoff = "400KiB", pfc_xon = "300KiB" }
+[nvmeof]
+transport = "dcqcn"
+[[host]]
+name = "s0"
+"#,
+    );
+    for r in ["r0", "r1", "r2"] {
+        s += &format!("[[device]]\nname = \"d{r}\"\nkind = \"ideal\"\nserver = \"{r}\"\nservers = 16\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n");
+        s += &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 1.0\n");
+    }
+    s + coord
+}
+
+#[test]
+fn a_congestion_monitor_sees_cnp_driven_rate_cuts_at_the_targets_sending_channels() {
+    let coord = "[[coordinator]]\nname = \"mon\"\nkind = \"congestion-monitor\"\nservers = [\"r0\", \"r1\"]\n";
+    let (s, sim) = run(&read_incast(coord));
+    sim.check_conservation().unwrap();
+    let r = &s["coordinators"]["mon"]["report"];
+    assert_eq!(f(r, "watched_channels"), 2.0, "one connection (s0, class high) per watched server");
+    // Every CNP the two servers' back channels received is one reported rate cut.
+    let flows = s["network"]["flows"].as_object().unwrap();
+    let back_cnps: f64 = flows.values().filter(|fl| fl["src"] == "r0" || fl["src"] == "r1").filter(|fl| fl["dst"] == "s0").map(|fl| f(fl, "cnps")).sum();
+    let r2_cnps: f64 = flows.values().filter(|fl| fl["src"] == "r2").map(|fl| f(fl, "cnps")).sum();
+    assert!(back_cnps > 10.0 && r2_cnps > 0.0, "the incast marks: {back_cnps} CNPs at r0/r1, {r2_cnps} at r2");
+    assert_eq!(f(r, "rate_cuts"), back_cnps, "r2's channel is not watched");
+    assert!(f(r, "rate_raises") > 0.0);
+    let min = f(r, "min_rate_gbps");
+    assert!(min > 0.0 && min < 10.0, "a cut leaves the rate below line rate: {min}");
+    assert!(f(r, "busiest_ms_signals") >= 1.0);
+    // Watching changes nothing in the run itself.
+    let (plain, _) = run(&read_incast(""));
+    assert_eq!(plain["fingerprint"], s["fingerprint"]);
+    assert_eq!(plain["classes"], s["classes"]);
+}
+
+#[test]
+fn a_congestion_monitor_names_a_server_that_is_not_one() {
+    use nest_config::{load_str, resolve};
+    let bad = read_incast("[[coordinator]]\nname = \"mon\"\nkind = \"congestion-monitor\"\nservers = [\"s0\", \"x9\"]\n");
+    let l = load_str(&bad, "t.toml", ".".into(), &[], None).unwrap();
+    let e = resolve(&l, &bad).unwrap_err().to_string();
+    assert!(e.contains("coordinator[0].servers[0]") && e.contains("'s0' holds no device"), "{e}");
+    assert!(e.contains("coordinator[0].servers[1]") && e.contains("no network host named 'x9'"), "{e}");
+}

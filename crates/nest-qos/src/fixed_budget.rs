@@ -49,6 +49,10 @@ impl Coordinator for FixedBudget {
     fn measures_completions(&self) -> bool {
         true
     }
+
+    fn report(&self) -> Vec<(&'static str, f64)> {
+        vec![("periods", self.periods as f64), ("completed", self.completed as f64)]
+    }
 }
 
 #[cfg(test)]

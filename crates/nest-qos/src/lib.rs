@@ -1,17 +1,19 @@
 //! QoS coordinators (SPEC §8–§10: PLMC, PLMLight, SRC, Haechi) as sans-IO state machines.
 //!
 //! A coordinator never touches the World. The World's QoS adapter (`nest-model/src/qos.rs`)
-//! tells it what happened — its start, the wake-ups it asked for, completed requests — and
-//! carries out what it puts in its [`Outbox`]: budgets for the hosts' admission gates and
-//! wake-ups. Mechanisms add the inputs and actions they need here, in the vocabulary of
+//! tells it what happened — its start, the wake-ups it asked for, completed requests, congestion
+//! at the flows it watches — and carries out what it puts in its [`Outbox`]: budgets for the
+//! hosts' admission gates, wake-ups, flows to watch. Mechanisms add the inputs and actions they need here, in the vocabulary of
 //! `nest-core` only, so each can be unit-tested without a World.
 #![deny(unsafe_code)]
 
+pub mod congestion_monitor;
 pub mod fixed_budget;
 
+pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;
 
-use nest_core::{HostId, SimTime};
+use nest_core::{FlowId, HostId, SimTime};
 
 /// What a coordinator asks the World to do.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -21,6 +23,20 @@ pub enum Action {
     SetBudget { host: HostId, ios: u64 },
     /// Call [`Coordinator::on_wake`] with `token` at `at`.
     WakeAt { at: SimTime, token: u32 },
+    /// Report the congestion of flow `flow` (a message channel) to
+    /// [`Coordinator::on_congestion`] from now on.
+    Watch { flow: FlowId },
+}
+
+/// What a watched flow's sender went through (the transport's congestion outbox).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Congestion {
+    /// A CNP reached the sender's reaction point, which cut its rate to `rate_bps`.
+    RateCut { rate_bps: f64 },
+    /// The reaction point raised its rate to `rate_bps`.
+    RateRaised { rate_bps: f64 },
+    /// The sending host's NIC received a PFC PAUSE for the flow's priority.
+    Paused,
 }
 
 /// Actions collected during one call (reused; the adapter drains it).
@@ -59,5 +75,11 @@ pub trait Coordinator: Send + Sync {
     /// Whether [`Coordinator::on_completion`] wants to be called (it costs a call per request).
     fn measures_completions(&self) -> bool {
         false
+    }
+    /// Congestion at a flow it watches ([`Action::Watch`]).
+    fn on_congestion(&mut self, _now: SimTime, _flow: FlowId, _c: Congestion, _out: &mut Outbox) {}
+    /// What it reports in the summary (name, value), in a fixed order.
+    fn report(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
     }
 }

@@ -8,8 +8,9 @@ use crate::request::Request;
 use crate::sim::Simulation;
 use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
-use nest_core::{CoordId, HostId};
-use nest_qos::{Action, Completion};
+use crate::stats::r6;
+use nest_core::{CoordId, FlowId, HostId};
+use nest_qos::{Action, Completion, Congestion};
 use serde_json::{json, Map, Value};
 
 impl Simulation {
@@ -61,6 +62,13 @@ impl Simulation {
                     gate.set_budget(ios);
                     self.release_held(host.0);
                 }
+                Action::Watch { flow } => {
+                    let net = self.net.as_deref_mut().expect("a coordinator watching a flow without a network");
+                    net.tp.channels.watch(flow.0, &mut net.fabric);
+                    let rt = self.qos.as_deref_mut().expect("coordinators");
+                    let at = rt.watchers.partition_point(|&(f, k)| (f, k) < (flow, c));
+                    rt.watchers.insert(at, (flow, c));
+                }
                 Action::WakeAt { at, token } => {
                     // A coordinator's clock alone does not keep a run going: once no request is
                     // in flight and no workload can issue another, its wake-ups stop.
@@ -71,6 +79,34 @@ impl Simulation {
             }
         }
         self.qos.as_deref_mut().expect("coordinators").out.actions = actions;
+    }
+
+    /// Congestion the transport reported at watched flows goes to the coordinators watching
+    /// them, in the order it happened.
+    pub(crate) fn qos_congestion(&mut self) {
+        let net = self.net.as_deref_mut().expect("congestion without a network");
+        let events = std::mem::take(&mut net.tp.channels.congestion);
+        for e in &events {
+            let flow = FlowId(e.flow);
+            let c = match e.what {
+                nest_transport::Congestion::RateCut { rate_bps } => Congestion::RateCut { rate_bps },
+                nest_transport::Congestion::RateRaised { rate_bps } => Congestion::RateRaised { rate_bps },
+                nest_transport::Congestion::Paused => Congestion::Paused,
+            };
+            // The watchers of this flow, taken before any of them can watch more.
+            let rt = self.qos.as_deref().expect("watched flows without coordinators");
+            let from = rt.watchers.partition_point(|&(f, _)| f < flow);
+            let to = rt.watchers.partition_point(|&(f, _)| f <= flow);
+            let coords: Vec<CoordId> = rt.watchers[from..to].iter().map(|&(_, k)| k).collect();
+            for coord in coords {
+                let rt = self.qos.as_deref_mut().expect("coordinators");
+                rt.coords[coord.ix()].on_congestion(self.now, flow, c, &mut rt.out);
+                self.qos_apply(coord, false);
+            }
+        }
+        let mut events = events;
+        events.clear();
+        self.net.as_deref_mut().expect("network").tp.channels.congestion = events;
     }
 
     /// No request is in flight anywhere and no workload will issue another.
@@ -89,12 +125,14 @@ impl Simulation {
     pub(crate) fn qos_summary(&self) -> Option<(Value, Map<String, Value>)> {
         let rt = self.qos.as_deref()?;
         let mut coords = Map::new();
-        for p in &rt.plans {
-            let (kind, params) = match p.kind {
+        for (k, p) in rt.plans.iter().enumerate() {
+            let (kind, params) = match &p.kind {
                 CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
+                CoordinatorKind::CongestionMonitor { servers, .. } => ("congestion-monitor", json!({"servers": servers})),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
-            coords.insert(p.name.clone(), json!({"kind": kind, "params": params, "hosts": hosts}));
+            let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();
+            coords.insert(p.name.clone(), json!({"kind": kind, "params": params, "hosts": hosts, "report": report}));
         }
         let mut gates = Map::new();
         for (h, g) in self.gates.iter().enumerate() {
@@ -102,7 +140,7 @@ impl Simulation {
             let mean = if g.waited > 0 { g.wait_ps as f64 / g.waited as f64 / 1e6 } else { 0.0 };
             gates.insert(self.hosts[h].name.clone(), json!({
                 "offered": g.books.issued, "admitted": g.books.completed, "held_now": g.held(),
-                "waited": g.waited, "mean_wait_us": crate::stats::r6(mean), "max_wait_us": crate::stats::r6(g.max_wait.as_us_f64()),
+                "waited": g.waited, "mean_wait_us": r6(mean), "max_wait_us": r6(g.max_wait.as_us_f64()),
                 "max_held": g.max_held, "budgets": g.grants, "budget_total": g.granted,
             }));
         }

@@ -11,7 +11,7 @@
 //! far beyond the traces replayed here.
 
 use crate::host::Host;
-use crate::request::{Kind, ReqId, Request, RequestPool, NO_PARENT};
+use crate::request::{Kind, ReqId, Request, RequestPool};
 use nest_cache::slab::{block_map, BlockMap};
 use nest_cache::{Cache, CostModel, Effects, WriteMiss, BLOCK};
 use nest_config::resolve::cache::CachePlan;
@@ -77,7 +77,7 @@ impl HostCacheRt {
 pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, device: u32, offset: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
     let bg = Request {
         kind: Kind::Background,
-        parent: NO_PARENT,
+        parent: None,
         op: if write { Op::Write } else { Op::Read },
         device,
         offset,

@@ -9,13 +9,12 @@
 //! it) passes the target's response queue and goes back on the reverse channel; the host
 //! completes the request `host_overhead` after it has fully arrived.
 //!
-//! The host keeps at most an SQ's depth of commands outstanding per (device, SQ level) — NVMe-oF
-//! flow control: the host frees SQ slots as completions report the SQ head — so a command
-//! never finds its SQ full at the target.
+//! The hosts' side (connections, SQ credits) is `host::initiator`; this module holds the
+//! storage servers' targets, the message kinds and the layer's books.
 
-use crate::request::{ReqId, Request};
+use crate::host::initiator::Initiator;
+use crate::request::ReqId;
 use nest_config::resolve::e2e::NvmeofPlan;
-use nest_config::resolve::Priority;
 use nest_nvme::{Direct, Target, TargetAction};
 use nest_transport::MsgKind;
 
@@ -63,50 +62,32 @@ pub struct Books {
 
 pub struct NvmeofRt {
     pub plan: NvmeofPlan,
-    pub(crate) devices: usize,
-    pub(crate) classes: usize,
-    /// Connection of (host, device, class), `u32::MAX` when the pair is local or unused.
-    pub(crate) conn_of: Vec<u32>,
-    /// Storage server of each device, as an index into `targets`.
-    pub(crate) target_of: Vec<u32>,
+    /// The hosts' side: connections and SQ credits.
+    pub initiator: Initiator,
+    /// Storage server of each device, as an index into `targets` (`None`: directly attached).
+    pub(crate) target_of: Vec<Option<u32>>,
     pub targets: Vec<Target<ReqId>>,
     /// What the last target call asked for (reused buffer).
     pub(crate) actions: Vec<TargetAction<ReqId>>,
     /// Target topology host of each entry of `targets`.
     pub target_node: Vec<u32>,
-    /// Commands outstanding per (host, device, SQ level) and the limit per device.
-    pub(crate) credits: Vec<u32>,
-    pub(crate) depth: Vec<u32>,
     pub books: Books,
 }
 
 impl NvmeofRt {
     /// `depth[d]`: commands a host may keep outstanding per SQ level of device `d`.
     pub fn new(plan: &NvmeofPlan, hosts: usize, classes: usize, depth: Vec<u32>) -> NvmeofRt {
-        let devices = plan.device_server.len();
-        let mut conn_of = vec![u32::MAX; hosts * devices * classes];
-        for (i, c) in plan.conns.iter().enumerate() {
-            for d in 0..devices {
-                if plan.device_server[d] == Some(c.server) && plan.is_remote(c.host, d) {
-                    conn_of[(c.host * devices + d) * classes + c.class] = i as u32;
-                }
-            }
-        }
         let mut target_node: Vec<u32> = plan.device_server.iter().flatten().copied().collect();
         target_node.sort_unstable();
         target_node.dedup();
-        let target_of = plan.device_server.iter().map(|s| s.map_or(u32::MAX, |s| target_node.binary_search(&s).expect("listed") as u32)).collect();
+        let target_of = plan.device_server.iter().map(|s| s.map(|s| target_node.binary_search(&s).expect("listed") as u32)).collect();
         NvmeofRt {
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,
             target_of,
-            credits: vec![0; hosts * devices * Priority::COUNT],
-            depth,
+            initiator: Initiator::new(plan, hosts, classes, depth),
             plan: plan.clone(),
-            devices,
-            classes,
-            conn_of,
             books: Books::default(),
         }
     }
@@ -116,24 +97,10 @@ impl NvmeofRt {
         self.plan.is_remote(h as usize, d as usize)
     }
 
+    /// The target of device `d`'s storage server.
     #[inline]
-    pub(crate) fn credit_slot(&self, h: u32, d: u32, level: Priority) -> usize {
-        (h as usize * self.devices + d as usize) * Priority::COUNT + level as usize
-    }
-
-    /// Whether host `h` may send another command for device `d` at SQ level `level`.
-    #[inline]
-    pub fn has_credit(&self, h: u32, d: u32, level: Priority) -> bool {
-        self.credits[self.credit_slot(h, d, level)] < self.depth[d as usize]
-    }
-
-    /// The channel flow ids (forward, back) of request `req`'s connection.
-    #[inline]
-    pub(crate) fn channels(&self, req: &Request) -> (u32, u32) {
-        let i = self.conn_of[(req.host as usize * self.devices + req.device as usize) * self.classes + req.class as usize];
-        debug_assert!(i != u32::MAX, "no connection for a remote request");
-        let c = &self.plan.conns[i as usize];
-        (c.fwd, c.back)
+    pub(crate) fn target_of(&self, d: u32) -> u32 {
+        self.target_of[d as usize].expect("a remote device sits in a storage server")
     }
 
     /// Commands on the fabric or at the targets, per the books.

@@ -24,9 +24,6 @@ pub enum Kind {
     Background,
 }
 
-/// No parent.
-pub const NO_PARENT: u32 = u32::MAX;
-
 /// One request and the time it reached each stage of its path.
 #[derive(Copy, Clone, Debug)]
 pub struct Request {
@@ -39,8 +36,8 @@ pub struct Request {
     pub size: u32,
     pub offset: u64,
     pub kind: Kind,
-    /// The `Cached` request a `Child` belongs to.
-    pub parent: u32,
+    /// The `Split` request a `Child` belongs to.
+    pub parent: Option<ReqId>,
     /// Children still at the device (`Cached`).
     pub pending: u32,
     /// Cache CPU time added at completion, in ps (`Cached`).

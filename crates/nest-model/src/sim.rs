@@ -10,7 +10,7 @@ use crate::host::Host;
 use crate::host_cache::HostCacheRt;
 use crate::ideal_device::IdealDevice;
 use crate::net::NetRt;
-use crate::request::{Kind, ReqId, Request, RequestColumns, RequestPool, NO_PARENT};
+use crate::request::{Kind, ReqId, Request, RequestColumns, RequestPool};
 use crate::stats::RunStats;
 use crate::workload::{Source, WorkloadRt};
 use nest_config::resolve::{DeviceKindPlan, Resolved};
@@ -19,7 +19,7 @@ use nest_ssd::Ssd;
 use nest_core::fingerprint::Fingerprint;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::series::SeriesColumns;
-use nest_core::{EventQueue, SimTime};
+use nest_core::{DeviceId, EventQueue, HostId, SimTime};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StepState {
@@ -311,7 +311,7 @@ impl Simulation {
         let split = self.caches[host as usize].is_some() || wl.volume.is_some();
         let req = Request {
             kind: if split { Kind::Split } else { Kind::App },
-            parent: NO_PARENT,
+            parent: None,
             pending: 0,
             cache_ps: 0,
             hit_blocks: 0,
@@ -361,7 +361,7 @@ impl Simulation {
             let pick = self.hosts[h as usize].next_dispatch(|r, d| {
                 let level = tagging.nvme[pool.get(r).class as usize];
                 match nvmeof {
-                    Some(n) if n.is_remote(h, d) => n.has_credit(h, d, level),
+                    Some(n) if n.is_remote(h, d) => n.initiator.has_credit(HostId(h), DeviceId(d), level),
                     _ => devices[d as usize].can_accept(h, level),
                 }
             });

@@ -4,6 +4,7 @@
 //! limit). Waiting in these queues is the "host queueing" part of the latency decomposition.
 
 pub mod gate;
+pub mod initiator;
 pub mod volume;
 
 use crate::request::ReqId;

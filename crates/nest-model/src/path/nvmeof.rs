@@ -23,9 +23,9 @@ impl Simulation {
     pub(crate) fn send_command(&mut self, r: ReqId, level: Priority) {
         let req = *self.pool.get(r);
         let rt = self.nvmeof();
-        let slot = rt.credit_slot(req.host, req.device, level);
-        rt.credits[slot] += 1;
-        let (f, _) = rt.channels(&req);
+        rt.initiator.take_credit(HostId(req.host), DeviceId(req.device), level);
+        let (f, _) = rt.initiator.channels(HostId(req.host), DeviceId(req.device), req.class);
+        let f = f.0;
         let mut bytes = rt.plan.command_capsule as u64;
         if req.op == Op::Write {
             bytes += rt.plan.data_header as u64 + req.size as u64;
@@ -57,7 +57,7 @@ impl Simulation {
         if req.op == Op::Write {
             rt.books.write_bytes_at_target += req.size as u64;
         }
-        let s = rt.target_of[req.device as usize];
+        let s = rt.target_of(req.device);
         let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level };
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].command_arrived(now, r, info, &mut out);
@@ -87,7 +87,7 @@ impl Simulation {
         } else {
             rt.books.read_bytes_at_device += req.size as u64;
         }
-        let s = rt.target_of[req.device as usize];
+        let s = rt.target_of(req.device);
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].device_done(now, r, &mut out);
         self.target_actions(s, out);
@@ -121,7 +121,8 @@ impl Simulation {
         req.t_resp_sent = now;
         let req = *req;
         let rt = self.nvmeof();
-        let (_, f) = rt.channels(&req);
+        let (_, f) = rt.initiator.channels(HostId(req.host), DeviceId(req.device), req.class);
+        let f = f.0;
         let mut bytes = rt.plan.completion_capsule as u64;
         if req.op == Op::Read {
             bytes += rt.plan.data_header as u64 + req.size as u64;
@@ -148,8 +149,7 @@ impl Simulation {
         if req.op == Op::Read {
             rt.books.read_bytes_at_host += req.size as u64;
         }
-        let slot = rt.credit_slot(req.host, req.device, level);
-        rt.credits[slot] -= 1;
+        rt.initiator.return_credit(HostId(req.host), DeviceId(req.device), level);
         let overhead = rt.plan.host_overhead;
         if overhead == SimTime::ZERO {
             self.complete(r);

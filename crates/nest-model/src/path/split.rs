@@ -40,7 +40,7 @@ impl Simulation {
         for &(device, offset, size) in &parts {
             let mut child = Request {
                 kind: Kind::Child,
-                parent: r.0,
+                parent: Some(r),
                 device: device as u32,
                 offset,
                 size: size as u32,
@@ -83,7 +83,7 @@ impl Simulation {
             }
         } else {
             self.parts.complete(1);
-            self.part_done(ReqId(req.parent), &req);
+            self.part_done(req.parent.expect("a device part has a parent"), &req);
         }
         self.try_dispatch(req.host);
     }

@@ -279,43 +279,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     };
     check_unique(&mut cx, "class", classes.iter().map(|c| c.name.as_str()));
 
-    let mut devices = Vec::new();
-    for (i, d) in sc.devices.iter().enumerate() {
-        let key = format!("device[{i}]");
-        match d {
-            DeviceConfig::Ideal(c) => {
-                let servers = c.servers.unwrap_or(1);
-                if servers == 0 || servers > 1_000_000 {
-                    cx.err(&format!("{key}.servers"), format!("must be 1..1000000, got {servers}"));
-                }
-                let read = time_dist(&mut cx, &format!("{key}.read"), &c.read);
-                let write = time_dist(&mut cx, &format!("{key}.write"), &c.write);
-                let read_bps = c.read_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.read_bandwidth"), b));
-                let write_bps = c.write_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.write_bandwidth"), b));
-                let capacity = c.capacity.as_ref().map_or(Some(1u64 << 40), |s| cx.size(&format!("{key}.capacity"), s)).unwrap_or(1 << 40);
-                if capacity < 4096 {
-                    cx.err(&format!("{key}.capacity"), "must be at least 4 KiB");
-                }
-                let queue_depth = c.queue_depth.unwrap_or(u32::MAX);
-                if queue_depth == 0 {
-                    cx.err(&format!("{key}.queue_depth"), "must be at least 1");
-                }
-                if let (Some(read), Some(write)) = (read, write) {
-                    devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
-                }
-            }
-            DeviceConfig::Ssd(c) => {
-                if let Some(plan) = devices::ssd(&mut cx, &key, c) {
-                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity(), kind: DeviceKindPlan::Ssd(Box::new(plan)) });
-                }
-            }
-            DeviceConfig::Pm(c) => {
-                if let Some(plan) = devices::pm(&mut cx, &key, c) {
-                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity, kind: DeviceKindPlan::Pm(plan) });
-                }
-            }
-        }
-    }
+    let devices = devices::resolve_devices(&mut cx, &sc.devices);
     check_unique(&mut cx, "device", sc.devices.iter().map(|d| d.name()));
 
     let hosts: Vec<HostPlan> = if sc.hosts.is_empty() {
@@ -400,7 +364,7 @@ pub mod cache;
 mod devices;
 pub mod workload;
 pub use workload::{SourcePlan, WorkloadPlan};
-use workload::{resolve_workload, time_dist};
+use workload::resolve_workload;
 pub mod volume;
 pub mod network;
 pub mod e2e;

@@ -1,12 +1,56 @@
-//! Resolution of `kind = "ssd"` and `kind = "pm"` devices: preset, then field overrides, then
-//! the model's own validation, every problem reported at its key.
+//! Resolution of `[[device]]`: the ideal device's service laws, and for `kind = "ssd"` and
+//! `kind = "pm"` the preset, then field overrides, then the model's own validation, every
+//! problem reported at its key.
 
-use super::{Ctx, NvmePlan, PmPlan, SsdPlan};
+use super::workload::time_dist;
+use super::{Ctx, DeviceKindPlan, DevicePlan, IdealDevicePlan, NvmePlan, PmPlan, SsdPlan};
 use crate::schema::*;
 use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
+
+/// Every `[[device]]` section, in order (a device with errors is left out; its errors are in `cx`).
+pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<DevicePlan> {
+    let mut devices = Vec::new();
+    for (i, d) in configs.iter().enumerate() {
+        let key = format!("device[{i}]");
+        match d {
+            DeviceConfig::Ideal(c) => {
+                let servers = c.servers.unwrap_or(1);
+                if servers == 0 || servers > 1_000_000 {
+                    cx.err(&format!("{key}.servers"), format!("must be 1..1000000, got {servers}"));
+                }
+                let read = time_dist(cx, &format!("{key}.read"), &c.read);
+                let write = time_dist(cx, &format!("{key}.write"), &c.write);
+                let read_bps = c.read_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.read_bandwidth"), b));
+                let write_bps = c.write_bandwidth.as_ref().and_then(|b| cx.rate(&format!("{key}.write_bandwidth"), b));
+                let capacity = c.capacity.as_ref().map_or(Some(1u64 << 40), |s| cx.size(&format!("{key}.capacity"), s)).unwrap_or(1 << 40);
+                if capacity < 4096 {
+                    cx.err(&format!("{key}.capacity"), "must be at least 4 KiB");
+                }
+                let queue_depth = c.queue_depth.unwrap_or(u32::MAX);
+                if queue_depth == 0 {
+                    cx.err(&format!("{key}.queue_depth"), "must be at least 1");
+                }
+                if let (Some(read), Some(write)) = (read, write) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
+                }
+            }
+            DeviceConfig::Ssd(c) => {
+                if let Some(plan) = ssd(cx, &key, c) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity(), kind: DeviceKindPlan::Ssd(Box::new(plan)) });
+                }
+            }
+            DeviceConfig::Pm(c) => {
+                if let Some(plan) = pm(cx, &key, c) {
+                    devices.push(DevicePlan { name: c.name.clone(), capacity: plan.params.capacity, kind: DeviceKindPlan::Pm(plan) });
+                }
+            }
+        }
+    }
+    devices
+}
 
 fn weights(cx: &mut Ctx, key: &str, w: &Option<Vec<u32>>, default: [u32; 3]) -> [u32; 3] {
     match w {

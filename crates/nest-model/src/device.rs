@@ -59,10 +59,10 @@ impl DeviceRt {
 
     /// Whether host `h` can hand over a request of priority `p` now.
     #[inline]
-    pub fn can_accept(&self, h: u32, p: Priority) -> bool {
+    pub fn can_accept(&self, h: HostId, p: Priority) -> bool {
         match self {
             DeviceRt::Ideal(d) => d.can_accept(),
-            DeviceRt::Ssd(d) => d.ctrl.has_room(HostId(h), p, false),
+            DeviceRt::Ssd(d) => d.ctrl.has_room(h, p, false),
             DeviceRt::Pm(d) => d.pm.can_accept(),
         }
     }

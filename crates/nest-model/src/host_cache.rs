@@ -10,6 +10,7 @@
 //! host at ~0.1–1 µs per block access saturates only above ~1 M block accesses per second,
 //! far beyond the traces replayed here.
 
+use nest_core::DeviceId;
 use crate::host::Host;
 use crate::request::{Kind, ReqId, Request, RequestPool};
 use nest_cache::slab::{block_map, BlockMap};
@@ -74,7 +75,7 @@ impl HostCacheRt {
 /// host, on behalf of `req`'s class; nobody waits for it unless a request hits the fetched
 /// block meanwhile.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, device: u32, offset: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
+pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, device: DeviceId, offset: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
     let bg = Request {
         kind: Kind::Background,
         parent: None,

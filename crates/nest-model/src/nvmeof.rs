@@ -14,6 +14,7 @@
 
 use crate::host::initiator::Initiator;
 use crate::request::ReqId;
+use nest_core::{DeviceId, HostId};
 use nest_config::resolve::e2e::NvmeofPlan;
 use nest_nvme::{Direct, Target, TargetAction};
 use nest_transport::MsgKind;
@@ -93,14 +94,14 @@ impl NvmeofRt {
     }
 
     #[inline]
-    pub fn is_remote(&self, h: u32, d: u32) -> bool {
-        self.plan.is_remote(h as usize, d as usize)
+    pub fn is_remote(&self, h: HostId, d: DeviceId) -> bool {
+        self.plan.is_remote(h.ix(), d.ix())
     }
 
     /// The target of device `d`'s storage server.
     #[inline]
-    pub(crate) fn target_of(&self, d: u32) -> u32 {
-        self.target_of[d as usize].expect("a remote device sits in a storage server")
+    pub(crate) fn target_of(&self, d: DeviceId) -> u32 {
+        self.target_of[d.ix()].expect("a remote device sits in a storage server")
     }
 
     /// Commands on the fabric or at the targets, per the books.

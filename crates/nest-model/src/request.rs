@@ -3,7 +3,7 @@
 //! Finished requests are appended to [`RequestColumns`] (when per-request output is on), which
 //! the caller drains in chunks and writes out incrementally.
 
-use nest_core::SimTime;
+use nest_core::{DeviceId, HostId, SimTime};
 use nest_workload::Op;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -30,8 +30,8 @@ pub struct Request {
     pub seq: u64,
     pub workload: u32,
     pub class: u16,
-    pub host: u32,
-    pub device: u32,
+    pub host: HostId,
+    pub device: DeviceId,
     pub op: Op,
     pub size: u32,
     pub offset: u64,
@@ -174,8 +174,8 @@ impl RequestColumns {
         self.seq.push(r.seq);
         self.workload.push(r.workload);
         self.class.push(r.class);
-        self.host.push(r.host);
-        self.device.push(r.device);
+        self.host.push(r.host.0);
+        self.device.push(r.device.0);
         self.op.push(r.op as u8);
         self.size.push(r.size);
         self.offset.push(r.offset);

@@ -19,7 +19,7 @@ use nest_ssd::Ssd;
 use nest_core::fingerprint::Fingerprint;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::series::SeriesColumns;
-use nest_core::{DeviceId, EventQueue, HostId, SimTime};
+use nest_core::{EventQueue, HostId, SimTime};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StepState {
@@ -308,7 +308,7 @@ impl Simulation {
         wl.in_flight += 1;
         wl.books.issue(1);
         let (host, device) = (wl.host, wl.device);
-        let split = self.caches[host as usize].is_some() || wl.volume.is_some();
+        let split = self.caches[host.ix()].is_some() || wl.volume.is_some();
         let req = Request {
             kind: if split { Kind::Split } else { Kind::App },
             parent: None,
@@ -335,7 +335,7 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
-        if let Some(gate) = self.gates[host as usize].as_mut() {
+        if let Some(gate) = self.gates[host.ix()].as_mut() {
             if !gate.offer(self.now, r) {
                 return; // held until a coordinator grants budget
             }
@@ -351,18 +351,18 @@ impl Simulation {
             return self.issue_split(r);
         }
         let (host, device, prio) = (req.host, req.device, self.workloads[req.workload as usize].prio);
-        self.hosts[host as usize].enqueue(r, device, prio);
+        self.hosts[host.ix()].enqueue(r, device, prio);
         self.try_dispatch(host);
     }
 
-    pub(crate) fn try_dispatch(&mut self, h: u32) {
+    pub(crate) fn try_dispatch(&mut self, h: HostId) {
         loop {
             let (devices, pool, tagging, nvmeof) = (&self.devices, &self.pool, &self.resolved.tagging, self.nvmeof.as_deref());
-            let pick = self.hosts[h as usize].next_dispatch(|r, d| {
+            let pick = self.hosts[h.ix()].next_dispatch(|r, d| {
                 let level = tagging.nvme[pool.get(r).class as usize];
                 match nvmeof {
-                    Some(n) if n.is_remote(h, d) => n.initiator.has_credit(HostId(h), DeviceId(d), level),
-                    _ => devices[d as usize].can_accept(h, level),
+                    Some(n) if n.is_remote(h, d) => n.initiator.has_credit(h, d, level),
+                    _ => devices[d.ix()].can_accept(h, level),
                 }
             });
             let Some((r, d)) = pick else { return };
@@ -385,7 +385,7 @@ impl Simulation {
     pub(crate) fn complete(&mut self, r: ReqId) {
         match self.pool.get(r).kind {
             Kind::App => {
-                self.hosts[self.pool.get(r).host as usize].completed();
+                self.hosts[self.pool.get(r).host.ix()].completed();
                 self.finish(r, true);
             }
             Kind::Child | Kind::Background => self.complete_part(r),

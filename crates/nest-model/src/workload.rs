@@ -1,6 +1,7 @@
 //! A workload at run time: a synthetic generator or a streaming trace, bound to its host,
 //! device and class, with its own conservation books.
 
+use nest_core::{DeviceId, HostId};
 use nest_config::resolve::{Priority, SourcePlan, WorkloadPlan};
 use nest_core::conservation::Conservation;
 use nest_core::SimTime;
@@ -19,8 +20,8 @@ pub enum Source {
 
 pub struct WorkloadRt {
     pub name: String,
-    pub host: u32,
-    pub device: u32,
+    pub host: HostId,
+    pub device: DeviceId,
     /// The volume it targets (its requests are split into device parts).
     pub volume: Option<u32>,
     pub class: u16,
@@ -48,8 +49,8 @@ impl WorkloadRt {
         };
         Ok(WorkloadRt {
             name: plan.name.clone(),
-            host: plan.host as u32,
-            device: plan.device as u32,
+            host: HostId(plan.host as u32),
+            device: DeviceId(plan.device as u32),
             volume: plan.volume.map(|v| v as u32),
             class: plan.class as u16,
             prio,

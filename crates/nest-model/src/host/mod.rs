@@ -7,6 +7,7 @@ pub mod gate;
 pub mod initiator;
 pub mod volume;
 
+use nest_core::DeviceId;
 use crate::request::ReqId;
 use nest_config::resolve::Priority;
 use nest_core::conservation::Conservation;
@@ -16,7 +17,7 @@ pub struct Host {
     pub name: String,
     queue_depth: u32,
     outstanding: u32,
-    queues: [VecDeque<(ReqId, u32)>; Priority::COUNT],
+    queues: [VecDeque<(ReqId, DeviceId)>; Priority::COUNT],
     pub books: Conservation,
 }
 
@@ -27,7 +28,7 @@ impl Host {
 
     /// Queues a new request (with its target device) at its priority.
     #[inline]
-    pub fn enqueue(&mut self, r: ReqId, device: u32, prio: Priority) {
+    pub fn enqueue(&mut self, r: ReqId, device: DeviceId, prio: Priority) {
         self.books.issue(1);
         self.queues[prio as usize].push_back((r, device));
     }
@@ -36,7 +37,7 @@ impl Host {
     /// can take it (`can_accept(request, device)`). `None` when the outstanding limit is
     /// reached or nothing can go.
     #[inline]
-    pub fn next_dispatch(&mut self, can_accept: impl Fn(ReqId, u32) -> bool) -> Option<(ReqId, u32)> {
+    pub fn next_dispatch(&mut self, can_accept: impl Fn(ReqId, DeviceId) -> bool) -> Option<(ReqId, DeviceId)> {
         if self.outstanding >= self.queue_depth {
             return None;
         }

@@ -2,6 +2,7 @@
 //! devices, replicas: writes to all, reads round robin). The resolved `VolumePlan` says what a
 //! volume is; this is what runs. Requests are split along it in `path/split.rs`.
 
+use nest_core::DeviceId;
 use nest_config::resolve::volume::{Layout, VolumePlan};
 
 pub struct VolumeRt {
@@ -17,9 +18,9 @@ impl VolumeRt {
 }
 
 /// Where an extent of a workload's target lives: its volume's parts, or its device as it is.
-pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: u32, write: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
+pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
     match volume {
-        None => out.push((device as usize, offset, size)),
+        None => out.push((device.ix(), offset, size)),
         Some(v) => {
             let rt = &mut volumes[v as usize];
             let pick = rt.next_read;

@@ -2,6 +2,7 @@
 //! misses become device parts, the cache's side effects background I/O (state in
 //! `crate::host_cache`).
 
+use nest_core::DeviceId;
 use crate::host_cache::spawn_background;
 use crate::events::Event;
 use crate::host::volume::map_target;
@@ -18,7 +19,7 @@ impl Simulation {
     pub(crate) fn issue_cached(&mut self, r: ReqId) {
         let now = self.now;
         let req = *self.pool.get(r);
-        let h = req.host as usize;
+        let h = req.host.ix();
         let prio = self.workloads[req.workload as usize].prio;
         let rt = self.caches[h].as_mut().expect("a cached request's host has a cache");
         let write = req.op == Op::Write;
@@ -62,7 +63,7 @@ impl Simulation {
                 if dirty {
                     map_target(&mut self.volumes, vol, req.device, true, block * BLOCK, BLOCK, &mut targets);
                     for &(d, off, _) in &targets {
-                        spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, d as u32, off, true, prio, now);
+                        spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, true, prio, now);
                     }
                     targets.clear();
                 }
@@ -71,7 +72,7 @@ impl Simulation {
                 let block = rt.fx.fetched[i];
                 map_target(&mut self.volumes, vol, req.device, false, block * BLOCK, BLOCK, &mut targets);
                 for &(d, off, _) in &targets {
-                    let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, d as u32, off, false, prio, now);
+                    let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, false, prio, now);
                     rt.inflight.insert(block, id.0);
                     rt.fetching.insert(id.0 as u64, block);
                 }

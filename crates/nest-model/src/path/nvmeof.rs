@@ -8,7 +8,7 @@ use crate::request::ReqId;
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
-use nest_core::{DeviceId, HostId, SimTime};
+use nest_core::SimTime;
 use nest_nvme::{CmdInfo, Stage, TargetAction};
 use nest_transport::Message;
 use nest_workload::Op;
@@ -23,8 +23,8 @@ impl Simulation {
     pub(crate) fn send_command(&mut self, r: ReqId, level: Priority) {
         let req = *self.pool.get(r);
         let rt = self.nvmeof();
-        rt.initiator.take_credit(HostId(req.host), DeviceId(req.device), level);
-        let (f, _) = rt.initiator.channels(HostId(req.host), DeviceId(req.device), req.class);
+        rt.initiator.take_credit(req.host, req.device, level);
+        let (f, _) = rt.initiator.channels(req.host, req.device, req.class);
         let f = f.0;
         let mut bytes = rt.plan.command_capsule as u64;
         if req.op == Op::Write {
@@ -58,7 +58,7 @@ impl Simulation {
             rt.books.write_bytes_at_target += req.size as u64;
         }
         let s = rt.target_of(req.device);
-        let info = CmdInfo { host: HostId(req.host), device: DeviceId(req.device), write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level };
+        let info = CmdInfo { host: req.host, device: req.device, write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level };
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].command_arrived(now, r, info, &mut out);
         self.target_actions(s, out);
@@ -106,7 +106,7 @@ impl Simulation {
                     req.t_sq = self.now;
                     let (h, class) = (req.host, req.class);
                     let level = self.resolved.tagging.nvme[class as usize];
-                    self.submit_to_device(d.0, r, h, level);
+                    self.submit_to_device(d, r, h, level);
                 }
                 TargetAction::Respond(r) => self.send_response(r),
             }
@@ -121,7 +121,7 @@ impl Simulation {
         req.t_resp_sent = now;
         let req = *req;
         let rt = self.nvmeof();
-        let (_, f) = rt.initiator.channels(HostId(req.host), DeviceId(req.device), req.class);
+        let (_, f) = rt.initiator.channels(req.host, req.device, req.class);
         let f = f.0;
         let mut bytes = rt.plan.completion_capsule as u64;
         if req.op == Op::Read {
@@ -149,7 +149,7 @@ impl Simulation {
         if req.op == Op::Read {
             rt.books.read_bytes_at_host += req.size as u64;
         }
-        rt.initiator.return_credit(HostId(req.host), DeviceId(req.device), level);
+        rt.initiator.return_credit(req.host, req.device, level);
         let overhead = rt.plan.host_overhead;
         if overhead == SimTime::ZERO {
             self.complete(r);

@@ -9,7 +9,7 @@ use crate::sim::Simulation;
 use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
 use crate::stats::r6;
-use nest_core::{CoordId, FlowId, HostId};
+use nest_core::{CoordId, FlowId};
 use nest_qos::{Action, Completion, Congestion};
 use serde_json::{json, Map, Value};
 
@@ -41,7 +41,7 @@ impl Simulation {
             Some(rt) if rt.measuring => rt.coords.len(),
             _ => return,
         };
-        let c = Completion { host: HostId(req.host), class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
+        let c = Completion { host: req.host, class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
             if rt.coords[k].measures_completions() {

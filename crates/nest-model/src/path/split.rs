@@ -6,7 +6,7 @@ use crate::events::Event;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_core::queue::PendingEvents;
-use nest_core::SimTime;
+use nest_core::{DeviceId, SimTime};
 use nest_workload::Op;
 
 impl Simulation {
@@ -14,7 +14,7 @@ impl Simulation {
     /// else straight into device parts.
     pub(crate) fn issue_split(&mut self, r: ReqId) {
         let req = *self.pool.get(r);
-        if self.caches[req.host as usize].is_some() {
+        if self.caches[req.host.ix()].is_some() {
             return self.issue_cached(r);
         }
         let n = self.spawn_parts(r, &[(req.offset, req.size as u64)]);
@@ -41,7 +41,7 @@ impl Simulation {
             let mut child = Request {
                 kind: Kind::Child,
                 parent: Some(r),
-                device: device as u32,
+                device: DeviceId(device as u32),
                 offset,
                 size: size as u32,
                 ..req
@@ -49,7 +49,7 @@ impl Simulation {
             child.stamp_all(now);
             let c = self.pool.alloc(child);
             self.parts.issue(1);
-            self.hosts[req.host as usize].enqueue(c, device as u32, prio);
+            self.hosts[req.host.ix()].enqueue(c, DeviceId(device as u32), prio);
         }
         parts.clear();
         self.map_scratch = parts;
@@ -66,7 +66,7 @@ impl Simulation {
         };
         self.pool.release(r);
         self.stats.record_device_io(&req);
-        let h = req.host as usize;
+        let h = req.host.ix();
         self.hosts[h].completed();
         if req.kind == Kind::Background {
             let rt = self.caches[h].as_mut().expect("background I/O of a host with a cache");

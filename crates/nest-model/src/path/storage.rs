@@ -8,13 +8,14 @@ use crate::request::ReqId;
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
-use nest_core::HostId;
+use nest_core::{DeviceId, HostId};
 use nest_ssd::SsdEvent;
 use nest_workload::Op;
 
 impl Simulation {
     /// Request `r` from host `h` enters device `d` (an SSD: its SQ of NVMe level `level`).
-    pub(crate) fn submit_to_device(&mut self, d: u32, r: ReqId, h: u32, level: Priority) {
+    pub(crate) fn submit_to_device(&mut self, d: DeviceId, r: ReqId, h: HostId, level: Priority) {
+        let d = d.0;
         match &mut self.devices[d as usize] {
             DeviceRt::Ideal(dev) => {
                 if dev.submit(self.now, r) {
@@ -30,7 +31,7 @@ impl Simulation {
             }
             DeviceRt::Ssd(dev) => {
                 let write = self.pool.get(r).op == Op::Write;
-                dev.ctrl.submit(HostId(h), level, write, r);
+                dev.ctrl.submit(h, level, write, r);
                 self.ssd_fetch(d);
             }
         }
@@ -93,7 +94,7 @@ impl Simulation {
 
     pub(crate) fn on_device_done(&mut self, d: u32, r: ReqId) {
         let now = self.now;
-        let was_full = !self.devices[d as usize].can_accept(0, Priority::Low);
+        let was_full = !self.devices[d as usize].can_accept(HostId(0), Priority::Low);
         match &mut self.devices[d as usize] {
             DeviceRt::Ideal(dev) => {
                 if let Some(next) = dev.finish(now) {
@@ -116,9 +117,9 @@ impl Simulation {
 
     /// Lets every host with waiting requests try again (a device freed room).
     pub(crate) fn wake_hosts(&mut self) {
-        for h in 0..self.hosts.len() as u32 {
-            if self.hosts[h as usize].waiting() > 0 {
-                self.try_dispatch(h);
+        for h in 0..self.hosts.len() {
+            if self.hosts[h].waiting() > 0 {
+                self.try_dispatch(HostId(h as u32));
             }
         }
     }

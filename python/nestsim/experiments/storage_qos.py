@@ -31,7 +31,7 @@ from statistics import mean
 from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all
 from . import figures
 
 NAME = "storage-qos"
@@ -86,15 +86,10 @@ TPCC = _synthetic({"high": 6000, "medium": 9000, "low": 40000}, {c: (1, 4) for c
 
 def _means(out_dir: Path, tag: str, workloads: List[dict], seeds: List[int], duration: str = "200ms") -> Dict[str, Dict[str, float]]:
     """Seed-averaged mean latency (µs) per scenario and class."""
-    res: Dict[str, Dict[str, float]] = {}
-    for sc, (nvme, dq) in SCENARIOS.items():
-        per_class: Dict[str, List[float]] = {c: [] for c in CLASSES}
-        for seed in seeds:
-            r = run_scenario(_scenario(nvme, dq, workloads, seed, duration), out_dir=out_dir / f"{tag}-{sc}-seed{seed}", keep_tables=False)
-            for c in CLASSES:
-                per_class[c].append(r.summary["classes"][c]["all"]["lat_us"]["mean"])
-        res[sc] = {c: round(mean(v), 1) for c, v in per_class.items()}
-    return res
+    runs = run_all(out_dir, {f"{tag}-{sc}-seed{seed}": _scenario(nvme, dq, workloads, seed, duration)
+                             for sc, (nvme, dq) in SCENARIOS.items() for seed in seeds})
+    return {sc: {c: round(mean(runs[f"{tag}-{sc}-seed{seed}"]["classes"][c]["all"]["lat_us"]["mean"] for seed in seeds), 1) for c in CLASSES}
+            for sc in SCENARIOS}
 
 
 def _fmt(m: Dict[str, float]) -> str:

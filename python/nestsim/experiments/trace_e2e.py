@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
 from . import figures
 from . import e2e_common as E
+from .framework import run_all
 
 NAME = "trace-e2e"
 DESCRIPTION = "Tencent CBS volumes replayed as Urgent/High/Medium/Low from four hosts across the fat-tree (thesis 5.6.4)"
@@ -37,14 +37,17 @@ def _sample() -> Optional[Path]:
     return p if p.is_file() else None
 
 
-def _run(out_dir: Path, tag: str, trace: Path, qos: Optional[dict]) -> dict:
+def _scenario(tag: str, trace: Path, qos: Optional[dict]) -> dict:
     w = [{"name": f"tencent-{vol}", "host": host, "device": "vol", "class": cls,
           "trace": {"path": str(trace), "format": "tencent", "trace_device": vol, "time_scale": 0.002}}
          for cls, (host, vol) in VOLUMES.items()]
     sc = E.e2e_scenario(f"trace-e2e-{tag}", w, E.ssd_devices(E.SERVERS), E.SERVERS, duration="20ms", warmup="0s", qos=qos)
     sc["run"]["drain"] = True
     sc["host"] = [{"name": h, "queue_depth": 1 << 20} for h, _ in VOLUMES.values()]
-    s = run_scenario(sc, out_dir=out_dir / tag, keep_tables=False).summary
+    return sc
+
+
+def _measure(s: dict) -> dict:
     out = {"ok": s["conservation"] == "ok" and s["network"]["packets"]["dropped"] == 0}
     for cls, (_, vol) in VOLUMES.items():
         wl = s["workloads"][f"tencent-{vol}"]
@@ -66,8 +69,8 @@ def run_experiment(out_dir: Path) -> dict:
             ("urgent-first", "the Urgent volume has the lowest latency"),
             ("qos-helps-urgent", "class treatment lowers the Urgent volume's tail"))]
         return write_claims(out_dir, "trace-e2e", claims)
-    on = _run(out_dir, "qos", trace, None)
-    off = _run(out_dir, "no-qos", trace, IGNORE)
+    runs = run_all(out_dir, {"qos": _scenario("qos", trace, None), "no-qos": _scenario("no-qos", trace, IGNORE)})
+    on, off = _measure(runs["qos"]), _measure(runs["no-qos"])
     claims: List[Claim] = [
         Claim("replayed", SOURCE, "Every record of the four volumes is replayed end to end (both runs)",
               "issued = completed = records per volume; conservation ok",

@@ -67,6 +67,16 @@ impl DeviceRt {
         }
     }
 
+    /// Whether a command of host `h` at level `p` finds room in the queue it enters: the SSD's
+    /// SQ (bounded); the ideal and PM devices queue without bound.
+    #[inline]
+    pub fn queue_has_room(&self, h: HostId, p: Priority) -> bool {
+        match self {
+            DeviceRt::Ssd(d) => d.ctrl.has_room(h, p, false),
+            _ => true,
+        }
+    }
+
     pub fn books(&self) -> &Conservation {
         match self {
             DeviceRt::Ideal(d) => &d.books,

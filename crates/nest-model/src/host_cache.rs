@@ -81,6 +81,7 @@ pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut
         parent: None,
         op: if write { Op::Write } else { Op::Read },
         device,
+        served: device,
         offset,
         size: BLOCK as u32,
         pending: 0,

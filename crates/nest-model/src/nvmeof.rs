@@ -73,6 +73,8 @@ pub struct NvmeofRt {
     /// Target topology host of each entry of `targets`.
     pub target_node: Vec<u32>,
     pub books: Books,
+    /// Per target: its router's background I/O waiting for room in its device's SQ.
+    pub(crate) background_wait: Vec<std::collections::VecDeque<ReqId>>,
 }
 
 impl NvmeofRt {
@@ -82,7 +84,9 @@ impl NvmeofRt {
         target_node.sort_unstable();
         target_node.dedup();
         let target_of = plan.device_server.iter().map(|s| s.map(|s| target_node.binary_search(&s).expect("listed") as u32)).collect();
+        let background_wait = (0..target_node.len()).map(|_| Default::default()).collect();
         NvmeofRt {
+            background_wait,
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,
@@ -96,6 +100,18 @@ impl NvmeofRt {
     #[inline]
     pub fn is_remote(&self, h: HostId, d: DeviceId) -> bool {
         self.plan.is_remote(h.ix(), d.ix())
+    }
+
+    /// Routers' background I/O in flight (started, not completed) over every target.
+    pub fn background_in_flight(&self) -> u64 {
+        self.targets.iter().map(|t| t.background.in_flight()).sum()
+    }
+
+    /// Replaces the routing hook of the target at storage server `node` (a topology host).
+    pub fn set_router(&mut self, node: u32, router: Box<dyn nest_nvme::Router>) -> Result<(), String> {
+        let s = self.target_node.binary_search(&node).map_err(|_| format!("network host {node} is not a storage server"))?;
+        self.targets[s].set_router(router);
+        Ok(())
     }
 
     /// The target of device `d`'s storage server.

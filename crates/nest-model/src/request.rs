@@ -22,6 +22,9 @@ pub enum Kind {
     Child,
     /// Cache traffic nobody waits for: a dirty block's write-back, a promotion or prefetch read.
     Background,
+    /// I/O a storage server's router started on its own (`nest_nvme::BackgroundIo`): it never
+    /// crosses the fabric, and only the router waits for it (`tag`).
+    TargetIo,
 }
 
 /// One request and the time it reached each stage of its path.
@@ -31,7 +34,10 @@ pub struct Request {
     pub workload: u32,
     pub class: u16,
     pub host: HostId,
+    /// The device the request names (its connection and SQ credits are this device's).
     pub device: DeviceId,
+    /// The device that serves it: the one it names, unless a target's router sent it elsewhere.
+    pub served: DeviceId,
     pub op: Op,
     pub size: u32,
     pub offset: u64,
@@ -44,6 +50,8 @@ pub struct Request {
     pub cache_ps: u64,
     /// 4 KiB blocks served from the host cache (`Cached`).
     pub hit_blocks: u32,
+    /// The router's name for a `TargetIo` (0 otherwise).
+    pub tag: u32,
     /// Generated at the application.
     pub t_arrive: SimTime,
     /// Left the host queue towards the device (into its SQ, or onto its NVMe-oF connection).
@@ -113,7 +121,7 @@ impl Request {
 #[derive(Default)]
 pub struct RequestPool {
     slots: nest_core::Pool<Request>,
-    live_kind: [u64; 4],
+    live_kind: [u64; 5],
 }
 
 impl RequestPool {

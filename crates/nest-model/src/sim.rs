@@ -259,6 +259,14 @@ impl Simulation {
         self.delivered_scratch = batch;
     }
 
+    /// Replaces the routing hook of the NVMe-oF target at storage server `server` (a network host
+    /// name): a mechanism's agent there (PLMLight's write-handling agent) decides where commands
+    /// go and may start background I/O of its own.
+    pub fn set_router(&mut self, server: &str, router: Box<dyn nest_nvme::Router>) -> Result<(), String> {
+        let node = self.net.as_ref().and_then(|n| n.fabric.topo.host_by_name(server)).ok_or_else(|| format!("no network host named '{server}'"))?;
+        self.nvmeof.as_deref_mut().ok_or("no device sits in a storage server")?.set_router(node, router)
+    }
+
     /// Runs to the end.
     pub fn run(&mut self) -> Result<(), String> {
         while self.step(1 << 20)? == StepState::Running {}
@@ -315,11 +323,13 @@ impl Simulation {
             pending: 0,
             cache_ps: 0,
             hit_blocks: 0,
+            tag: 0,
             seq: self.next_seq,
             workload: w,
             class: wl.class,
             host,
             device,
+            served: device,
             op: io.op,
             size: io.size,
             offset: io.offset,
@@ -390,6 +400,7 @@ impl Simulation {
             }
             Kind::Child | Kind::Background => self.complete_part(r),
             Kind::Split => unreachable!("a split request completes when its parts have"),
+            Kind::TargetIo => unreachable!("a target's own I/O completes at the target (device_done)"),
         }
     }
 

@@ -143,7 +143,7 @@ impl RunStats {
         self.per_class[r.class as usize][op].add(r);
         self.per_workload[r.workload as usize][op].add(r);
         if at_device {
-            self.per_device[r.device.ix()][op].add(r);
+            self.per_device[r.served.ix()][op].add(r);
         }
         self.per_host[r.host.ix()][op].add(r);
     }
@@ -161,7 +161,7 @@ impl RunStats {
     #[inline]
     pub fn record_device_io(&mut self, r: &Request) {
         if self.in_window(r.t_arrive) {
-            self.per_device[r.device.ix()][r.op.index()].add(r);
+            self.per_device[r.served.ix()][r.op.index()].add(r);
         }
     }
 

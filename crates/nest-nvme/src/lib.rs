@@ -9,4 +9,4 @@ pub mod target;
 
 pub use arbiter::{Arbiter, ArbiterConfig, Level, SqFull, SqId};
 pub use controller::{Arbitration, Controller, PerHostLevels};
-pub use target::{CmdInfo, Direct, Router, Stage, Target, TargetAction};
+pub use target::{BackgroundIo, CmdInfo, Direct, Router, RouterOut, Stage, Target, TargetAction};

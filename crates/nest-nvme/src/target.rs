@@ -6,7 +6,10 @@
 //! The caller feeds it arrivals, device completions and the ends of the two workers' steps, and
 //! carries out the [`TargetAction`]s it emits, in order. The **routing hook** ([`Router`]) sits
 //! between "command received" and "submitted to a device": by default a command goes to the
-//! device it names; PLMLight's write-handling agent will redirect writes there.
+//! device it names; PLMLight's write-handling agent will redirect writes there. A router may
+//! also start **background I/O** of its own (a flush of redirected writes to the SSD): it asks
+//! for it in a [`RouterOut`], the caller carries it out at the device and reports its end with
+//! [`Target::background_done`], which the router sees in [`Router::background_done`].
 
 use nest_core::{DeviceId, HostId, Priority, SimTime};
 use std::collections::VecDeque;
@@ -22,11 +25,36 @@ pub struct CmdInfo {
     pub bytes: u32,
     /// The class level NVMe treats it as.
     pub class: Priority,
+    /// The class the host tagged it with (an index into the run's classes).
+    pub class_id: u16,
+}
+
+/// An I/O a router starts on its own, not a host's command: it occupies `device` like a command
+/// of `host` in class `class` would, and nobody waits for it but the router.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BackgroundIo {
+    pub host: HostId,
+    pub device: DeviceId,
+    pub write: bool,
+    pub offset: u64,
+    pub bytes: u32,
+    /// The class it is treated as (an index into the run's classes, as in [`CmdInfo`]).
+    pub class_id: u16,
+    /// The router's own name for it, given back in [`Router::background_done`].
+    pub tag: u32,
+}
+
+/// Background I/O a router asks for during one call (reused).
+#[derive(Default, Debug)]
+pub struct RouterOut {
+    pub background: Vec<BackgroundIo>,
 }
 
 /// Decides which device a command goes to once it leaves the request queue.
 pub trait Router: Send + Sync {
-    fn route(&mut self, now: SimTime, cmd: &CmdInfo) -> DeviceId;
+    fn route(&mut self, now: SimTime, cmd: &CmdInfo, out: &mut RouterOut) -> DeviceId;
+    /// Background I/O `tag` it started has completed at its device.
+    fn background_done(&mut self, _now: SimTime, _tag: u32, _out: &mut RouterOut) {}
 }
 
 /// Every command to the device it names (NVMe-oF as specified).
@@ -35,7 +63,7 @@ pub struct Direct;
 
 impl Router for Direct {
     #[inline]
-    fn route(&mut self, _now: SimTime, cmd: &CmdInfo) -> DeviceId {
+    fn route(&mut self, _now: SimTime, cmd: &CmdInfo, _out: &mut RouterOut) -> DeviceId {
         cmd.device
     }
 }
@@ -56,6 +84,8 @@ pub enum TargetAction<C> {
     Submit(C, DeviceId),
     /// Send the completion (and any read data) back to the host.
     Respond(C),
+    /// Start a router's background I/O at its device; report its end with `background_done`.
+    Background(BackgroundIo),
 }
 
 /// A FIFO queue served by one worker.
@@ -94,15 +124,23 @@ pub struct Target<C> {
     request_overhead: SimTime,
     response_overhead: SimTime,
     router: Box<dyn Router>,
+    router_out: RouterOut,
     /// Commands received.
     pub commands: u64,
     /// Commands the router sent to a device other than the one they named.
     pub redirected: u64,
+    /// The router's background I/O: started, and completed.
+    pub background: nest_core::Conservation,
 }
 
 impl<C: Copy> Target<C> {
     pub fn new(request_overhead: SimTime, response_overhead: SimTime, router: Box<dyn Router>) -> Self {
-        Target { requests: FifoStage::default(), responses: FifoStage::default(), request_overhead, response_overhead, router, commands: 0, redirected: 0 }
+        Target { requests: FifoStage::default(), responses: FifoStage::default(), request_overhead, response_overhead, router, router_out: RouterOut::default(), commands: 0, redirected: 0, background: Default::default() }
+    }
+
+    /// Replaces the routing hook (a mechanism's agent at this server).
+    pub fn set_router(&mut self, router: Box<dyn Router>) {
+        self.router = router;
     }
 
     /// A command (with its write data) has fully arrived.
@@ -146,12 +184,27 @@ impl<C: Copy> Target<C> {
         }
     }
 
+    /// Background I/O `tag` of the router completed at its device.
+    pub fn background_done(&mut self, now: SimTime, tag: u32, out: &mut Vec<TargetAction<C>>) {
+        self.background.complete(1);
+        self.router.background_done(now, tag, &mut self.router_out);
+        self.take_background(out);
+    }
+
     fn submit(&mut self, now: SimTime, cmd: C, info: &CmdInfo, out: &mut Vec<TargetAction<C>>) {
-        let d = self.router.route(now, info);
+        let d = self.router.route(now, info, &mut self.router_out);
         if d != info.device {
             self.redirected += 1;
         }
         out.push(TargetAction::Submit(cmd, d));
+        self.take_background(out);
+    }
+
+    fn take_background(&mut self, out: &mut Vec<TargetAction<C>>) {
+        for io in self.router_out.background.drain(..) {
+            self.background.issue(1);
+            out.push(TargetAction::Background(io));
+        }
     }
 }
 
@@ -160,7 +213,7 @@ mod tests {
     use super::*;
 
     fn info(d: u32, write: bool) -> CmdInfo {
-        CmdInfo { host: HostId(0), device: DeviceId(d), write, offset: 0, bytes: 4096, class: Priority::High }
+        CmdInfo { host: HostId(0), device: DeviceId(d), write, offset: 0, bytes: 4096, class: Priority::High, class_id: 1 }
     }
 
     #[test]
@@ -200,17 +253,35 @@ mod tests {
     #[test]
     fn the_routing_hook_decides_the_device() {
         // A write-redirecting agent in the shape PLMLight's will take: writes to device 9.
-        struct WritesTo(DeviceId);
+        // Writes go to a fast device (9); each is copied back to the device it named in the
+        // background, and the router hears when a copy is done.
+        #[derive(Default)]
+        struct WritesTo {
+            done: Vec<u32>,
+        }
         impl Router for WritesTo {
-            fn route(&mut self, _now: SimTime, c: &CmdInfo) -> DeviceId {
-                if c.write { self.0 } else { c.device }
+            fn route(&mut self, _now: SimTime, c: &CmdInfo, out: &mut RouterOut) -> DeviceId {
+                if !c.write {
+                    return c.device;
+                }
+                out.background.push(BackgroundIo { host: c.host, device: c.device, write: true, offset: c.offset, bytes: c.bytes, class_id: 3, tag: 40 + c.bytes / 4096 });
+                DeviceId(9)
+            }
+            fn background_done(&mut self, _now: SimTime, tag: u32, _out: &mut RouterOut) {
+                self.done.push(tag);
             }
         }
-        let mut t: Target<u32> = Target::new(SimTime::ZERO, SimTime::ZERO, Box::new(WritesTo(DeviceId(9))));
+        let mut t: Target<u32> = Target::new(SimTime::ZERO, SimTime::ZERO, Box::new(WritesTo::default()));
         let mut out = Vec::new();
         t.command_arrived(SimTime::ZERO, 1, info(0, false), &mut out);
         t.command_arrived(SimTime::ZERO, 2, info(0, true), &mut out);
-        assert_eq!(out, vec![TargetAction::Submit(1, DeviceId(0)), TargetAction::Submit(2, DeviceId(9))]);
+        let copy = BackgroundIo { host: HostId(0), device: DeviceId(0), write: true, offset: 0, bytes: 4096, class_id: 3, tag: 41 };
+        assert_eq!(out, vec![TargetAction::Submit(1, DeviceId(0)), TargetAction::Submit(2, DeviceId(9)), TargetAction::Background(copy)]);
         assert_eq!(t.redirected, 1);
+        assert_eq!(t.background.in_flight(), 1);
+        out.clear();
+        t.background_done(SimTime::from_us(5), 41, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(t.background.in_flight(), 0);
     }
 }

@@ -24,6 +24,11 @@ impl Simulation {
             }
         }
         let cache_io = children + background;
+        // Targets' own I/O (routers' background I/O) is neither a workload's nor a host's.
+        let target_io = self.nvmeof.as_ref().map_or(0, |n| n.background_in_flight());
+        if self.pool.live_of(Kind::TargetIo) != target_io {
+            return Err(format!("targets' background I/O: the routers' books say {target_io} in flight, the request pool holds {}", self.pool.live_of(Kind::TargetIo)));
+        }
         for d in &self.devices {
             d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
             if let DeviceRt::Ssd(s) = d {
@@ -47,9 +52,9 @@ impl Simulation {
             g.books.check(&format!("host '{}' admission gate", self.hosts[h].name), g.held() as u64)?;
             gated += g.held_where(|r| self.pool.get(r).kind == Kind::App);
         }
-        if wl_in_flight + cache_io != live || host_in_flight + cached_apps + gated != live {
+        if wl_in_flight + cache_io + target_io != live || host_in_flight + cached_apps + gated + target_io != live {
             return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight"
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight, targets {target_io}"
             ));
         }
         Ok(())

@@ -4,12 +4,12 @@
 
 use crate::nvmeof::{NvmeofEvent, NvmeofRt, COMMAND, RESPONSE};
 use crate::events::Event;
-use crate::request::ReqId;
+use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
 use nest_core::SimTime;
-use nest_nvme::{CmdInfo, Stage, TargetAction};
+use nest_nvme::{BackgroundIo, CmdInfo, Stage, TargetAction};
 use nest_transport::Message;
 use nest_workload::Op;
 
@@ -58,7 +58,7 @@ impl Simulation {
             rt.books.write_bytes_at_target += req.size as u64;
         }
         let s = rt.target_of(req.device);
-        let info = CmdInfo { host: req.host, device: req.device, write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level };
+        let info = CmdInfo { host: req.host, device: req.device, write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level, class_id: req.class };
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].command_arrived(now, r, info, &mut out);
         self.target_actions(s, out);
@@ -104,14 +104,101 @@ impl Simulation {
                     // the router chose, for the request's host and class.
                     let req = self.pool.get_mut(r);
                     req.t_sq = self.now;
+                    req.served = d;
                     let (h, class) = (req.host, req.class);
                     let level = self.resolved.tagging.nvme[class as usize];
                     self.submit_to_device(d, r, h, level);
                 }
                 TargetAction::Respond(r) => self.send_response(r),
+                TargetAction::Background(io) => self.target_background(s, io),
             }
         }
         self.nvmeof().actions = out;
+    }
+
+    /// A router at server `s` starts I/O of its own: it enters its device's submission queue for
+    /// its host and class like a command past the request queue. It shares that SQ with the
+    /// host's own commands, so it holds one of the host's SQ credits while it is there (the SQ
+    /// can never overflow); without a free credit it waits at the target, in order.
+    fn target_background(&mut self, s: u32, io: BackgroundIo) {
+        let now = self.now;
+        let req = Request {
+            seq: 0,
+            workload: 0, // no workload's: it never reaches the workload books
+            class: io.class_id,
+            host: io.host,
+            device: io.device,
+            served: io.device,
+            op: if io.write { Op::Write } else { Op::Read },
+            size: io.bytes,
+            offset: io.offset,
+            kind: Kind::TargetIo,
+            parent: None,
+            pending: 0,
+            cache_ps: 0,
+            hit_blocks: 0,
+            tag: io.tag,
+            t_arrive: now,
+            t_dispatch: now,
+            t_tgt_arrive: now,
+            t_sq: now,
+            t_dev_start: now,
+            t_dev_done: now,
+            t_resp_sent: now,
+            t_resp_arrive: now,
+            t_complete: now,
+        };
+        let r = self.pool.alloc(req);
+        self.nvmeof().background_wait[s as usize].push_back(r);
+        self.start_background(s);
+    }
+
+    /// Starts server `s`'s waiting background I/O, in order, while their SQs have room.
+    pub(crate) fn start_background(&mut self, s: u32) {
+        loop {
+            let Some(&r) = self.nvmeof().background_wait[s as usize].front() else { return };
+            let req = *self.pool.get(r);
+            let level = self.resolved.tagging.nvme[req.class as usize];
+            let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
+            if rt.is_remote(req.host, req.device) {
+                if !rt.initiator.has_credit(req.host, req.device, level) {
+                    return;
+                }
+                rt.initiator.take_credit(req.host, req.device, level);
+            } else if !self.devices[req.device.ix()].queue_has_room(req.host, level) {
+                return;
+            }
+            self.nvmeof().background_wait[s as usize].pop_front();
+            self.pool.get_mut(r).t_sq = self.now;
+            self.submit_to_device(req.device, r, req.host, level);
+        }
+    }
+
+    /// A router's background I/O left its device: its credit is free again and the router hears
+    /// of it.
+    pub(crate) fn target_background_done(&mut self, r: ReqId) {
+        let now = self.now;
+        let req = {
+            // It goes nowhere after its device: its response stages take no time.
+            let q = self.pool.get_mut(r);
+            q.t_resp_sent = now;
+            q.t_resp_arrive = now;
+            q.t_complete = now;
+            *q
+        };
+        self.pool.release(r);
+        self.stats.record_device_io(&req);
+        let level = self.resolved.tagging.nvme[req.class as usize];
+        let rt = self.nvmeof();
+        if rt.is_remote(req.host, req.device) {
+            rt.initiator.return_credit(req.host, req.device, level);
+        }
+        let s = rt.target_of(req.device);
+        let mut out = std::mem::take(&mut rt.actions);
+        rt.targets[s as usize].background_done(now, req.tag, &mut out);
+        self.target_actions(s, out);
+        self.start_background(s);
+        self.try_dispatch(req.host);
     }
 
     /// The completion capsule (with the read data in front of it) goes back to the host.
@@ -151,6 +238,11 @@ impl Simulation {
         }
         rt.initiator.return_credit(req.host, req.device, level);
         let overhead = rt.plan.host_overhead;
+        // The freed credit goes to the server's waiting background I/O first.
+        let s = rt.target_of(req.device);
+        if !rt.background_wait[s as usize].is_empty() {
+            self.start_background(s);
+        }
         if overhead == SimTime::ZERO {
             self.complete(r);
         } else {

@@ -42,6 +42,7 @@ impl Simulation {
                 kind: Kind::Child,
                 parent: Some(r),
                 device: DeviceId(device as u32),
+                served: DeviceId(device as u32),
                 offset,
                 size: size as u32,
                 ..req

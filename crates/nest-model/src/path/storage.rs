@@ -4,7 +4,7 @@
 
 use crate::device::DeviceRt;
 use crate::events::Event;
-use crate::request::ReqId;
+use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
 use nest_core::queue::PendingEvents;
@@ -130,8 +130,11 @@ impl Simulation {
         let now = self.now;
         let req = self.pool.get_mut(r);
         req.t_dev_done = now;
-        let (h, d) = (req.host, req.device);
+        let (h, d, kind) = (req.host, req.device, req.kind);
         self.stats.record_device_done(req);
+        if kind == Kind::TargetIo {
+            return self.target_background_done(r);
+        }
         if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
             return self.target_respond(r);
         }

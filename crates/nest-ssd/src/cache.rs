@@ -29,7 +29,10 @@ pub struct DataCache {
     clean: LruList,
     dirty: LruList,
     pub flushing: u32,
-    /// Start flushing when free + clean slots fall below this.
+    /// Of the slots being flushed, those the host rewrote meanwhile (dirty again after).
+    rewritten: u32,
+    /// Start flushing when free + clean slots — counting those a flush in flight will make
+    /// clean — fall below this.
     pub reserve: u32,
     pub read_hits: u64,
     pub read_misses: u64,
@@ -50,6 +53,7 @@ impl DataCache {
             clean: LruList::new(n),
             dirty: LruList::new(n),
             flushing: 0,
+            rewritten: 0,
             reserve: ((slots as f64 * reserve_fraction).ceil() as u32).max(1),
             read_hits: 0,
             read_misses: 0,
@@ -91,7 +95,11 @@ impl DataCache {
             self.write_hits += 1;
             self.class[s as usize] = class;
             match self.state[s as usize] {
-                Slot::Flushing | Slot::FlushingDirty => self.state[s as usize] = Slot::FlushingDirty,
+                Slot::Flushing => {
+                    self.state[s as usize] = Slot::FlushingDirty;
+                    self.rewritten += 1;
+                }
+                Slot::FlushingDirty => {}
                 _ => {
                     self.clean.remove(s);
                     self.state[s as usize] = Slot::Dirty;
@@ -140,10 +148,17 @@ impl DataCache {
         }
     }
 
+    /// Slots available now plus those that flushes in flight will make clean.
+    #[inline]
+    pub fn soon_available(&self) -> u32 {
+        self.available() + self.flushing - self.rewritten
+    }
+
     /// The next dirty slot to write back, if flushing is due — fewer than `reserve` (or
-    /// `want`) slots available: (slot, lpa, class).
+    /// `want`) slots available soon: (slot, lpa, class). Slots already being flushed count,
+    /// or every dirty slot would be sent to flash the moment the reserve is crossed.
     pub fn next_flush(&mut self, want: u32) -> Option<(u32, u32, u8)> {
-        if self.available() >= self.reserve.max(want) {
+        if self.soon_available() >= self.reserve.max(want) {
             return None;
         }
         let s = self.dirty.pop_lru()?;
@@ -155,6 +170,7 @@ impl DataCache {
     pub fn flush_done(&mut self, s: u32) {
         self.flushing -= 1;
         if self.state[s as usize] == Slot::FlushingDirty {
+            self.rewritten -= 1;
             self.state[s as usize] = Slot::Dirty;
             self.dirty.touch(s);
         } else {
@@ -165,5 +181,58 @@ impl DataCache {
 
     pub fn lpa_of(&self, s: u32) -> u32 {
         self.lpa[s as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 64 slots, reserve 8; `dirty` pages written.
+    fn filled(dirty: u32) -> DataCache {
+        let mut c = DataCache::new(64, 1024, 0.125);
+        assert_eq!(c.reserve, 8);
+        for lpa in 0..dirty {
+            c.write(lpa, 0);
+        }
+        c
+    }
+
+    fn drain(c: &mut DataCache, want: u32) -> Vec<u32> {
+        std::iter::from_fn(|| c.next_flush(want).map(|(s, _, _)| s)).collect()
+    }
+
+    #[test]
+    fn crossing_the_reserve_flushes_the_shortfall_not_every_dirty_slot() {
+        // 60 dirty, 4 free: 4 short of the reserve. Slots being flushed will be free soon, so
+        // four flushes cover it; starting all 60 at once is the storm that stalled reads.
+        let mut c = filled(60);
+        assert_eq!(drain(&mut c, 0).len(), 4);
+        assert_eq!(c.flushing, 4);
+        // While those are in flight nothing more is due; as they land the reserve holds.
+        assert!(drain(&mut c, 0).is_empty());
+        let done: Vec<u32> = (0..4).collect();
+        for s in done {
+            c.flush_done(s);
+        }
+        assert_eq!(c.available(), 8);
+        assert!(drain(&mut c, 0).is_empty());
+    }
+
+    #[test]
+    fn a_waiting_write_larger_than_the_reserve_gets_the_flushes_it_needs() {
+        let mut c = filled(60);
+        assert_eq!(drain(&mut c, 20).len(), 16, "4 free + 16 flushing = the 20 it waits for");
+    }
+
+    #[test]
+    fn a_page_rewritten_while_flushing_does_not_count_as_soon_free() {
+        let mut c = filled(60);
+        let first = drain(&mut c, 0);
+        assert_eq!(first.len(), 4);
+        // The host rewrites one of the four: its slot stays dirty after the flush, so one more
+        // flush is due.
+        c.write(c.lpa_of(first[0]), 0);
+        assert_eq!(drain(&mut c, 0).len(), 1);
     }
 }

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all
 from . import figures
 
 NAME = "engine-validation"
@@ -49,34 +49,33 @@ def run_experiment(out_dir: Path) -> dict:
     src = "queueing theory (Kleinrock 1975)"
 
     lam, mean_s = 8000.0, 100e-6
-    r = run_scenario(_scenario({"dist": "exp", "mean": "100us"}, 1, {"kind": "poisson", "rate_iops": lam}, "20s"),
-            out_dir=out_dir / "mm1", keep_tables=False)
-    lat = r.summary["classes"]["high"]["read"]["lat_us"]
+    c, lam_c = 4, 32000.0
+    runs = run_all(out_dir, {
+        "mm1": _scenario({"dist": "exp", "mean": "100us"}, 1, {"kind": "poisson", "rate_iops": lam}, "20s"),
+        "md1": _scenario({"dist": "fixed", "value": "100us"}, 1, {"kind": "poisson", "rate_iops": 5000.0}, "20s"),
+        "mmc": _scenario({"dist": "exp", "mean": "100us"}, c, {"kind": "poisson", "rate_iops": lam_c}, "10s"),
+        "closed": _scenario({"dist": "fixed", "value": "50us"}, 4, {"kind": "burst", "outstanding": 16}, "200ms"),
+    })
+    lat = runs["mm1"]["classes"]["high"]["read"]["lat_us"]
     w = 1e6 / (1 / mean_s - lam)
     claims.append(Claim("mm1-mean", src, "M/M/1 at ρ=0.8: mean sojourn time = 1/(μ−λ) within 5%",
                         round(w, 1), lat["mean"], _within(lat["mean"], w, 0.05)))
     claims.append(Claim("mm1-p90", src, "M/M/1 at ρ=0.8: p90 sojourn time = ln(10)/(μ−λ) within 8%",
                         round(w * math.log(10), 1), lat["p90"], _within(lat["p90"], w * math.log(10), 0.08)))
 
-    r = run_scenario(_scenario({"dist": "fixed", "value": "100us"}, 1, {"kind": "poisson", "rate_iops": 5000.0}, "20s"),
-            out_dir=out_dir / "md1", keep_tables=False)
-    m = r.summary["classes"]["high"]["read"]["lat_us"]["mean"]
+    m = runs["md1"]["classes"]["high"]["read"]["lat_us"]["mean"]
     w = 100 + 0.5 * 100 / (2 * 0.5)
     claims.append(Claim("md1-mean", "Pollaczek–Khinchine formula", "M/D/1 at ρ=0.5: W = S + ρS/(2(1−ρ)) within 4%",
                         w, m, _within(m, w, 0.04)))
 
-    c, lam = 4, 32000.0
-    r = run_scenario(_scenario({"dist": "exp", "mean": "100us"}, c, {"kind": "poisson", "rate_iops": lam}, "10s"),
-            out_dir=out_dir / "mmc", keep_tables=False)
-    m = r.summary["classes"]["high"]["read"]["lat_us"]["mean"]
+    lam = lam_c
+    m = runs["mmc"]["classes"]["high"]["read"]["lat_us"]["mean"]
     a = lam * mean_s
     w = 1e6 * (_erlang_c(c, a) / (c / mean_s - lam) + mean_s)
     claims.append(Claim("mmc-mean", "Erlang C formula", "M/M/4 at ρ=0.8: mean sojourn time within 5%",
                         round(w, 1), m, _within(m, w, 0.05)))
 
-    r = run_scenario(_scenario({"dist": "fixed", "value": "50us"}, 4, {"kind": "burst", "outstanding": 16}, "200ms"),
-            out_dir=out_dir / "closed", keep_tables=False)
-    d = r.summary["classes"]["high"]["read"]
+    d = runs["closed"]["classes"]["high"]["read"]
     claims.append(Claim("little-throughput", "Little's law", "16 outstanding on 4 servers of 50 µs: X = c/S = 80,000 IOPS within 1%",
                         80000, d["iops"], _within(d["iops"], 80000, 0.01)))
     claims.append(Claim("little-latency", "Little's law", "… and R = N·S/c = 200 µs within 1%",

@@ -21,7 +21,7 @@ from .. import _native
 from ..claims import Claim, write_claims
 from ..runner import write_json
 from . import figures
-from .net_common import fat_tree, flow, flow_gbps, run_flows, scenario, within
+from .net_common import fat_tree, flow, flow_gbps, run_flows_all, scenario, within
 
 NAME = "qtcp-model"
 DESCRIPTION = "QTCP analytic model vs simulation: per-class throughput at 10 and 100 Gb/s, Q convergence (QTCP Fig 1–2)"
@@ -46,24 +46,32 @@ def tail_gbps(tr: dict) -> list:
     return [round(mean(s[i] for s in tail) * PKT_BITS / 1e9, 3) for i in range(len(tail[0]))]
 
 
-def case(out_dir: Path, tag: str, rate: str, rate_bps: float, offered: list, duration: str, warmup: str, slots: int):
-    names = ["low", "medium", "high"]
-    flows = [flow(f"{c}", f"h{4 * (i + 1)}", "h0", c, "qtcp", f"{o / 1e9:g}Gbps") for i, (c, o) in enumerate(zip(names, offered))]
-    net = run_flows(out_dir, tag, scenario(fat_tree(rate=rate), flows, duration=duration, warmup=warmup, name=f"qtcp-model-{tag}"))
+CASES = (
+    ("10g", "10Gbps", 10e9, [3e9, 6e9, 9e9], "1500ms", "500ms", 4000),
+    ("100g", "100Gbps", 100e9, [30e9, 60e9, 90e9], "150ms", "50ms", 40000),
+)
+CLASS_NAMES = ["low", "medium", "high"]
+
+
+def case_scenario(tag: str, rate: str, offered: list, duration: str, warmup: str) -> dict:
+    flows = [flow(f"{c}", f"h{4 * (i + 1)}", "h0", c, "qtcp", f"{o / 1e9:g}Gbps") for i, (c, o) in enumerate(zip(CLASS_NAMES, offered))]
+    return scenario(fat_tree(rate=rate), flows, duration=duration, warmup=warmup, name=f"qtcp-model-{tag}")
+
+
+def case(out_dir: Path, tag: str, net: dict, rate_bps: float, offered: list, slots: int):
+    """The simulation's per-class throughput (from its network summary) beside the model's."""
     sim = flow_gbps(net)
     tr = model(rate_bps, offered, [1.0, 2.0, 3.0], slots=slots)
     write_json(out_dir / tag / "model.json", tr)
-    return [sim[c] for c in names], tail_gbps(tr), tr
+    return [sim[c] for c in CLASS_NAMES], tail_gbps(tr), tr
 
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
     compared = {}
-    for tag, rate, rate_bps, offered, dur, warm, slots in (
-        ("10g", "10Gbps", 10e9, [3e9, 6e9, 9e9], "1500ms", "500ms", 4000),
-        ("100g", "100Gbps", 100e9, [30e9, 60e9, 90e9], "150ms", "50ms", 40000),
-    ):
-        sim, mod, _ = case(out_dir, tag, rate, rate_bps, offered, dur, warm, slots)
+    nets = run_flows_all(out_dir, {tag: case_scenario(tag, rate, offered, dur, warm) for tag, rate, _, offered, dur, warm, _ in CASES})
+    for tag, rate, rate_bps, offered, dur, warm, slots in CASES:
+        sim, mod, _ = case(out_dir, tag, nets[tag], rate_bps, offered, slots)
         compared[f"{rate}, offered {'/'.join(f'{o / 1e9:g}' for o in offered)} Gb/s"] = {
             "model": dict(zip(("low", "medium", "high"), mod)), "simulation": dict(zip(("low", "medium", "high"), sim))}
         claims.append(Claim(

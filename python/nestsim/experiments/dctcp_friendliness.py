@@ -13,7 +13,7 @@ from pathlib import Path
 from statistics import mean
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all, timeseries
 from . import figures
 from .net_common import flow, scenario, star, within
 
@@ -26,13 +26,20 @@ PHASES = {"before": (0.5, 1.0), "during": (1.5, 2.0), "after": (2.5, 3.0)}
 QTCP = [("q3", "s3", "low", "3Gbps"), ("q6", "s6", "medium", "6Gbps"), ("q9", "s9", "high", "9Gbps")]
 
 
-def _phases(out_dir: Path, tag: str, extra: dict) -> dict:
+def _flows(extra: dict) -> list:
+    return [flow(n, s, "r", c, "qtcp", rate) for n, s, c, rate in QTCP] + [extra]
+
+
+def _scenario(tag: str, extra: dict) -> dict:
     net = star({"s3": "10us", "s6": "10us", "s9": "10us", "sx": "10us", "r": "10us"})
     net["qtcp"] = {"interference": True, "sigma": 0.05}
-    flows = [flow(n, s, "r", c, "qtcp", rate) for n, s, c, rate in QTCP] + [extra]
-    r = run_scenario(scenario(net, flows, duration="3000ms", warmup="500ms", name=f"dctcp-friendliness-{tag}"),
-                     out_dir=out_dir / tag)
-    ts = r.timeseries.to_pydict()
+    return scenario(net, _flows(extra), duration="3000ms", warmup="500ms", name=f"dctcp-friendliness-{tag}")
+
+
+def _phases(out_dir: Path, tag: str, extra: dict) -> dict:
+    """Mean throughput of every flow in each phase of run `tag`."""
+    flows = _flows(extra)
+    ts = timeseries(out_dir / tag)
     out = {}
     for ph, (a, b) in PHASES.items():
         out[ph] = {}
@@ -51,7 +58,10 @@ def _ratio_ok(p: dict, high: float = None) -> tuple:
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
-    d = _phases(out_dir, "dctcp-joins", flow("dctcp", "sx", "r", "best_effort", "dctcp", start="1000ms", stop="2000ms"))
+    joins = {"dctcp-joins": flow("dctcp", "sx", "r", "best_effort", "dctcp", start="1000ms", stop="2000ms"),
+             "second-high-flow": flow("q9b", "sx", "r", "high", "qtcp", "9Gbps", start="1000ms", stop="2000ms")}
+    run_all(out_dir, {tag: _scenario(tag, extra) for tag, extra in joins.items()})
+    d = _phases(out_dir, "dctcp-joins", joins["dctcp-joins"])
     fmt = lambda p: ", ".join(f"{k} {v:.2f}" for k, v in p.items())
     (rb, okb), (rd, okd), (ra, oka) = _ratio_ok(d["before"]), _ratio_ok(d["during"]), _ratio_ok(d["after"])
     q_before = sum(d["before"][f] for f, *_ in QTCP)
@@ -73,7 +83,7 @@ def run_experiment(out_dir: Path) -> dict:
                         "QTCP total within 5 % of before, 1 : 2 : 3 (± 20 %)",
                         f"QTCP total {q_after:.2f} Gb/s (before {q_before:.2f}); 1 : {ra[0]} : {ra[1]}",
                         oka and within(q_after, q_before, 0.05)))
-    s = _phases(out_dir, "second-high-flow", flow("q9b", "sx", "r", "high", "qtcp", "9Gbps", start="1000ms", stop="2000ms"))
+    s = _phases(out_dir, "second-high-flow", joins["second-high-flow"])
     hi = s["during"]["q9"] + s["during"]["q9b"]
     (rs, oks) = _ratio_ok(s["during"], high=hi)
     split = s["during"]["q9b"] / max(s["during"]["q9"], 1e-9)

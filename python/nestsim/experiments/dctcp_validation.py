@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all, timeseries
 from . import figures
 from .net_common import flow, within
 
@@ -49,16 +50,21 @@ def theory(n: int) -> dict:
             "qmax_pkts": K + n}
 
 
-def measure(out_dir: Path, n: int) -> dict:
-    sc = {
+def _scenario(n: int) -> dict:
+    return {
         "schema": 1, "name": f"dctcp-validation-n{n}",
         "run": {"seed": 1, "duration": "80ms", "warmup": "30ms", "interval": f"{INTERVAL_US}us", "drain": False},
         "network": {"topology": "dumbbell", "senders": n, "link_rate": "10Gbps", "link_delay": f"{DELAY_US:g}us",
                     "switch": {"ecn": "step", "ecn_k": K}, "tcp": {"g": 1 / 16, "delayed_ack": 1}},
         "flow": [flow(f"f{i}", f"s{i}", "r0", "best_effort", "dctcp") for i in range(n)],
     }
-    r = run_scenario(sc, out_dir=out_dir / f"n{n}")
-    ts = r.timeseries.to_pydict()
+
+
+def measure(out_dir: Path, n: int, summary: Optional[dict] = None) -> dict:
+    """The queue's oscillation in run `n{n}` (run here unless its summary is given)."""
+    if summary is None:
+        summary = run_all(out_dir, {f"n{n}": _scenario(n)})[f"n{n}"]
+    ts = timeseries(out_dir / f"n{n}")
     q = np.array([v * 1024 / MTU_WIRE for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"])
                   if e == "port:sw0->r0" and m == "queue_kib" and t >= 0.03])
     # Period: the strongest spectral line between 50 µs and 5 ms (the autocorrelation's first
@@ -70,7 +76,7 @@ def measure(out_dir: Path, n: int) -> dict:
     return {"amplitude_pkts": round(float(np.percentile(q, 95) - np.percentile(q, 5)), 1),
             "period_us": period,
             "qmax_pkts": round(float(np.percentile(q, 99)), 1), "qmean_pkts": round(float(q.mean()), 1),
-            "total_gbps": r.summary["network"]["total_throughput_gbps"],
+            "total_gbps": summary["network"]["total_throughput_gbps"],
             "alpha_mean": _mean_alpha(ts)}
 
 
@@ -82,8 +88,9 @@ def _mean_alpha(ts: dict) -> float:
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
+    runs = run_all(out_dir, {f"n{n}": _scenario(n) for n in (2, 10, 40)})
     for n in (2, 10, 40):
-        th, me = theory(n), measure(out_dir, n)
+        th, me = theory(n), measure(out_dir, n, runs[f"n{n}"])
         amp_ok = within(me["amplitude_pkts"], th["amplitude_pkts"], 0.35)
         per_ok = me["period_us"] is not None and within(me["period_us"], th["period_us"], 0.35)
         qmax_ok = within(me["qmax_pkts"], th["qmax_pkts"], 0.25)

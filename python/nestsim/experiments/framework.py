@@ -74,6 +74,13 @@ def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[i
     return {name: json.loads((Path(d) / "summary.json").read_text()) for name, d in dirs.items()}
 
 
+def timeseries(run_dir: Path) -> dict:
+    """A run's time series (`timeseries.parquet`) as columns: time_s, entity, metric, value, …."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(str(Path(run_dir) / "timeseries.parquet")).to_pydict()
+
+
 def _fmt(x: float, unit: str) -> str:
     return f"{x:.3g}{unit}"
 

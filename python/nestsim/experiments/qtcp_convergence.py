@@ -16,7 +16,7 @@ from statistics import mean
 from typing import Dict, List, Optional
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all, timeseries
 from . import figures
 from .net_common import flow, scenario, star
 
@@ -32,14 +32,17 @@ STEP, SMOOTH, HOLD, TOL, END = 200e-6, 5, 0.010, 0.15, 0.200
 GOODPUT = 10 * 1448 / 1538
 
 
-def _run(out_dir: Path, cc: str) -> tuple:
+def _scenario(cc: str) -> dict:
     net = star({"s1": "10us", "s2": "10us", "s3": "10us", "r": "10us"})
     net["switch"] = {"ecn": "step", "ecn_k": 65}
     net["framing"] = "ethernet"
     flows = [flow(f, f"s{f[1]}", "r", CLASS[f], cc, start=f"{t * 1e3:g}ms") for f, t in JOINS.items()]
-    sc = scenario(net, flows, duration=f"{END * 1e3:g}ms", warmup="0ms", interval=f"{STEP * 1e6:g}us", name=f"qtcp-convergence-{cc}")
-    r = run_scenario(sc, out_dir=out_dir / cc)
-    ts = r.timeseries.to_pydict()
+    return scenario(net, flows, duration=f"{END * 1e3:g}ms", warmup="0ms", interval=f"{STEP * 1e6:g}us", name=f"qtcp-convergence-{cc}")
+
+
+def _series(run_dir: Path) -> tuple:
+    """Per-flow throughput series and the mean smoothed RTT of a run."""
+    ts = timeseries(run_dir)
     thr: Dict[str, List[tuple]] = {}
     rtt: List[float] = []
     for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"]):
@@ -83,8 +86,9 @@ def _targets(present: List[str], qtcp: bool) -> Dict[str, float]:
 
 def run_experiment(out_dir: Path) -> dict:
     res = {}
+    run_all(out_dir, {cc: _scenario(cc) for cc in ("qtcp", "dctcp")})
     for cc in ("qtcp", "dctcp"):
-        thr, rtt = _run(out_dir, cc)
+        thr, rtt = _series(out_dir / cc)
         per = []
         for i, (f, t) in enumerate(JOINS.items()):
             present = list(JOINS)[:i + 1]

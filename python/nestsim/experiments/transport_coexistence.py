@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import mean
 
 from ..claims import Claim, write_claims
-from ..runner import run as run_scenario
+from .framework import run_all, timeseries
 from . import figures
 from .net_common import flow, roce_switch, star, within
 
@@ -39,11 +39,23 @@ def _net(n_hosts: int, qtcp_bottleneck: str = None) -> dict:
     return net
 
 
-def _series(out_dir: Path, tag: str, net: dict, flows: list, duration: str) -> dict:
-    sc = {"schema": 1, "name": f"coexistence-{tag}", "run": {"seed": 1, "duration": duration, "interval": "100us", "drain": False},
-          "class": CLASSES, "network": net, "flow": flows}
-    r = run_scenario(sc, out_dir=out_dir / tag)
-    ts = r.timeseries.to_pydict()
+def _scenario(tag: str, net: dict, flows: list, duration: str) -> dict:
+    return {"schema": 1, "name": f"coexistence-{tag}", "run": {"seed": 1, "duration": duration, "interval": "100us", "drain": False},
+            "class": CLASSES, "network": net, "flow": flows}
+
+
+def _mixed(fam: str, other: str) -> list:
+    """Four `fam` flows with ratios 1 : 1.5 : 2 : 3 beside two `other` flows."""
+    flows = [flow(f"{fam}{i}", f"s{i - 1}", "r", f"c{i}", fam) for i in range(1, 5)]
+    return flows + [flow(f"{other}{j}", f"s{4 + j}", "r", "other", other) for j in range(2)]
+
+
+MIXED = (("fig4.23b-qtcp-with-dcqcn", "qtcp", "dcqcn"), ("fig4.23c-qrdma-with-dctcp", "qrdma", "dctcp"))
+
+
+def _series(out_dir: Path, tag: str) -> dict:
+    """Per-flow throughput series of run `tag`."""
+    ts = timeseries(out_dir / tag)
     out: dict = {}
     for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"]):
         if m == "throughput_gbps" and e.startswith("flow:"):
@@ -58,8 +70,15 @@ def _avg(s: list, a: float, b: float) -> float:
 
 def run_experiment(out_dir: Path) -> dict:
     claims = []
-    s = _series(out_dir, "b-dctcp-dcqcn", _net(2), [flow("dctcp", "s0", "r", "other", "dctcp"),
-                                                      flow("dcqcn", "s1", "r", "other", "dcqcn")], "200ms")
+    scenarios = {
+        "b-dctcp-dcqcn": _scenario("b-dctcp-dcqcn", _net(2), [flow("dctcp", "s0", "r", "other", "dctcp"),
+                                                             flow("dcqcn", "s1", "r", "other", "dcqcn")], "200ms"),
+        "c-qtcp-dcqcn": _scenario("c-qtcp-dcqcn", _net(2, qtcp_bottleneck="47Gbps"),
+                                  [flow("qtcp", "s0", "r", "c1", "qtcp"), flow("dcqcn", "s1", "r", "other", "dcqcn")], "200ms"),
+    }
+    scenarios.update({tag: _scenario(tag, _net(6), _mixed(fam, other), "200ms") for tag, fam, other in MIXED})
+    run_all(out_dir, scenarios)
+    s = _series(out_dir, "b-dctcp-dcqcn")
     # "Initially": the first sampled interval (100 µs ≈ 10 base RTTs, DCTCP still in slow start);
     # the crossover is the first interval in which DCTCP carries more.
     early = (s["dctcp"][0][1], s["dcqcn"][0][1])
@@ -71,17 +90,14 @@ def run_experiment(out_dir: Path) -> dict:
                         f"first 100 µs DCTCP {early[0]:.1f} / DCQCN {early[1]:.1f} Gb/s; DCTCP ahead from {cross * 1e3 if cross is not None else float('nan'):.1f} ms; "
                         f"100–200 ms DCTCP {late[0]:.1f} / DCQCN {late[1]:.1f} Gb/s",
                         early[1] > early[0] and late[0] > late[1]))
-    s = _series(out_dir, "c-qtcp-dcqcn", _net(2, qtcp_bottleneck="47Gbps"),
-                [flow("qtcp", "s0", "r", "c1", "qtcp"), flow("dcqcn", "s1", "r", "other", "dcqcn")], "200ms")
+    s = _series(out_dir, "c-qtcp-dcqcn")
     late = (_avg(s["qtcp"], 0.1, 0.2), _avg(s["dcqcn"], 0.1, 0.2))
     claims.append(Claim("qtcp-dcqcn-equal", SOURCE + " (Fig 4.22c)",
                         "With the quality factor (QTCP holding half the link), QTCP and DCQCN get equal bandwidth",
                         "within 20 % of each other", f"QTCP {late[0]:.1f} / DCQCN {late[1]:.1f} Gb/s (100–200 ms)",
                         within(late[0], late[1], 0.2)))
-    for tag, fam, other in (("fig4.23b-qtcp-with-dcqcn", "qtcp", "dcqcn"), ("fig4.23c-qrdma-with-dctcp", "qrdma", "dctcp")):
-        flows = [flow(f"{fam}{i}", f"s{i - 1}", "r", f"c{i}", fam) for i in range(1, 5)]
-        flows += [flow(f"{other}{j}", f"s{4 + j}", "r", "other", other) for j in range(2)]
-        s = _series(out_dir, tag, _net(6), flows, "200ms")
+    for tag, fam, other in MIXED:
+        s = _series(out_dir, tag)
         g = [_avg(s[f"{fam}{i}"], 0.1, 0.2) for i in range(1, 5)]
         o = [_avg(s[f"{other}{j}"], 0.1, 0.2) for j in range(2)]
         r = [round(x / g[0], 2) if g[0] else 0.0 for x in g]

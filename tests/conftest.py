@@ -71,6 +71,19 @@ def small_scenario(tmp_path):
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 
 
+def _chromium(common: list, profile: Path, args: list, timeout: int = 120, tries: int = 2) -> subprocess.CompletedProcess:
+    """Runs headless Chromium; a run that hangs is killed and tried once more with a fresh
+    profile (headless Chromium occasionally hangs at start-up on a loaded machine; a report that
+    cannot render hangs every time and still fails)."""
+    for k in range(tries):
+        try:
+            return subprocess.run(common + [f"--user-data-dir={profile}-{k}"] + args, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if k == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def render_report(report: Path, scratch: Path) -> dict:
     """Opens `report` in headless Chromium: its self-check verdict and a screenshot's ink.
 
@@ -87,13 +100,11 @@ def render_report(report: Path, scratch: Path) -> dict:
     url = report.resolve().as_uri()
     common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
               "--disable-component-update", "--no-first-run", "--hide-scrollbars", "--virtual-time-budget=10000"]
-    dom = subprocess.run(common + [f"--user-data-dir={scratch / 'p1'}", "--dump-dom", url],
-                         capture_output=True, text=True, timeout=180)
+    dom = _chromium(common, scratch / "p1", ["--dump-dom", url])
     m = re.search(r'data-render-check="figures=(\d+) images=(\d+) broken=(\d+)"', dom.stdout)
     assert m, f"the report's self-check did not run; chromium said:\n{dom.stderr[-2000:]}"
     shot = scratch / "shot.png"
-    subprocess.run(common + [f"--user-data-dir={scratch / 'p2'}", "--window-size=1280,1600", f"--screenshot={shot}", url],
-                   capture_output=True, text=True, timeout=180)
+    _chromium(common, scratch / "p2", ["--window-size=1280,1600", f"--screenshot={shot}", url])
     px = mpimg.imread(shot)[:, :, :3]
     ink = float((px.min(axis=2) < 0.9).mean())
     colours = len({tuple(c) for c in (px[::8, ::8].reshape(-1, 3) * 255).astype(int).tolist()})

@@ -7,8 +7,7 @@
 
 use crate::host::gate::AdmissionGate;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
-use nest_core::{CoordId, HostId};
-use nest_core::FlowId;
+use nest_core::{CoordId, FlowId, HostId};
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox};
 
 /// Timers of the QoS seam.

@@ -13,6 +13,7 @@ pub mod fixed_budget;
 pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;
 
+pub use nest_core::Congestion;
 use nest_core::{FlowId, HostId, SimTime};
 
 /// What a coordinator asks the World to do.
@@ -26,17 +27,6 @@ pub enum Action {
     /// Report the congestion of flow `flow` (a message channel) to
     /// [`Coordinator::on_congestion`] from now on.
     Watch { flow: FlowId },
-}
-
-/// What a watched flow's sender went through (the transport's congestion outbox).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Congestion {
-    /// A CNP reached the sender's reaction point, which cut its rate to `rate_bps`.
-    RateCut { rate_bps: f64 },
-    /// The reaction point raised its rate to `rate_bps`.
-    RateRaised { rate_bps: f64 },
-    /// The sending host's NIC received a PFC PAUSE for the flow's priority.
-    Paused,
 }
 
 /// Actions collected during one call (reused; the adapter drains it).

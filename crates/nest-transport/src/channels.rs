@@ -10,6 +10,7 @@
 //! storage-side rate controller (SRC) reads exactly these at the target's endpoints.
 
 use crate::{cc, Scheduler, TpEvent, Transports};
+pub use nest_core::Congestion;
 use nest_core::SimTime;
 use nest_net::Fabric;
 use std::collections::VecDeque;
@@ -32,17 +33,6 @@ pub struct Delivery {
     pub msg: Message,
 }
 
-/// What a watched flow went through.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Congestion {
-    /// A CNP reached the flow's reaction point, which cut its rate to `rate_bps`.
-    RateCut { rate_bps: f64 },
-    /// The reaction point raised its rate (rate-increase timer or byte counter) to `rate_bps`.
-    RateRaised { rate_bps: f64 },
-    /// The sending host's NIC received a PFC PAUSE for the flow's priority.
-    Paused,
-}
-
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct CongestionEvent {
     pub at: SimTime,
@@ -58,8 +48,9 @@ pub struct Channels {
     /// Messages that fully arrived since the owner last drained this, in arrival order.
     pub delivered: Vec<Delivery>,
     watched: Vec<bool>,
-    /// Whether any flow is watched (the fabric then reports NIC pauses).
-    any_watched: bool,
+    /// The watched flows, in the order they were watched (the fabric reports NIC pauses while
+    /// there are any).
+    watched_flows: Vec<u32>,
     /// Congestion at watched flows since the owner last drained this, in time order.
     pub congestion: Vec<CongestionEvent>,
 }
@@ -71,8 +62,9 @@ impl Channels {
 
     /// Reports flow `f`'s congestion events from now on.
     pub fn watch(&mut self, f: u32, fabric: &mut Fabric) {
-        self.watched[f as usize] = true;
-        self.any_watched = true;
+        if !std::mem::replace(&mut self.watched[f as usize], true) {
+            self.watched_flows.push(f);
+        }
         fabric.report_nic_pauses = true;
     }
 
@@ -98,7 +90,7 @@ impl Channels {
 
     #[inline]
     pub(crate) fn any_watched(&self) -> bool {
-        self.any_watched
+        !self.watched_flows.is_empty()
     }
 
     /// Messages of `kind` sent and not yet delivered, over every channel.
@@ -160,9 +152,11 @@ impl Transports {
     /// watched flows sending from that host at that priority.
     pub(crate) fn report_nic_pauses(&mut self, now: SimTime, fabric: &mut Fabric) {
         while let Some((host, prio)) = fabric.take_nic_pause() {
-            for (i, fl) in self.flows.iter().enumerate() {
-                if fl.spec.src == host && fl.spec.prio == prio {
-                    self.channels.note(now, i as u32, Congestion::Paused);
+            for k in 0..self.channels.watched_flows.len() {
+                let f = self.channels.watched_flows[k];
+                let spec = &self.flows[f as usize].spec;
+                if spec.src == host && spec.prio == prio {
+                    self.channels.note(now, f, Congestion::Paused);
                 }
             }
         }

@@ -33,17 +33,14 @@ def jobs() -> int:
     return os.cpu_count() or 1
 
 
-def _run_one(scenario: Mapping, out_dir: str, keep_requests: bool) -> Optional[Tuple[str, str]]:
+def _run_one(scenario: Mapping, out_dir: str) -> Optional[Tuple[str, str]]:
     """Runs one scenario; a native error comes back as (type name, message): the extension's
     exception types do not cross a process boundary."""
     from .. import _native
     from ..runner import run as run_scenario
 
-    sc = dict(scenario)
-    if not keep_requests:
-        sc["output"] = {**sc.get("output", {}), "requests": False}
     try:
-        run_scenario(sc, out_dir=out_dir, keep_tables=False)
+        run_scenario(dict(scenario), out_dir=out_dir, keep_tables=False)
     except (_native.ConfigError, _native.SimError) as e:
         return type(e).__name__, str(e)
     return None
@@ -56,8 +53,7 @@ def _raise(name: str, err: Optional[Tuple[str, str]]) -> None:
         raise getattr(_native, err[0])(f"run '{name}': {err[1]}")
 
 
-def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[int] = None,
-            keep_requests: bool = True) -> Dict[str, dict]:
+def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[int] = None) -> Dict[str, dict]:
     """Runs every scenario (a dict as for `nestsim.run`) into ``out_dir/NAME`` on a local process
     pool and returns NAME → summary, in the order given."""
     out_dir = Path(out_dir)
@@ -65,10 +61,10 @@ def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[i
     dirs = {name: str(out_dir / name) for name in scenarios}
     if workers == 1:
         for name, sc in scenarios.items():
-            _raise(name, _run_one(sc, dirs[name], keep_requests))
+            _raise(name, _run_one(sc, dirs[name]))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {name: pool.submit(_run_one, sc, dirs[name], keep_requests) for name, sc in scenarios.items()}
+            futures = {name: pool.submit(_run_one, sc, dirs[name]) for name, sc in scenarios.items()}
             for name, f in futures.items():
                 _raise(name, f.result())
     return {name: json.loads((Path(d) / "summary.json").read_text()) for name, d in dirs.items()}

@@ -9,8 +9,8 @@ use crate::sim::Simulation;
 use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
 use crate::stats::r6;
-use nest_core::{CoordId, FlowId};
-use nest_qos::{Action, Completion, Congestion};
+use nest_core::{CoordId, FlowId, HostId};
+use nest_qos::{Action, Completion};
 use serde_json::{json, Map, Value};
 
 impl Simulation {
@@ -60,7 +60,7 @@ impl Simulation {
                 Action::SetBudget { host, ios } => {
                     let gate = self.gates[host.ix()].as_mut().expect("a budget for a host without a gate");
                     gate.set_budget(ios);
-                    self.release_held(host.0);
+                    self.release_held(host);
                 }
                 Action::Watch { flow } => {
                     let net = self.net.as_deref_mut().expect("a coordinator watching a flow without a network");
@@ -88,20 +88,19 @@ impl Simulation {
         let events = std::mem::take(&mut net.tp.channels.congestion);
         for e in &events {
             let flow = FlowId(e.flow);
-            let c = match e.what {
-                nest_transport::Congestion::RateCut { rate_bps } => Congestion::RateCut { rate_bps },
-                nest_transport::Congestion::RateRaised { rate_bps } => Congestion::RateRaised { rate_bps },
-                nest_transport::Congestion::Paused => Congestion::Paused,
-            };
-            // The watchers of this flow, taken before any of them can watch more.
-            let rt = self.qos.as_deref().expect("watched flows without coordinators");
-            let from = rt.watchers.partition_point(|&(f, _)| f < flow);
-            let to = rt.watchers.partition_point(|&(f, _)| f <= flow);
-            let coords: Vec<CoordId> = rt.watchers[from..to].iter().map(|&(_, k)| k).collect();
-            for coord in coords {
-                let rt = self.qos.as_deref_mut().expect("coordinators");
-                rt.coords[coord.ix()].on_congestion(self.now, flow, c, &mut rt.out);
+            // The flow's watchers in coordinator order, each looked up after the one before
+            // (one that starts watching more meanwhile moves the list).
+            let mut after: Option<CoordId> = None;
+            loop {
+                let rt = self.qos.as_deref_mut().expect("watched flows without coordinators");
+                let k = rt.watchers.partition_point(|&(f, c)| f < flow || (f == flow && after.is_some_and(|a| c <= a)));
+                let Some(&(f, coord)) = rt.watchers.get(k) else { break };
+                if f != flow {
+                    break;
+                }
+                rt.coords[coord.ix()].on_congestion(self.now, flow, e.what, &mut rt.out);
                 self.qos_apply(coord, false);
+                after = Some(coord);
             }
         }
         let mut events = events;
@@ -115,8 +114,8 @@ impl Simulation {
     }
 
     /// Lets through the requests host `h`'s gate now admits.
-    fn release_held(&mut self, h: u32) {
-        while let Some(r) = self.gates[h as usize].as_mut().and_then(|g| g.release(self.now)) {
+    fn release_held(&mut self, h: HostId) {
+        while let Some(r) = self.gates[h.ix()].as_mut().and_then(|g| g.release(self.now)) {
             self.admit(r);
         }
     }

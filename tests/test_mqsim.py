@@ -48,6 +48,25 @@ def test_fixture_setup_maps_every_parameter(cli, tmp_path):
     assert s2["conservation"] == "ok"
 
 
+
+def test_compat_runs_the_setup_with_mqsims_model_choices(cli, tmp_path):
+    out = tmp_path / "mq"
+    cli("run", "--mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--scenario", "1", "--compat",
+        "-o", out, "-q", check=0)
+    s = json.loads((out / "scenario1" / "summary.json").read_text())
+    assert s["config"]["device"][0]["compat"] == "mqsim"
+    ssd = s["devices"]["ssd"]["ssd"]
+    # MQSim never suspends, whatever its ssdconfig.xml says; its other choices are named.
+    assert ssd["suspension"] == "off"
+    assert ssd["model"]["die_interleave"] is False and ssd["model"]["destage"] == "eager"
+    assert s["conservation"] == "ok"
+
+
+def test_compat_without_an_mqsim_setup_is_an_error(cli, tmp_path):
+    p = cli("run", ROOT / "examples" / "ssd-smoke.toml", "--compat", "-o", tmp_path / "x", check=2)
+    assert "--compat goes with --mqsim" in p.stderr
+
+
 def test_stock_mqsim_files_run(cli, tmp_path):
     mq = SHARED / "mqsim"
     tpcc = SHARED / "traces" / "mqsim_tpcc_small"

@@ -112,6 +112,13 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
     ({"scheduler": {"suspend": "sometimes"}}, "device[0].scheduler.suspend"),
     ({"scheduler": {"suspend_erase_latency": "fast"}}, "device[0].scheduler.suspend_erase_latency"),
     ({"scheduler": {"suspend_max_per_operation": 0}}, "device[0].scheduler.suspend_max_per_operation"),
+    ({"compat": "ssdsim"}, "device[0].compat"),
+    ({"model": {"destage": "sometimes"}}, "device[0].model.destage"),
+    ({"model": {"cmt_granularity": "block"}}, "device[0].model.cmt_granularity"),
+    ({"model": {"mapping_writes": "later"}}, "device[0].model.mapping_writes"),
+    ({"model": {"program_transfer": "half"}}, "device[0].model.program_transfer"),
+    ({"model": {"hot_window": "soon"}}, "device[0].model.hot_window"),
+    ({"model": {"cmt_entry_bytes": 0}}, "device[0].model.cmt_entry_bytes"),
 ])
 def test_bad_ssd_settings_name_the_key(cli, tmp_path, device, key):
     f = tmp_path / "bad.toml"
@@ -153,3 +160,28 @@ def test_pm_memory_and_storage_model(tmp_path):
     assert blk["write"]["lat_us"]["mean"] > blk["read"]["lat_us"]["mean"]
     assert s["devices"]["pm"]["kind"] == "pm" and 0 < s["devices"]["pm"]["utilization"] < 1
     assert s["conservation"] == "ok"
+
+
+def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
+    """`compat = "mqsim"` takes MQSim's model choices (named in the summary); a `model` key still
+    overrides one; the default drive names none."""
+    def run(name, **dev):
+        sc = {"schema": 1, "run": {"duration": "30ms"}, "output": {"requests": False},
+              "device": [{"name": "d", "kind": "ssd", **dev}],
+              "workload": [{"name": "w", "device": "d", "read_fraction": 0.5, "size": {"dist": "fixed", "bytes": "4KiB"},
+                            "arrival": {"kind": "burst", "outstanding": 16}}]}
+        return nestsim.run(sc, out_dir=tmp_path / name).summary["devices"]["d"]["ssd"]
+    default = run("default")
+    assert "model" not in default
+    compat = run("compat", compat="mqsim")
+    m = compat["model"]
+    assert (m["die_interleave"], m["multiplane_same_page"], m["destage"], m["cmt_granularity"], m["mapping_writes"]) == \
+        (False, True, "eager", "entry", "never")
+    # MQSim's entry sizes for the stock drive (2^26 pages of 16 sectors) and one page per plane in flight.
+    assert (m["cmt_entry_bytes"], m["map_entry_bytes"], m["writeback_limit_pages"]) == (9, 6, 128)
+    assert compat["suspension"] == "off"
+    # Eager destage sends cold writes to flash at once; the write-back cache holds them.
+    assert compat["user_page_programs"] > 0 and default["user_page_programs"] == 0
+    mixed = run("mixed", compat="mqsim", model={"destage": "lazy", "writeback_limit_pages": 0})
+    assert mixed["model"]["destage"] == "lazy" and mixed["model"]["writeback_limit_pages"] is None
+    assert mixed["user_page_programs"] == 0

@@ -53,6 +53,8 @@ def _parse_device(spec: str) -> dict:
 def cmd_run(a) -> int:
     if a.mqsim:
         return _run_mqsim(a)
+    if a.compat:
+        raise ValueError("--compat goes with --mqsim (in a scenario file, set compat = \"mqsim\" on the [[device]])")
     if not a.scenario:
         raise ValueError("give a scenario file, or --mqsim SSDCONFIG.xml WORKLOAD.xml")
     out = Path(a.output) if a.output else Path("out") / Path(a.scenario).stem
@@ -70,7 +72,7 @@ def _run_mqsim(a) -> int:
         raise ValueError("give either a scenario file or --mqsim, not both")
     ssd, wl = (Path(x) for x in a.mqsim)
     try:
-        scenarios, warnings = load(ssd, wl, a.trace_dir)
+        scenarios, warnings = load(ssd, wl, a.trace_dir, compat=a.compat)
     except MqsimError as e:
         raise ValueError(str(e)) from None
     for w in warnings:
@@ -183,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run an MQSim setup: its ssdconfig.xml and workload.xml (each IO_Scenario is one run)")
     r.add_argument("--scenario", dest="scenario_index", type=int, default=None, help="with --mqsim: run only IO_Scenario N (from 1)")
     r.add_argument("--trace-dir", action="append", default=[], help="with --mqsim: more directories to look for trace files in")
+    r.add_argument("--compat", action="store_true",
+                   help="with --mqsim: model the drive as MQSim does (compat = \"mqsim\": one command per chip, eager destage with "
+                        "back-pressure, single-entry CMT, …; docs/mqsim.md) instead of NeSt's defaults")
     r.add_argument("-o", "--output", help="run directory (default out/<scenario name>; with --mqsim one scenarioN/ per IO_Scenario)")
     r.add_argument("-q", "--quiet", action="store_true")
     _add_common(r)

@@ -485,12 +485,15 @@ def finalize(sc: dict, capacity: int) -> dict:
     return sc
 
 
-def load(ssdconfig: Path, workload: Path, trace_dirs: Optional[List[Path]] = None) -> Tuple[List[dict], List[str]]:
-    """(NeSt scenarios, warnings) for an MQSim ssdconfig.xml + workload.xml pair."""
+def load(ssdconfig: Path, workload: Path, trace_dirs: Optional[List[Path]] = None, compat: bool = False) -> Tuple[List[dict], List[str]]:
+    """(NeSt scenarios, warnings) for an MQSim ssdconfig.xml + workload.xml pair. `compat`: the
+    device takes MQSim's model choices (`compat = "mqsim"`) instead of NeSt's defaults."""
     from . import _native
 
     warnings: List[str] = []
     dev, run = device_from_ssdconfig(Path(ssdconfig), warnings)
+    if compat:
+        dev["compat"] = "mqsim"
     scs = scenarios_from_workload(Path(workload), dev, run, warnings, [Path(t) for t in (trace_dirs or [])])
     out = []
     for sc in scs:

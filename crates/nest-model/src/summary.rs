@@ -123,7 +123,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         json!({"mode": s.params.cache.mode.name(), "read_hit_rate": r6(rh), "write_hit_rate": r6(wh), "dirty_slots_at_end": k.dirty_slots(), "slots": k.slots})
     });
     let q = dev.ctrl.queued_by_level();
-    json!({
+    let mut out = json!({
         "geometry": {
             "channels": s.params.geometry.channels, "chips_per_channel": s.params.geometry.chips_per_channel,
             "dies_per_chip": s.params.geometry.dies_per_chip, "planes_per_die": s.params.geometry.planes_per_die,
@@ -156,7 +156,24 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         "cache": cache,
         "chip_utilization": {"mean": r6(mean(&chips)), "max": r6(max(&chips))},
         "channel_utilization": {"mean": r6(mean(&chans)), "max": r6(max(&chans))},
-    })
+    });
+    // The model switches, named only when one differs from NeSt's default (compat runs).
+    let m = &s.params.model;
+    if *m != nest_ssd::switches::ModelSwitches::default() {
+        out["model"] = json!({
+            "die_interleave": m.die_interleave, "multiplane_same_page": m.multiplane_same_page,
+            "program_transfer": format!("{:?}", m.program_transfer).to_lowercase(),
+            "cmt_granularity": if m.cmt_granularity == nest_ssd::switches::CmtGranularity::Entry { "entry" } else { "translation_page" },
+            "cmt_entry_bytes": m.cmt_entry_bytes, "map_entry_bytes": m.map_entry_bytes,
+            "mapping_writes": format!("{:?}", m.mapping_writes).to_lowercase(),
+            "unwritten_read_maps": m.unwritten_read_maps,
+            "destage": format!("{:?}", m.destage).to_lowercase(),
+            "hot_window_s": m.hot_window.as_secs_f64(),
+            "writeback_limit_pages": m.writeback_limit_pages,
+            "free_mapping_misses": s.cmt_free_misses(),
+        });
+    }
+    out
 }
 
 /// Gb/s through the storage end and the response side (see `RunStats::passed`).

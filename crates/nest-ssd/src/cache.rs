@@ -2,6 +2,10 @@
 //! host writes complete once in DRAM; dirty slots are flushed to flash LRU-first when free
 //! and clean slots run short. Read caching keeps pages read from flash (clean, LRU).
 //! Slots are found through an LPA-indexed table (zero-initialised; no hashing).
+//!
+//! With eager destage (MQSim's destage buffer, `Destage::Eager`) a page not written within the
+//! hot window is sent to flash as soon as it is written, and a finished write-back frees its slot
+//! instead of leaving it clean.
 
 use crate::sparse::SparseTable;
 use crate::geometry::NONE;
@@ -34,6 +38,12 @@ pub struct DataCache {
     /// Start flushing when free + clean slots — counting those a flush in flight will make
     /// clean — fall below this.
     pub reserve: u32,
+    /// Bytes the host wrote into each slot's page since it was last written back.
+    pub written: Vec<u32>,
+    page_size: u32,
+    /// Eager destage: the hot window in ps, and per LPA the window (+1) of its last write.
+    eager_window: Option<u64>,
+    last_window: SparseTable,
     pub read_hits: u64,
     pub read_misses: u64,
     pub write_hits: u64,
@@ -41,7 +51,8 @@ pub struct DataCache {
 }
 
 impl DataCache {
-    pub fn new(slots: u32, logical_pages: u64, reserve_fraction: f64) -> Self {
+    /// `eager_window`: `Some(hot window in ps)` for eager destage.
+    pub fn new(slots: u32, logical_pages: u64, reserve_fraction: f64, page_size: u32, eager_window: Option<u64>) -> Self {
         let n = slots as usize;
         DataCache {
             slots,
@@ -55,6 +66,10 @@ impl DataCache {
             flushing: 0,
             rewritten: 0,
             reserve: ((slots as f64 * reserve_fraction).ceil() as u32).max(1),
+            written: vec![0; n],
+            page_size,
+            eager_window,
+            last_window: SparseTable::new(if eager_window.is_some() { logical_pages as usize } else { 0 }),
             read_hits: 0,
             read_misses: 0,
             write_hits: 0,
@@ -89,11 +104,23 @@ impl DataCache {
         Some(s)
     }
 
-    /// Places a host write of `lpa` (the caller checked there is room).
-    pub fn write(&mut self, lpa: u32, class: u8) {
+    /// Places a host write of `bytes` of `lpa` at `now_ps` (the caller checked there is room).
+    /// Returns the slot to write back at once under eager destage (a cold page), if any.
+    pub fn write(&mut self, lpa: u32, class: u8, bytes: u32, now_ps: u64) -> Option<u32> {
+        self.place(lpa, class, bytes);
+        let window = self.eager_window?;
+        let w = (now_ps / window + 1) as u32;
+        let hot = self.last_window.get(lpa as usize) == w;
+        self.last_window.set(lpa as usize, w);
+        let s = self.slot_of(lpa).expect("just placed");
+        (!hot && self.state[s as usize] == Slot::Dirty).then_some(s)
+    }
+
+    fn place(&mut self, lpa: u32, class: u8, bytes: u32) {
         if let Some(s) = self.slot_of(lpa) {
             self.write_hits += 1;
             self.class[s as usize] = class;
+            self.written[s as usize] = (self.written[s as usize] + bytes).min(self.page_size);
             match self.state[s as usize] {
                 Slot::Flushing => {
                     self.state[s as usize] = Slot::FlushingDirty;
@@ -113,8 +140,18 @@ impl DataCache {
         self.lpa[s as usize] = lpa;
         self.index.set(lpa as usize, s + 1);
         self.class[s as usize] = class;
+        self.written[s as usize] = bytes.min(self.page_size);
         self.state[s as usize] = Slot::Dirty;
         self.dirty.touch(s);
+    }
+
+    /// Starts writing dirty slot `s` back now (eager destage): (lpa, class, bytes written).
+    pub fn flush_now(&mut self, s: u32) -> (u32, u8, u32) {
+        debug_assert_eq!(self.state[s as usize], Slot::Dirty);
+        self.dirty.remove(s);
+        self.state[s as usize] = Slot::Flushing;
+        self.flushing += 1;
+        (self.lpa[s as usize], self.class[s as usize], std::mem::take(&mut self.written[s as usize]))
     }
 
     /// A read of `lpa`: true when DRAM has it.
@@ -155,16 +192,15 @@ impl DataCache {
     }
 
     /// The next dirty slot to write back, if flushing is due — fewer than `reserve` (or
-    /// `want`) slots available soon: (slot, lpa, class). Slots already being flushed count,
+    /// `want`) slots available soon: (slot, lpa, class, bytes written). Slots already being flushed count,
     /// or every dirty slot would be sent to flash the moment the reserve is crossed.
-    pub fn next_flush(&mut self, want: u32) -> Option<(u32, u32, u8)> {
+    pub fn next_flush(&mut self, want: u32) -> Option<(u32, u32, u8, u32)> {
         if self.soon_available() >= self.reserve.max(want) {
             return None;
         }
-        let s = self.dirty.pop_lru()?;
-        self.state[s as usize] = Slot::Flushing;
-        self.flushing += 1;
-        Some((s, self.lpa[s as usize], self.class[s as usize]))
+        let s = self.dirty.lru()?;
+        let (lpa, class, bytes) = self.flush_now(s);
+        Some((s, lpa, class, bytes))
     }
 
     pub fn flush_done(&mut self, s: u32) {
@@ -173,6 +209,12 @@ impl DataCache {
             self.rewritten -= 1;
             self.state[s as usize] = Slot::Dirty;
             self.dirty.touch(s);
+        } else if self.eager_window.is_some() {
+            // MQSim's destage buffer drops a page once it is on flash.
+            self.index.set(self.lpa[s as usize] as usize, 0);
+            self.lpa[s as usize] = NONE;
+            self.state[s as usize] = Slot::Free;
+            self.free.push(s);
         } else {
             self.state[s as usize] = Slot::Clean;
             self.clean.touch(s);
@@ -190,16 +232,16 @@ mod tests {
 
     /// 64 slots, reserve 8; `dirty` pages written.
     fn filled(dirty: u32) -> DataCache {
-        let mut c = DataCache::new(64, 1024, 0.125);
+        let mut c = DataCache::new(64, 1024, 0.125, 4096, None);
         assert_eq!(c.reserve, 8);
         for lpa in 0..dirty {
-            c.write(lpa, 0);
+            c.write(lpa, 0, 4096, 0);
         }
         c
     }
 
     fn drain(c: &mut DataCache, want: u32) -> Vec<u32> {
-        std::iter::from_fn(|| c.next_flush(want).map(|(s, _, _)| s)).collect()
+        std::iter::from_fn(|| c.next_flush(want).map(|(s, ..)| s)).collect()
     }
 
     #[test]
@@ -232,7 +274,26 @@ mod tests {
         assert_eq!(first.len(), 4);
         // The host rewrites one of the four: its slot stays dirty after the flush, so one more
         // flush is due.
-        c.write(c.lpa_of(first[0]), 0);
+        c.write(c.lpa_of(first[0]), 0, 4096, 0);
         assert_eq!(drain(&mut c, 0).len(), 1);
+    }
+
+    #[test]
+    fn eager_destage_writes_cold_pages_back_at_once_and_keeps_hot_ones() {
+        let ms = 1_000_000_000u64;
+        let mut c = DataCache::new(64, 1024, 0.125, 4096, Some(1000 * ms));
+        // First write of a page in the window: cold, written back now with the bytes written.
+        let s = c.write(7, 1, 2048, 5 * ms).expect("cold page");
+        assert_eq!(c.flush_now(s), (7, 1, 2048));
+        // Written again while in flight, then after: hot within the same window.
+        assert_eq!(c.write(7, 1, 4096, 10 * ms), None);
+        c.flush_done(s);
+        assert_eq!(c.state[s as usize], Slot::Dirty, "rewritten during the write-back");
+        assert_eq!(c.write(7, 1, 4096, 20 * ms), None, "hot: stays dirty in DRAM");
+        // In the next window the page is cold again, and a finished write-back frees the slot.
+        let s2 = c.write(7, 1, 4096, 1500 * ms).expect("cold in a new window");
+        c.flush_now(s2);
+        c.flush_done(s2);
+        assert_eq!((c.state[s2 as usize], c.slot_of(7)), (Slot::Free, None));
     }
 }

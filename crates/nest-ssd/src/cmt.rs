@@ -1,22 +1,45 @@
-//! Cached mapping table (DFTL-style): translation pages of the page-level map are cached in
-//! DRAM, LRU. A lookup that misses costs a flash read of the translation page; evicting a dirty
-//! translation page costs a flash write. Caching whole translation pages (page_size / 4
-//! entries) rather than MQSim's individual entries is a documented simplification: it favours
-//! sequential access slightly and is identical for uniformly random access over a large space.
+//! Cached mapping table (DFTL-style): the page-level map lives on flash in translation pages;
+//! DRAM caches part of it, LRU. A lookup that misses costs a flash read of the translation
+//! page; evicting a dirty entry costs a flash write of its translation page.
+//!
+//! What is cached is a model switch (`CmtGranularity`): whole translation pages (NeSt's default:
+//! a miss brings a page of neighbouring entries, which sequential access reuses) or single
+//! entries (MQSim: more distinct pages' entries fit, a neighbour's lookup misses again). With
+//! `MappingWrites::Never` (MQSim's quirk) a dirty eviction programs nothing and its translation
+//! page counts as in memory from then on, so later misses on it are free.
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
+use crate::sparse::SparseTable;
+use crate::switches::{CmtGranularity, MappingWrites};
 
 pub struct Cmt {
+    /// Mapping entries per translation page.
     pub entries_per_page: u32,
+    granularity: CmtGranularity,
+    mapping_writes: MappingWrites,
+    /// Cached units (translation pages or entries) at most.
     capacity: u32,
+    /// Translation pages, or entry slots.
     lru: LruList,
+    /// Per unit.
     dirty: Vec<bool>,
+    /// Entry mode: LPA → slot + 1, the LPA in each slot, the free slots.
+    index: SparseTable,
+    slot_lpa: Vec<u32>,
+    free: Vec<u32>,
     /// Head of the list of transactions waiting for this translation page (linked through the
     /// transactions), or NONE when the page is not being fetched.
     pub waiting: Vec<u32>,
+    /// `MappingWrites::Never`: translation pages whose write-back was queued and never served.
+    departed: Vec<bool>,
+    /// Translation pages whose dirty entries were evicted, for the caller to write back (with
+    /// `MappingWrites::Never` the caller does the merge read only).
+    pub write_backs: Vec<u32>,
     pub hits: u64,
     pub misses: u64,
+    /// Misses served without a flash read (a departed translation page).
+    pub free_misses: u64,
 }
 
 pub enum Lookup {
@@ -26,11 +49,38 @@ pub enum Lookup {
 }
 
 impl Cmt {
-    pub fn new(logical_pages: u64, page_size: u32, bytes: u64) -> Self {
-        let entries_per_page = (page_size / 4).max(1);
+    /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
+    /// entries of `entry_bytes` in entry mode.
+    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites) -> Self {
+        let entries_per_page = entries_per_page.max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;
-        let capacity = (bytes / page_size as u64).max(1) as u32;
-        Cmt { entries_per_page, capacity, lru: LruList::new(tpages), dirty: vec![false; tpages], waiting: vec![NONE; tpages], hits: 0, misses: 0 }
+        let (capacity, units, indexed) = match granularity {
+            CmtGranularity::TranslationPage => {
+                let c = (bytes / page_size as u64).max(1) as u32;
+                (c, tpages, 0)
+            }
+            CmtGranularity::Entry => {
+                let c = (bytes / entry_bytes.max(1) as u64).clamp(1, u32::MAX as u64 / 2) as u32;
+                (c, c as usize, logical_pages as usize)
+            }
+        };
+        Cmt {
+            entries_per_page,
+            granularity,
+            mapping_writes,
+            capacity,
+            lru: LruList::new(units),
+            dirty: vec![false; units],
+            index: SparseTable::new(indexed),
+            slot_lpa: if indexed > 0 { vec![NONE; units] } else { Vec::new() },
+            free: if indexed > 0 { (0..capacity).rev().collect() } else { Vec::new() },
+            waiting: vec![NONE; tpages],
+            departed: vec![false; if mapping_writes == MappingWrites::Never { tpages } else { 0 }],
+            write_backs: Vec::new(),
+            hits: 0,
+            misses: 0,
+            free_misses: 0,
+        }
     }
 
     #[inline]
@@ -38,18 +88,39 @@ impl Cmt {
         lpa / self.entries_per_page
     }
 
+    /// The cached unit holding `lpa`'s entry, if cached.
+    #[inline]
+    fn unit(&self, lpa: u32) -> Option<u32> {
+        match self.granularity {
+            CmtGranularity::TranslationPage => {
+                let tp = self.tpage(lpa);
+                self.lru.contains(tp).then_some(tp)
+            }
+            CmtGranularity::Entry => match self.index.get(lpa as usize) {
+                0 => None,
+                s => Some(s - 1),
+            },
+        }
+    }
+
+    /// Looks `lpa` up; `update` marks its entry dirty (a program, or a read that maps an
+    /// unwritten page).
     #[inline]
     pub fn lookup(&mut self, lpa: u32, update: bool) -> Lookup {
-        let tp = self.tpage(lpa);
-        if self.lru.contains(tp) {
+        if let Some(u) = self.unit(lpa) {
             self.hits += 1;
-            self.lru.touch(tp);
-            if update {
-                self.dirty[tp as usize] = true;
-            }
+            self.lru.touch(u);
+            self.dirty[u as usize] |= update;
             return Lookup::Hit;
         }
         self.misses += 1;
+        let tp = self.tpage(lpa);
+        if self.departed.get(tp as usize).copied().unwrap_or(false) {
+            // MQSim keeps a page whose write-back is pending readable from DRAM.
+            self.free_misses += 1;
+            self.insert(lpa, update);
+            return Lookup::Hit;
+        }
         Lookup::Miss { tp, fetch: self.waiting[tp as usize] == NONE }
     }
 
@@ -57,25 +128,50 @@ impl Cmt {
     /// translation page lazily, at no modelled cost.
     #[inline]
     pub fn note_update(&mut self, lpa: u32) {
-        let tp = self.tpage(lpa);
-        if self.lru.contains(tp) {
-            self.dirty[tp as usize] = true;
+        if let Some(u) = self.unit(lpa) {
+            self.dirty[u as usize] = true;
         }
     }
 
-    /// The translation page arrived from flash; returns a dirty page evicted to make room.
-    pub fn insert(&mut self, tp: u32, dirty: bool) -> Option<u32> {
-        let mut evicted = None;
+    /// `lpa`'s entry arrived from flash (with its whole translation page in page mode). A
+    /// dirty unit evicted to make room is queued in `write_backs` (or, with
+    /// `MappingWrites::Never`, its page marked departed).
+    pub fn insert(&mut self, lpa: u32, dirty: bool) {
+        if let Some(u) = self.unit(lpa) {
+            self.lru.touch(u);
+            self.dirty[u as usize] |= dirty;
+            return;
+        }
         if self.lru.len() >= self.capacity {
             if let Some(v) = self.lru.pop_lru() {
+                let tp = match self.granularity {
+                    CmtGranularity::TranslationPage => v,
+                    CmtGranularity::Entry => {
+                        let old = std::mem::replace(&mut self.slot_lpa[v as usize], NONE);
+                        self.index.set(old as usize, 0);
+                        self.free.push(v);
+                        self.tpage(old)
+                    }
+                };
                 if std::mem::take(&mut self.dirty[v as usize]) {
-                    evicted = Some(v);
+                    self.write_backs.push(tp);
+                    if self.mapping_writes == MappingWrites::Never {
+                        self.departed[tp as usize] = true;
+                    }
                 }
             }
         }
-        self.lru.touch(tp);
-        self.dirty[tp as usize] = dirty;
-        evicted
+        let u = match self.granularity {
+            CmtGranularity::TranslationPage => self.tpage(lpa),
+            CmtGranularity::Entry => {
+                let s = self.free.pop().expect("a slot was freed above");
+                self.slot_lpa[s as usize] = lpa;
+                self.index.set(lpa as usize, s + 1);
+                s
+            }
+        };
+        self.lru.touch(u);
+        self.dirty[u as usize] = dirty;
     }
 
     pub fn hit_rate(&self) -> f64 {
@@ -85,5 +181,47 @@ impl Cmt {
         } else {
             self.hits as f64 / n as f64
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry_cmt(capacity_entries: u64, writes: MappingWrites) -> Cmt {
+        Cmt::new(10_000, 4096, capacity_entries * 8, 100, CmtGranularity::Entry, 8, writes)
+    }
+
+    #[test]
+    fn page_mode_caches_a_translation_page_of_neighbours() {
+        let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, CmtGranularity::TranslationPage, 8, MappingWrites::Flash);
+        assert!(matches!(c.lookup(5, false), Lookup::Miss { tp: 0, fetch: true }));
+        c.insert(5, false);
+        assert!(matches!(c.lookup(99, false), Lookup::Hit), "same translation page");
+        assert!(matches!(c.lookup(100, false), Lookup::Miss { tp: 1, .. }));
+    }
+
+    #[test]
+    fn entry_mode_caches_single_entries_and_evicts_lru_entries() {
+        let mut c = entry_cmt(2, MappingWrites::Flash);
+        c.insert(5, true);
+        assert!(matches!(c.lookup(6, false), Lookup::Miss { tp: 0, fetch: true }), "a neighbour is not cached");
+        c.insert(6, false);
+        c.insert(250, false);
+        // 5 was least recently used and dirty: its translation page (0) is to be written back.
+        assert_eq!(c.write_backs, vec![0]);
+        assert!(matches!(c.lookup(5, false), Lookup::Miss { .. }));
+        assert!(matches!(c.lookup(250, false), Lookup::Hit));
+    }
+
+    #[test]
+    fn a_never_written_back_page_makes_later_misses_free() {
+        let mut c = entry_cmt(1, MappingWrites::Never);
+        c.insert(5, true);
+        c.insert(300, false); // evicts dirty 5: translation page 0 departs
+        assert_eq!(c.write_backs, vec![0], "the caller still merges (reads) it");
+        assert!(matches!(c.lookup(42, false), Lookup::Hit), "page 0 counts as in memory");
+        assert_eq!((c.misses, c.free_misses), (1, 1));
+        assert!(matches!(c.lookup(301, false), Lookup::Miss { tp: 3, .. }), "page 3 never departed");
     }
 }

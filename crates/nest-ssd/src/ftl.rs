@@ -174,6 +174,17 @@ impl Ftl {
         b
     }
 
+    /// The page offset (in its block) the next `alloc(plane, for_gc)` will return.
+    #[inline]
+    pub fn next_page_offset(&self, plane: u32, for_gc: bool) -> u32 {
+        let pb = &self.planes[plane as usize];
+        let front = if for_gc { pb.gc_front } else { pb.user_front };
+        match front {
+            Some(b) if self.front_has_room(front) => self.blocks[b as usize].written,
+            _ => 0,
+        }
+    }
+
     /// Takes the next page of the plane's user or GC frontier. Callers check `can_alloc_user`
     /// for user writes; GC always finds a page while the reserve holds.
     pub fn alloc(&mut self, plane: u32, for_gc: bool) -> u32 {

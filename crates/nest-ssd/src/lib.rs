@@ -17,6 +17,7 @@ pub mod params;
 pub mod presets;
 pub mod sparse;
 pub mod ssd;
+pub mod switches;
 
 pub use params::SsdParams;
 pub use ssd::{Outbox, Ssd, SsdEvent};

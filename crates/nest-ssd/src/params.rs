@@ -1,6 +1,7 @@
 //! Every parameter of the SSD model, with the checks that make a configuration runnable.
 //! Presets (presets.rs) fill these; the scenario file and the MQSim importer override them.
 
+use crate::switches::ModelSwitches;
 use nest_core::SimTime;
 
 /// Flash array shape (MQSim's Flash_Channel_Count, Chip_No_Per_Channel, Die_No_Per_Chip, ...).
@@ -370,6 +371,8 @@ pub struct SsdParams {
     pub host: HostIfParams,
     pub sched: SchedParams,
     pub precondition: Option<Precondition>,
+    /// Where MQSim's model differs from NeSt's default (see `switches`).
+    pub model: ModelSwitches,
 }
 
 pub const MAX_PLANES_PER_DIE: u32 = 16;
@@ -392,6 +395,10 @@ impl SsdParams {
     }
     pub fn soft_free_blocks(&self) -> u32 {
         ((self.ftl.gc_soft * self.geometry.blocks_per_plane as f64).ceil() as u32).max(3)
+    }
+    /// MQSim's model choices for this drive (`compat = "mqsim"`).
+    pub fn mqsim_switches(&self) -> ModelSwitches {
+        ModelSwitches::mqsim(self.geometry.pages(), self.geometry.page_size, self.geometry.planes())
     }
     pub fn hard_free_blocks(&self) -> u32 {
         ((self.ftl.gc_hard * self.geometry.blocks_per_plane as f64).ceil() as u32).clamp(2, self.soft_free_blocks())
@@ -451,6 +458,7 @@ impl SsdParams {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
         }
+        self.model.validate(g.page_size, &mut e);
         e
     }
 }

@@ -9,6 +9,7 @@
 //! | `slc`, `mlc`, `tlc`, `qlc` | `mqsim-default` geometry with representative cell timings | typical datasheet values |
 
 use crate::params::*;
+use crate::switches::ModelSwitches;
 use nest_core::SimTime;
 
 pub const NAMES: [&str; 10] = ["mqsim-default", "ssd-a", "ssd-b", "ssd-c", "consumer-nvme", "optane", "slc", "mlc", "tlc", "qlc"];
@@ -48,6 +49,7 @@ pub fn mqsim_default() -> SsdParams {
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 1e9, queue_depth: 512, command_overhead: SimTime::from_ns(500) },
         sched: SchedParams::default(),
         precondition: None,
+        model: ModelSwitches::default(),
     }
 }
 
@@ -78,6 +80,7 @@ fn consumer_nvme() -> SsdParams {
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(5) },
         sched: SchedParams::default(),
         precondition: None,
+        model: ModelSwitches::default(),
     }
 }
 
@@ -91,6 +94,7 @@ fn optane() -> SsdParams {
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(3) },
         sched: SchedParams::default(),
         precondition: None,
+        model: ModelSwitches::default(),
     }
 }
 

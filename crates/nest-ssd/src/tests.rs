@@ -465,3 +465,62 @@ fn suspension_bounds_how_often_one_operation_yields() {
     let n = |b: &Bench| b.ssd.counters.erase_suspends + b.ssd.counters.program_suspends;
     assert!(n(&four) > n(&one), "{} vs {}", n(&four), n(&one));
 }
+
+/// One channel, one chip of two dies, one plane each.
+fn two_die_chip() -> SsdParams {
+    let mut p = small();
+    p.geometry = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 1, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
+    p
+}
+
+#[test]
+fn without_die_interleaving_a_read_to_the_other_die_waits_for_the_chip() {
+    let idle = {
+        let p = two_die_chip();
+        p.timing.command + p.timing.read[0] + p.timing.channel_time(4096) + p.host.transfer_time(4096) + p.host.command_overhead
+    };
+    let lat = |interleave: bool| {
+        let mut p = two_die_chip();
+        p.model.die_interleave = interleave;
+        let die_op = p.timing.command + p.timing.read[0] + p.timing.channel_time(4096);
+        let mut b = Bench::new(p);
+        b.submit(false, 0, 4096, 1); // LPA 0: die 0
+        b.run_until(SimTime::from_us(10));
+        b.submit(false, 4096, 4096, 1); // LPA 1: die 1
+        b.run(|_| {});
+        (b.lat.iter().map(|l| l.2).collect::<Vec<_>>(), die_op)
+    };
+    let (apart, _) = lat(true);
+    assert_eq!(apart[0], idle);
+    assert!(apart[1] < idle + SimTime::from_us(15), "dies interleave: only the channel is shared ({:?})", apart[1]);
+    let (serial, die_op) = lat(false);
+    // MQSim's chip: die 1's read starts when die 0's (sense + data out) is done.
+    assert_eq!(serial[1], die_op - SimTime::from_us(10) + idle);
+}
+
+#[test]
+fn eager_destage_holds_writes_back_when_write_backs_fill_the_limit() {
+    let run = |eager: bool| {
+        let mut p = two_die_chip();
+        p.cache.mode = CacheMode::Write;
+        p.cache.capacity = 64 * 4096;
+        if eager {
+            p.model.destage = crate::switches::Destage::Eager;
+            p.model.writeback_limit_pages = Some(1);
+        }
+        let program = p.timing.program[0];
+        let mut b = Bench::new(p);
+        b.submit(true, 0, 4096, 1);
+        b.submit(true, 8 * 4096, 4096, 1);
+        b.run(|_| {});
+        let flushed = b.ssd.ftl.counters.user_programs;
+        (b.lat.iter().map(|l| l.2).collect::<Vec<_>>(), program, flushed)
+    };
+    let (lazy, program, lazy_programs) = run(false);
+    assert!(lazy.iter().all(|&l| l < SimTime::from_us(100)), "write-back: both complete in DRAM ({lazy:?})");
+    assert_eq!(lazy_programs, 0, "nothing is due for flash yet");
+    let (eager, _, eager_programs) = run(true);
+    assert!(eager[0] < SimTime::from_us(100));
+    assert!(eager[1] > program, "the second write waits for the first write-back's program ({:?})", eager[1]);
+    assert_eq!(eager_programs, 2, "both cold pages went to flash at once");
+}

@@ -8,6 +8,8 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
+use nest_ssd::switches::{CmtGranularity, Destage, MappingWrites, ProgramTransfer};
+use nest_ssd::SsdParams;
 use nest_ssd::presets;
 
 /// Every `[[device]]` section, in order (a device with errors is left out; its errors are in `cx`).
@@ -236,6 +238,7 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     if let Some(pc) = &c.precondition {
         p.precondition = Some(Precondition { occupancy: pc.occupancy.unwrap_or(0.9), overwrites: pc.overwrites.unwrap_or(1.0) });
     }
+    model_switches(cx, key, c, &mut p);
     let nvme = nvme_plan(cx, &format!("{key}.nvme"), &c.nvme);
     let problems = p.validate();
     let section = |k: &str| match k.split('.').next().unwrap_or("") {
@@ -277,4 +280,59 @@ pub(super) fn pm(cx: &mut Ctx, key: &str, c: &PmDeviceConfig) -> Option<PmPlan> 
         cx.err(&format!("{key}.{k}"), m);
     }
     ok.then_some(PmPlan { params: p })
+}
+
+/// `compat` (a whole set of MQSim's choices, after the geometry is known), then `model` keys.
+fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParams) {
+    match c.compat.as_deref() {
+        None => {}
+        Some("mqsim") => {
+            p.model = p.mqsim_switches();
+            // MQSim never triggers suspension (MODEL-NOTES), whatever its configuration says.
+            p.sched.suspend.set_kinds("off");
+        }
+        Some(other) => cx.err(&format!("{key}.compat"), format!("'{other}' is not a compatibility mode (expected mqsim)")),
+    }
+    let Some(m) = &c.model else { return };
+    let k = |f: &str| format!("{key}.model.{f}");
+    let sw = &mut p.model;
+    sw.die_interleave = m.die_interleave.unwrap_or(sw.die_interleave);
+    sw.multiplane_same_page = m.multiplane_same_page.unwrap_or(sw.multiplane_same_page);
+    sw.unwritten_read_maps = m.unwritten_read_maps.unwrap_or(sw.unwritten_read_maps);
+    sw.cmt_entry_bytes = m.cmt_entry_bytes.unwrap_or(sw.cmt_entry_bytes);
+    sw.map_entry_bytes = m.map_entry_bytes.unwrap_or(sw.map_entry_bytes);
+    if let Some(n) = m.writeback_limit_pages {
+        sw.writeback_limit_pages = (n > 0).then_some(n);
+    }
+    if let Some(s) = &m.hot_window {
+        sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);
+    }
+    if let Some(s) = &m.program_transfer {
+        match s.as_str() {
+            "page" => sw.program_transfer = ProgramTransfer::Page,
+            "written" => sw.program_transfer = ProgramTransfer::Written,
+            _ => cx.err(&k("program_transfer"), format!("'{s}' is not a program transfer (expected page or written)")),
+        }
+    }
+    if let Some(s) = &m.cmt_granularity {
+        match s.as_str() {
+            "translation_page" => sw.cmt_granularity = CmtGranularity::TranslationPage,
+            "entry" => sw.cmt_granularity = CmtGranularity::Entry,
+            _ => cx.err(&k("cmt_granularity"), format!("'{s}' is not a CMT granularity (expected translation_page or entry)")),
+        }
+    }
+    if let Some(s) = &m.mapping_writes {
+        match s.as_str() {
+            "flash" => sw.mapping_writes = MappingWrites::Flash,
+            "never" => sw.mapping_writes = MappingWrites::Never,
+            _ => cx.err(&k("mapping_writes"), format!("'{s}' is not a mapping-write policy (expected flash or never)")),
+        }
+    }
+    if let Some(s) = &m.destage {
+        match s.as_str() {
+            "lazy" => sw.destage = Destage::Lazy,
+            "eager" => sw.destage = Destage::Eager,
+            _ => cx.err(&k("destage"), format!("'{s}' is not a destage policy (expected lazy or eager)")),
+        }
+    }
 }

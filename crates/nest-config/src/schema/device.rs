@@ -67,6 +67,34 @@ pub struct SsdDeviceConfig {
     pub scheduler: Option<SchedulerConfig>,
     #[serde(default)]
     pub precondition: Option<PreconditionConfig>,
+    /// "mqsim": MQSim's model choices (the `model` table's switches, suspension off); `model`
+    /// keys still override them.
+    #[serde(default)]
+    pub compat: Option<String>,
+    #[serde(default)]
+    pub model: Option<ModelConfig>,
+}
+
+/// The model switches where MQSim differs from NeSt's default (nest_ssd::switches).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    pub die_interleave: Option<bool>,
+    pub multiplane_same_page: Option<bool>,
+    /// page | written
+    pub program_transfer: Option<String>,
+    /// translation_page | entry
+    pub cmt_granularity: Option<String>,
+    pub cmt_entry_bytes: Option<u32>,
+    pub map_entry_bytes: Option<u32>,
+    /// flash | never
+    pub mapping_writes: Option<String>,
+    pub unwritten_read_maps: Option<bool>,
+    /// lazy | eager
+    pub destage: Option<String>,
+    pub hot_window: Option<String>,
+    /// Write-backs in flight at most, in pages; 0 = no limit.
+    pub writeback_limit_pages: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

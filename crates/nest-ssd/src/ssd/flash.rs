@@ -6,6 +6,7 @@ use super::scheduler::{Kind, NQ};
 use super::{Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use crate::params::MAX_PLANES_PER_DIE;
+use crate::switches::ProgramTransfer;
 use nest_core::wrr::Wrr;
 use nest_core::SimTime;
 use std::collections::VecDeque;
@@ -55,6 +56,8 @@ pub(super) struct Die {
     /// Suspensions the current operation has had.
     pub(super) op_suspends: u8,
     pub(super) suspended: Option<Suspended>,
+    /// Page offset of the batch being assembled (`multiplane_same_page`).
+    pub(super) batch_page: Option<u32>,
     /// End times of suspended operations whose `Die` events are still in the queue: each
     /// drops one event at that time (events cannot be taken back out of the queue).
     pub(super) stale: Vec<SimTime>,
@@ -131,10 +134,13 @@ impl Ssd {
             if txn.kind != Kind::MapWrite {
                 self.txns[t as usize].ppa = ppa;
             }
-            // A program always loads a whole page register (sub-page writes were merged by
-            // the read-modify-write or the cache).
+            // A program loads a whole page register (sub-page writes were merged by the
+            // read-modify-write or the cache) — or, as MQSim times it, only the written bytes.
             if !(txn.kind == Kind::GcWrite && self.params.ftl.copyback) {
-                bytes += self.layout.page_size as u64;
+                bytes += match self.params.model.program_transfer {
+                    ProgramTransfer::Page => self.layout.page_size as u64,
+                    ProgramTransfer::Written => txn.bytes as u64,
+                };
             }
             if matches!(txn.kind, Kind::Write | Kind::Flush) {
                 self.maybe_start_gc(now, txn.plane, out);

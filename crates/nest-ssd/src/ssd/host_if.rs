@@ -104,7 +104,7 @@ impl Ssd {
         self.counters.write_pages += cmd.npages as u64;
         let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
         if cacheable {
-            if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) {
+            if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) && self.writeback_room() {
                 self.cache_write(now, c, out);
             } else {
                 let q = if self.params.sched.device_qos { cmd.class as usize } else { 0 };
@@ -135,6 +135,13 @@ impl Ssd {
         self.cache_need(cmd) <= self.cache.as_ref().unwrap().available()
     }
 
+    /// Whether write-backs in flight leave room for another host write (MQSim's back-pressure,
+    /// `writeback_limit_pages`): a write waits while they fill the limit.
+    #[inline]
+    pub(super) fn writeback_room(&self) -> bool {
+        self.params.model.writeback_limit_pages.is_none_or(|p| self.writeback_bytes < p as u64 * self.layout.page_size as u64)
+    }
+
     /// Available slots `cmd` needs (see `cache_admits`).
     pub(super) fn cache_need(&self, cmd: &Cmd) -> u32 {
         let cache = self.cache.as_ref().unwrap();
@@ -155,9 +162,14 @@ impl Ssd {
         for hits in [true, false] {
             for i in 0..cmd.npages {
                 let lpa = self.lpa_of(&cmd, i);
+                let bytes = self.page_bytes(&cmd, i);
                 let cache = self.cache.as_mut().unwrap();
                 if cache.slot_of(lpa).is_some() == hits {
-                    cache.write(lpa, cmd.class);
+                    if let Some(s) = cache.write(lpa, cmd.class, bytes, now.0) {
+                        // Eager destage: a cold page goes to flash now.
+                        let (lpa, class, bytes) = cache.flush_now(s);
+                        self.issue_flush(now, s, lpa, class, bytes, out);
+                    }
                 }
             }
         }
@@ -166,14 +178,21 @@ impl Ssd {
         self.flush_due(now, out, 0);
     }
 
+    fn issue_flush(&mut self, now: SimTime, slot: u32, lpa: u32, class: u8, bytes: u32, out: &mut Outbox) {
+        // A slot's data may be a few sectors (sub-page writes); a flush always writes a page.
+        let bytes = if bytes == 0 { self.layout.page_size } else { bytes };
+        self.writeback_bytes += bytes as u64;
+        let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes, next: NONE });
+        self.route(now, t, out);
+    }
+
     /// Starts write-back of LRU dirty slots while free + clean slots are short of the reserve
     /// or of `want` (what a waiting write needs: a write larger than the reserve must not wait
     /// for a flush that never starts).
     pub(super) fn flush_due(&mut self, now: SimTime, out: &mut Outbox, want: u32) {
         loop {
-            let Some((slot, lpa, class)) = self.cache.as_mut().and_then(|k| k.next_flush(want)) else { return };
-            let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes: self.layout.page_size, next: NONE });
-            self.route(now, t, out);
+            let Some((slot, lpa, class, bytes)) = self.cache.as_mut().and_then(|k| k.next_flush(want)) else { return };
+            self.issue_flush(now, slot, lpa, class, bytes, out);
         }
     }
 
@@ -210,6 +229,9 @@ impl Ssd {
             let need = self.cache_need(&self.cmds[c as usize]);
             if need > self.cache.as_ref().unwrap().available() {
                 return self.flush_due(now, out, need);
+            }
+            if !self.writeback_room() {
+                return;
             }
             self.cache_wrr = wrr;
             self.cache_wait[q].pop_front();

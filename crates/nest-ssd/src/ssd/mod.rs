@@ -115,6 +115,8 @@ pub struct Ssd {
     /// per-class service.
     cache_wait: [VecDeque<u32>; CLASSES],
     cache_wrr: Wrr,
+    /// Bytes of cache write-backs in flight (`writeback_limit_pages`).
+    writeback_bytes: u64,
     pcie_in_free: SimTime,
     pcie_out_free: SimTime,
     dram_free: SimTime,
@@ -134,10 +136,14 @@ impl Ssd {
         let layout = Layout::new(&params.geometry, &params.ftl.allocation);
         let logical = params.logical_pages();
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
-        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b));
-        let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve));
+        let m = &params.model;
+        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes));
+        let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
+            let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
+            DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve, params.geometry.page_size, eager)
+        });
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, stale: Vec::new() })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new() })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
         let mut ssd = Ssd {
@@ -153,6 +159,7 @@ impl Ssd {
             soft_gc_deferred: false,
             cache_wait: Default::default(),
             cache_wrr: Wrr::new(params.sched.weights),
+            writeback_bytes: 0,
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,
@@ -206,6 +213,11 @@ impl Ssd {
 
     pub fn cmt_hit_rate(&self) -> Option<f64> {
         self.cmt.as_ref().map(|c| c.hit_rate())
+    }
+
+    /// CMT misses served without a flash read (`MappingWrites::Never`).
+    pub fn cmt_free_misses(&self) -> u64 {
+        self.cmt.as_ref().map_or(0, |c| c.free_misses)
     }
 
     pub fn cache(&self) -> Option<&DataCache> {

@@ -9,6 +9,7 @@ use crate::cmt::Lookup;
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;
 use crate::params::{Allocation, MAX_PLANES_PER_DIE};
+use crate::switches::{CmtGranularity, MappingWrites};
 use nest_core::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -19,6 +20,9 @@ pub(super) enum Kind {
     RmwRead,
     Flush,
     MapRead,
+    /// Read of a translation page's unchanged entries, merged with evicted dirty entries
+    /// before the page is written back (single-entry CMT).
+    MapMerge,
     MapWrite,
     GcRead,
     GcWrite,
@@ -30,7 +34,7 @@ impl Kind {
         matches!(self, Kind::Write | Kind::Flush | Kind::MapWrite | Kind::GcWrite)
     }
     pub(super) fn is_sense(self) -> bool {
-        matches!(self, Kind::Read | Kind::RmwRead | Kind::MapRead | Kind::GcRead)
+        matches!(self, Kind::Read | Kind::RmwRead | Kind::MapRead | Kind::MapMerge | Kind::GcRead)
     }
 }
 
@@ -66,25 +70,68 @@ impl Ssd {
     /// Through the CMT, then into a die queue.
     pub(super) fn route(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
         let txn = self.txns[t as usize];
+        let dirty = self.dirties_entry(&txn);
         if let Some(cmt) = &mut self.cmt {
-            if let Lookup::Miss { tp, fetch } = cmt.lookup(txn.lpa, txn.kind.is_program()) {
+            let found = cmt.lookup(txn.lpa, dirty);
+            if let Lookup::Miss { tp, fetch } = found {
                 self.txns[t as usize].next = cmt.waiting[tp as usize];
                 cmt.waiting[tp as usize] = t;
                 if fetch {
                     self.counters.map_reads += 1;
                     let plane = self.layout.static_plane(tp as u64);
-                    let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE });
+                    // Caching single entries, the controller reads out only the sector (ECC
+                    // codeword) holding the entry; caching pages, the whole page.
+                    let bytes = match self.params.model.cmt_granularity {
+                        CmtGranularity::Entry => 512.min(self.layout.page_size),
+                        CmtGranularity::TranslationPage => self.layout.page_size,
+                    };
+                    let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE });
                     self.enqueue(now, m, out);
                 }
                 return;
             }
+            self.map_write_backs(now, out);
         }
         self.enqueue(now, t, out);
     }
 
+    /// Whether looking `txn` up changes its mapping entry: a program does, and so does a read
+    /// of a never-written page when such reads map it (`unwritten_read_maps`).
+    #[inline]
+    fn dirties_entry(&self, txn: &Txn) -> bool {
+        txn.kind.is_program() || (self.params.model.unwritten_read_maps && matches!(txn.kind, Kind::Read | Kind::RmwRead) && self.ftl.lookup(txn.lpa).is_none())
+    }
+
+    /// Writes back the translation pages whose dirty entries the CMT evicted. A cached page is
+    /// programmed as it is; evicted single entries are first merged with the page's other
+    /// entries, read from flash (the read MQSim serves even though it never serves the write).
+    fn map_write_backs(&mut self, now: SimTime, out: &mut Outbox) {
+        while let Some(tp) = self.cmt.as_mut().and_then(|c| c.write_backs.pop()) {
+            let plane = self.layout.static_plane(tp as u64);
+            if self.params.model.cmt_granularity == CmtGranularity::Entry {
+                self.counters.map_reads += 1;
+                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: 512.min(self.layout.page_size), next: NONE });
+                self.enqueue(now, m, out);
+            } else {
+                self.map_write(now, tp, out);
+            }
+        }
+    }
+
+    /// Programs translation page `tp` (unless mapping writes are never served).
+    fn map_write(&mut self, now: SimTime, tp: u32, out: &mut Outbox) {
+        if self.params.model.mapping_writes == MappingWrites::Never {
+            return;
+        }
+        self.counters.map_writes += 1;
+        let plane = self.layout.static_plane(tp as u64);
+        let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE });
+        self.enqueue(now, m, out);
+    }
+
     pub(super) fn queue_index(&self, txn: &Txn) -> usize {
         match txn.kind {
-            Kind::MapRead => Q_MAP_READ,
+            Kind::MapRead | Kind::MapMerge => Q_MAP_READ,
             Kind::MapWrite => Q_MAP_WRITE,
             Kind::GcRead | Kind::GcWrite | Kind::Erase => Q_GC,
             k => {
@@ -134,6 +181,7 @@ impl Ssd {
 
     pub(super) fn kick(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
         match self.dies[d as usize].phase {
+            Phase::Idle if !self.params.model.die_interleave => self.kick_chip(now, d, out),
             Phase::Idle => {
                 if self.pick(d) {
                     self.start_batch(now, d, out);
@@ -142,6 +190,39 @@ impl Ssd {
             Phase::Program if self.params.sched.suspend.program => self.try_suspend(now, d, out),
             Phase::Erase if self.params.sched.suspend.erase => self.try_suspend(now, d, out),
             _ => {}
+        }
+    }
+
+    /// Without die interleaving a chip runs one command at a time: once every die of `d`'s chip
+    /// is idle, each die with work (from `d` on) starts its batch, and the chip takes nothing
+    /// new until all of them are done.
+    pub(super) fn kick_chip(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let dpc = self.layout.dims[2];
+        let first = d - d % dpc;
+        if (first..first + dpc).any(|e| self.dies[e as usize].phase != Phase::Idle) {
+            return;
+        }
+        for k in 0..dpc {
+            let e = first + (d - first + k) % dpc;
+            // Starting one die's program may start GC and kick the others; they wait for this
+            // loop (the chip is busy) and are picked in their turn.
+            if self.dies[e as usize].phase == Phase::Idle && self.pick(e) {
+                self.start_batch(now, e, out);
+            }
+        }
+    }
+
+    /// The page offset a transaction's multi-plane partners must share (`multiplane_same_page`):
+    /// the page it senses, or the page its program will take; `None` for mapping pages, whose
+    /// place NeSt does not track.
+    #[inline]
+    pub(super) fn page_offset(&self, txn: &Txn) -> Option<u32> {
+        match txn.kind {
+            Kind::Write | Kind::Flush => Some(self.ftl.next_page_offset(txn.plane, false)),
+            Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, true)),
+            Kind::MapRead | Kind::MapMerge | Kind::MapWrite | Kind::Erase => None,
+            _ if txn.ppa == NONE => Some(0),
+            _ => Some(self.layout.page_in_block(txn.ppa)),
         }
     }
 
@@ -239,6 +320,7 @@ impl Ssd {
         let mut chosen: [usize; MAX_PLANES_PER_DIE as usize] = [0; MAX_PLANES_PER_DIE as usize];
         let mut m = 0usize;
         let len = self.dies[d as usize].q[qi].len().min(SCAN);
+        let same_page = self.params.model.multiplane_same_page;
         for i in 0..len {
             if *n + m == ppd as usize {
                 break;
@@ -255,8 +337,18 @@ impl Ssd {
                         continue;
                     }
                     *kind = Some(txn.kind);
+                    if same_page {
+                        self.dies[d as usize].batch_page = self.page_offset(&txn);
+                    }
                 }
-                Some(k) if k == txn.kind && self.startable(t) => {}
+                Some(k) if k == txn.kind && self.startable(t) => {
+                    if same_page {
+                        let (want, got) = (self.dies[d as usize].batch_page, self.page_offset(&txn));
+                        if want.is_some() && got.is_some() && want != got {
+                            continue;
+                        }
+                    }
+                }
                 _ => continue,
             }
             chosen[m] = i;
@@ -337,6 +429,7 @@ impl Ssd {
             }
             Kind::Flush => {
                 self.cache.as_mut().unwrap().flush_done(txn.owner);
+                self.writeback_bytes -= txn.bytes as u64;
                 self.admit_waiting(now, out);
                 self.flush_due(now, out, 0);
             }
@@ -344,26 +437,26 @@ impl Ssd {
                 let tp = txn.owner;
                 let cmt = self.cmt.as_mut().unwrap();
                 let mut w = std::mem::replace(&mut cmt.waiting[tp as usize], NONE);
-                let mut dirty = false;
                 let mut waiters = std::mem::take(&mut self.scratch_txns);
                 waiters.clear();
                 while w != NONE {
-                    dirty |= self.txns[w as usize].kind.is_program();
                     waiters.push(w);
                     w = self.txns[w as usize].next;
                 }
-                if let Some(victim) = self.cmt.as_mut().unwrap().insert(tp, dirty) {
-                    self.counters.map_writes += 1;
-                    let plane = self.layout.static_plane(victim as u64);
-                    let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: victim, bytes: self.layout.page_size, next: NONE });
-                    self.enqueue(now, m, out);
+                // Waiters were linked newest first; their entries go in (and they are served)
+                // in arrival order.
+                for &w in waiters.iter().rev() {
+                    let wt = self.txns[w as usize];
+                    let dirty = self.dirties_entry(&wt);
+                    self.cmt.as_mut().unwrap().insert(wt.lpa, dirty);
                 }
-                // Waiters were linked newest first; serve them in arrival order.
+                self.map_write_backs(now, out);
                 for &w in waiters.iter().rev() {
                     self.enqueue(now, w, out);
                 }
                 self.scratch_txns = waiters;
             }
+            Kind::MapMerge => self.map_write(now, txn.owner, out),
             Kind::MapWrite => {}
             Kind::GcRead => {
                 if self.ftl.is_valid(txn.ppa) {

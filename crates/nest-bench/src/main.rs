@@ -155,6 +155,9 @@ fn main() {
     );
     let (cpu, ev, ios, s) = run_scenario(&text);
     report("mqsim-default 4 KiB 70/30 QD64", cpu, ev, ios, s);
+    //    The same in the MQSim-compatible model (one command per chip, eager destage, entry CMT).
+    let (cpu, ev, ios, s) = run_scenario(&text.replace("preset = \"mqsim-default\"\n", "preset = \"mqsim-default\"\ncompat = \"mqsim\"\n"));
+    report("  the same, compat = \"mqsim\"", cpu, ev, ios, s);
     // 5) GC-heavy: the same drive with 256 blocks per plane (64 GiB raw), preconditioned to
     //    90 % occupancy at steady state, no cache, 4 KiB random writes at QD 64.
     let text = format!(
@@ -162,6 +165,8 @@ fn main() {
     );
     let (cpu, ev, ios, s) = run_scenario(&text);
     report("GC-heavy: preconditioned 90%, random writes QD64", cpu, ev, ios, s);
+    let (cpu, ev, ios, s) = run_scenario(&text.replace("preset = \"mqsim-default\"\n", "preset = \"mqsim-default\"\ncompat = \"mqsim\"\n"));
+    report("  the same, compat = \"mqsim\"", cpu, ev, ios, s);
     network(quick);
     host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());

@@ -307,32 +307,20 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     if let Some(s) = &m.hot_window {
         sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);
     }
-    if let Some(s) = &m.program_transfer {
-        match s.as_str() {
-            "page" => sw.program_transfer = ProgramTransfer::Page,
-            "written" => sw.program_transfer = ProgramTransfer::Written,
-            _ => cx.err(&k("program_transfer"), format!("'{s}' is not a program transfer (expected page or written)")),
-        }
-    }
-    if let Some(s) = &m.cmt_granularity {
-        match s.as_str() {
-            "translation_page" => sw.cmt_granularity = CmtGranularity::TranslationPage,
-            "entry" => sw.cmt_granularity = CmtGranularity::Entry,
-            _ => cx.err(&k("cmt_granularity"), format!("'{s}' is not a CMT granularity (expected translation_page or entry)")),
-        }
-    }
-    if let Some(s) = &m.mapping_writes {
-        match s.as_str() {
-            "flash" => sw.mapping_writes = MappingWrites::Flash,
-            "never" => sw.mapping_writes = MappingWrites::Never,
-            _ => cx.err(&k("mapping_writes"), format!("'{s}' is not a mapping-write policy (expected flash or never)")),
-        }
-    }
-    if let Some(s) = &m.destage {
-        match s.as_str() {
-            "lazy" => sw.destage = Destage::Lazy,
-            "eager" => sw.destage = Destage::Eager,
-            _ => cx.err(&k("destage"), format!("'{s}' is not a destage policy (expected lazy or eager)")),
+    choice(cx, &k("program_transfer"), &m.program_transfer, "a program transfer", &[("page", ProgramTransfer::Page), ("written", ProgramTransfer::Written)], &mut sw.program_transfer);
+    choice(cx, &k("cmt_granularity"), &m.cmt_granularity, "a CMT granularity", &[("translation_page", CmtGranularity::TranslationPage), ("entry", CmtGranularity::Entry)], &mut sw.cmt_granularity);
+    choice(cx, &k("mapping_writes"), &m.mapping_writes, "a mapping-write policy", &[("flash", MappingWrites::Flash), ("never", MappingWrites::Never)], &mut sw.mapping_writes);
+    choice(cx, &k("destage"), &m.destage, "a destage policy", &[("lazy", Destage::Lazy), ("eager", Destage::Eager)], &mut sw.destage);
+}
+
+/// Sets `slot` to the option named by `value`, or reports the key with the names expected.
+fn choice<T: Copy>(cx: &mut Ctx, key: &str, value: &Option<String>, what: &str, options: &[(&str, T)], slot: &mut T) {
+    let Some(v) = value else { return };
+    match options.iter().find(|(name, _)| name == v) {
+        Some((_, x)) => *slot = *x,
+        None => {
+            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+            cx.err(key, format!("'{v}' is not {what} (expected {})", names.join(" or ")));
         }
     }
 }

@@ -162,12 +162,12 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     if *m != nest_ssd::switches::ModelSwitches::default() {
         out["model"] = json!({
             "die_interleave": m.die_interleave, "multiplane_same_page": m.multiplane_same_page,
-            "program_transfer": format!("{:?}", m.program_transfer).to_lowercase(),
-            "cmt_granularity": if m.cmt_granularity == nest_ssd::switches::CmtGranularity::Entry { "entry" } else { "translation_page" },
+            "program_transfer": m.program_transfer.name(),
+            "cmt_granularity": m.cmt_granularity.name(),
             "cmt_entry_bytes": m.cmt_entry_bytes, "map_entry_bytes": m.map_entry_bytes,
-            "mapping_writes": format!("{:?}", m.mapping_writes).to_lowercase(),
+            "mapping_writes": m.mapping_writes.name(),
             "unwritten_read_maps": m.unwritten_read_maps,
-            "destage": format!("{:?}", m.destage).to_lowercase(),
+            "destage": m.destage.name(),
             "hot_window_s": m.hot_window.as_secs_f64(),
             "writeback_limit_pages": m.writeback_limit_pages,
             "free_mapping_misses": s.cmt_free_misses(),

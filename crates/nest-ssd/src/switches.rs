@@ -20,6 +20,18 @@ pub enum Destage {
     Eager,
 }
 
+impl Destage {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [Destage; 2] = [Destage::Lazy, Destage::Eager];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Destage::Lazy => "lazy",
+            Destage::Eager => "eager",
+        }
+    }
+}
+
 /// How many bytes a program moves over the channel.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ProgramTransfer {
@@ -27,6 +39,18 @@ pub enum ProgramTransfer {
     Page,
     /// Only the sectors the host wrote (MQSim).
     Written,
+}
+
+impl ProgramTransfer {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [ProgramTransfer; 2] = [ProgramTransfer::Page, ProgramTransfer::Written];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramTransfer::Page => "page",
+            ProgramTransfer::Written => "written",
+        }
+    }
 }
 
 /// What the cached mapping table holds.
@@ -40,6 +64,18 @@ pub enum CmtGranularity {
     Entry,
 }
 
+impl CmtGranularity {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [CmtGranularity; 2] = [CmtGranularity::TranslationPage, CmtGranularity::Entry];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            CmtGranularity::TranslationPage => "translation_page",
+            CmtGranularity::Entry => "entry",
+        }
+    }
+}
+
 /// What happens to a dirty mapping entry's translation page when it is evicted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MappingWrites {
@@ -48,6 +84,18 @@ pub enum MappingWrites {
     /// MQSim: a write-back is queued but its queue is never served, and the translation page
     /// counts as still in memory from then on — later misses on it cost no flash read.
     Never,
+}
+
+impl MappingWrites {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [MappingWrites; 2] = [MappingWrites::Flash, MappingWrites::Never];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingWrites::Flash => "flash",
+            MappingWrites::Never => "never",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

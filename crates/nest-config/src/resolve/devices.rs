@@ -307,19 +307,19 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     if let Some(s) = &m.hot_window {
         sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);
     }
-    choice(cx, &k("program_transfer"), &m.program_transfer, "a program transfer", &[("page", ProgramTransfer::Page), ("written", ProgramTransfer::Written)], &mut sw.program_transfer);
-    choice(cx, &k("cmt_granularity"), &m.cmt_granularity, "a CMT granularity", &[("translation_page", CmtGranularity::TranslationPage), ("entry", CmtGranularity::Entry)], &mut sw.cmt_granularity);
-    choice(cx, &k("mapping_writes"), &m.mapping_writes, "a mapping-write policy", &[("flash", MappingWrites::Flash), ("never", MappingWrites::Never)], &mut sw.mapping_writes);
-    choice(cx, &k("destage"), &m.destage, "a destage policy", &[("lazy", Destage::Lazy), ("eager", Destage::Eager)], &mut sw.destage);
+    choice(cx, &k("program_transfer"), &m.program_transfer, "a program transfer", &ProgramTransfer::ALL, ProgramTransfer::name, &mut sw.program_transfer);
+    choice(cx, &k("cmt_granularity"), &m.cmt_granularity, "a CMT granularity", &CmtGranularity::ALL, CmtGranularity::name, &mut sw.cmt_granularity);
+    choice(cx, &k("mapping_writes"), &m.mapping_writes, "a mapping-write policy", &MappingWrites::ALL, MappingWrites::name, &mut sw.mapping_writes);
+    choice(cx, &k("destage"), &m.destage, "a destage policy", &Destage::ALL, Destage::name, &mut sw.destage);
 }
 
-/// Sets `slot` to the option named by `value`, or reports the key with the names expected.
-fn choice<T: Copy>(cx: &mut Ctx, key: &str, value: &Option<String>, what: &str, options: &[(&str, T)], slot: &mut T) {
+/// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.
+fn choice<T: Copy>(cx: &mut Ctx, key: &str, value: &Option<String>, what: &str, options: &[T], name: fn(T) -> &'static str, slot: &mut T) {
     let Some(v) = value else { return };
-    match options.iter().find(|(name, _)| name == v) {
-        Some((_, x)) => *slot = *x,
+    match options.iter().find(|&&x| name(x) == v) {
+        Some(&x) => *slot = x,
         None => {
-            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+            let names: Vec<&str> = options.iter().map(|&x| name(x)).collect();
             cx.err(key, format!("'{v}' is not {what} (expected {})", names.join(" or ")));
         }
     }

@@ -179,7 +179,9 @@ impl Ssd {
     }
 
     fn issue_flush(&mut self, now: SimTime, slot: u32, lpa: u32, class: u8, bytes: u32, out: &mut Outbox) {
-        // A slot's data may be a few sectors (sub-page writes); a flush always writes a page.
+        // `bytes`: what the host wrote into the slot since its last write-back — the program's
+        // transfer under `ProgramTransfer::Written`, and what counts against the write-back
+        // limit. (A dirty slot always has some; a whole page is the safe fallback.)
         let bytes = if bytes == 0 { self.layout.page_size } else { bytes };
         self.writeback_bytes += bytes as u64;
         let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes, next: NONE });

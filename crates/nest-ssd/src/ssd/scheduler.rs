@@ -79,12 +79,7 @@ impl Ssd {
                 if fetch {
                     self.counters.map_reads += 1;
                     let plane = self.layout.static_plane(tp as u64);
-                    // Caching single entries, the controller reads out only the sector (ECC
-                    // codeword) holding the entry; caching pages, the whole page.
-                    let bytes = match self.params.model.cmt_granularity {
-                        CmtGranularity::Entry => 512.min(self.layout.page_size),
-                        CmtGranularity::TranslationPage => self.layout.page_size,
-                    };
+                    let bytes = self.map_read_bytes();
                     let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE });
                     self.enqueue(now, m, out);
                 }
@@ -102,15 +97,25 @@ impl Ssd {
         txn.kind.is_program() || (self.params.model.unwritten_read_maps && matches!(txn.kind, Kind::Read | Kind::RmwRead) && self.ftl.lookup(txn.lpa).is_none())
     }
 
+    /// Bytes a mapping read moves out: caching single entries, the controller reads only the
+    /// sector (ECC codeword) it needs; caching pages, the whole page.
+    #[inline]
+    fn map_read_bytes(&self) -> u32 {
+        match self.params.model.cmt_granularity {
+            CmtGranularity::Entry => 512.min(self.layout.page_size),
+            CmtGranularity::TranslationPage => self.layout.page_size,
+        }
+    }
+
     /// Writes back the translation pages whose dirty entries the CMT evicted. A cached page is
     /// programmed as it is; evicted single entries are first merged with the page's other
     /// entries, read from flash (the read MQSim serves even though it never serves the write).
     fn map_write_backs(&mut self, now: SimTime, out: &mut Outbox) {
         while let Some(tp) = self.cmt.as_mut().and_then(|c| c.write_backs.pop()) {
-            let plane = self.layout.static_plane(tp as u64);
             if self.params.model.cmt_granularity == CmtGranularity::Entry {
                 self.counters.map_reads += 1;
-                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: 512.min(self.layout.page_size), next: NONE });
+                let plane = self.layout.static_plane(tp as u64);
+                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.map_read_bytes(), next: NONE });
                 self.enqueue(now, m, out);
             } else {
                 self.map_write(now, tp, out);

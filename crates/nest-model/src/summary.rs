@@ -161,13 +161,15 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     let m = &s.params.model;
     if *m != nest_ssd::switches::ModelSwitches::default() {
         out["model"] = json!({
-            "die_interleave": m.die_interleave, "multiplane_same_page": m.multiplane_same_page,
+            "die_interleave": m.die_interleave, "command_waits_for_channel": m.command_waits_for_channel, "multiplane_same_page": m.multiplane_same_page, "data_out_per_page": m.data_out_per_page, "mapping_out_first": m.mapping_out_first, "multiplane_across_classes": m.multiplane_across_classes,
             "program_transfer": m.program_transfer.name(),
             "cmt_granularity": m.cmt_granularity.name(),
             "cmt_entry_bytes": m.cmt_entry_bytes, "map_entry_bytes": m.map_entry_bytes,
             "mapping_writes": m.mapping_writes.name(),
             "unwritten_read_maps": m.unwritten_read_maps,
+            "evicted_entry_misfiled": m.evicted_entry_misfiled,
             "destage": m.destage.name(),
+            "gc_precedence": m.gc_precedence.name(),
             "hot_window_s": m.hot_window.as_secs_f64(),
             "writeback_limit_pages": m.writeback_limit_pages,
             "free_mapping_misses": s.cmt_free_misses(),

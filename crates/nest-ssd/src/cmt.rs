@@ -6,7 +6,9 @@
 //! a miss brings a page of neighbouring entries, which sequential access reuses) or single
 //! entries (MQSim: more distinct pages' entries fit, a neighbour's lookup misses again). With
 //! `MappingWrites::Never` (MQSim's quirk) a dirty eviction programs nothing and its translation
-//! page counts as in memory from then on, so later misses on it are free.
+//! page counts as in memory from then on, so later misses on it are free. With
+//! `evicted_entry_misfiled` (MQSim's bug) a dirty entry evicted to make room for LPA x is filed
+//! under x: x's translation page is the one written back, and x arrives mapped (clean).
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
@@ -40,6 +42,20 @@ pub struct Cmt {
     pub misses: u64,
     /// Misses served without a flash read (a departed translation page).
     pub free_misses: u64,
+    /// `evicted_entry_misfiled`: the LPAs under which an evicted entry was filed (MQSim's global
+    /// mapping table entries that hold a mapping), one bit each.
+    misfiled: Option<Vec<u64>>,
+}
+
+/// What a transaction does to its mapping entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    None,
+    /// A program: the entry changes.
+    Program,
+    /// A read of a page never written, which maps it (`unwritten_read_maps`): the entry changes
+    /// once, unless it arrives mapped.
+    Maps,
 }
 
 pub enum Lookup {
@@ -51,7 +67,7 @@ pub enum Lookup {
 impl Cmt {
     /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
     /// entries of `entry_bytes` in entry mode.
-    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites) -> Self {
+    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool) -> Self {
         let entries_per_page = entries_per_page.max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;
         let (capacity, units, indexed) = match granularity {
@@ -80,6 +96,7 @@ impl Cmt {
             hits: 0,
             misses: 0,
             free_misses: 0,
+            misfiled: misfiled.then(|| vec![0u64; logical_pages.div_ceil(64) as usize]),
         }
     }
 
@@ -103,14 +120,20 @@ impl Cmt {
         }
     }
 
-    /// Looks `lpa` up; `update` marks its entry dirty (a program, or a read that maps an
-    /// unwritten page).
+    /// Whether `update` changes a cached unit: a program always; a mapping read only a cached
+    /// translation page (a cached single entry was mapped when it came in).
     #[inline]
-    pub fn lookup(&mut self, lpa: u32, update: bool) -> Lookup {
+    fn changes_cached(&self, update: Update) -> bool {
+        update == Update::Program || (update == Update::Maps && self.granularity == CmtGranularity::TranslationPage)
+    }
+
+    /// Looks `lpa` up; `update` says whether the access changes its entry.
+    #[inline]
+    pub fn lookup(&mut self, lpa: u32, update: Update) -> Lookup {
         if let Some(u) = self.unit(lpa) {
             self.hits += 1;
             self.lru.touch(u);
-            self.dirty[u as usize] |= update;
+            self.dirty[u as usize] |= self.changes_cached(update);
             return Lookup::Hit;
         }
         self.misses += 1;
@@ -136,10 +159,10 @@ impl Cmt {
     /// `lpa`'s entry arrived from flash (with its whole translation page in page mode). A
     /// dirty unit evicted to make room is queued in `write_backs` (or, with
     /// `MappingWrites::Never`, its page marked departed).
-    pub fn insert(&mut self, lpa: u32, dirty: bool) {
+    pub fn insert(&mut self, lpa: u32, update: Update) {
         if let Some(u) = self.unit(lpa) {
             self.lru.touch(u);
-            self.dirty[u as usize] |= dirty;
+            self.dirty[u as usize] |= self.changes_cached(update);
             return;
         }
         if self.lru.len() >= self.capacity {
@@ -154,6 +177,13 @@ impl Cmt {
                     }
                 };
                 if std::mem::take(&mut self.dirty[v as usize]) {
+                    let tp = match &mut self.misfiled {
+                        Some(bits) => {
+                            bits[lpa as usize / 64] |= 1u64 << (lpa % 64);
+                            self.tpage(lpa)
+                        }
+                        None => tp,
+                    };
                     self.write_backs.push(tp);
                     if self.mapping_writes == MappingWrites::Never {
                         self.departed[tp as usize] = true;
@@ -171,7 +201,11 @@ impl Cmt {
             }
         };
         self.lru.touch(u);
-        self.dirty[u as usize] = dirty;
+        self.dirty[u as usize] = match update {
+            Update::None => false,
+            Update::Program => true,
+            Update::Maps => !self.misfiled.as_ref().is_some_and(|b| b[lpa as usize / 64] & (1u64 << (lpa % 64)) != 0),
+        };
     }
 
     pub fn hit_rate(&self) -> f64 {
@@ -189,39 +223,56 @@ mod tests {
     use super::*;
 
     fn entry_cmt(capacity_entries: u64, writes: MappingWrites) -> Cmt {
-        Cmt::new(10_000, 4096, capacity_entries * 8, 100, CmtGranularity::Entry, 8, writes)
+        Cmt::new(10_000, 4096, capacity_entries * 8, 100, CmtGranularity::Entry, 8, writes, false)
     }
 
     #[test]
     fn page_mode_caches_a_translation_page_of_neighbours() {
-        let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, CmtGranularity::TranslationPage, 8, MappingWrites::Flash);
-        assert!(matches!(c.lookup(5, false), Lookup::Miss { tp: 0, fetch: true }));
-        c.insert(5, false);
-        assert!(matches!(c.lookup(99, false), Lookup::Hit), "same translation page");
-        assert!(matches!(c.lookup(100, false), Lookup::Miss { tp: 1, .. }));
+        let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, CmtGranularity::TranslationPage, 8, MappingWrites::Flash, false);
+        assert!(matches!(c.lookup(5, Update::None), Lookup::Miss { tp: 0, fetch: true }));
+        c.insert(5, Update::None);
+        assert!(matches!(c.lookup(99, Update::None), Lookup::Hit), "same translation page");
+        assert!(matches!(c.lookup(100, Update::None), Lookup::Miss { tp: 1, .. }));
     }
 
     #[test]
     fn entry_mode_caches_single_entries_and_evicts_lru_entries() {
         let mut c = entry_cmt(2, MappingWrites::Flash);
-        c.insert(5, true);
-        assert!(matches!(c.lookup(6, false), Lookup::Miss { tp: 0, fetch: true }), "a neighbour is not cached");
-        c.insert(6, false);
-        c.insert(250, false);
+        c.insert(5, Update::Program);
+        assert!(matches!(c.lookup(6, Update::None), Lookup::Miss { tp: 0, fetch: true }), "a neighbour is not cached");
+        c.insert(6, Update::None);
+        c.insert(250, Update::None);
         // 5 was least recently used and dirty: its translation page (0) is to be written back.
         assert_eq!(c.write_backs, vec![0]);
-        assert!(matches!(c.lookup(5, false), Lookup::Miss { .. }));
-        assert!(matches!(c.lookup(250, false), Lookup::Hit));
+        assert!(matches!(c.lookup(5, Update::None), Lookup::Miss { .. }));
+        assert!(matches!(c.lookup(250, Update::None), Lookup::Hit));
     }
 
     #[test]
     fn a_never_written_back_page_makes_later_misses_free() {
         let mut c = entry_cmt(1, MappingWrites::Never);
-        c.insert(5, true);
-        c.insert(300, false); // evicts dirty 5: translation page 0 departs
+        c.insert(5, Update::Program);
+        c.insert(300, Update::None); // evicts dirty 5: translation page 0 departs
         assert_eq!(c.write_backs, vec![0], "the caller still merges (reads) it");
-        assert!(matches!(c.lookup(42, false), Lookup::Hit), "page 0 counts as in memory");
+        assert!(matches!(c.lookup(42, Update::None), Lookup::Hit), "page 0 counts as in memory");
         assert_eq!((c.misses, c.free_misses), (1, 1));
-        assert!(matches!(c.lookup(301, false), Lookup::Miss { tp: 3, .. }), "page 3 never departed");
+        assert!(matches!(c.lookup(301, Update::None), Lookup::Miss { tp: 3, .. }), "page 3 never departed");
+    }
+
+    #[test]
+    fn a_misfiled_eviction_writes_back_the_newcomers_page_and_maps_it() {
+        let mut c = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, true);
+        c.insert(5, Update::Program);
+        c.insert(300, Update::Maps); // evicts dirty 5, filed under 300
+        assert_eq!(c.write_backs, vec![3], "300's translation page, not 5's");
+        c.insert(600, Update::Maps); // evicts 300, which arrived mapped (clean)
+        assert_eq!(c.write_backs, vec![3], "nothing more to write back");
+        c.insert(900, Update::None); // evicts 600: a read that mapped it, dirty
+        assert_eq!(c.write_backs, vec![3, 9]);
+        let mut plain = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, false);
+        plain.insert(5, Update::Program);
+        plain.insert(300, Update::Maps);
+        plain.insert(600, Update::None);
+        assert_eq!(plain.write_backs, vec![0, 3], "each evicted entry's own page");
     }
 }

@@ -24,3 +24,5 @@ pub use ssd::{Outbox, Ssd, SsdEvent};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_compat;

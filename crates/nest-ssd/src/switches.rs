@@ -98,15 +98,52 @@ impl MappingWrites {
     }
 }
 
+/// When non-preemptible GC work at a die (or chip) is served.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcPrecedence {
+    /// GC takes every other turn, so a long job neither starves nor is starved by user I/O.
+    Alternate,
+    /// GC goes first whenever it has work (after mapping reads): user I/O at the die waits for
+    /// the whole job (MQSim's non-preemptible GC, always "urgent").
+    First,
+}
+
+impl GcPrecedence {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [GcPrecedence; 2] = [GcPrecedence::Alternate, GcPrecedence::First];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPrecedence::Alternate => "alternate",
+            GcPrecedence::First => "first",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelSwitches {
     /// Dies of a chip run operations independently (interleaving). Off (MQSim): a chip runs one
-    /// command at a time — the dies' batches start together and the chip takes no new command
-    /// until all of them are done.
+    /// die's command at a time, chosen at the chip — the queue by priority, then the die of its
+    /// oldest transaction — and takes no new command until that one (data out included) is done.
     pub die_interleave: bool,
+    /// A command is issued only while the chip's channel is idle and no data transfer waits for
+    /// it; a freed channel offers its chips a command round robin (MQSim). Off: the command
+    /// phase (~100 ns) slips in between transfers, so a die never waits for the bus to start.
+    pub command_waits_for_channel: bool,
     /// A multi-plane batch needs the same page offset on every plane (MQSim; ONFI multi-plane
     /// commands on many parts). Off: any page per plane (newer parts' independent plane reads).
     pub multiplane_same_page: bool,
+    /// A multi-plane read moves its pages out one transfer each, and each page's request may
+    /// complete after its own transfer (MQSim; each later page queues behind the channel's other
+    /// waiting transfers). Off: one transfer of all the batch's pages, after which all complete.
+    pub data_out_per_page: bool,
+    /// Data of mapping reads waiting for the channel goes out before user and GC data waiting
+    /// (MQSim). Off: the channel serves waiting transfers first come, first served.
+    pub mapping_out_first: bool,
+    /// With device-level QoS, a multi-plane batch of one class's reads or writes is filled up
+    /// with the other classes' transactions on the die's free planes. Off (MQSim): partners
+    /// come from the same class queue only.
+    pub multiplane_across_classes: bool,
     pub program_transfer: ProgramTransfer,
     pub cmt_granularity: CmtGranularity,
     /// DRAM bytes per cached entry in `Entry` mode (MQSim: ⌈(2·log2 P + sectors per page) / 8⌉).
@@ -114,10 +151,17 @@ pub struct ModelSwitches {
     /// Bytes per mapping entry on flash: a translation page holds page_size / this many.
     pub map_entry_bytes: u32,
     pub mapping_writes: MappingWrites,
+    /// MQSim's bug: a dirty entry evicted from the single-entry CMT to make room for LPA x is
+    /// filed under x — x's translation page is the one written back, and x arrives mapped, so a
+    /// read of it changes nothing. Off: the evicted entry's own translation page is written.
+    pub evicted_entry_misfiled: bool,
     /// A read of a never-written page maps it (MQSim assigns it a physical page, a dirty mapping
     /// entry). Off: it stays unmapped and its entry clean.
     pub unwritten_read_maps: bool,
     pub destage: Destage,
+    /// Non-preemptible GC's turn at a die (preemptible GC goes after user I/O either way, first
+    /// only below the hard threshold).
+    pub gc_precedence: GcPrecedence,
     /// `Eager`: a page written again within this window is hot (MQSim: 1 s).
     pub hot_window: SimTime,
     /// Write-backs in flight at most, in pages' worth of bytes; a host write waits for room
@@ -129,14 +173,20 @@ impl Default for ModelSwitches {
     fn default() -> Self {
         ModelSwitches {
             die_interleave: true,
+            command_waits_for_channel: false,
             multiplane_same_page: false,
+            data_out_per_page: false,
+            mapping_out_first: false,
+            multiplane_across_classes: true,
             program_transfer: ProgramTransfer::Page,
             cmt_granularity: CmtGranularity::TranslationPage,
             cmt_entry_bytes: 9,
             map_entry_bytes: 4,
             mapping_writes: MappingWrites::Flash,
+            evicted_entry_misfiled: false,
             unwritten_read_maps: false,
             destage: Destage::Lazy,
+            gc_precedence: GcPrecedence::Alternate,
             hot_window: SimTime::from_ms(1000),
             writeback_limit_pages: None,
         }
@@ -151,14 +201,20 @@ impl ModelSwitches {
         let bits = (physical_pages.max(2) as f64).log2();
         ModelSwitches {
             die_interleave: false,
+            command_waits_for_channel: true,
             multiplane_same_page: true,
+            data_out_per_page: true,
+            mapping_out_first: true,
+            multiplane_across_classes: false,
             program_transfer: ProgramTransfer::Written,
             cmt_granularity: CmtGranularity::Entry,
             cmt_entry_bytes: ((2.0 * bits + sectors) / 8.0).ceil() as u32,
             map_entry_bytes: ((bits + sectors) / 8.0).ceil() as u32,
             mapping_writes: MappingWrites::Never,
+            evicted_entry_misfiled: true,
             unwritten_read_maps: true,
             destage: Destage::Eager,
+            gc_precedence: GcPrecedence::First,
             hot_window: SimTime::from_ms(1000),
             writeback_limit_pages: Some(planes),
         }

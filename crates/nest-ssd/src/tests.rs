@@ -17,18 +17,18 @@ pub fn small() -> SsdParams {
     p
 }
 
-struct Bench {
-    ssd: Ssd,
+pub(crate) struct Bench {
+    pub(crate) ssd: Ssd,
     q: EventQueue<SsdEvent>,
     out: Outbox,
-    now: SimTime,
+    pub(crate) now: SimTime,
     /// Submit time and class per tag.
-    issued: Vec<(SimTime, u8, bool)>,
-    lat: Vec<(u8, bool, SimTime)>,
+    pub(crate) issued: Vec<(SimTime, u8, bool)>,
+    pub(crate) lat: Vec<(u8, bool, SimTime)>,
 }
 
 impl Bench {
-    fn new(p: SsdParams) -> Self {
+    pub(crate) fn new(p: SsdParams) -> Self {
         Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new() }
     }
     fn flush(&mut self) {
@@ -40,14 +40,14 @@ impl Bench {
             self.lat.push((class, write, self.now - t0));
         }
     }
-    fn submit(&mut self, write: bool, offset: u64, size: u32, class: u8) {
+    pub(crate) fn submit(&mut self, write: bool, offset: u64, size: u32, class: u8) {
         let tag = self.issued.len() as u32;
         self.issued.push((self.now, class, write));
         self.ssd.submit(self.now, tag, write, offset, size, class, &mut self.out);
         self.flush();
     }
     /// Runs until idle; `refill` is called after each completion batch with the bench.
-    fn run(&mut self, mut refill: impl FnMut(&mut Bench)) {
+    pub(crate) fn run(&mut self, mut refill: impl FnMut(&mut Bench)) {
         while let Some((t, e)) = self.q.pop() {
             self.now = t;
             let before = self.lat.len();
@@ -59,7 +59,7 @@ impl Bench {
         }
     }
     /// Handles every event before `t`, then sets the clock to `t`.
-    fn run_until(&mut self, t: SimTime) {
+    pub(crate) fn run_until(&mut self, t: SimTime) {
         while self.q.peek_time().is_some_and(|e| e < t) {
             let (te, e) = self.q.pop().unwrap();
             self.now = te;
@@ -68,7 +68,7 @@ impl Bench {
         }
         self.now = t;
     }
-    fn mean(&self, class: u8, write: bool) -> f64 {
+    pub(crate) fn mean(&self, class: u8, write: bool) -> f64 {
         let v: Vec<f64> = self.lat.iter().filter(|l| l.0 == class && l.1 == write).map(|l| l.2.as_us_f64()).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     }
@@ -420,11 +420,11 @@ fn a_read_suspends_a_program_on_its_die() {
 }
 
 /// Random reads beside random writes: GC's programs and erases run under the reads.
-fn reads_beside_gc(p: SsdParams, n: usize, rq: u32, wq: u32) -> Bench {
+pub(crate) fn reads_beside_gc(p: SsdParams, n: usize, rq: u32, wq: u32) -> Bench {
     closed_loop(p, n, rq, wq, 11)
 }
 
-fn read_tail(b: &Bench) -> (SimTime, f64) {
+pub(crate) fn read_tail(b: &Bench) -> (SimTime, f64) {
     let mut r: Vec<SimTime> = b.lat.iter().filter(|l| !l.1).map(|l| l.2).collect();
     r.sort();
     (r[r.len() - 1], r[r.len() * 99 / 100].as_us_f64())
@@ -467,7 +467,7 @@ fn suspension_bounds_how_often_one_operation_yields() {
 }
 
 /// One channel, one chip of two dies, one plane each.
-fn two_die_chip() -> SsdParams {
+pub(crate) fn two_die_chip() -> SsdParams {
     let mut p = small();
     p.geometry = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 1, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
     p

@@ -8,7 +8,7 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
-use nest_ssd::switches::{CmtGranularity, Destage, MappingWrites, ProgramTransfer};
+use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, ProgramTransfer};
 use nest_ssd::SsdParams;
 use nest_ssd::presets;
 
@@ -297,8 +297,13 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     let k = |f: &str| format!("{key}.model.{f}");
     let sw = &mut p.model;
     sw.die_interleave = m.die_interleave.unwrap_or(sw.die_interleave);
+    sw.command_waits_for_channel = m.command_waits_for_channel.unwrap_or(sw.command_waits_for_channel);
     sw.multiplane_same_page = m.multiplane_same_page.unwrap_or(sw.multiplane_same_page);
+    sw.data_out_per_page = m.data_out_per_page.unwrap_or(sw.data_out_per_page);
+    sw.mapping_out_first = m.mapping_out_first.unwrap_or(sw.mapping_out_first);
+    sw.multiplane_across_classes = m.multiplane_across_classes.unwrap_or(sw.multiplane_across_classes);
     sw.unwritten_read_maps = m.unwritten_read_maps.unwrap_or(sw.unwritten_read_maps);
+    sw.evicted_entry_misfiled = m.evicted_entry_misfiled.unwrap_or(sw.evicted_entry_misfiled);
     sw.cmt_entry_bytes = m.cmt_entry_bytes.unwrap_or(sw.cmt_entry_bytes);
     sw.map_entry_bytes = m.map_entry_bytes.unwrap_or(sw.map_entry_bytes);
     if let Some(n) = m.writeback_limit_pages {
@@ -311,6 +316,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("cmt_granularity"), &m.cmt_granularity, "a CMT granularity", &CmtGranularity::ALL, CmtGranularity::name, &mut sw.cmt_granularity);
     choice(cx, &k("mapping_writes"), &m.mapping_writes, "a mapping-write policy", &MappingWrites::ALL, MappingWrites::name, &mut sw.mapping_writes);
     choice(cx, &k("destage"), &m.destage, "a destage policy", &Destage::ALL, Destage::name, &mut sw.destage);
+    choice(cx, &k("gc_precedence"), &m.gc_precedence, "a GC precedence", &GcPrecedence::ALL, GcPrecedence::name, &mut sw.gc_precedence);
 }
 
 /// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.

@@ -80,7 +80,11 @@ pub struct SsdDeviceConfig {
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     pub die_interleave: Option<bool>,
+    pub command_waits_for_channel: Option<bool>,
     pub multiplane_same_page: Option<bool>,
+    pub data_out_per_page: Option<bool>,
+    pub mapping_out_first: Option<bool>,
+    pub multiplane_across_classes: Option<bool>,
     /// page | written
     pub program_transfer: Option<String>,
     /// translation_page | entry
@@ -89,9 +93,12 @@ pub struct ModelConfig {
     pub map_entry_bytes: Option<u32>,
     /// flash | never
     pub mapping_writes: Option<String>,
+    pub evicted_entry_misfiled: Option<bool>,
     pub unwritten_read_maps: Option<bool>,
     /// lazy | eager
     pub destage: Option<String>,
+    /// alternate | first
+    pub gc_precedence: Option<String>,
     pub hot_window: Option<String>,
     /// Write-backs in flight at most, in pages; 0 = no limit.
     pub writeback_limit_pages: Option<u32>,

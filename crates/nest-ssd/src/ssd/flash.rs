@@ -41,6 +41,8 @@ pub(super) struct Die {
     pub(super) batch: [u32; MAX_PLANES_PER_DIE as usize],
     pub(super) n: u8,
     pub(super) xfer_bytes: u64,
+    /// `data_out_per_page`: the batch's next page to move out.
+    pub(super) out_next: u8,
     pub(super) started: SimTime,
     pub(super) busy_ps: u64,
     /// Queues 0..8: user reads/writes per class (class·2 + write); then mapping reads, GC,
@@ -68,6 +70,8 @@ pub(super) struct Channel {
     pub(super) die: u32,
     pub(super) waiting: VecDeque<u32>,
     pub(super) busy_ps: u64,
+    /// The chip whose turn it is to be offered a command (`command_waits_for_channel`).
+    pub(super) rr: u32,
 }
 
 impl Ssd {
@@ -170,13 +174,35 @@ impl Ssd {
         self.dies[d as usize].xfer_bytes = bytes;
         let c = self.layout.channel_of_die(d);
         if self.channels[c as usize].busy {
-            self.channels[c as usize].waiting.push_back(d);
+            self.wait_for_channel(c, d);
         } else {
             self.start_transfer(now, c, d, out);
         }
     }
 
+    /// Queues die `d` for channel `c`: last, or (`mapping_out_first`) mapping-read data after
+    /// the mapping data already waiting but before user and GC data (MQSim).
+    fn wait_for_channel(&mut self, c: u32, d: u32) {
+        if self.params.model.mapping_out_first && self.is_mapping_out(d) {
+            let at = self.channels[c as usize].waiting.iter().take_while(|&&e| self.is_mapping_out(e)).count();
+            self.channels[c as usize].waiting.insert(at, d);
+        } else {
+            self.channels[c as usize].waiting.push_back(d);
+        }
+    }
+
+    /// Whether die `d` waits to move mapping-read data out.
+    #[inline]
+    fn is_mapping_out(&self, d: u32) -> bool {
+        let die = &self.dies[d as usize];
+        die.phase == Phase::WaitOut && matches!(self.txns[die.batch[0] as usize].kind, Kind::MapRead | Kind::MapMerge)
+    }
+
     pub(super) fn start_transfer(&mut self, now: SimTime, c: u32, d: u32, out: &mut Outbox) {
+        if self.params.model.data_out_per_page && self.dies[d as usize].phase == Phase::WaitOut {
+            let t = self.dies[d as usize].batch[self.dies[d as usize].out_next as usize];
+            self.dies[d as usize].xfer_bytes = self.txns[t as usize].bytes as u64;
+        }
         let die = &mut self.dies[d as usize];
         die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
         let dt = self.params.timing.channel_time(die.xfer_bytes);
@@ -207,6 +233,17 @@ impl Ssd {
                 let copyback = self.txns[t as usize].kind == Kind::GcRead && self.params.ftl.copyback;
                 if copyback {
                     self.batch_done(now, d, out);
+                } else if self.params.model.data_out_per_page {
+                    // Each page is a transfer of its own, queued for the channel in batch order
+                    // (the first may start at once); `start_transfer` sizes each.
+                    let n = self.dies[d as usize].n;
+                    self.dies[d as usize].out_next = 0;
+                    self.dies[d as usize].phase = Phase::WaitOut;
+                    self.request_channel(now, d, 0, out);
+                    let c = self.layout.channel_of_die(d);
+                    for _ in 1..n {
+                        self.wait_for_channel(c, d);
+                    }
                 } else {
                     let n = self.dies[d as usize].n as usize;
                     let bytes: u64 = (0..n).map(|k| self.txns[self.dies[d as usize].batch[k] as usize].bytes as u64).sum();
@@ -222,18 +259,41 @@ impl Ssd {
     pub(super) fn on_channel(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
         let d = self.channels[c as usize].die;
         self.channels[c as usize].busy = false;
+        // Page by page out: a page that is not the batch's last completes on its own, and the
+        // die waits for its next page's turn (already queued) before the channel moves on.
+        let die = &mut self.dies[d as usize];
+        let page_done = (self.params.model.data_out_per_page && die.phase == Phase::Out && die.out_next + 1 < die.n).then(|| {
+            let t = die.batch[die.out_next as usize];
+            die.out_next += 1;
+            die.phase = Phase::WaitOut;
+            t
+        });
         // The next waiter gets the channel before this die's completion can queue more work.
         if let Some(next) = self.channels[c as usize].waiting.pop_front() {
             self.start_transfer(now, c, next, out);
         }
-        match self.dies[d as usize].phase {
-            Phase::In => self.start_program(now, d, out),
-            Phase::Out => self.batch_done(now, d, out),
-            p => unreachable!("channel event for a die in phase {p:?}"),
+        match (page_done, self.dies[d as usize].phase) {
+            (Some(t), _) => self.txn_done(now, t, out),
+            (None, Phase::In) => self.start_program(now, d, out),
+            (None, Phase::Out) => {
+                let from = if self.params.model.data_out_per_page { self.dies[d as usize].out_next as usize } else { 0 };
+                self.batch_done_from(now, d, from, out)
+            }
+            (None, p) => unreachable!("channel event for a die in phase {p:?}"),
+        }
+        if self.params.model.command_waits_for_channel {
+            // The channel may be idle now: its chips are offered commands in turn.
+            self.dispatch_channel(now, c, out);
         }
     }
 
     pub(super) fn batch_done(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        self.batch_done_from(now, d, 0, out);
+    }
+
+    /// The die's batch is done; its transactions from `from` on complete (the earlier ones
+    /// already did, page by page).
+    fn batch_done_from(&mut self, now: SimTime, d: u32, from: usize, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let batch = self.dies[d as usize].batch;
         let die = &mut self.dies[d as usize];
@@ -250,7 +310,7 @@ impl Ssd {
             die.end = now + s.remaining;
             out.events.push((die.end, SsdEvent::Die(d)));
         }
-        for &t in &batch[..n] {
+        for &t in &batch[from..n] {
             self.txn_done(now, t, out);
         }
         self.kick(now, d, out);

@@ -39,7 +39,7 @@ impl Ssd {
         self.gc[plane as usize] = Some(GcJob { victim, pending: pages.len() as u32, started: now });
         let die = self.layout.die_of_plane(plane);
         for &(ppa, lpa) in &pages {
-            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: plane, bytes: self.layout.page_size, next: NONE });
+            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: plane, bytes: self.layout.page_size, next: NONE, seq: 0 });
             self.dies[die as usize].q[Q_GC].push_back(t);
         }
         let empty = pages.is_empty();
@@ -51,7 +51,7 @@ impl Ssd {
     }
 
     pub(super) fn queue_erase(&mut self, plane: u32, victim: u32) {
-        let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: plane, bytes: 0, next: NONE });
+        let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: plane, bytes: 0, next: NONE, seq: 0 });
         let die = self.layout.die_of_plane(plane);
         self.dies[die as usize].q[Q_GC].push_back(t);
     }

@@ -83,7 +83,7 @@ impl Ssd {
                 continue;
             }
             flash += 1;
-            let t = self.new_txn(Txn { kind: Kind::Read, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes, next: NONE });
+            let t = self.new_txn(Txn { kind: Kind::Read, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes, next: NONE, seq: 0 });
             self.route(now, t, out);
         }
         self.cmds[c as usize].remaining += flash;
@@ -123,7 +123,7 @@ impl Ssd {
             if partial {
                 self.counters.rmw_reads += 1;
             }
-            let t = self.new_txn(Txn { kind, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes: if partial { self.layout.page_size - bytes } else { bytes }, next: NONE });
+            let t = self.new_txn(Txn { kind, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes: if partial { self.layout.page_size - bytes } else { bytes }, next: NONE, seq: 0 });
             self.route(now, t, out);
         }
     }
@@ -184,7 +184,7 @@ impl Ssd {
         // limit. (A dirty slot always has some; a whole page is the safe fallback.)
         let bytes = if bytes == 0 { self.layout.page_size } else { bytes };
         self.writeback_bytes += bytes as u64;
-        let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes, next: NONE });
+        let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes, next: NONE, seq: 0 });
         self.route(now, t, out);
     }
 

@@ -5,6 +5,8 @@
 //! - `scheduler`: transactions through the CMT into per-die queues, the pick of a die's next
 //!   multi-plane batch (device-level QoS), suspension, what a finished transaction releases;
 //! - `flash`: dies and channels — sense/program/erase timing, the shared channel;
+//! - `chip`: MQSim's chip and channel discipline (one die's command per chip, commands on an
+//!   idle channel), for the compatible model;
 //! - `gc`: the garbage-collection driver (soft/hard thresholds; soft GC can be held off);
 //! - `precondition`: the drive filled to steady state before time 0.
 //!
@@ -28,6 +30,7 @@ use nest_core::wrr::Wrr;
 use nest_core::{Pool, SimTime};
 use std::collections::VecDeque;
 
+mod chip;
 mod flash;
 mod gc;
 mod host_if;
@@ -123,6 +126,8 @@ pub struct Ssd {
     rng: RngStream,
     scratch: Vec<(u32, u32)>,
     scratch_txns: Vec<u32>,
+    /// Arrival stamp of the next transaction queued at a die (`Txn::seq`).
+    next_seq: u32,
     in_flight: u32,
     pub counters: SsdCounters,
     logical_pages: u32,
@@ -137,15 +142,15 @@ impl Ssd {
         let logical = params.logical_pages();
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
-        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes));
+        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
             DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve, params.geometry.page_size, eager)
         });
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new() })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new() })
             .collect();
-        let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0 }).collect();
+        let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
         let mut ssd = Ssd {
             gc: vec![None; layout.planes as usize],
             layout,
@@ -166,6 +171,7 @@ impl Ssd {
             rng: RngStream::derive(seed, "ssd", index, "gc"),
             scratch: Vec::new(),
             scratch_txns: Vec::new(),
+            next_seq: 0,
             in_flight: 0,
             counters: SsdCounters::default(),
             logical_pages: logical as u32,

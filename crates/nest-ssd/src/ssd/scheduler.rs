@@ -5,11 +5,11 @@
 
 use super::flash::{Phase, Suspended};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
-use crate::cmt::Lookup;
+use crate::cmt::{Lookup, Update};
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;
 use crate::params::{Allocation, MAX_PLANES_PER_DIE};
-use crate::switches::{CmtGranularity, MappingWrites};
+use crate::switches::{CmtGranularity, GcPrecedence, MappingWrites};
 use nest_core::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -52,6 +52,9 @@ pub(super) struct Txn {
     pub(super) bytes: u32,
     /// Link in a CMT wait list.
     pub(super) next: u32,
+    /// Order of arrival at the die queues (wrapping), so a chip can serve its oldest
+    /// transaction first (`die_interleave = false`).
+    pub(super) seq: u32,
 }
 
 pub(super) const Q_MAP_READ: usize = 2 * CLASSES;
@@ -70,9 +73,9 @@ impl Ssd {
     /// Through the CMT, then into a die queue.
     pub(super) fn route(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
         let txn = self.txns[t as usize];
-        let dirty = self.dirties_entry(&txn);
+        let update = self.entry_update(&txn);
         if let Some(cmt) = &mut self.cmt {
-            let found = cmt.lookup(txn.lpa, dirty);
+            let found = cmt.lookup(txn.lpa, update);
             if let Lookup::Miss { tp, fetch } = found {
                 self.txns[t as usize].next = cmt.waiting[tp as usize];
                 cmt.waiting[tp as usize] = t;
@@ -80,7 +83,7 @@ impl Ssd {
                     self.counters.map_reads += 1;
                     let plane = self.layout.static_plane(tp as u64);
                     let bytes = self.map_read_bytes();
-                    let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE });
+                    let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE, seq: 0 });
                     self.enqueue(now, m, out);
                 }
                 return;
@@ -90,11 +93,17 @@ impl Ssd {
         self.enqueue(now, t, out);
     }
 
-    /// Whether looking `txn` up changes its mapping entry: a program does, and so does a read
-    /// of a never-written page when such reads map it (`unwritten_read_maps`).
+    /// What `txn` does to its mapping entry: a program changes it, and so does a read of a
+    /// never-written page when such reads map it (`unwritten_read_maps`).
     #[inline]
-    fn dirties_entry(&self, txn: &Txn) -> bool {
-        txn.kind.is_program() || (self.params.model.unwritten_read_maps && matches!(txn.kind, Kind::Read | Kind::RmwRead) && self.ftl.lookup(txn.lpa).is_none())
+    fn entry_update(&self, txn: &Txn) -> Update {
+        if txn.kind.is_program() {
+            Update::Program
+        } else if self.params.model.unwritten_read_maps && matches!(txn.kind, Kind::Read | Kind::RmwRead) && self.ftl.lookup(txn.lpa).is_none() {
+            Update::Maps
+        } else {
+            Update::None
+        }
     }
 
     /// Bytes a mapping read moves out: caching single entries, the controller reads only the
@@ -115,7 +124,7 @@ impl Ssd {
             if self.params.model.cmt_granularity == CmtGranularity::Entry {
                 self.counters.map_reads += 1;
                 let plane = self.layout.static_plane(tp as u64);
-                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.map_read_bytes(), next: NONE });
+                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.map_read_bytes(), next: NONE, seq: 0 });
                 self.enqueue(now, m, out);
             } else {
                 self.map_write(now, tp, out);
@@ -130,7 +139,7 @@ impl Ssd {
         }
         self.counters.map_writes += 1;
         let plane = self.layout.static_plane(tp as u64);
-        let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE });
+        let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE, seq: 0 });
         self.enqueue(now, m, out);
     }
 
@@ -162,6 +171,8 @@ impl Ssd {
             let plane = self.dynamic_plane();
             self.txns[t as usize].plane = plane;
         }
+        self.txns[t as usize].seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
         let txn = self.txns[t as usize];
         let die = self.layout.die_of_plane(txn.plane);
         let qi = self.queue_index(&txn);
@@ -185,8 +196,10 @@ impl Ssd {
     }
 
     pub(super) fn kick(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+        let m = &self.params.model;
         match self.dies[d as usize].phase {
-            Phase::Idle if !self.params.model.die_interleave => self.kick_chip(now, d, out),
+            Phase::Idle if m.command_waits_for_channel => self.dispatch_channel(now, self.layout.channel_of_die(d), out),
+            Phase::Idle if !m.die_interleave => self.start_chip(now, self.layout.chip_of_die(d), out),
             Phase::Idle => {
                 if self.pick(d) {
                     self.start_batch(now, d, out);
@@ -195,25 +208,6 @@ impl Ssd {
             Phase::Program if self.params.sched.suspend.program => self.try_suspend(now, d, out),
             Phase::Erase if self.params.sched.suspend.erase => self.try_suspend(now, d, out),
             _ => {}
-        }
-    }
-
-    /// Without die interleaving a chip runs one command at a time: once every die of `d`'s chip
-    /// is idle, each die with work (from `d` on) starts its batch, and the chip takes nothing
-    /// new until all of them are done.
-    pub(super) fn kick_chip(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
-        let dpc = self.layout.dims[2];
-        let first = d - d % dpc;
-        if (first..first + dpc).any(|e| self.dies[e as usize].phase != Phase::Idle) {
-            return;
-        }
-        for k in 0..dpc {
-            let e = first + (d - first + k) % dpc;
-            // Starting one die's program may start GC and kick the others; they wait for this
-            // loop (the chip is busy) and are picked in their turn.
-            if self.dies[e as usize].phase == Phase::Idle && self.pick(e) {
-                self.start_batch(now, e, out);
-            }
         }
     }
 
@@ -295,8 +289,8 @@ impl Ssd {
 
     /// Moves a batch from queue `qi` of die `d` into the die: the first startable transaction
     /// and further ones of the same kind on other planes — from the same queue first, then
-    /// (user I/O with device QoS) from the same kind's queues of the other classes, so per-class
-    /// queues do not cost multi-plane parallelism.
+    /// (user I/O with device QoS, `multiplane_across_classes`) from the same kind's queues of
+    /// the other classes, so per-class queues do not cost multi-plane parallelism.
     pub(super) fn take_batch(&mut self, d: u32, qi: usize) -> bool {
         let ppd = self.layout.dims[3];
         let mut planes_used = 0u32;
@@ -306,7 +300,7 @@ impl Ssd {
         if n == 0 {
             return false;
         }
-        if qi < 2 * CLASSES && self.params.sched.device_qos && (n as u32) < ppd {
+        if qi < 2 * CLASSES && self.params.sched.device_qos && self.params.model.multiplane_across_classes && (n as u32) < ppd {
             let k = qi % 2;
             for c in 0..CLASSES {
                 let other = 2 * c + k;
@@ -372,17 +366,27 @@ impl Ssd {
         *n += m;
     }
 
+    /// Non-preemptible GC with `GcPrecedence::First`: GC work goes before user I/O.
+    #[inline]
+    pub(super) fn gc_goes_first(&self) -> bool {
+        !self.params.ftl.gc_preemptible && self.params.model.gc_precedence == GcPrecedence::First
+    }
+
     pub(super) fn die_in_hard_gc(&self, d: u32) -> bool {
         let ppd = self.layout.dims[3];
         (d * ppd..(d + 1) * ppd).any(|p| self.gc[p as usize].is_some() && self.ftl.gc_need(p) == GcNeed::Hard)
     }
 
-    /// Picks the die's next batch. Order: GC work when a plane is below the hard threshold
-    /// (or, for non-preemptible GC, on alternate turns),
+    /// Picks the die's next batch. With `GcPrecedence::First` (non-preemptible GC): mapping
+    /// reads, GC, user reads, user writes, mapping writes. Otherwise: GC work when a plane is
+    /// below the hard threshold (or, for non-preemptible GC, on alternate turns),
     /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
     /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
     /// background GC, mapping writes.
     pub(super) fn pick(&mut self, d: u32) -> bool {
+        if self.gc_goes_first() {
+            return self.take_batch(d, Q_MAP_READ) || self.take_batch(d, Q_GC) || self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_MAP_WRITE);
+        }
         if !self.dies[d as usize].q[Q_GC].is_empty() {
             // Urgent GC goes first; non-preemptible GC takes every other turn of the die
             // (so a long job neither starves nor is starved by user I/O).
@@ -452,8 +456,8 @@ impl Ssd {
                 // in arrival order.
                 for &w in waiters.iter().rev() {
                     let wt = self.txns[w as usize];
-                    let dirty = self.dirties_entry(&wt);
-                    self.cmt.as_mut().unwrap().insert(wt.lpa, dirty);
+                    let update = self.entry_update(&wt);
+                    self.cmt.as_mut().unwrap().insert(wt.lpa, update);
                 }
                 self.map_write_backs(now, out);
                 for &w in waiters.iter().rev() {

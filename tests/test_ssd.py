@@ -103,6 +103,7 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
 @pytest.mark.parametrize("device, key", [
     ({"preset": "no-such-drive"}, "device[0].preset"),
     ({"geometry": {"channels": 0}}, "device[0].geometry.channels"),
+    ({"geometry": {"dies_per_chip": 65}}, "device[0].geometry.dies_per_chip"),
     ({"ftl": {"gc_policy": "oldest"}}, "device[0].ftl.gc_policy"),
     ({"ftl": {"allocation": "CCWD"}}, "device[0].ftl.allocation"),
     ({"flash": {"read": "75"}}, "device[0].flash.read"),

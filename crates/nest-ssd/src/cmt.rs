@@ -179,7 +179,7 @@ impl Cmt {
                 if std::mem::take(&mut self.dirty[v as usize]) {
                     let tp = match &mut self.misfiled {
                         Some(bits) => {
-                            bits[lpa as usize / 64] |= 1u64 << (lpa % 64);
+                            bits[lpa as usize / 64] |= bit(lpa);
                             self.tpage(lpa)
                         }
                         None => tp,
@@ -204,7 +204,7 @@ impl Cmt {
         self.dirty[u as usize] = match update {
             Update::None => false,
             Update::Program => true,
-            Update::Maps => !self.misfiled.as_ref().is_some_and(|b| b[lpa as usize / 64] & (1u64 << (lpa % 64)) != 0),
+            Update::Maps => !self.misfiled.as_ref().is_some_and(|b| b[lpa as usize / 64] & bit(lpa) != 0),
         };
     }
 
@@ -216,6 +216,12 @@ impl Cmt {
             self.hits as f64 / n as f64
         }
     }
+}
+
+/// `lpa`'s bit in its word of a one-bit-per-LPA set.
+#[inline]
+fn bit(lpa: u32) -> u64 {
+    1u64 << (lpa % 64)
 }
 
 #[cfg(test)]

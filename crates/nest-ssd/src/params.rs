@@ -376,6 +376,9 @@ pub struct SsdParams {
 }
 
 pub const MAX_PLANES_PER_DIE: u32 = 16;
+/// Dies (LUNs) per chip at most: real packages have up to 8; the chip-level scheduler keeps a
+/// 64-bit set of a chip's dies.
+pub const MAX_DIES_PER_CHIP: u32 = 64;
 
 impl SsdParams {
     /// Logical pages the host can address.
@@ -423,6 +426,7 @@ impl SsdParams {
             need(k, v >= 1, "expected at least 1");
         }
         need("geometry.planes_per_die", g.planes_per_die <= MAX_PLANES_PER_DIE, "expected at most 16");
+        need("geometry.dies_per_chip", g.dies_per_chip <= MAX_DIES_PER_CHIP, "expected at most 64");
         need("geometry.blocks_per_plane", g.blocks_per_plane >= 8, "expected at least 8 (GC needs spare blocks)");
         need("geometry.page_size", g.page_size >= 512 && g.page_size % 512 == 0, "expected a multiple of 512 bytes");
         need("geometry", g.pages() < (1u64 << 31), "expected fewer than 2^31 physical pages in total");

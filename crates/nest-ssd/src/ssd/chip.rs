@@ -66,16 +66,8 @@ impl Ssd {
             return self.take_oldest(first, Q_MAP_READ).or_else(|| self.take_oldest(first, Q_GC)).or_else(|| self.pick_chip_kind(first, 0)).or_else(|| self.pick_chip_kind(first, 1)).or_else(|| self.take_oldest(first, Q_MAP_WRITE));
         }
         // GC that must go first is decided die by die, as `pick` decides it.
-        for e in first..first + dpc {
-            if self.dies[e as usize].q[Q_GC].is_empty() {
-                continue;
-            }
-            let die = &mut self.dies[e as usize];
-            let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
-            if (gc_turn || self.die_in_hard_gc(e)) && self.take_batch(e, Q_GC) {
-                return Some(e);
-            }
-            self.dies[e as usize].gc_turn = true;
+        if let Some(e) = (first..first + dpc).find(|&e| self.take_gc_turn(e)) {
+            return Some(e);
         }
         if let Some(e) = self.take_oldest(first, Q_MAP_READ) {
             return Some(e);

@@ -275,10 +275,8 @@ impl Ssd {
         match (page_done, self.dies[d as usize].phase) {
             (Some(t), _) => self.txn_done(now, t, out),
             (None, Phase::In) => self.start_program(now, d, out),
-            (None, Phase::Out) => {
-                let from = if self.params.model.data_out_per_page { self.dies[d as usize].out_next as usize } else { 0 };
-                self.batch_done_from(now, d, from, out)
-            }
+            // Pages before `out_next` completed one by one (it stays 0 moving the batch at once).
+            (None, Phase::Out) => self.batch_done_from(now, d, self.dies[d as usize].out_next as usize, out),
             (None, p) => unreachable!("channel event for a die in phase {p:?}"),
         }
         if self.params.model.command_waits_for_channel {

@@ -366,6 +366,22 @@ impl Ssd {
         *n += m;
     }
 
+    /// Takes a GC batch at die `d` if GC must go before user I/O now: urgent GC always;
+    /// non-preemptible GC every other turn of the die (so a long job neither starves nor is
+    /// starved by user I/O).
+    pub(super) fn take_gc_turn(&mut self, d: u32) -> bool {
+        if self.dies[d as usize].q[Q_GC].is_empty() {
+            return false;
+        }
+        let die = &mut self.dies[d as usize];
+        let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
+        if (gc_turn || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
+            return true;
+        }
+        self.dies[d as usize].gc_turn = true;
+        false
+    }
+
     /// Non-preemptible GC with `GcPrecedence::First`: GC work goes before user I/O.
     #[inline]
     pub(super) fn gc_goes_first(&self) -> bool {
@@ -387,15 +403,8 @@ impl Ssd {
         if self.gc_goes_first() {
             return self.take_batch(d, Q_MAP_READ) || self.take_batch(d, Q_GC) || self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_MAP_WRITE);
         }
-        if !self.dies[d as usize].q[Q_GC].is_empty() {
-            // Urgent GC goes first; non-preemptible GC takes every other turn of the die
-            // (so a long job neither starves nor is starved by user I/O).
-            let die = &mut self.dies[d as usize];
-            let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
-            if (gc_turn || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
-                return true;
-            }
-            self.dies[d as usize].gc_turn = true;
+        if self.take_gc_turn(d) {
+            return true;
         }
         if self.take_batch(d, Q_MAP_READ) {
             return true;

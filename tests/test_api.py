@@ -65,8 +65,14 @@ def test_end_to_end_demo_decomposes_every_request():
     assert s["conservation"] == "ok"
     assert s["nvmeof"]["commands_sent"] == s["nvmeof"]["responses_received"] + s["nvmeof"]["in_flight"]
     t = res.requests.to_pydict()
-    parts = [c for c in t if c.endswith("_us") and c != "latency_us"]
+    parts = [c for c in t if c.endswith("_us") and c != "latency_us" and not c.startswith("ssd_")]
     assert parts == [f"{p}_us" for p in nestsim.runner.PARTS]
+    # Inside the SSDs, the SSD parts add up to the device part; other devices have none.
+    ssd = [f"ssd_{p}_us" for p in nestsim.runner.SSD_PARTS]
+    for i, dev in enumerate(t["device_us"]):
+        inside = sum(t[c][i] for c in ssd)
+        assert inside == 0 or abs(inside - dev) < 1e-3, (i, inside, dev)
+    assert any(sum(t[c][i] for c in ssd) > 0 for i in range(len(t["device_us"])))
     for i, lat in enumerate(t["latency_us"]):
         ps = [t[c][i] for c in parts]
         assert min(ps) >= 0 and abs(sum(ps) - lat) < 1e-3, (i, ps, lat)

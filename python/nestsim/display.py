@@ -67,6 +67,39 @@ def _decomposition_lines(summary: dict) -> list[str]:
     return out
 
 
+#: The parts of an SSD's service time (nest_ssd::DEV_PARTS), with short labels.
+SSD_PARTS = [("host_interface", "host if"), ("write_cache_wait", "wcache"), ("dram", "DRAM"), ("mapping", "CMT miss"),
+             ("die_queue", "die q"), ("gc", "GC"), ("flash", "flash"), ("suspended", "susp"),
+             ("channel_wait", "chan q"), ("channel", "chan")]
+
+
+def ssd_rows(summary: dict) -> list[tuple[str, str, dict, int]]:
+    """(device, row label, parts in µs, requests) for each SSD and op: the mean, then the p99 tail."""
+    rows = []
+    for name, d in summary.get("devices", {}).items():
+        for op in ("read", "write"):
+            s = d[op].get("ssd_decomposition")
+            if not s:
+                continue
+            rows.append((name, f"{op} mean", s["mean_us"], s["ios"]))
+            t = s.get("p99_tail")
+            if t:
+                rows.append((name, f"{op} ≥{t['from_us']:,.0f} µs", t["mean_us"], t["ios"]))
+    return rows
+
+
+def _ssd_lines(summary: dict) -> list[str]:
+    rows = ssd_rows(summary)
+    if not rows:
+        return []
+    out = ["", "inside the SSDs (mean µs per part of device service; the slowest ≈1 % by bucket of device time):",
+           f"  {'':<30}" + "".join(f" {label:>8}" for _, label in SSD_PARTS) + f" {'= µs':>8} {'ios':>8}"]
+    for dev, label, parts, n in rows:
+        total = sum(parts.values())
+        out.append(f"  {dev + ' ' + label:<30}" + "".join(f" {parts[k]:>8.1f}" for k, _ in SSD_PARTS) + f" {total:>8.1f} {n:>8,}")
+    return out
+
+
 def render(summary: dict, run_info: dict | None = None) -> str:
     out = []
     req = summary["requests"]
@@ -109,6 +142,8 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
     if storage and "nvmeof" in summary:
         out.extend(_decomposition_lines(summary))
+    if storage:
+        out.extend(_ssd_lines(summary))
     if "network" in summary:
         out.extend(_network_lines(summary["network"]))
     if summary["conservation"] != "ok":

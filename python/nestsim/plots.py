@@ -176,6 +176,27 @@ def decomposition_figure(summary: dict):
     return fig
 
 
+def ssd_decomposition_figure(summary: dict):
+    """Each SSD's service time split into its parts (stacked bars): the mean request and the
+    slowest ≈1 %, per op — why the tail is slow."""
+    from .display import SSD_PARTS, ssd_rows
+    rows = ssd_rows(summary)
+    if not rows:
+        return None
+    labels = [f"{dev} {label}" for dev, label, _, _ in rows]
+    fig, ax = plt.subplots(figsize=(7.5, 1.0 + 0.4 * len(rows)))
+    left = [0.0] * len(rows)
+    for key, name in SSD_PARTS:
+        vals = [parts.get(key, 0.0) for _, _, parts, _ in rows]
+        if any(v > 0 for v in vals):
+            ax.barh(labels, vals, left=left, label=name)
+            left = [a + b for a, b in zip(left, vals)]
+    ax.invert_yaxis()
+    ax.set(xlabel="mean device service time (µs)", title="Inside the SSDs: mean and p99 tail")
+    ax.legend(fontsize=7, ncol=3, loc="best")
+    return fig
+
+
 def flow_figure(series: Series, summary: dict):
     """Q factor, congestion window (or rate) and throughput of each flow (per-class means when
     there are more flows than MAX_LINES)."""
@@ -262,6 +283,7 @@ def run_figures(run_dir: Path) -> List[Tuple[str, object]]:
         ("latency-cdf", lambda: latency_cdf_figure(run_dir, summary.get("window"))),
         ("latency-percentiles", lambda: percentile_figure(summary)),
         ("latency-decomposition", lambda: decomposition_figure(summary)),
+        ("ssd-decomposition", lambda: ssd_decomposition_figure(summary)),
         ("flows", lambda: flow_figure(series, summary)),
         ("switch-queues", lambda: port_queue_figure(series)),
         ("pfc-pauses", lambda: pfc_figure(series)),

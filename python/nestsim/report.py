@@ -50,6 +50,20 @@ def _table(summary: dict, key: str) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _ssd_table(summary: dict) -> str:
+    """Each SSD's service time by part: the mean request and the slowest 1 %."""
+    from .display import SSD_PARTS, ssd_rows
+    rows = ssd_rows(summary)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in SSD_PARTS)
+    body = "".join(f"<tr><td>{html.escape(dev + ' ' + label)}</td>" + "".join(f"<td>{p[k]:.1f}</td>" for k, _ in SSD_PARTS)
+                   + f"<td>{sum(p.values()):.1f}</td><td>{n:,}</td></tr>" for dev, label, p, n in rows)
+    return ("<h3>inside the SSDs</h3><p>Mean µs per part of device service time, for the mean request and the "
+            "slowest 1 % (docs/outputs.md).</p>"
+            f"<table><tr><th></th>{head}<th>= µs</th><th>ios</th></tr>{body}</table>")
+
+
 def _claims_html(doc: dict) -> str:
     rows = []
     for c in doc["claims"]:
@@ -74,6 +88,7 @@ def _run_section(run_dir: Path, title: str) -> str:
     parts.append("</p>")
     for key in ("classes", "workloads", "devices"):
         parts.append(f"<h3>per {key.removesuffix('es') if key == 'classes' else key[:-1]}</h3>{_table(summary, key)}")
+    parts.append(_ssd_table(summary))
     for _, fig in plots.run_figures(run_dir):
         parts.append(f"<div class='fig'>{_svg(fig)}</div>")
     parts.append(f"<details><summary>scenario</summary><pre>{html.escape(json.dumps(summary.get('config', {}), indent=2))}</pre></details>")

@@ -81,6 +81,7 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
         **{s: c[s] for s in STAMPS},
         "latency_us": lat_us,
         **_parts_us(c),
+        **{f"ssd_{p}_us": c[f"ssd_{p}_ps"] / 1e6 for p in SSD_PARTS},
     })
 
 
@@ -89,6 +90,9 @@ STAMPS = ["t_arrive_ps", "t_dispatch_ps", "t_tgt_arrive_ps", "t_sq_ps", "t_dev_s
           "t_resp_sent_ps", "t_resp_arrive_ps", "t_complete_ps"]
 PARTS = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device",
          "target_response_queue", "back_network", "host_completion"]
+# Inside an SSD: the parts of `device` (nest_ssd::DEV_PARTS; they add up to device_us for
+# requests an SSD served, and are 0 for other devices).
+SSD_PARTS = list(_native.ssd_parts())
 
 
 def _parts_us(c: Mapping[str, np.ndarray]) -> dict:

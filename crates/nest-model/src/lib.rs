@@ -17,6 +17,7 @@ pub mod nvmeof;
 pub mod qos;
 pub mod request;
 pub mod sim;
+pub mod ssd_decomp;
 pub mod stats;
 mod path;
 pub mod summary;

@@ -4,6 +4,7 @@
 //! the caller drains in chunks and writes out incrementally.
 
 use nest_core::{DeviceId, HostId, SimTime};
+use nest_ssd::{DevParts, DEV_PARTS};
 use nest_workload::Op;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +73,9 @@ pub struct Request {
     pub t_resp_arrive: SimTime,
     /// Completion seen by the application.
     pub t_complete: SimTime,
+    /// Where the SSD's service time went (`nest_ssd::DEV_PARTS`, ps; they add up to
+    /// `t_dev_done − t_dev_start`). Zero for other devices.
+    pub dev_parts: DevParts,
 }
 
 /// The parts of a request's latency in path order (SPEC §1, thesis 5.4.1); consecutive stamps,
@@ -90,6 +94,7 @@ impl Request {
         self.t_resp_sent = now;
         self.t_resp_arrive = now;
         self.t_complete = now;
+        self.dev_parts = DevParts::default();
     }
 
     #[inline]
@@ -114,6 +119,7 @@ impl Request {
         self.t_dev_done = part.t_dev_done.max(self.t_dev_start);
         self.t_resp_sent = part.t_resp_sent.max(self.t_dev_done);
         self.t_resp_arrive = part.t_resp_arrive.max(self.t_resp_sent);
+        self.dev_parts = part.dev_parts;
     }
 }
 
@@ -174,6 +180,8 @@ pub struct RequestColumns {
     pub t_resp_sent_ps: Vec<u64>,
     pub t_resp_arrive_ps: Vec<u64>,
     pub t_complete_ps: Vec<u64>,
+    /// The device-internal parts (`DEV_PARTS`), one column each.
+    pub dev_parts_ps: [Vec<u64>; DEV_PARTS.len()],
 }
 
 impl RequestColumns {
@@ -197,6 +205,9 @@ impl RequestColumns {
         self.t_resp_sent_ps.push(r.t_resp_sent.0);
         self.t_resp_arrive_ps.push(r.t_resp_arrive.0);
         self.t_complete_ps.push(r.t_complete.0);
+        for (col, &p) in self.dev_parts_ps.iter_mut().zip(&r.dev_parts) {
+            col.push(p);
+        }
     }
     pub fn len(&self) -> usize {
         self.seq.len()

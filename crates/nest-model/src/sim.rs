@@ -52,7 +52,7 @@ pub struct Simulation {
     pub(crate) qos: Option<Box<crate::qos::QosRt>>,
     pub(crate) gates: Vec<Option<crate::host::gate::AdmissionGate>>,
     /// Completed command tags taken from an SSD's outbox (reused buffer).
-    pub(crate) done_scratch: Vec<u32>,
+    pub(crate) done_scratch: Vec<nest_ssd::Done>,
     /// Messages taken from the channels' outbox (reused buffer).
     delivered_scratch: Vec<nest_transport::Delivery>,
     pub(crate) pool: RequestPool,
@@ -342,6 +342,7 @@ impl Simulation {
             t_resp_sent: self.now,
             t_resp_arrive: self.now,
             t_complete: self.now,
+            dev_parts: Default::default(),
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);

@@ -4,6 +4,7 @@
 //! whole requests from the edges of the run (SRC omits its first and last 10%).
 
 use crate::request::Request;
+use crate::ssd_decomp::DevDecomp;
 use nest_core::stats::series::SeriesColumns;
 use nest_core::stats::{IntervalSeries, LatencyHistogram};
 use nest_core::SimTime;
@@ -25,6 +26,8 @@ pub struct OpAcc {
     /// Sums of the latency parts (`request::PARTS`), in ps: their means add up to the mean
     /// latency exactly.
     pub parts_ps: [u128; 8],
+    /// Inside the SSD: the parts of the device time of SSD-served requests.
+    pub ssd: DevDecomp,
 }
 
 impl OpAcc {
@@ -40,6 +43,7 @@ impl OpAcc {
         for (sum, p) in self.parts_ps.iter_mut().zip(r.parts()) {
             *sum += p as u128;
         }
+        self.ssd.add(r);
     }
 }
 
@@ -72,6 +76,13 @@ pub struct RunStats {
     record_series: bool,
 }
 
+/// A read and a write accumulator that keep the SSD tail decomposition.
+fn with_tail() -> [OpAcc; 2] {
+    let mut a = OpAcc::default();
+    a.ssd.keep_tail = true;
+    [a.clone(), a]
+}
+
 fn io_series(s: &mut IntervalSeries, entity: &str) -> IoSeries {
     IoSeries([
         s.register(entity, "read_bytes"),
@@ -97,9 +108,9 @@ impl RunStats {
         RunStats {
             window_start: window.0,
             window_end: window.1,
-            per_class: vec![Default::default(); classes.len()],
+            per_class: vec![with_tail(); classes.len()],
             per_workload: vec![Default::default(); workloads.len()],
-            per_device: vec![Default::default(); devices.len()],
+            per_device: vec![with_tail(); devices.len()],
             per_host: vec![Default::default(); hosts.len()],
             passed: vec![[[0; 2]; 2]; classes.len()],
             completed: 0,

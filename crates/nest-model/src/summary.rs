@@ -23,7 +23,7 @@ fn lat_json(h: &LatencyHistogram) -> Value {
 
 fn op_json(a: &OpAcc, seconds: f64) -> Value {
     let secs = seconds.max(1e-12);
-    json!({
+    let mut v = json!({
         "ios": a.ios,
         "bytes": a.bytes,
         "iops": r6(a.ios as f64 / secs),
@@ -35,7 +35,11 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
         "device_queue_us": lat_json(&a.device_queue),
         "service_us": lat_json(&a.service),
         "decomposition_us": parts_json(a),
-    })
+    });
+    if let Some(s) = a.ssd.json() {
+        v["ssd_decomposition"] = s;
+    }
+    v
 }
 
 /// Mean of each latency part (µs); they add up to the mean latency.
@@ -63,6 +67,7 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     for (a, b) in all.parts_ps.iter_mut().zip(&acc[1].parts_ps) {
         *a += b;
     }
+    all.ssd.merge(&acc[1].ssd);
     m.insert("all".into(), op_json(&all, seconds));
     m
 }

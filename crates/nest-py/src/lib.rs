@@ -151,6 +151,9 @@ impl Sim {
         for (name, col) in stamps {
             d.set_item(name, ("<u8", le_bytes(py, col, u64::to_le_bytes)))?;
         }
+        for (name, col) in nest_ssd::DEV_PARTS.iter().zip(&c.dev_parts_ps) {
+            d.set_item(format!("ssd_{name}_ps"), ("<u8", le_bytes(py, col, u64::to_le_bytes)))?;
+        }
         Ok(d)
     }
 
@@ -227,6 +230,12 @@ fn ssd_presets() -> Vec<&'static str> {
     nest_ssd::presets::NAMES.to_vec()
 }
 
+/// The parts of an SSD's service time (per-request `ssd_<part>_us` columns).
+#[pyfunction]
+fn ssd_parts() -> Vec<&'static str> {
+    nest_ssd::DEV_PARTS.to_vec()
+}
+
 #[pyfunction]
 fn trace_formats() -> Vec<&'static str> {
     TraceFormat::ALL.iter().map(|f| f.name()).collect()
@@ -299,6 +308,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(device_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(ssd_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(ssd_parts, m)?)?;
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

@@ -20,7 +20,7 @@ pub mod ssd;
 pub mod switches;
 
 pub use params::SsdParams;
-pub use ssd::{Outbox, Ssd, SsdEvent};
+pub use ssd::{DevParts, Done, Outbox, Ssd, SsdEvent, DEV_PARTS};
 
 #[cfg(test)]
 mod tests;

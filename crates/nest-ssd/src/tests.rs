@@ -2,7 +2,7 @@
 
 use crate::params::*;
 use crate::presets::preset;
-use crate::ssd::{Outbox, Ssd, SsdEvent};
+use crate::ssd::{decomp, DevParts, Outbox, Ssd, SsdEvent, DEV_PARTS};
 use nest_core::queue::PendingEvents;
 use nest_core::rng::RngStream;
 use nest_core::{EventQueue, SimTime};
@@ -25,19 +25,25 @@ pub(crate) struct Bench {
     /// Submit time and class per tag.
     pub(crate) issued: Vec<(SimTime, u8, bool)>,
     pub(crate) lat: Vec<(u8, bool, SimTime)>,
+    /// The device-internal decomposition of each completion, in `lat`'s order.
+    pub(crate) parts: Vec<DevParts>,
 }
 
 impl Bench {
     pub(crate) fn new(p: SsdParams) -> Self {
-        Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new() }
+        Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new(), parts: Vec::new() }
     }
     fn flush(&mut self) {
         for (t, e) in self.out.events.drain(..) {
             self.q.schedule(t, e);
         }
-        for tag in self.out.done.drain(..) {
-            let (t0, class, write) = self.issued[tag as usize];
-            self.lat.push((class, write, self.now - t0));
+        for done in self.out.done.drain(..) {
+            let (t0, class, write) = self.issued[done.tag as usize];
+            let lat = self.now - t0;
+            // Every test checks the decomposition: its parts add up to the latency exactly.
+            assert_eq!(done.parts.iter().sum::<u64>(), lat.0, "parts {:?} of {DEV_PARTS:?}", done.parts);
+            self.lat.push((class, write, lat));
+            self.parts.push(done.parts);
         }
     }
     pub(crate) fn submit(&mut self, write: bool, offset: u64, size: u32, class: u8) {
@@ -68,6 +74,11 @@ impl Bench {
         }
         self.now = t;
     }
+    /// Mean of each decomposition part (µs) over the completions of `class` and kind.
+    pub(crate) fn mean_parts(&self, class: u8, write: bool) -> Vec<f64> {
+        let rows: Vec<&DevParts> = self.lat.iter().zip(&self.parts).filter(|(l, _)| l.0 == class && l.1 == write).map(|(_, p)| p).collect();
+        (0..DEV_PARTS.len()).map(|i| rows.iter().map(|p| p[i] as f64 / 1e6).sum::<f64>() / rows.len().max(1) as f64).collect()
+    }
     pub(crate) fn mean(&self, class: u8, write: bool) -> f64 {
         let v: Vec<f64> = self.lat.iter().filter(|l| l.0 == class && l.1 == write).map(|l| l.2.as_us_f64()).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
@@ -78,11 +89,16 @@ impl Bench {
 fn an_idle_read_costs_sense_transfer_and_pcie() {
     let p = small();
     let expect = p.timing.command + p.timing.read[0] + p.timing.channel_time(4096) + p.host.transfer_time(4096) + p.host.command_overhead;
-    let mut b = Bench::new(p);
+    let mut b = Bench::new(p.clone());
     b.submit(false, 0, 4096, 1);
     b.run(|_| {});
     assert_eq!(b.lat.len(), 1);
     assert_eq!(b.lat[0].2, expect);
+    let mut parts = [0u64; DEV_PARTS.len()];
+    parts[decomp::HOST_IF] = (p.host.transfer_time(4096) + p.host.command_overhead).0;
+    parts[decomp::FLASH] = (p.timing.command + p.timing.read[0]).0;
+    parts[decomp::CHANNEL] = p.timing.channel_time(4096).0;
+    assert_eq!(b.parts[0], parts);
 }
 
 #[test]
@@ -274,14 +290,16 @@ fn cmt_misses_cost_mapping_reads() {
             b.submit(false, rng.below(span) * 4096, 4096, 1);
             b.run(|_| {});
         }
-        (b.mean(1, false), b.ssd.cmt_hit_rate(), b.ssd.counters.map_reads)
+        (b.mean(1, false), b.ssd.cmt_hit_rate(), b.ssd.counters.map_reads, b.mean_parts(1, false)[decomp::MAPPING])
     };
-    let (li, hi, _) = run(ideal);
-    let (lt, ht, mr) = run(tiny);
+    let (li, hi, _, mi) = run(ideal);
+    let (lt, ht, mr, mt) = run(tiny);
     assert!(hi.is_none());
     assert!(ht.unwrap() < 0.5 && mr > 100, "hit rate {ht:?}, map reads {mr}");
-    // A miss adds a second flash read on the critical path.
+    // A miss adds a second flash read on the critical path, and the decomposition names it.
     assert!(lt > 1.6 * li, "{lt} vs {li}");
+    assert_eq!(mi, 0.0);
+    assert!(mt > 0.5 * (lt - li), "mapping {mt} µs of a {lt} − {li} µs difference");
 }
 
 #[test]
@@ -305,6 +323,13 @@ fn write_cache_absorbs_writes_until_it_fills() {
     assert!(b.ssd.counters.write_stalls > 0);
     let slow = b.lat.iter().filter(|l| l.2.0 > expect.0 * 10).count();
     assert!(slow > 100, "{slow} writes waited");
+    // They waited for cache room; the first went straight into DRAM.
+    assert_eq!(b.parts[0][decomp::WRITE_CACHE], 0);
+    assert_eq!(b.parts[0][decomp::DRAM], p.cache.access_time(4096).0);
+    // (The burst's first writes queue for the PCIe link instead: host interface.)
+    let mut waited = b.lat.iter().zip(&b.parts).filter(|(l, _)| l.2 > SimTime::from_us(100));
+    assert!(waited.all(|(l, x)| x[decomp::WRITE_CACHE] * 2 > l.2.0), "slow writes waited for room");
+    assert!(b.parts.iter().any(|x| x[decomp::HOST_IF] > 10 * b.parts[0][decomp::HOST_IF]));
     let cache = b.ssd.cache().unwrap();
     assert!(cache.dirty_slots() <= cache.slots);
     // Reading a page still in the cache is a DRAM hit.
@@ -405,6 +430,13 @@ fn a_read_suspends_a_program_on_its_die() {
     assert_eq!(w, idle_write + read_die, "the program resumes with the time it had left");
     assert_eq!(b.ssd.counters.program_suspends, 1);
     b.ssd.check().unwrap();
+    // The decomposition says so: the read queued for the suspension, the write was suspended
+    // for the read's die time, and its program is still one program long.
+    let (wp, rp) = (b.mean_parts(1, true), b.mean_parts(1, false));
+    assert_eq!(rp[decomp::DIE_QUEUE], sp.program_latency.as_us_f64());
+    assert_eq!(wp[decomp::SUSPENDED], read_die.as_us_f64());
+    assert_eq!(wp[decomp::FLASH], (p.timing.command + p.timing.program[0]).as_us_f64());
+    assert_eq!(rp[decomp::GC] + wp[decomp::GC], 0.0);
 
     // Without suspension the read waits for the program's end.
     p.sched.suspend.program = false;
@@ -417,6 +449,8 @@ fn a_read_suspends_a_program_on_its_die() {
     // It starts on the die when the write's program ends.
     assert_eq!(r + SimTime::from_us(100), idle_write + idle_read);
     assert_eq!(b.ssd.counters.program_suspends, 0);
+    assert_eq!(b.mean_parts(1, false)[decomp::DIE_QUEUE], (idle_write - SimTime::from_us(100)).as_us_f64());
+    assert_eq!(b.mean_parts(1, true)[decomp::SUSPENDED], 0.0);
 }
 
 /// Random reads beside random writes: GC's programs and erases run under the reads.
@@ -445,6 +479,11 @@ fn suspension_takes_programs_and_erases_out_of_the_read_tail() {
     assert_eq!(a.ssd.counters.erase_suspends + a.ssd.counters.program_suspends, 0);
     assert!(b.ssd.counters.erase_suspends > 10 && b.ssd.counters.program_suspends > 100, "{:?}", b.ssd.counters);
     let ((amax, a99), (bmax, b99)) = (read_tail(&a), read_tail(&b));
+    // The decomposition shows why: without suspension reads wait behind GC work; with it, much
+    // less (what they wait for instead is the suspensions themselves, in the die queue).
+    let (ga, gb) = (a.mean_parts(1, false)[decomp::GC], b.mean_parts(1, false)[decomp::GC]);
+    assert!(ga > 50.0 && gb < ga / 2.0, "reads waited {ga} µs behind GC without suspension, {gb} µs with");
+    assert!(b.mean_parts(1, true)[decomp::SUSPENDED] > 0.0 && a.mean_parts(1, true)[decomp::SUSPENDED] == 0.0);
     // This drive has 4 spare blocks per plane: it is mostly below its hard GC threshold, where
     // GC work goes before user reads, so a read waits for a whole job (moves of 750 µs
     // programs and a 3.8 ms erase). Suspension lets reads into those programs and erases.

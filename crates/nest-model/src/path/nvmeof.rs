@@ -147,6 +147,7 @@ impl Simulation {
             t_resp_sent: now,
             t_resp_arrive: now,
             t_complete: now,
+            dev_parts: Default::default(),
         };
         let r = self.pool.alloc(req);
         self.nvmeof().background_wait[s as usize].push_back(r);

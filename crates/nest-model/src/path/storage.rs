@@ -74,8 +74,9 @@ impl Simulation {
         let mut done = std::mem::take(&mut self.done_scratch);
         std::mem::swap(&mut done, &mut dev.out.done);
         dev.ctrl.completed(done.len() as u64);
-        for &tag in &done {
-            self.device_done(ReqId(tag));
+        for d in &done {
+            self.pool.get_mut(ReqId(d.tag)).dev_parts = d.parts;
+            self.device_done(ReqId(d.tag));
         }
         done.clear();
         self.done_scratch = done;

@@ -2,6 +2,7 @@
 //! channel as a FIFO resource shared by its dies, suspended operations resumed with the time
 //! they had left.
 
+use super::decomp::{CHANNEL, CHANNEL_WAIT, FLASH, SUSPENDED};
 use super::scheduler::{Kind, NQ};
 use super::{Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
@@ -63,6 +64,9 @@ pub(super) struct Die {
     /// End times of suspended operations whose `Die` events are still in the queue: each
     /// drops one event at that time (events cannot be taken back out of the queue).
     pub(super) stale: Vec<SimTime>,
+    /// GC time so far, and since when a GC operation has been running (`decomp`).
+    pub(super) gc_ps: u64,
+    pub(super) gc_since: Option<SimTime>,
 }
 
 pub(super) struct Channel {
@@ -90,6 +94,8 @@ impl Ssd {
     pub(super) fn start_batch(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let first = self.txns[self.dies[d as usize].batch[0] as usize].kind;
+        self.clock_batch_start(d, now);
+        self.gc_clock(d, first.is_gc(), now);
         self.dies[d as usize].started = now;
         let cmd_t = self.params.timing.command;
         self.dies[d as usize].op_suspends = 0;
@@ -203,6 +209,14 @@ impl Ssd {
             let t = self.dies[d as usize].batch[self.dies[d as usize].out_next as usize];
             self.dies[d as usize].xfer_bytes = self.txns[t as usize].bytes as u64;
         }
+        let n = self.dies[d as usize].n as usize;
+        match (self.dies[d as usize].phase, self.params.model.data_out_per_page) {
+            (Phase::WaitOut, true) => {
+                let k = self.dies[d as usize].out_next as usize;
+                self.stamp_batch(d, k, k + 1, CHANNEL_WAIT, now);
+            }
+            _ => self.stamp_batch(d, 0, n, CHANNEL_WAIT, now),
+        }
         let die = &mut self.dies[d as usize];
         die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
         let dt = self.params.timing.channel_time(die.xfer_bytes);
@@ -229,6 +243,8 @@ impl Ssd {
                 self.start_batch(now, d, out)
             }
             Phase::Sense => {
+                let n = self.dies[d as usize].n as usize;
+                self.stamp_batch(d, 0, n, FLASH, now);
                 let t = self.dies[d as usize].batch[0];
                 let copyback = self.txns[t as usize].kind == Kind::GcRead && self.params.ftl.copyback;
                 if copyback {
@@ -251,7 +267,11 @@ impl Ssd {
                     self.request_channel(now, d, bytes, out);
                 }
             }
-            Phase::Program | Phase::Erase => self.batch_done(now, d, out),
+            Phase::Program | Phase::Erase => {
+                let n = self.dies[d as usize].n as usize;
+                self.stamp_batch(d, 0, n, FLASH, now);
+                self.batch_done(now, d, out)
+            }
             p => unreachable!("die event in phase {p:?}"),
         }
     }
@@ -268,6 +288,13 @@ impl Ssd {
             die.phase = Phase::WaitOut;
             t
         });
+        // The transfer's own transactions leave the channel: a page of the batch, or the
+        // batch's pages from `out_next` on (all of them for program data).
+        let (n, from) = (die.n as usize, if die.phase == Phase::Out { die.out_next as usize } else { 0 });
+        match page_done {
+            Some(t) => self.stamp(t, CHANNEL, now),
+            None => self.stamp_batch(d, from, n, CHANNEL, now),
+        }
         // The next waiter gets the channel before this die's completion can queue more work.
         if let Some(next) = self.channels[c as usize].waiting.pop_front() {
             self.start_transfer(now, c, next, out);
@@ -294,6 +321,7 @@ impl Ssd {
     fn batch_done_from(&mut self, now: SimTime, d: u32, from: usize, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let batch = self.dies[d as usize].batch;
+        self.gc_clock(d, false, now);
         let die = &mut self.dies[d as usize];
         die.busy_ps += (now - die.started).0;
         die.phase = Phase::Idle;
@@ -307,6 +335,9 @@ impl Ssd {
             die.started = now;
             die.end = now + s.remaining;
             out.events.push((die.end, SsdEvent::Die(d)));
+            self.stamp_txns(&s.batch[..s.n as usize], SUSPENDED, now);
+            let gc = self.txns[s.batch[0] as usize].kind.is_gc();
+            self.gc_clock(d, gc, now);
         }
         for &t in &batch[from..n] {
             self.txn_done(now, t, out);

@@ -2,8 +2,9 @@
 //! read hits and write admission (per class with device-level QoS), and the split of a command
 //! into page transactions.
 
+use super::decomp::{DevParts, DRAM, HOST_IF, WRITE_CACHE};
 use super::scheduler::{Kind, Txn};
-use super::{Outbox, Ssd, SsdEvent};
+use super::{Done, Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use nest_core::SimTime;
 
@@ -18,6 +19,9 @@ pub(super) struct Cmd {
     /// Byte offset of the command inside its first page.
     pub(super) head: u32,
     pub(super) remaining: u32,
+    /// Where the command's time went so far (`decomp`), and when its current stage began.
+    pub(super) parts: DevParts,
+    pub(super) mark: SimTime,
 }
 
 impl Ssd {
@@ -36,6 +40,8 @@ impl Ssd {
             npages: (last - first + 1) as u32,
             head: (offset % ps) as u32,
             remaining: 0,
+            parts: DevParts::default(),
+            mark: now,
         };
         let c = self.cmds.alloc(cmd);
         self.in_flight += 1;
@@ -84,6 +90,7 @@ impl Ssd {
             }
             flash += 1;
             let t = self.new_txn(Txn { kind: Kind::Read, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes, next: NONE, seq: 0 });
+            self.start_clock(t, now);
             self.route(now, t, out);
         }
         self.cmds[c as usize].remaining += flash;
@@ -100,6 +107,7 @@ impl Ssd {
     }
 
     pub(super) fn start_write(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        self.cmd_stage(c, HOST_IF, now);
         let cmd = self.cmds[c as usize];
         self.counters.write_pages += cmd.npages as u64;
         let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
@@ -124,6 +132,7 @@ impl Ssd {
                 self.counters.rmw_reads += 1;
             }
             let t = self.new_txn(Txn { kind, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes: if partial { self.layout.page_size - bytes } else { bytes }, next: NONE, seq: 0 });
+            self.start_clock(t, now);
             self.route(now, t, out);
         }
     }
@@ -157,6 +166,7 @@ impl Ssd {
     }
 
     pub(super) fn cache_write(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        self.cmd_stage(c, WRITE_CACHE, now);
         let cmd = self.cmds[c as usize];
         // Pages the cache holds first, then the misses (see `cache_admits`).
         for hits in [true, false] {
@@ -198,23 +208,42 @@ impl Ssd {
         }
     }
 
-    pub(super) fn cmd_part_done(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+    /// A part of command `c` finished: a flash transaction with its `parts`, or (`None`) its
+    /// DRAM access. The last part to finish is the command's critical path.
+    pub(super) fn cmd_part_done(&mut self, now: SimTime, c: u32, parts: Option<&DevParts>, out: &mut Outbox) {
         let cmd = &mut self.cmds[c as usize];
         cmd.remaining -= 1;
         if cmd.remaining > 0 {
             return;
         }
-        if cmd.write {
-            self.finish_cmd(c, out);
+        match parts {
+            Some(p) => {
+                cmd.parts.iter_mut().zip(p).for_each(|(a, b)| *a += b);
+                cmd.mark = now;
+            }
+            None => self.cmd_stage(c, DRAM, now),
+        }
+        if self.cmds[c as usize].write {
+            self.finish_cmd(now, c, out);
         } else {
-            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time(cmd.bytes as u64);
+            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time(self.cmds[c as usize].bytes as u64);
             self.pcie_out_free = t;
             out.events.push((t + self.params.host.command_overhead, SsdEvent::HostOut(c)));
         }
     }
 
-    pub(super) fn finish_cmd(&mut self, c: u32, out: &mut Outbox) {
-        out.done.push(self.cmds[c as usize].tag);
+    /// Ends command `c`'s current stage at `now`, counting it as `part`.
+    #[inline]
+    fn cmd_stage(&mut self, c: u32, part: usize, now: SimTime) {
+        let cmd = &mut self.cmds[c as usize];
+        cmd.parts[part] += (now - cmd.mark).0;
+        cmd.mark = now;
+    }
+
+    pub(super) fn finish_cmd(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        self.cmd_stage(c, HOST_IF, now);
+        let cmd = &self.cmds[c as usize];
+        out.done.push(Done { tag: cmd.tag, parts: cmd.parts });
         self.cmds.release(c);
         self.in_flight -= 1;
     }

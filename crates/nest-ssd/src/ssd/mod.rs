@@ -31,6 +31,7 @@ use nest_core::{Pool, SimTime};
 use std::collections::VecDeque;
 
 mod chip;
+pub mod decomp;
 mod flash;
 mod gc;
 mod host_if;
@@ -41,6 +42,9 @@ use flash::{Channel, Die, Phase};
 use gc::GcJob;
 use host_if::Cmd;
 use scheduler::Txn;
+
+pub use decomp::{DevParts, DEV_PARTS};
+use decomp::TxnTimes;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SsdEvent {
@@ -74,8 +78,16 @@ impl SsdEvent {
 #[derive(Default)]
 pub struct Outbox {
     pub events: Vec<(SimTime, SsdEvent)>,
-    /// Tags of completed host commands.
-    pub done: Vec<u32>,
+    /// Completed host commands.
+    pub done: Vec<Done>,
+}
+
+/// A completed host command: its tag and where its time inside the device went.
+#[derive(Copy, Clone, Debug)]
+pub struct Done {
+    pub tag: u32,
+    /// Picoseconds per part of [`DEV_PARTS`]; they add up to submit-to-completion.
+    pub parts: DevParts,
 }
 
 /// Classes of the device-level queues: 0 urgent, 1 high, 2 medium, 3 low.
@@ -105,6 +117,8 @@ pub struct Ssd {
     cmt: Option<Cmt>,
     cache: Option<DataCache>,
     txns: Pool<Txn>,
+    /// The clocks of user transactions, by transaction slot (`decomp`).
+    times: Vec<TxnTimes>,
     cmds: Pool<Cmd>,
     dies: Vec<Die>,
     channels: Vec<Channel>,
@@ -148,7 +162,7 @@ impl Ssd {
             DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve, params.geometry.page_size, eager)
         });
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new() })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new(), gc_ps: 0, gc_since: None })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
         let mut ssd = Ssd {
@@ -158,6 +172,7 @@ impl Ssd {
             cmt,
             cache,
             txns: Pool::with_capacity(1024),
+            times: Vec::new(),
             cmds: Pool::with_capacity(params.host.queue_depth as usize),
             dies,
             channels,
@@ -201,9 +216,9 @@ impl Ssd {
         match ev {
             SsdEvent::Die(d) => self.on_die(now, d, out),
             SsdEvent::Channel(c) => self.on_channel(now, c, out),
-            SsdEvent::Dram(c) => self.cmd_part_done(now, c, out),
+            SsdEvent::Dram(c) => self.cmd_part_done(now, c, None, out),
             SsdEvent::HostIn(c) => self.start_write(now, c, out),
-            SsdEvent::HostOut(c) => self.finish_cmd(c, out),
+            SsdEvent::HostOut(c) => self.finish_cmd(now, c, out),
         }
     }
 

@@ -3,6 +3,7 @@
 //! multi-plane batch (device-level QoS: urgent first, then WRR), program/erase suspension, and
 //! what a finished transaction releases.
 
+use super::decomp::FLASH;
 use super::flash::{Phase, Suspended};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::cmt::{Lookup, Update};
@@ -32,6 +33,9 @@ pub(super) enum Kind {
 impl Kind {
     pub(super) fn is_program(self) -> bool {
         matches!(self, Kind::Write | Kind::Flush | Kind::MapWrite | Kind::GcWrite)
+    }
+    pub(super) fn is_gc(self) -> bool {
+        matches!(self, Kind::GcRead | Kind::GcWrite | Kind::Erase)
     }
     pub(super) fn is_sense(self) -> bool {
         matches!(self, Kind::Read | Kind::RmwRead | Kind::MapRead | Kind::MapMerge | Kind::GcRead)
@@ -176,6 +180,7 @@ impl Ssd {
         let txn = self.txns[t as usize];
         let die = self.layout.die_of_plane(txn.plane);
         let qi = self.queue_index(&txn);
+        self.clock_enqueued(t, die, now);
         self.dies[die as usize].q[qi].push_back(t);
         self.kick(now, die, out);
     }
@@ -255,6 +260,9 @@ impl Ssd {
             return;
         }
         die.suspended = Some(Suspended { phase, batch, n, remaining, count });
+        self.stamp_txns(&batch[..n as usize], FLASH, now);
+        self.gc_clock(d, false, now);
+        let die = &mut self.dies[d as usize];
         die.busy_ps += (now - die.started).0;
         die.stale.push(die.end);
         die.phase = Phase::Suspending;
@@ -438,11 +446,19 @@ impl Ssd {
                         k.fill(txn.lpa);
                     }
                 }
-                self.cmd_part_done(now, txn.owner, out);
+                let parts = self.times[t as usize].parts;
+                self.cmd_part_done(now, txn.owner, Some(&parts), out);
             }
-            Kind::Write => self.cmd_part_done(now, txn.owner, out),
+            Kind::Write => {
+                let parts = self.times[t as usize].parts;
+                self.cmd_part_done(now, txn.owner, Some(&parts), out)
+            }
             Kind::RmwRead => {
+                // The write carries its read's clock: both are on the command's path.
+                let clock = self.times[t as usize];
                 let w = self.new_txn(Txn { kind: Kind::Write, bytes: self.layout.page_size, ..txn });
+                self.start_clock(w, now);
+                self.times[w as usize] = clock;
                 self.route(now, w, out);
             }
             Kind::Flush => {

@@ -92,7 +92,7 @@ def _ssd_lines(summary: dict) -> list[str]:
     rows = ssd_rows(summary)
     if not rows:
         return []
-    out = ["", "inside the SSDs (mean µs per part of device service; the slowest ≈1 % by bucket of device time):",
+    out = ["", "inside the SSDs (mean µs per part of device service, for the mean request and the slowest 1 %):",
            f"  {'':<30}" + "".join(f" {label:>8}" for _, label in SSD_PARTS) + f" {'= µs':>8} {'ios':>8}"]
     for dev, label, parts, n in rows:
         total = sum(parts.values())

@@ -14,6 +14,7 @@ pub mod ftl;
 pub mod geometry;
 pub mod lru;
 pub mod params;
+pub mod plm;
 pub mod presets;
 pub mod sparse;
 pub mod ssd;

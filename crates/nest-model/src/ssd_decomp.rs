@@ -9,9 +9,8 @@
 
 use crate::request::Request;
 use nest_ssd::DEV_PARTS;
-use serde_json::{json, Map, Value};
 
-const N: usize = DEV_PARTS.len();
+pub const N: usize = DEV_PARTS.len();
 const SUB: u32 = 16;
 const LOW: u32 = 16; // 2^16 ps ≈ 65 ns: faster requests share the first bucket
 const HIGH: u32 = 48; // 2^48 ps ≈ 281 s: slower ones share the last
@@ -85,55 +84,45 @@ impl DevDecomp {
         }
     }
 
-    fn parts_json(sums: &[u128], n: u64) -> Map<String, Value> {
-        let mut m = Map::new();
-        for (name, &s) in DEV_PARTS.iter().zip(sums) {
-            m.insert((*name).into(), json!(crate::stats::r6(s as f64 / n.max(1) as f64 / 1e6)));
-        }
-        m
+    /// Requests served by an SSD and the mean of each part (ps); `None` when there were none.
+    pub fn mean(&self) -> Option<(u64, [f64; N])> {
+        (self.ios > 0).then(|| (self.ios, self.sums.map(|s| s as f64 / self.ios as f64)))
     }
 
-    /// `{"ios", "mean_us": {part: µs}, "p99_tail": {"from_us", "ios", "mean_us": {…}}}`, or
-    /// `None` when no request was served by an SSD.
-    pub fn json(&self) -> Option<Value> {
-        if self.ios == 0 {
+    /// The slowest 1 % (kept per device and class): where its bucket starts (ps), how many
+    /// requests, and the mean of each part (ps).
+    pub fn tail(&self) -> Option<Tail> {
+        if self.tail.is_empty() || self.ios == 0 {
             return None;
         }
-        let mut out = Map::new();
-        out.insert("ios".into(), json!(self.ios));
-        out.insert("mean_us".into(), Value::Object(Self::parts_json(&self.sums, self.ios)));
-        if !self.tail.is_empty() {
-            // The slowest ⌈1 %⌉: whole buckets from the top, then part of the p99 bucket.
-            let want = self.ios.div_ceil(100);
-            let (mut sums, mut got, mut from) = ([0f64; N], 0u64, 0usize);
-            for b in (0..BUCKETS).rev() {
-                let row = &self.tail[b * ROW..][..ROW];
-                let n = row[0] as u64;
-                if n == 0 {
-                    continue;
-                }
-                let take = n.min(want - got);
-                for (a, &x) in sums.iter_mut().zip(&row[1..]) {
-                    *a += x as f64 * take as f64 / n as f64;
-                }
-                got += take;
-                from = b;
-                if got == want {
-                    break;
-                }
+        // Whole buckets from the top, then the share of the p99 bucket that makes up 1 %.
+        let want = self.ios.div_ceil(100);
+        let (mut sums, mut got, mut from) = ([0f64; N], 0u64, 0usize);
+        for b in (0..BUCKETS).rev() {
+            let row = &self.tail[b * ROW..][..ROW];
+            let n = row[0] as u64;
+            if n == 0 {
+                continue;
             }
-            let mut m = Map::new();
-            for (name, &s) in DEV_PARTS.iter().zip(&sums) {
-                m.insert((*name).into(), json!(crate::stats::r6(s / got.max(1) as f64 / 1e6)));
+            let take = n.min(want - got);
+            for (a, &x) in sums.iter_mut().zip(&row[1..]) {
+                *a += x as f64 * take as f64 / n as f64;
             }
-            out.insert("p99_tail".into(), json!({
-                "from_us": crate::stats::r6(bucket_floor(from) as f64 / 1e6),
-                "ios": got,
-                "mean_us": Value::Object(m),
-            }));
+            got += take;
+            from = b;
+            if got == want {
+                break;
+            }
         }
-        Some(Value::Object(out))
+        Some(Tail { from_ps: bucket_floor(from), ios: got, mean_ps: sums.map(|s| s / got as f64) })
     }
+}
+
+/// The slowest 1 % of an entity's SSD requests ([`DevDecomp::tail`]).
+pub struct Tail {
+    pub from_ps: u64,
+    pub ios: u64,
+    pub mean_ps: [f64; N],
 }
 
 #[cfg(test)]
@@ -174,20 +163,20 @@ mod tests {
             d.add(&req(if i % 100 == 7 { slow } else { fast }));
         }
         d.add(&req([0; N])); // not an SSD's: ignored
-        let j = d.json().unwrap();
-        assert_eq!(j["ios"], 1000);
-        assert_eq!(j["mean_us"]["gc"], 9.0);
-        let t = &j["p99_tail"];
-        assert_eq!(t["ios"], 10);
-        assert_eq!(t["mean_us"]["gc"], 900.0);
-        assert_eq!(t["mean_us"]["flash"], 100.0);
-        assert!(t["from_us"].as_f64().unwrap() > 900.0 && t["from_us"].as_f64().unwrap() <= 1000.0);
+        let (n, mean) = d.mean().unwrap();
+        assert_eq!(n, 1000);
+        assert_eq!(mean[5], 9.0 * us as f64);
+        let t = d.tail().unwrap();
+        assert_eq!(t.ios, 10);
+        assert_eq!((t.mean_ps[5], t.mean_ps[6]), (900.0 * us as f64, 100.0 * us as f64));
+        assert!(t.from_ps > 900 * us && t.from_ps <= 1000 * us);
         // Without a separate slow group, the tail is made up from the p99 bucket at its mean.
         let mut e = DevDecomp { keep_tail: true, ..Default::default() };
         for _ in 0..1000 {
             e.add(&req(fast));
         }
-        let t = &e.json().unwrap()["p99_tail"];
-        assert_eq!((t["ios"].as_u64(), t["mean_us"]["flash"].as_f64()), (Some(10), Some(100.0)));
+        let t = e.tail().unwrap();
+        assert_eq!((t.ios, t.mean_ps[6]), (10, 100.0 * us as f64));
+        assert!(DevDecomp::default().mean().is_none());
     }
 }

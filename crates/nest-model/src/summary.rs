@@ -36,10 +36,24 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
         "service_us": lat_json(&a.service),
         "decomposition_us": parts_json(a),
     });
-    if let Some(s) = a.ssd.json() {
+    if let Some(s) = decomposition_json(&a.ssd) {
         v["ssd_decomposition"] = s;
     }
     v
+}
+
+/// `{ios, mean_us {PART: µs}, p99_tail {from_us, ios, mean_us}}` of the SSD decomposition
+/// (docs/outputs.md), or `None` when no request was served by an SSD.
+fn decomposition_json(d: &crate::ssd_decomp::DevDecomp) -> Option<Value> {
+    let parts = |ps: &[f64]| -> Value {
+        Value::Object(nest_ssd::DEV_PARTS.iter().zip(ps).map(|(k, &v)| ((*k).to_string(), json!(r6(v / 1e6)))).collect())
+    };
+    let (ios, mean) = d.mean()?;
+    let mut out = json!({"ios": ios, "mean_us": parts(&mean)});
+    if let Some(t) = d.tail() {
+        out["p99_tail"] = json!({"from_us": r6(t.from_ps as f64 / 1e6), "ios": t.ios, "mean_us": parts(&t.mean_ps)});
+    }
+    Some(out)
 }
 
 /// Mean of each latency part (µs); they add up to the mean latency.

@@ -186,12 +186,22 @@ impl PlmWindow {
         }
     }
 
-    /// A host read of `bytes` at `now`.
-    pub fn on_read(&mut self, now: SimTime, bytes: u64) -> Option<Transition> {
+    /// Counts a host command in the current window's statistics; whether the set is in DTWin
+    /// (in NDWin, a command after a forced end of DTWin is an overrun).
+    fn count_command(&mut self, write: bool) -> bool {
         let w = self.window as usize;
-        self.stats.reads[w] += 1;
+        let counter = if write { &mut self.stats.writes } else { &mut self.stats.reads };
+        counter[w] += 1;
         if self.window == Window::Nd {
             self.stats.overruns += self.budget_forced as u64;
+            return false;
+        }
+        true
+    }
+
+    /// A host read of `bytes` at `now`.
+    pub fn on_read(&mut self, now: SimTime, bytes: u64) -> Option<Transition> {
+        if !self.count_command(false) {
             return None;
         }
         self.e_rd = self.e_rd.saturating_sub(self.attrs.read_counts(bytes));
@@ -201,10 +211,7 @@ impl PlmWindow {
     /// A host write of `bytes` at `now`. In DTWin it goes to the NV buffer (the caller holds it
     /// there until NDWin).
     pub fn on_write(&mut self, now: SimTime, bytes: u64) -> Option<Transition> {
-        let w = self.window as usize;
-        self.stats.writes[w] += 1;
-        if self.window == Window::Nd {
-            self.stats.overruns += self.budget_forced as u64;
+        if !self.count_command(true) {
             return None;
         }
         self.e_wr = self.e_wr.saturating_sub(self.attrs.write_counts(bytes));

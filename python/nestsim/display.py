@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .runner import SSD_PARTS as _SSD_PART_NAMES
+
 
 PRIORITY_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
 
@@ -67,10 +69,10 @@ def _decomposition_lines(summary: dict) -> list[str]:
     return out
 
 
-#: The parts of an SSD's service time (nest_ssd::DEV_PARTS), with short labels.
-SSD_PARTS = [("host_interface", "host if"), ("write_cache_wait", "wcache"), ("dram", "DRAM"), ("mapping", "CMT miss"),
-             ("die_queue", "die q"), ("gc", "GC"), ("flash", "flash"), ("suspended", "susp"),
-             ("channel_wait", "chan q"), ("channel", "chan")]
+_SSD_LABELS = {"host_interface": "host if", "write_cache_wait": "wcache", "dram": "DRAM", "mapping": "CMT miss",
+               "die_queue": "die q", "gc": "GC", "suspended": "susp", "channel_wait": "chan q", "channel": "chan"}
+#: The parts of an SSD's service time in the engine's order (nest_ssd::DEV_PARTS), with short labels.
+SSD_PARTS = [(p, _SSD_LABELS.get(p, p)) for p in _SSD_PART_NAMES]
 
 
 def ssd_rows(summary: dict) -> list[tuple[str, str, dict, int]]:

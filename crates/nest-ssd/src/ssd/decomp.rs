@@ -91,13 +91,11 @@ impl Ssd {
     /// `stamp` for die `d`'s batch entries `from..to`.
     #[inline]
     pub(super) fn stamp_batch(&mut self, d: u32, from: usize, to: usize, part: usize, now: SimTime) {
-        for k in from..to {
-            let t = self.dies[d as usize].batch[k];
-            self.stamp(t, part, now);
-        }
+        let batch = self.dies[d as usize].batch;
+        self.stamp_txns(&batch[from..to], part, now);
     }
 
-    /// The same for a batch put aside by a suspension.
+    /// `stamp` for each of `batch` (e.g. one put aside by a suspension).
     #[inline]
     pub(super) fn stamp_txns(&mut self, batch: &[u32], part: usize, now: SimTime) {
         for &t in batch {

@@ -205,18 +205,17 @@ impl Ssd {
     }
 
     pub(super) fn start_transfer(&mut self, now: SimTime, c: u32, d: u32, out: &mut Outbox) {
-        if self.params.model.data_out_per_page && self.dies[d as usize].phase == Phase::WaitOut {
-            let t = self.dies[d as usize].batch[self.dies[d as usize].out_next as usize];
+        // The transactions this transfer moves: the next page alone (`data_out_per_page`, sized
+        // here), or the whole batch.
+        let (from, to) = if self.params.model.data_out_per_page && self.dies[d as usize].phase == Phase::WaitOut {
+            let k = self.dies[d as usize].out_next as usize;
+            let t = self.dies[d as usize].batch[k];
             self.dies[d as usize].xfer_bytes = self.txns[t as usize].bytes as u64;
-        }
-        let n = self.dies[d as usize].n as usize;
-        match (self.dies[d as usize].phase, self.params.model.data_out_per_page) {
-            (Phase::WaitOut, true) => {
-                let k = self.dies[d as usize].out_next as usize;
-                self.stamp_batch(d, k, k + 1, CHANNEL_WAIT, now);
-            }
-            _ => self.stamp_batch(d, 0, n, CHANNEL_WAIT, now),
-        }
+            (k, k + 1)
+        } else {
+            (0, self.dies[d as usize].n as usize)
+        };
+        self.stamp_batch(d, from, to, CHANNEL_WAIT, now);
         let die = &mut self.dies[d as usize];
         die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
         let dt = self.params.timing.channel_time(die.xfer_bytes);

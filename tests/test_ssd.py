@@ -86,7 +86,7 @@ def test_the_ssd_decomposition_adds_up_request_by_request(tmp_path):
     r = nestsim.run(sc, out_dir=tmp_path / "run")
     t = r.requests.to_pydict()
     parts = [k for k in t if k.startswith("ssd_") and k.endswith("_us")]
-    assert len(parts) == 10
+    assert len(parts) == len(nestsim.runner.SSD_PARTS) == 11
     total = np.sum([np.asarray(t[k]) for k in parts], axis=0)
     assert np.allclose(total, np.asarray(t["device_us"]), rtol=0, atol=1e-6)
     # The parts this scenario exercises: mapping misses, the write cache, dies, channels, PCIe.
@@ -157,6 +157,13 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
     ({"model": {"hot_window": "soon"}}, "device[0].model.hot_window"),
     ({"model": {"cmt_entry_bytes": 0}}, "device[0].model.cmt_entry_bytes"),
     ({"model": {"gc_precedence": "never"}}, "device[0].model.gc_precedence"),
+    ({"nvm_sets": 3}, "device[0].nvm_sets"),
+    ({"plm": {"sets": [1]}}, "device[0].plm.sets"),
+    ({"plm": {"t_dw": "soon"}}, "device[0].plm.t_dw"),
+    ({"plm": {"t_ndwh": "50ms", "t_nd_max": "10ms"}}, "device[0].plm.t_nd_max"),
+    ({"plm": {"t_ndwl": "60ms", "t_ndwh": "50ms"}}, "device[0].plm.t_ndwl"),
+    ({"plm": {"c_rd": 0}}, "device[0].plm.c_rd"),
+    ({"plm": {"nv_buffer": "4KiB"}}, "device[0].plm.nv_buffer"),
 ])
 def test_bad_ssd_settings_name_the_key(cli, tmp_path, device, key):
     f = tmp_path / "bad.toml"

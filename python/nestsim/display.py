@@ -70,9 +70,18 @@ def _decomposition_lines(summary: dict) -> list[str]:
 
 
 _SSD_LABELS = {"host_interface": "host if", "write_cache_wait": "wcache", "dram": "DRAM", "mapping": "CMT miss",
-               "die_queue": "die q", "gc": "GC", "suspended": "susp", "channel_wait": "chan q", "channel": "chan"}
+               "die_queue": "die q", "gc": "GC", "suspended": "susp", "channel_wait": "chan q", "channel": "chan",
+               "nd_delay": "NDWin"}
 #: The parts of an SSD's service time in the engine's order (nest_ssd::DEV_PARTS), with short labels.
 SSD_PARTS = [(p, _SSD_LABELS.get(p, p)) for p in _SSD_PART_NAMES]
+#: Parts only some drives have (PLM's NDWin delay): shown only when a row has them.
+_SSD_OPTIONAL = {"nd_delay"}
+
+
+def ssd_columns(rows) -> list[tuple[str, str]]:
+    """The parts to show for `ssd_rows` rows: every part, but optional ones only when used."""
+    return [(k, label) for k, label in SSD_PARTS
+            if k not in _SSD_OPTIONAL or any(parts.get(k, 0) > 0 for _, _, parts, _ in rows)]
 
 
 def ssd_rows(summary: dict) -> list[tuple[str, str, dict, int]]:
@@ -94,11 +103,12 @@ def _ssd_lines(summary: dict) -> list[str]:
     rows = ssd_rows(summary)
     if not rows:
         return []
+    cols = ssd_columns(rows)
     out = ["", "inside the SSDs (mean µs per part of device service, for the mean request and the slowest 1 %):",
-           f"  {'':<30}" + "".join(f" {label:>8}" for _, label in SSD_PARTS) + f" {'= µs':>8} {'ios':>8}"]
+           f"  {'':<30}" + "".join(f" {label:>8}" for _, label in cols) + f" {'= µs':>8} {'ios':>8}"]
     for dev, label, parts, n in rows:
         total = sum(parts.values())
-        out.append(f"  {dev + ' ' + label:<30}" + "".join(f" {parts[k]:>8.1f}" for k, _ in SSD_PARTS) + f" {total:>8.1f} {n:>8,}")
+        out.append(f"  {dev + ' ' + label:<30}" + "".join(f" {parts[k]:>8.1f}" for k, _ in cols) + f" {total:>8.1f} {n:>8,}")
     return out
 
 

@@ -52,12 +52,13 @@ def _table(summary: dict, key: str) -> str:
 
 def _ssd_table(summary: dict) -> str:
     """Each SSD's service time by part: the mean request and the slowest 1 %."""
-    from .display import SSD_PARTS, ssd_rows
+    from .display import ssd_columns, ssd_rows
     rows = ssd_rows(summary)
     if not rows:
         return ""
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in SSD_PARTS)
-    body = "".join(f"<tr><td>{html.escape(dev + ' ' + label)}</td>" + "".join(f"<td>{p[k]:.1f}</td>" for k, _ in SSD_PARTS)
+    cols = ssd_columns(rows)
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in cols)
+    body = "".join(f"<tr><td>{html.escape(dev + ' ' + label)}</td>" + "".join(f"<td>{p[k]:.1f}</td>" for k, _ in cols)
                    + f"<td>{sum(p.values()):.1f}</td><td>{n:,}</td></tr>" for dev, label, p, n in rows)
     return ("<h3>inside the SSDs</h3><p>Mean µs per part of device service time, for the mean request and the "
             "slowest 1 % (docs/outputs.md).</p>"

@@ -167,6 +167,14 @@ fn main() {
     report("GC-heavy: preconditioned 90%, random writes QD64", cpu, ev, ios, s);
     let (cpu, ev, ios, s) = run_scenario(&text.replace("preset = \"mqsim-default\"\n", "preset = \"mqsim-default\"\ncompat = \"mqsim\"\n"));
     report("  the same, compat = \"mqsim\"", cpu, ev, ios, s);
+    // 6) PLM: the GC-heavy drive split into two NVM sets with Predictable Latency Mode (10 ms
+    //    DTWins; writes NV-buffered in DTWin, flushed with the deferred GC in NDWin), 70/30.
+    let plm = text.replace("read_fraction = 0.0", "read_fraction = 0.7").replace(
+        "precondition = {",
+        "nvm_sets = 2\nplm = { t_dw = \"10ms\", t_ndwl = \"1ms\", t_ndwh = \"10ms\" }\nprecondition = {",
+    );
+    let (cpu, ev, ios, s) = run_scenario(&plm);
+    report("PLM: 2 NVM sets, 10 ms DTWins, 70/30 QD64", cpu, ev, ios, s);
     network(quick);
     host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());

@@ -362,6 +362,7 @@ fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a st
 
 pub mod cache;
 mod devices;
+mod plm;
 pub mod workload;
 pub use workload::{SourcePlan, WorkloadPlan};
 use workload::resolve_workload;

@@ -24,12 +24,15 @@ pub struct SsdDevice {
     pub nvme: NvmePlan,
     /// Time-series ids: GC-active planes, flash transactions queued, dirty cache slots.
     pub series: [u32; 3],
+    /// Per NVM set with PLM: (set, ids of its window — 1 DTWin, 0 NDWin —, the 4 KiB reads
+    /// left in the DTWin, and the NV buffer's pending bytes).
+    pub plm_series: Vec<(u32, [u32; 3])>,
 }
 
 impl SsdDevice {
     pub fn new(name: &str, ssd: Ssd, nvme: &NvmePlan, hosts: usize) -> Result<Self, String> {
         let arb = PerHostLevels::new(hosts, nvme.wrr, ArbiterConfig { weights: nvme.weights, burst: nvme.burst }, nvme.sq_depth as usize)?;
-        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(Box::new(arb)), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3] })
+        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(Box::new(arb)), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3], plm_series: Vec::new() })
     }
 
     pub fn in_system(&self) -> u64 {

@@ -14,6 +14,7 @@ pub mod host_cache;
 pub mod ideal_device;
 pub mod net;
 pub mod nvmeof;
+pub mod plm_summary;
 pub mod qos;
 pub mod request;
 pub mod sim;

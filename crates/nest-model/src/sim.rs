@@ -108,6 +108,11 @@ impl Simulation {
             if let DeviceRt::Ssd(s) = dev {
                 let e = format!("device:{}", s.name);
                 s.series = [stats.series.register(&e, "gc_active_planes"), stats.series.register(&e, "flash_queue"), stats.series.register(&e, "dirty_cache_slots")];
+                for set in (0..s.ssd.nvm_sets()).filter(|&i| s.ssd.plm_window(i).is_some()) {
+                    let e = format!("device:{}:set{set}", s.name);
+                    let ids = ["plm_window", "plm_reads_left", "nv_buffer_bytes"].map(|m| stats.series.register(&e, m));
+                    s.plm_series.push((set, ids));
+                }
             }
         }
         let net = match &resolved.network {
@@ -439,6 +444,21 @@ impl Simulation {
                 let ids = s.series;
                 for k in 0..3 {
                     self.stats.sample(now, ids[k], vals[k]);
+                }
+                if !s.plm_series.is_empty() {
+                    let DeviceRt::Ssd(s) = &mut self.devices[d] else { unreachable!() };
+                    s.ssd.plm_sync(now, &mut s.out);
+                    debug_assert!(s.out.events.is_empty(), "an idle PLM set scheduled work");
+                }
+                let DeviceRt::Ssd(s) = &self.devices[d] else { unreachable!() };
+                for &(set, ids) in &s.plm_series {
+                    let (w, _) = s.ssd.plm_window(set).expect("a PLM set");
+                    let log = w.log_page(now);
+                    let page = s.ssd.layout.page_size as u64;
+                    let vals = [(log.window == nest_ssd::plm::Window::Dt) as u64 as f64, log.e_rd.min(1 << 53) as f64, (s.ssd.nv_pending(set) * page) as f64];
+                    for k in 0..3 {
+                        self.stats.sample(now, ids[k], vals[k]);
+                    }
                 }
             }
         }

@@ -194,6 +194,9 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "free_mapping_misses": s.cmt_free_misses(),
         });
     }
+    if let Some(p) = crate::plm_summary::plm_json(s, end) {
+        out["plm"] = p;
+    }
     out
 }
 
@@ -208,6 +211,12 @@ impl Simulation {
     /// Builds the summary (call after the run has finished).
     pub fn summary(&mut self) -> Value {
         let end = self.now;
+        for dev in self.devices.iter_mut() {
+            if let DeviceRt::Ssd(s) = dev {
+                // Idle PLM sets' windows, as they are at the end (this schedules nothing).
+                s.ssd.plm_sync(end, &mut s.out);
+            }
+        }
         let secs = self.stats.window_seconds(end);
         let rv = &self.resolved;
         let used_classes: Vec<bool> = (0..rv.classes.len()).map(|c| rv.workloads.iter().any(|w| w.class == c)).collect();

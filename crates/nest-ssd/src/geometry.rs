@@ -19,6 +19,9 @@ pub struct Layout {
     pub pages_per_block: u32,
     pub page_size: u32,
     order: [u8; 4],
+    /// NVM sets (groups of whole channels) and the logical pages of each (`with_sets`).
+    pub sets: u32,
+    pub set_lpas: u64,
 }
 
 impl Layout {
@@ -35,22 +38,67 @@ impl Layout {
             pages_per_block: g.pages_per_block,
             page_size: g.page_size,
             order,
+            sets: 1,
+            set_lpas: u64::MAX,
         }
     }
 
+    /// The drive split into `sets` NVM sets of `logical_pages / sets` logical pages each; set
+    /// `s` owns channels `s·C/sets ..` (the caller checked that `sets` divides C).
+    pub fn with_sets(mut self, sets: u32, logical_pages: u64) -> Self {
+        self.sets = sets.max(1);
+        self.set_lpas = if self.sets == 1 { u64::MAX } else { (logical_pages / self.sets as u64).max(1) };
+        self
+    }
+
     /// The plane a logical unit `x` (an LPA or a translation page) maps to under the static
-    /// scheme: its digits in the configured order, first letter varying fastest.
+    /// scheme, over the whole drive: its digits in the configured order, first letter varying
+    /// fastest.
     #[inline]
     pub fn static_plane(&self, x: u64) -> u32 {
+        self.plane_in_set(0, x)
+    }
+
+    /// The static scheme inside NVM set `set`: `x`'s digits over the set's channels.
+    #[inline]
+    pub fn plane_in_set(&self, set: u32, x: u64) -> u32 {
+        let cps = self.dims[0] / self.sets;
         let mut digits = [0u32; 4];
         let mut rest = x;
         for &k in &self.order {
-            let n = self.dims[k as usize] as u64;
+            let n = if k == 0 { cps } else { self.dims[k as usize] } as u64;
             digits[k as usize] = (rest % n) as u32;
             rest /= n;
         }
         let [c, w, d, p] = digits;
-        ((c * self.dims[1] + w) * self.dims[2] + d) * self.dims[3] + p
+        (((c + set * cps) * self.dims[1] + w) * self.dims[2] + d) * self.dims[3] + p
+    }
+
+    /// The NVM set logical page `lpa` belongs to.
+    #[inline]
+    pub fn set_of_lpa(&self, lpa: u64) -> u32 {
+        (lpa / self.set_lpas).min(self.sets as u64 - 1) as u32
+    }
+
+    /// The home plane of a user page under static allocation: striped over its set.
+    #[inline]
+    pub fn data_plane(&self, lpa: u64) -> u32 {
+        if self.sets == 1 {
+            return self.plane_in_set(0, lpa);
+        }
+        let s = self.set_of_lpa(lpa);
+        self.plane_in_set(s, lpa - s as u64 * self.set_lpas)
+    }
+
+    /// Dies of each NVM set (consecutive ids: a set is a run of whole channels).
+    #[inline]
+    pub fn dies_per_set(&self) -> u32 {
+        self.dies / self.sets
+    }
+
+    #[inline]
+    pub fn set_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_set()
     }
 
     #[inline]
@@ -118,5 +166,29 @@ mod tests {
         let l = layout("PDWC");
         // Plane-first: consecutive pages share a die.
         assert_eq!(l.die_of_plane(l.static_plane(0)), l.die_of_plane(l.static_plane(1)));
+    }
+
+    #[test]
+    fn nvm_sets_stripe_their_own_lba_range_over_their_own_channels() {
+        let l = layout("CWDP").with_sets(2, 1000);
+        assert_eq!((l.set_lpas, l.dies_per_set()), (500, 8));
+        // Set 0 (LPAs 0..500) lives on channels 0–1, set 1 on channels 2–3, each striped.
+        for lpa in [0u64, 1, 2, 499] {
+            let ch = l.channel_of_die(l.die_of_plane(l.data_plane(lpa)));
+            assert!(ch < 2, "lpa {lpa} on channel {ch}");
+            assert_eq!(l.set_of_die(l.die_of_plane(l.data_plane(lpa))), 0);
+        }
+        let chans: Vec<u32> = (500..504).map(|x| l.channel_of_die(l.die_of_plane(l.data_plane(x)))).collect();
+        assert_eq!(chans, vec![2, 3, 2, 3]);
+        // Each set's planes are covered once per stripe of the set.
+        let mut seen = vec![false; l.planes as usize];
+        for x in (0..16).chain(500..516) {
+            let p = l.data_plane(x) as usize;
+            assert!(!seen[p], "plane {p} twice");
+            seen[p] = true;
+        }
+        // One set is the drive as before.
+        let one = layout("CWDP").with_sets(1, 1000);
+        assert!((0..64).all(|x| one.data_plane(x) == layout("CWDP").static_plane(x)));
     }
 }

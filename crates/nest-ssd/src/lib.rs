@@ -21,9 +21,11 @@ pub mod ssd;
 pub mod switches;
 
 pub use params::SsdParams;
-pub use ssd::{DevParts, Done, Outbox, Ssd, SsdEvent, DEV_PARTS};
+pub use ssd::{DevParts, Done, Outbox, PlmReport, Ssd, SsdEvent, DEV_PARTS};
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_compat;
+#[cfg(test)]
+mod tests_plm;

@@ -373,6 +373,20 @@ pub struct SsdParams {
     pub precondition: Option<Precondition>,
     /// Where MQSim's model differs from NeSt's default (see `switches`).
     pub model: ModelSwitches,
+    /// NVM sets: the channels split into this many equal groups, each with its own share of
+    /// the logical space (an equal LBA range) and its own blocks, so sets do not share dies,
+    /// channels or GC (NVMe 1.4; thesis 3.2). 1 = the whole drive is one set.
+    pub nvm_sets: u32,
+    /// Predictable Latency Mode on some NVM sets (`plm`), or `None`.
+    pub plm: Option<PlmParams>,
+}
+
+/// Predictable Latency Mode: which NVM sets have it and their DTWin attributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlmParams {
+    /// The sets with PLM enabled (indices below `nvm_sets`).
+    pub sets: Vec<u32>,
+    pub attrs: crate::plm::PlmAttrs,
 }
 
 pub const MAX_PLANES_PER_DIE: u32 = 16;
@@ -462,7 +476,21 @@ impl SsdParams {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
         }
+        need("nvm_sets", self.nvm_sets >= 1 && g.channels % self.nvm_sets.max(1) == 0, "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)");
+        if let Some(plm) = &self.plm {
+            need("plm.sets", !plm.sets.is_empty() && plm.sets.iter().all(|&s| s < self.nvm_sets), "expected set indices below nvm_sets");
+        }
         self.model.validate(g.page_size, &mut e);
+        if let Some(plm) = &self.plm {
+            // Named by their scenario keys.
+            let key = |k: &str| match k {
+                "optimal_write_bytes" => "optimal_write_size",
+                "nv_buffer_bytes" => "nv_buffer",
+                k => k,
+            }
+            .to_string();
+            e.extend(plm.attrs.validate().into_iter().map(|(k, m)| (format!("plm.{}", key(k)), m)));
+        }
         e
     }
 }

@@ -50,6 +50,8 @@ pub fn mqsim_default() -> SsdParams {
         sched: SchedParams::default(),
         precondition: None,
         model: ModelSwitches::default(),
+        nvm_sets: 1,
+        plm: None,
     }
 }
 
@@ -81,6 +83,8 @@ fn consumer_nvme() -> SsdParams {
         sched: SchedParams::default(),
         precondition: None,
         model: ModelSwitches::default(),
+        nvm_sets: 1,
+        plm: None,
     }
 }
 
@@ -95,6 +99,8 @@ fn optane() -> SsdParams {
         sched: SchedParams::default(),
         precondition: None,
         model: ModelSwitches::default(),
+        nvm_sets: 1,
+        plm: None,
     }
 }
 

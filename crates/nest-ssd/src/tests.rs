@@ -33,7 +33,13 @@ impl Bench {
     pub(crate) fn new(p: SsdParams) -> Self {
         Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new(), parts: Vec::new() }
     }
-    fn flush(&mut self) {
+    /// Schedules the events of an outbox filled outside the bench.
+    pub(crate) fn absorb(&mut self, mut out: Outbox) {
+        self.out.events.append(&mut out.events);
+        self.out.done.append(&mut out.done);
+        self.flush();
+    }
+    pub(crate) fn flush(&mut self) {
         for (t, e) in self.out.events.drain(..) {
             self.q.schedule(t, e);
         }

@@ -239,6 +239,7 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
         p.precondition = Some(Precondition { occupancy: pc.occupancy.unwrap_or(0.9), overwrites: pc.overwrites.unwrap_or(1.0) });
     }
     model_switches(cx, key, c, &mut p);
+    super::plm::nvm_sets_and_plm(cx, key, c, &mut p);
     let nvme = nvme_plan(cx, &format!("{key}.nvme"), &c.nvme);
     let problems = p.validate();
     let section = |k: &str| match k.split('.').next().unwrap_or("") {

@@ -73,6 +73,32 @@ pub struct SsdDeviceConfig {
     pub compat: Option<String>,
     #[serde(default)]
     pub model: Option<ModelConfig>,
+    /// NVM sets: the channels split into this many groups, each with its own LBA range.
+    #[serde(default)]
+    pub nvm_sets: Option<u32>,
+    /// Predictable Latency Mode on some NVM sets (docs/plm.md).
+    #[serde(default)]
+    pub plm: Option<PlmConfig>,
+}
+
+/// `[device.plm]`: which NVM sets run Predictable Latency Mode and their attributes (thesis
+/// Table 3.1; defaults and their sources in docs/plm.md).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PlmConfig {
+    /// Indices of the sets with PLM; absent = every set.
+    pub sets: Option<Vec<u32>>,
+    /// C_RD: 4 KiB reads per DTWin; absent = no read budget.
+    pub c_rd: Option<u64>,
+    /// C_WR: optimal-size writes per DTWin; absent = no write budget.
+    pub c_wr: Option<u64>,
+    pub t_dw: Option<String>,
+    pub t_ndwh: Option<String>,
+    pub t_ndwl: Option<String>,
+    pub t_nd_max: Option<String>,
+    pub optimal_write_size: Option<String>,
+    pub nv_buffer: Option<String>,
+    pub nd_delay_mean: Option<String>,
 }
 
 /// The model switches where MQSim differs from NeSt's default (nest_ssd::switches).

@@ -52,6 +52,9 @@ impl PlmAttrs {
         if self.optimal_write_bytes == 0 {
             bad.push(("optimal_write_bytes", "must be positive".to_string()));
         }
+        if self.nv_buffer_bytes < self.optimal_write_bytes {
+            bad.push(("nv_buffer_bytes", format!("{} B is below the optimal write size {} B: the buffer must hold one write", self.nv_buffer_bytes, self.optimal_write_bytes)));
+        }
         bad
     }
 

@@ -19,7 +19,7 @@ fn counts_are_4k_reads_and_optimal_size_writes() {
     assert_eq!((a.write_counts(512), a.write_counts(16384), a.write_counts(16385)), (1, 1, 2));
     let mut w = PlmWindow::new(a, ms(0));
     assert_eq!(w.on_read(ms(1), 8192), None);
-    assert_eq!(w.on_write(ms(1), 20000), None);
+    assert_eq!(w.on_write(ms(1), 20000, 20000), None);
     let log = w.log_page(ms(30));
     assert_eq!((log.window, log.e_rd, log.e_wr, log.e_t, log.elapsed), (Window::Dt, 98, 8, ms(70), ms(30)));
     assert_eq!(w.buffered(), 20000);
@@ -44,20 +44,20 @@ fn a_spent_read_budget_forces_ndwin_and_later_io_is_an_overrun() {
 fn a_spent_write_budget_or_a_full_buffer_forces_ndwin() {
     let mut w = PlmWindow::new(attrs(), ms(0));
     for _ in 0..9 {
-        assert_eq!(w.on_write(ms(1), 16384), None);
+        assert_eq!(w.on_write(ms(1), 16384, 16384), None);
     }
-    assert_eq!(w.on_write(ms(2), 16384).map(|t| t.why), Some(Reason::WriteBudget));
+    assert_eq!(w.on_write(ms(2), 16384, 16384).map(|t| t.why), Some(Reason::WriteBudget));
     let mut a = attrs();
     a.nv_buffer_bytes = 64 << 10;
     a.optimal_write_bytes = 4096;
     a.c_wr = 1000;
     let mut w = PlmWindow::new(a, ms(0));
     for _ in 0..3 {
-        assert_eq!(w.on_write(ms(1), 16384), None);
+        assert_eq!(w.on_write(ms(1), 16384, 16384), None);
     }
-    assert_eq!(w.on_write(ms(1), 16384).map(|t| t.why), Some(Reason::BufferFull));
+    assert_eq!(w.on_write(ms(1), 16384, 16384).map(|t| t.why), Some(Reason::BufferFull));
     // A full buffer is not the host's overrun.
-    w.on_write(ms(2), 4096);
+    w.on_write(ms(2), 4096, 4096);
     assert_eq!(w.stats.overruns, 0);
     // Writes in NDWin go to flash, not to the buffer; the caller reports what it flushed.
     assert_eq!(w.buffered(), 64 << 10);
@@ -88,7 +88,7 @@ fn ndwin_length_scales_between_its_two_minimums_with_the_dtwin_used() {
     // the minimum at T_NDWL + 0.5 (T_NDWH − T_NDWL) = 30 ms.
     let mut w = PlmWindow::new(attrs(), ms(0));
     for _ in 0..5 {
-        w.on_write(ms(1), 16384);
+        w.on_write(ms(1), 16384, 16384);
     }
     let t = w.host_request(ms(20), Window::Nd).unwrap();
     assert_eq!((t.to, t.why), (Window::Nd, Reason::Host));

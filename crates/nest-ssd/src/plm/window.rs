@@ -209,14 +209,14 @@ impl PlmWindow {
         (self.e_rd == 0).then(|| self.enter_nd(now, Reason::ReadBudget))
     }
 
-    /// A host write of `bytes` at `now`. In DTWin it goes to the NV buffer (the caller holds it
-    /// there until NDWin).
-    pub fn on_write(&mut self, now: SimTime, bytes: u64) -> Option<Transition> {
+    /// A host write of `bytes` at `now`, taking `buffer_bytes` of the NV buffer (whole pages).
+    /// In DTWin it goes to the NV buffer (the caller holds it there until NDWin).
+    pub fn on_write(&mut self, now: SimTime, bytes: u64, buffer_bytes: u64) -> Option<Transition> {
         if !self.count_command(true) {
             return None;
         }
         self.e_wr = self.e_wr.saturating_sub(self.attrs.write_counts(bytes));
-        self.buffered += bytes;
+        self.buffered += buffer_bytes;
         if self.buffered >= self.attrs.nv_buffer_bytes {
             return Some(self.enter_nd(now, Reason::BufferFull));
         }

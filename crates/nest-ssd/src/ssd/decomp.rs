@@ -19,7 +19,7 @@ use super::Ssd;
 use nest_core::SimTime;
 
 /// The parts of an SSD command's latency, in the order of [`DevParts`].
-pub const DEV_PARTS: [&str; 10] = ["host_interface", "write_cache_wait", "dram", "mapping", "die_queue", "gc", "flash", "suspended", "channel_wait", "channel"];
+pub const DEV_PARTS: [&str; 11] = ["host_interface", "write_cache_wait", "dram", "mapping", "die_queue", "gc", "flash", "suspended", "channel_wait", "channel", "nd_delay"];
 
 /// Command overhead and PCIe transfers in and out, with their waits for the link.
 pub const HOST_IF: usize = 0;
@@ -41,6 +41,8 @@ pub const SUSPENDED: usize = 7;
 pub const CHANNEL_WAIT: usize = 8;
 /// Moving over the channel.
 pub const CHANNEL: usize = 9;
+/// PLM: the extra delay of a command arriving in its set's NDWin (emulated management work).
+pub const ND_DELAY: usize = 10;
 
 /// Picoseconds per part ([`DEV_PARTS`]); they add up to the command's device latency.
 pub type DevParts = [u64; DEV_PARTS.len()];

@@ -94,6 +94,9 @@ impl Ssd {
     pub(super) fn start_batch(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let first = self.txns[self.dies[d as usize].batch[0] as usize].kind;
+        if (first.is_program() || first == Kind::Erase) && self.die_in_dt(d) {
+            self.plm_program_in_dt(d, n as u64);
+        }
         self.clock_batch_start(d, now);
         self.gc_clock(d, first.is_gc(), now);
         self.dies[d as usize].started = now;
@@ -125,7 +128,7 @@ impl Ssd {
             let t = self.dies[d as usize].batch[k];
             let txn = self.txns[t as usize];
             let ppa = match txn.kind {
-                Kind::Write | Kind::Flush => {
+                Kind::Write | Kind::Flush | Kind::NvFlush => {
                     let ppa = self.ftl.alloc(txn.plane, false);
                     self.ftl.program_user(txn.lpa, ppa);
                     ppa
@@ -152,7 +155,7 @@ impl Ssd {
                     ProgramTransfer::Written => txn.bytes as u64,
                 };
             }
-            if matches!(txn.kind, Kind::Write | Kind::Flush) {
+            if txn.kind.is_user_program() {
                 self.maybe_start_gc(now, txn.plane, out);
             }
         }

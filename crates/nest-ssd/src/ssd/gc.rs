@@ -30,17 +30,22 @@ impl Ssd {
             return;
         }
         let need = self.ftl.gc_need(plane);
-        if need == GcNeed::None || (need == GcNeed::Soft && self.soft_gc_deferred) {
+        let die = self.layout.die_of_plane(plane);
+        if need == GcNeed::None || (need == GcNeed::Soft && (self.soft_gc_deferred || self.die_in_dt(die))) {
             return;
+        }
+        if need == GcNeed::Hard && self.die_in_dt(die) {
+            // Hard-threshold GC is never deferred: an emergency ends the set's DTWin (which
+            // starts this job, among its deferred work).
+            return self.plm_emergency(now, plane, out);
         }
         let Some((victim, _wl)) = self.ftl.start_gc(plane, &mut self.rng) else { return };
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.valid_pages(victim, &mut pages);
         self.gc[plane as usize] = Some(GcJob { victim, pending: pages.len() as u32, started: now });
-        let die = self.layout.die_of_plane(plane);
         for &(ppa, lpa) in &pages {
             let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: plane, bytes: self.layout.page_size, next: NONE, seq: 0 });
-            self.dies[die as usize].q[Q_GC].push_back(t);
+            self.queue_at(die, Q_GC, t);
         }
         let empty = pages.is_empty();
         self.scratch = pages;
@@ -53,7 +58,7 @@ impl Ssd {
     pub(super) fn queue_erase(&mut self, plane: u32, victim: u32) {
         let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: plane, bytes: 0, next: NONE, seq: 0 });
         let die = self.layout.die_of_plane(plane);
-        self.dies[die as usize].q[Q_GC].push_back(t);
+        self.queue_at(die, Q_GC, t);
     }
 
     pub(super) fn gc_step(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {

@@ -22,6 +22,10 @@ pub(super) struct Cmd {
     /// Where the command's time went so far (`decomp`), and when its current stage began.
     pub(super) parts: DevParts,
     pub(super) mark: SimTime,
+    /// PLM: the window the command arrived in (0 no PLM, 1 DTWin, 2 NDWin), and whether it is
+    /// a DTWin write bound for the NV buffer.
+    pub(super) plm: u8,
+    pub(super) nv: bool,
 }
 
 impl Ssd {
@@ -42,10 +46,25 @@ impl Ssd {
             remaining: 0,
             parts: DevParts::default(),
             mark: now,
+            plm: 0,
+            nv: false,
         };
         let c = self.cmds.alloc(cmd);
         self.in_flight += 1;
         self.counters.commands += 1;
+        if self.plm.is_some() {
+            let delay = self.plm_admit(now, c, out);
+            if delay > SimTime::ZERO {
+                out.events.push((now + delay, SsdEvent::Delayed(c)));
+                return;
+            }
+        }
+        self.begin_cmd(now, c, out);
+    }
+
+    /// Command `c` starts: a write's data comes over PCIe, a read goes to the cache or flash.
+    pub(super) fn begin_cmd(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        let (write, size) = (self.cmds[c as usize].write, self.cmds[c as usize].bytes);
         let overhead = self.params.host.command_overhead;
         if write {
             let start = (now + overhead).max(self.pcie_in_free);
@@ -84,7 +103,7 @@ impl Ssd {
             let lpa = self.lpa_of(&cmd, i);
             let bytes = self.page_bytes(&cmd, i);
             self.counters.read_pages += 1;
-            if self.cache.as_mut().is_some_and(|k| k.read(lpa)) {
+            if self.nv_holds(lpa) || self.cache.as_mut().is_some_and(|k| k.read(lpa)) {
                 dram_bytes += bytes as u64;
                 continue;
             }
@@ -110,6 +129,9 @@ impl Ssd {
         self.cmd_stage(c, HOST_IF, now);
         let cmd = self.cmds[c as usize];
         self.counters.write_pages += cmd.npages as u64;
+        if cmd.nv {
+            return self.nv_write(now, c, out);
+        }
         let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
         if cacheable {
             if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) && self.writeback_room() {
@@ -234,7 +256,7 @@ impl Ssd {
 
     /// Ends command `c`'s current stage at `now`, counting it as `part`.
     #[inline]
-    fn cmd_stage(&mut self, c: u32, part: usize, now: SimTime) {
+    pub(super) fn cmd_stage(&mut self, c: u32, part: usize, now: SimTime) {
         let cmd = &mut self.cmds[c as usize];
         cmd.parts[part] += (now - cmd.mark).0;
         cmd.mark = now;
@@ -244,6 +266,10 @@ impl Ssd {
         self.cmd_stage(c, HOST_IF, now);
         let cmd = &self.cmds[c as usize];
         out.done.push(Done { tag: cmd.tag, parts: cmd.parts });
+        if cmd.plm != 0 {
+            let latency = cmd.parts.iter().sum();
+            self.plm_finished(now, c, latency, out);
+        }
         self.cmds.release(c);
         self.in_flight -= 1;
     }

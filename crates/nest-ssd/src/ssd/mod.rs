@@ -35,6 +35,7 @@ pub mod decomp;
 mod flash;
 mod gc;
 mod host_if;
+mod plm;
 mod precondition;
 mod scheduler;
 
@@ -44,6 +45,7 @@ use host_if::Cmd;
 use scheduler::Txn;
 
 pub use decomp::{DevParts, DEV_PARTS};
+pub use plm::PlmReport;
 use decomp::TxnTimes;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -58,6 +60,10 @@ pub enum SsdEvent {
     HostIn(u32),
     /// A read command's data left over PCIe: the command completes.
     HostOut(u32),
+    /// An NVM set's PLM timer (its next timed window change).
+    Plm(u32),
+    /// A command's extra NDWin delay ended.
+    Delayed(u32),
 }
 
 impl SsdEvent {
@@ -70,6 +76,8 @@ impl SsdEvent {
             SsdEvent::Dram(x) => (2, x),
             SsdEvent::HostIn(x) => (3, x),
             SsdEvent::HostOut(x) => (4, x),
+            SsdEvent::Plm(x) => (5, x),
+            SsdEvent::Delayed(x) => (6, x),
         };
         (k << 56) | x as u64
     }
@@ -123,8 +131,10 @@ pub struct Ssd {
     dies: Vec<Die>,
     channels: Vec<Channel>,
     gc: Vec<Option<GcJob>>,
-    /// Soft GC may not start (PLM's deterministic window).
+    /// Soft GC may not start (the `set_soft_gc_deferred` hook).
     soft_gc_deferred: bool,
+    /// Predictable Latency Mode on some NVM sets (`plm`).
+    plm: Option<plm::Plm>,
     /// Writes waiting for cache slots, per class (urgent, high, medium, low). Without
     /// device-level QoS one FIFO (index 0); with it, the cache's admission is one more internal
     /// queueing point arbitrated by the rule of the chip queues (urgent first, then WRR): when
@@ -152,8 +162,9 @@ impl Ssd {
         if let Some((k, m)) = params.validate().into_iter().next() {
             return Err(format!("{k}: {m}"));
         }
-        let layout = Layout::new(&params.geometry, &params.ftl.allocation);
         let logical = params.logical_pages();
+        let layout = Layout::new(&params.geometry, &params.ftl.allocation).with_sets(params.nvm_sets, logical);
+        let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, logical, seed, index));
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled));
@@ -177,6 +188,7 @@ impl Ssd {
             dies,
             channels,
             soft_gc_deferred: false,
+            plm,
             cache_wait: Default::default(),
             cache_wrr: Wrr::new(params.sched.weights),
             writeback_bytes: 0,
@@ -219,6 +231,8 @@ impl Ssd {
             SsdEvent::Dram(c) => self.cmd_part_done(now, c, None, out),
             SsdEvent::HostIn(c) => self.start_write(now, c, out),
             SsdEvent::HostOut(c) => self.finish_cmd(now, c, out),
+            SsdEvent::Plm(s) => self.plm_timer(now, s, out),
+            SsdEvent::Delayed(c) => self.plm_delayed(now, c, out),
         }
     }
 
@@ -270,6 +284,6 @@ impl Ssd {
         if live_cmds != self.in_flight as u64 {
             return Err(format!("{} live command slots but {} in flight", live_cmds, self.in_flight));
         }
-        Ok(())
+        self.plm_check()
     }
 }

@@ -20,6 +20,8 @@ pub(super) enum Kind {
     /// Read half of a sub-page write (read-modify-write).
     RmwRead,
     Flush,
+    /// A page of a PLM set's NV buffer written to flash in NDWin.
+    NvFlush,
     MapRead,
     /// Read of a translation page's unchanged entries, merged with evicted dirty entries
     /// before the page is written back (single-entry CMT).
@@ -32,7 +34,11 @@ pub(super) enum Kind {
 
 impl Kind {
     pub(super) fn is_program(self) -> bool {
-        matches!(self, Kind::Write | Kind::Flush | Kind::MapWrite | Kind::GcWrite)
+        matches!(self, Kind::Write | Kind::Flush | Kind::NvFlush | Kind::MapWrite | Kind::GcWrite)
+    }
+    /// A user-data program: takes a page of the user frontier.
+    pub(super) fn is_user_program(self) -> bool {
+        matches!(self, Kind::Write | Kind::Flush | Kind::NvFlush)
     }
     pub(super) fn is_gc(self) -> bool {
         matches!(self, Kind::GcRead | Kind::GcWrite | Kind::Erase)
@@ -50,8 +56,8 @@ pub(super) struct Txn {
     /// Source page of reads and moves; block id of erases; page written by programs.
     pub(super) ppa: u32,
     pub(super) plane: u32,
-    /// Command slot (Read/Write/RmwRead), cache slot (Flush), translation page (Map*),
-    /// plane (Gc*, Erase).
+    /// Command slot (Read/Write/RmwRead), cache slot (Flush), NVM set (NvFlush), translation
+    /// page (Map*), plane (Gc*, Erase).
     pub(super) owner: u32,
     pub(super) bytes: u32,
     /// Link in a CMT wait list.
@@ -85,7 +91,7 @@ impl Ssd {
                 cmt.waiting[tp as usize] = t;
                 if fetch {
                     self.counters.map_reads += 1;
-                    let plane = self.layout.static_plane(tp as u64);
+                    let plane = self.map_plane(tp);
                     let bytes = self.map_read_bytes();
                     let m = self.new_txn(Txn { kind: Kind::MapRead, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE, seq: 0 });
                     self.enqueue(now, m, out);
@@ -95,6 +101,16 @@ impl Ssd {
             self.map_write_backs(now, out);
         }
         self.enqueue(now, t, out);
+    }
+
+    /// The plane translation page `tp` lives on: striped over the set of the pages it maps.
+    #[inline]
+    pub(super) fn map_plane(&self, tp: u32) -> u32 {
+        if self.layout.sets == 1 {
+            return self.layout.static_plane(tp as u64);
+        }
+        let entries = (self.layout.page_size / self.params.model.map_entry_bytes) as u64;
+        self.layout.plane_in_set(self.layout.set_of_lpa(tp as u64 * entries), tp as u64)
     }
 
     /// What `txn` does to its mapping entry: a program changes it, and so does a read of a
@@ -127,7 +143,7 @@ impl Ssd {
         while let Some(tp) = self.cmt.as_mut().and_then(|c| c.write_backs.pop()) {
             if self.params.model.cmt_granularity == CmtGranularity::Entry {
                 self.counters.map_reads += 1;
-                let plane = self.layout.static_plane(tp as u64);
+                let plane = self.map_plane(tp);
                 let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.map_read_bytes(), next: NONE, seq: 0 });
                 self.enqueue(now, m, out);
             } else {
@@ -142,7 +158,7 @@ impl Ssd {
             return;
         }
         self.counters.map_writes += 1;
-        let plane = self.layout.static_plane(tp as u64);
+        let plane = self.map_plane(tp);
         let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE, seq: 0 });
         self.enqueue(now, m, out);
     }
@@ -164,15 +180,16 @@ impl Ssd {
         if matches!(txn.kind, Kind::Read | Kind::RmwRead) {
             txn.ppa = self.ftl.lookup(txn.lpa).unwrap_or(NONE);
             // A never-written page is timed as a read on its home plane.
-            txn.plane = if txn.ppa != NONE { self.layout.plane_of_ppa(txn.ppa) } else { self.layout.static_plane(txn.lpa as u64) };
-        } else if matches!(txn.kind, Kind::Write | Kind::Flush) {
+            txn.plane = if txn.ppa != NONE { self.layout.plane_of_ppa(txn.ppa) } else { self.layout.data_plane(txn.lpa as u64) };
+        } else if txn.kind.is_user_program() {
             txn.plane = match self.params.ftl.allocation {
-                Allocation::Static(_) => self.layout.static_plane(txn.lpa as u64),
+                Allocation::Static(_) => self.layout.data_plane(txn.lpa as u64),
                 Allocation::Dynamic => NONE,
             };
         }
         if txn.plane == NONE {
-            let plane = self.dynamic_plane();
+            let set = self.layout.set_of_lpa(txn.lpa as u64);
+            let plane = self.dynamic_plane(set);
             self.txns[t as usize].plane = plane;
         }
         self.txns[t as usize].seq = self.next_seq;
@@ -181,14 +198,16 @@ impl Ssd {
         let die = self.layout.die_of_plane(txn.plane);
         let qi = self.queue_index(&txn);
         self.clock_enqueued(t, die, now);
-        self.dies[die as usize].q[qi].push_back(t);
+        self.queue_at(die, qi, t);
         self.kick(now, die, out);
     }
 
-    /// Dynamic allocation: the die with the fewest queued transactions, planes in turn.
-    pub(super) fn dynamic_plane(&mut self) -> u32 {
+    /// Dynamic allocation: the die of NVM set `set` with the fewest queued transactions,
+    /// planes in turn.
+    pub(super) fn dynamic_plane(&mut self, set: u32) -> u32 {
         let mut best = (usize::MAX, 0u32);
-        for (d, die) in self.dies.iter().enumerate() {
+        let dps = self.layout.dies_per_set() as usize;
+        for (d, die) in self.dies.iter().enumerate().skip(set as usize * dps).take(dps) {
             let n: usize = die.q.iter().map(|q| q.len()).sum::<usize>() + (die.phase != Phase::Idle) as usize;
             if n < best.0 {
                 best = (n, d as u32);
@@ -222,7 +241,7 @@ impl Ssd {
     #[inline]
     pub(super) fn page_offset(&self, txn: &Txn) -> Option<u32> {
         match txn.kind {
-            Kind::Write | Kind::Flush => Some(self.ftl.next_page_offset(txn.plane, false)),
+            Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, false)),
             Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, true)),
             Kind::MapRead | Kind::MapMerge | Kind::MapWrite | Kind::Erase => None,
             _ if txn.ppa == NONE => Some(0),
@@ -289,10 +308,7 @@ impl Ssd {
     #[inline]
     pub(super) fn startable(&self, t: u32) -> bool {
         let txn = &self.txns[t as usize];
-        match txn.kind {
-            Kind::Write | Kind::Flush => self.ftl.can_alloc_user(txn.plane),
-            _ => true,
-        }
+        !txn.kind.is_user_program() || self.ftl.can_alloc_user(txn.plane)
     }
 
     /// Moves a batch from queue `qi` of die `d` into the die: the first startable transaction
@@ -490,6 +506,7 @@ impl Ssd {
                 }
                 self.scratch_txns = waiters;
             }
+            Kind::NvFlush => self.nv_flushed(now, txn.lpa, txn.owner, out),
             Kind::MapMerge => self.map_write(now, txn.owner, out),
             Kind::MapWrite => {}
             Kind::GcRead => {
@@ -514,6 +531,9 @@ impl Ssd {
                 // Writes held for space on this plane may go now.
                 let die = self.layout.die_of_plane(plane);
                 self.kick(now, die, out);
+                if self.plm.is_some() {
+                    self.plm_plane_work(now, plane, out);
+                }
             }
         }
     }

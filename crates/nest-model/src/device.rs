@@ -10,7 +10,7 @@
 use crate::ideal_device::IdealDevice;
 use crate::request::ReqId;
 use nest_config::resolve::{NvmePlan, Priority};
-use nest_core::{Conservation, HostId};
+use nest_core::{Conservation, HostId, SimTime};
 use nest_nvme::{ArbiterConfig, Controller, PerHostLevels};
 use nest_pm::PmDevice;
 use nest_ssd::{Outbox, Ssd};
@@ -24,9 +24,9 @@ pub struct SsdDevice {
     pub nvme: NvmePlan,
     /// Time-series ids: GC-active planes, flash transactions queued, dirty cache slots.
     pub series: [u32; 3],
-    /// Per NVM set with PLM: (set, ids of its window — 1 DTWin, 0 NDWin —, the 4 KiB reads
-    /// left in the DTWin, and the NV buffer's pending bytes).
-    pub plm_series: Vec<(u32, [u32; 3])>,
+    /// Per NVM set with PLM: (set, series ids of its window — 1 DTWin, 0 NDWin —, the 4 KiB
+    /// reads left in the DTWin when it has a read budget, and the NV buffer's pending bytes).
+    pub plm_series: Vec<(u32, u32, Option<u32>, u32)>,
 }
 
 impl SsdDevice {
@@ -37,6 +37,26 @@ impl SsdDevice {
 
     pub fn in_system(&self) -> u64 {
         self.ctrl.waiting() as u64 + self.ssd.in_flight() as u64
+    }
+
+    /// Samples each PLM set's window, reads left and NV-buffer fill, after bringing idle sets'
+    /// windows up to `now` (which schedules nothing).
+    pub fn sample_plm(&mut self, now: SimTime, sample: &mut impl FnMut(u32, f64)) {
+        if self.plm_series.is_empty() {
+            return;
+        }
+        self.ssd.plm_sync(now, &mut self.out);
+        debug_assert!(self.out.events.is_empty(), "an idle PLM set scheduled work");
+        let page = self.ssd.layout.page_size as u64;
+        for &(set, window, reads_left, buffer) in &self.plm_series {
+            let (w, _) = self.ssd.plm_window(set).expect("a PLM set");
+            let log = w.log_page(now);
+            sample(window, (log.window == nest_ssd::plm::Window::Dt) as u8 as f64);
+            if let Some(id) = reads_left {
+                sample(id, log.e_rd as f64);
+            }
+            sample(buffer, (self.ssd.nv_pending(set) * page) as f64);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! buffer, where the GC ran, and device latency by the window a command arrived in
 //! (docs/outputs.md).
 
-use crate::stats::r6;
+use crate::stats::{lat_json, r6};
 use nest_core::stats::LatencyHistogram;
 use nest_core::SimTime;
 use nest_ssd::plm::{Reason, Window};
@@ -23,9 +23,11 @@ fn count(c: u64) -> Value {
     }
 }
 
+/// The run's latency fields, with the count.
 fn lat(h: &LatencyHistogram) -> Value {
-    let s = h.summary_us();
-    json!({"ios": h.count(), "mean": r6(s.mean_us), "p90": r6(s.p90_us), "p99": r6(s.p99_us), "p99_9": r6(s.p99_9_us), "max": r6(s.max_us)})
+    let mut v = lat_json(h);
+    v["ios"] = json!(h.count());
+    v
 }
 
 /// `None` when no set of the drive has PLM.

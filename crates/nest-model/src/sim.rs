@@ -108,10 +108,12 @@ impl Simulation {
             if let DeviceRt::Ssd(s) = dev {
                 let e = format!("device:{}", s.name);
                 s.series = [stats.series.register(&e, "gc_active_planes"), stats.series.register(&e, "flash_queue"), stats.series.register(&e, "dirty_cache_slots")];
-                for set in (0..s.ssd.nvm_sets()).filter(|&i| s.ssd.plm_window(i).is_some()) {
+                for set in 0..s.ssd.nvm_sets() {
+                    let Some((w, _)) = s.ssd.plm_window(set) else { continue };
                     let e = format!("device:{}:set{set}", s.name);
-                    let ids = ["plm_window", "plm_reads_left", "nv_buffer_bytes"].map(|m| stats.series.register(&e, m));
-                    s.plm_series.push((set, ids));
+                    // E_RD only where there is a read budget to count down.
+                    let reads_left = (w.attrs.c_rd != u64::MAX).then(|| stats.series.register(&e, "plm_reads_left"));
+                    s.plm_series.push((set, stats.series.register(&e, "plm_window"), reads_left, stats.series.register(&e, "nv_buffer_bytes")));
                 }
             }
         }
@@ -438,27 +440,14 @@ impl Simulation {
             let (q, b) = self.devices[d].occupancy();
             self.stats.sample(now, ids[0], q as f64);
             self.stats.sample(now, ids[1], b as f64);
-            if let DeviceRt::Ssd(s) = &self.devices[d] {
+            if let DeviceRt::Ssd(s) = &mut self.devices[d] {
+                let stats = &mut self.stats;
+                s.sample_plm(now, &mut |id, v| stats.sample(now, id, v));
                 let dirty = s.ssd.cache().map_or(0, |c| c.dirty_slots());
                 let vals = [s.ssd.gc_active() as f64, s.ssd.queued_txns() as f64, dirty as f64];
                 let ids = s.series;
                 for k in 0..3 {
                     self.stats.sample(now, ids[k], vals[k]);
-                }
-                if !s.plm_series.is_empty() {
-                    let DeviceRt::Ssd(s) = &mut self.devices[d] else { unreachable!() };
-                    s.ssd.plm_sync(now, &mut s.out);
-                    debug_assert!(s.out.events.is_empty(), "an idle PLM set scheduled work");
-                }
-                let DeviceRt::Ssd(s) = &self.devices[d] else { unreachable!() };
-                for &(set, ids) in &s.plm_series {
-                    let (w, _) = s.ssd.plm_window(set).expect("a PLM set");
-                    let log = w.log_page(now);
-                    let page = s.ssd.layout.page_size as u64;
-                    let vals = [(log.window == nest_ssd::plm::Window::Dt) as u64 as f64, log.e_rd.min(1 << 53) as f64, (s.ssd.nv_pending(set) * page) as f64];
-                    for k in 0..3 {
-                        self.stats.sample(now, ids[k], vals[k]);
-                    }
                 }
             }
         }

@@ -194,6 +194,15 @@ impl RunStats {
     }
 }
 
+/// Mean and percentiles of a latency histogram in µs, as every latency in `summary.json`.
+pub(crate) fn lat_json(h: &LatencyHistogram) -> serde_json::Value {
+    let s = h.summary_us();
+    serde_json::json!({
+        "mean": r6(s.mean_us), "p50": r6(s.p50_us), "p90": r6(s.p90_us),
+        "p99": r6(s.p99_us), "p99_9": r6(s.p99_9_us), "max": r6(s.max_us),
+    })
+}
+
 /// Rounds to 6 significant decimals past the point so summaries stay readable.
 pub(crate) fn r6(x: f64) -> f64 {
     if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }

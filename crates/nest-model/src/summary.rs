@@ -6,20 +6,11 @@ use crate::device::{DeviceRt, SsdDevice};
 use crate::host_cache::HostCacheRt;
 use crate::sim::Simulation;
 use nest_core::SimTime;
-use crate::stats::r6;
+use crate::stats::{lat_json, r6};
 use crate::stats::OpAcc;
 use crate::NEST_VERSION;
-use nest_core::stats::LatencyHistogram;
 use serde_json::{json, Map, Value};
 
-
-fn lat_json(h: &LatencyHistogram) -> Value {
-    let s = h.summary_us();
-    json!({
-        "mean": r6(s.mean_us), "p50": r6(s.p50_us), "p90": r6(s.p90_us),
-        "p99": r6(s.p99_us), "p99_9": r6(s.p99_9_us), "max": r6(s.max_us),
-    })
-}
 
 fn op_json(a: &OpAcc, seconds: f64) -> Value {
     let secs = seconds.max(1e-12);

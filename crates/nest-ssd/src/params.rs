@@ -477,11 +477,11 @@ impl SsdParams {
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
         }
         need("nvm_sets", self.nvm_sets >= 1 && g.channels % self.nvm_sets.max(1) == 0, "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)");
-        if let Some(plm) = &self.plm {
-            need("plm.sets", !plm.sets.is_empty() && plm.sets.iter().all(|&s| s < self.nvm_sets), "expected set indices below nvm_sets");
-        }
         self.model.validate(g.page_size, &mut e);
         if let Some(plm) = &self.plm {
+            if plm.sets.is_empty() || plm.sets.iter().any(|&s| s >= self.nvm_sets) {
+                e.push(("plm.sets".into(), "expected set indices below nvm_sets".into()));
+            }
             // Named by their scenario keys.
             let key = |k: &str| match k {
                 "optimal_write_bytes" => "optimal_write_size",

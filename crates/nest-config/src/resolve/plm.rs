@@ -13,7 +13,7 @@ use nest_ssd::SsdParams;
 /// T_DW after a full DTWin (so two replicas alternate back to back, as in PLMC's runs), at most
 /// 2 × T_NDWH; the optimal write size is one multi-plane program (a page on every plane of a
 /// die); a 64 MiB NV buffer; no extra delay. No source gives these (docs/plm.md).
-pub fn default_attrs(p: &SsdParams, t_dw: SimTime) -> PlmAttrs {
+fn default_attrs(p: &SsdParams, t_dw: SimTime) -> PlmAttrs {
     PlmAttrs {
         c_rd: u64::MAX,
         c_wr: u64::MAX,

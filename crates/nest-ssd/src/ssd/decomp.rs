@@ -65,7 +65,7 @@ pub(super) fn timed(kind: Kind) -> bool {
 impl Die {
     /// GC time of this die up to `now`.
     #[inline]
-    fn gc_ps_at(&self, now: SimTime) -> u64 {
+    pub(super) fn gc_ps_at(&self, now: SimTime) -> u64 {
         self.gc_ps + self.gc_since.map_or(0, |s| (now - s).0)
     }
 }

@@ -120,11 +120,6 @@ impl Ssd {
         self.layout.sets
     }
 
-    /// The NVM set a byte offset belongs to.
-    pub fn set_of_offset(&self, offset: u64) -> u32 {
-        self.layout.set_of_lpa((offset / self.layout.page_size as u64) % self.logical_pages as u64)
-    }
-
     /// Set `s`'s PLM window, log page and report, if it has PLM.
     pub fn plm_window(&self, s: u32) -> Option<(&PlmWindow, &PlmReport)> {
         let p = self.plm.as_ref()?.sets.get(s as usize)?.as_ref()?;
@@ -330,7 +325,7 @@ impl Ssd {
         while let Some(t) = tr.take() {
             tr = match t.to {
                 Window::Nd => self.enter_nd(now, s, out),
-                Window::Dt => self.enter_dt(now, s, out),
+                Window::Dt => self.enter_dt(now, s),
             };
         }
         self.plm_arm(now, s, out);
@@ -339,7 +334,7 @@ impl Ssd {
     /// GC die time of set `s`'s dies up to `now`.
     fn set_gc_ps(&self, s: u32, now: SimTime) -> u64 {
         let dps = self.layout.dies_per_set();
-        (s * dps..(s + 1) * dps).map(|d| self.dies[d as usize].gc_ps + self.dies[d as usize].gc_since.map_or(0, |x| (now - x).0)).sum()
+        (s * dps..(s + 1) * dps).map(|d| self.dies[d as usize].gc_ps_at(now)).sum()
     }
 
     /// Books the GC time of the window that ends now.
@@ -375,7 +370,7 @@ impl Ssd {
         }
     }
 
-    fn enter_dt(&mut self, now: SimTime, s: u32, out: &mut Outbox) -> Option<Transition> {
+    fn enter_dt(&mut self, now: SimTime, s: u32) -> Option<Transition> {
         self.close_gc(now, s, Window::Nd);
         let dps = self.layout.dies_per_set();
         let mut held = std::mem::take(&mut self.plm_set(s).held);
@@ -393,7 +388,6 @@ impl Ssd {
         if (s * dps * ppd..(s + 1) * dps * ppd).any(|p| self.ftl.gc_need(p) == GcNeed::Hard) {
             return self.plm_set(s).win.emergency(now);
         }
-        let _ = out;
         None
     }
 

@@ -9,9 +9,11 @@
 
 pub mod congestion_monitor;
 pub mod fixed_budget;
+pub mod plmc;
 
 pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;
+pub use plmc::Plmc;
 
 pub use nest_core::Congestion;
 use nest_core::{FlowId, HostId, SimTime};
@@ -68,8 +70,19 @@ pub trait Coordinator: Send + Sync {
     }
     /// Congestion at a flow it watches ([`Action::Watch`]).
     fn on_congestion(&mut self, _now: SimTime, _flow: FlowId, _c: Congestion, _out: &mut Outbox) {}
+    /// A DTWin of the NVM-set pool it coordinates started (PLMC allocates at every one).
+    fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {}
+    /// Host `host` has a read of `counts` DT counts (4 KiB units): whether it is served by the
+    /// pool's DT-active replica; `None` when the coordinator does not decide for this host.
+    fn dt_read(&mut self, _now: SimTime, _host: HostId, _counts: u64) -> Option<bool> {
+        None
+    }
     /// What it reports in the summary (name, value), in a fixed order.
     fn report(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+    /// What it reports per host, in its hosts' order.
+    fn host_report(&self) -> Vec<(HostId, Vec<(&'static str, f64)>)> {
         Vec::new()
     }
 }

@@ -1,10 +1,12 @@
 //! `[[coordinator]]`: QoS coordinators (nest-qos) — schema and resolution of the section in one
 //! place. Kinds so far: `fixed-budget` (every `period`, each of its hosts may admit `ios`
-//! requests through its admission gate) and `congestion-monitor` (counts the congestion the
-//! sending channels of storage `servers` meet: DCQCN rate cuts and raises, PFC pauses).
+//! requests through its admission gate), `congestion-monitor` (counts the congestion the
+//! sending channels of storage `servers` meet: DCQCN rate cuts and raises, PFC pauses) and
+//! `plmc` (allocates the DT counts of an NVM-set `pool` among its hosts, docs/plm.md).
 
 use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
+use crate::resolve::volume::VolumePlan;
 use crate::resolve::{Ctx, HostPlan};
 use nest_core::SimTime;
 use serde::Deserialize;
@@ -25,6 +27,33 @@ pub struct CoordinatorConfig {
     /// congestion-monitor: storage servers (network host names) whose sending channels it watches.
     #[serde(default)]
     pub servers: Option<Vec<String>>,
+    /// plmc: the NVM-set pool (a volume with read = "dt-active") whose DT counts it allocates.
+    #[serde(default)]
+    pub pool: Option<String>,
+    /// plmc: C, the counts allocated per DTWin (default: the pool's C_RD).
+    #[serde(default)]
+    pub counts: Option<u64>,
+    /// plmc: cod (coordinator-directed prediction).
+    #[serde(default)]
+    pub predictor: Option<String>,
+    /// plmc: ζ of the CoD smoothing (default 0.5).
+    #[serde(default)]
+    pub zeta: Option<f64>,
+    /// plmc: strict-priority (default) | fixed-ratio.
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// plmc fixed-ratio: one weight per host (default 2^(k−1−j): 4:2:1 for three).
+    #[serde(default)]
+    pub ratios: Option<Vec<u64>>,
+    /// plmc: D_min per host (default 0).
+    #[serde(default)]
+    pub c_min: Option<Vec<u64>>,
+    /// plmc: when the minimums exceed C: priority (default) | scale.
+    #[serde(default)]
+    pub min_overflow: Option<String>,
+    /// plmc: a read beyond the host's allocation: send (default, thesis) | ask (PLMC paper).
+    #[serde(default)]
+    pub overrun: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +61,24 @@ pub enum CoordinatorKind {
     FixedBudget { period: SimTime, ios: u64 },
     /// Flow ids of the channels the servers send on (completions and read data).
     CongestionMonitor { servers: Vec<String>, flows: Vec<u32> },
+    Plmc(PlmcPlan),
+}
+
+/// `plmc`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmcPlan {
+    /// The pool's volume index and name.
+    pub pool: usize,
+    pub pool_name: String,
+    pub counts: u64,
+    pub zeta: f64,
+    /// None: strict priority; Some(weights): fixed ratio.
+    pub ratios: Option<Vec<u64>>,
+    pub c_min: Vec<u64>,
+    /// true: minimums beyond C are scaled; false: granted by priority.
+    pub scale_minimums: bool,
+    /// true: a host asks for more counts; false: it sends the read anyway.
+    pub ask: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +89,7 @@ pub struct CoordinatorPlan {
     pub hosts: Vec<usize>,
 }
 
-pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
+pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], volumes: &[VolumePlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
     let key = format!("coordinator[{i}]");
     let idx: Vec<usize> = match &c.hosts {
         None => (0..hosts.len()).collect(),
@@ -104,10 +151,90 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
             flows.sort_unstable();
             CoordinatorKind::CongestionMonitor { servers: names.clone(), flows }
         }
+        "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, idx.len(), volumes)?),
         o => {
-            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget or congestion-monitor"));
+            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor or plmc"));
             return None;
         }
     };
     Some(CoordinatorPlan { name: c.name.clone(), kind, hosts: idx })
+}
+
+/// `plmc`'s keys, with the defaults docs/plm.md gives (no source gives ζ, the minimums or the
+/// overflow rule).
+fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, k: usize, volumes: &[VolumePlan]) -> Option<PlmcPlan> {
+    let f = |n: &str| format!("{key}.{n}");
+    let Some(name) = &c.pool else {
+        cx.err(&f("pool"), "plmc needs pool: the volume (read = \"dt-active\") whose DT counts it allocates");
+        return None;
+    };
+    let Some(pool) = volumes.iter().position(|v| &v.name == name) else {
+        cx.err(&f("pool"), format!("no volume named '{name}'"));
+        return None;
+    };
+    let Some(pp) = &volumes[pool].pool else {
+        cx.err(&f("pool"), format!("volume '{name}' is not an NVM-set pool (read = \"dt-active\")"));
+        return None;
+    };
+    let counts = match c.counts {
+        Some(0) => {
+            cx.err(&f("counts"), "must be at least 1");
+            return None;
+        }
+        Some(n) => n,
+        None if pp.c_rd == u64::MAX => {
+            cx.err(&f("counts"), "the pool's drives set no c_rd: give counts (DT counts per DTWin) here or c_rd in their [device.plm]");
+            return None;
+        }
+        None => pp.c_rd,
+    };
+    match c.predictor.as_deref() {
+        None | Some("cod") => {}
+        Some("hod") => cx.err(&f("predictor"), "hod (the hosts' exact next-window demand) is not implemented yet; use cod"),
+        Some(o) => cx.err(&f("predictor"), format!("'{o}': expected cod")),
+    }
+    let zeta = c.zeta.unwrap_or(0.5);
+    if !(zeta > 0.0 && zeta <= 1.0) {
+        cx.err(&f("zeta"), format!("{zeta}: expected 0 < zeta ≤ 1"));
+    }
+    let ratios = match c.policy.as_deref() {
+        None | Some("strict-priority") => {
+            if c.ratios.is_some() {
+                cx.err(&f("ratios"), "only policy = \"fixed-ratio\" has ratios");
+            }
+            None
+        }
+        Some("fixed-ratio") => {
+            let r = c.ratios.clone().unwrap_or_else(|| (0..k).map(|j| 1u64 << (k - 1 - j).min(62)).collect());
+            if r.len() != k || r.iter().all(|&x| x == 0) {
+                cx.err(&f("ratios"), format!("expected one weight per host ({k}), not all zero"));
+            }
+            Some(r)
+        }
+        Some(o) => {
+            cx.err(&f("policy"), format!("'{o}': expected strict-priority or fixed-ratio"));
+            None
+        }
+    };
+    let c_min = c.c_min.clone().unwrap_or_else(|| vec![0; k]);
+    if c_min.len() != k {
+        cx.err(&f("c_min"), format!("expected one minimum per host ({k}), got {}", c_min.len()));
+    }
+    let scale_minimums = match c.min_overflow.as_deref() {
+        None | Some("priority") => false,
+        Some("scale") => true,
+        Some(o) => {
+            cx.err(&f("min_overflow"), format!("'{o}': expected priority or scale"));
+            false
+        }
+    };
+    let ask = match c.overrun.as_deref() {
+        None | Some("send") => false,
+        Some("ask") => true,
+        Some(o) => {
+            cx.err(&f("overrun"), format!("'{o}': expected send or ask"));
+            false
+        }
+    };
+    Some(PlmcPlan { pool, pool_name: name.clone(), counts, zeta, ratios, c_min, scale_minimums, ask })
 }

@@ -87,6 +87,7 @@ pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut
         pending: 0,
         cache_ps: 0,
         hit_blocks: 0,
+            dt: true,
         ..*req
     };
     let mut bg = bg;

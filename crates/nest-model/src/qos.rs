@@ -8,7 +8,8 @@
 use crate::host::gate::AdmissionGate;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
 use nest_core::{CoordId, FlowId, HostId};
-use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox};
+use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
+use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, Plmc};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub struct QosRt {
     pub(crate) out: Outbox,
     /// (flow, coordinator) pairs: who is told of each watched flow's congestion, by flow.
     pub(crate) watchers: Vec<(FlowId, CoordId)>,
+    /// Per host: the PLMC that decides its reads of an NVM-set pool, and that pool's volume.
+    pub(crate) dt_coord: Vec<Option<(CoordId, u32)>>,
 }
 
 impl QosRt {
@@ -43,9 +46,11 @@ impl QosRt {
         if plans.is_empty() {
             return (None, gates);
         }
+        let mut dt_coord = vec![None; hosts];
         let coords: Vec<Box<dyn Coordinator>> = plans
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(k, p)| {
                 let hosts: Vec<HostId> = p.hosts.iter().map(|&h| HostId(h as u32)).collect();
                 match p.kind {
                     CoordinatorKind::FixedBudget { period, ios } => {
@@ -55,10 +60,24 @@ impl QosRt {
                         Box::new(FixedBudget::new(period, ios, hosts)) as Box<dyn Coordinator>
                     }
                     CoordinatorKind::CongestionMonitor { ref flows, .. } => Box::new(CongestionMonitor::new(flows.iter().map(|&f| FlowId(f)).collect())),
+                    CoordinatorKind::Plmc(ref m) => {
+                        for h in &hosts {
+                            dt_coord[h.ix()] = Some((CoordId(k as u32), m.pool as u32));
+                        }
+                        Box::new(Plmc::new(PlmcConfig {
+                            hosts,
+                            c: m.counts,
+                            c_min: m.c_min.clone(),
+                            policy: m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio),
+                            overflow: if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority },
+                            zeta: m.zeta,
+                            overrun: if m.ask { Overrun::Ask } else { Overrun::Send },
+                        }))
+                    }
                 }
             })
             .collect();
         let measuring = coords.iter().any(|c| c.measures_completions());
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new() })), gates)
+        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord })), gates)
     }
 }

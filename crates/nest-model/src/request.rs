@@ -53,6 +53,9 @@ pub struct Request {
     pub hit_blocks: u32,
     /// The router's name for a `TargetIo` (0 otherwise).
     pub tag: u32,
+    /// A read of an NVM-set pool: served by the replica in DTWin (true, the default), or — its
+    /// host's PLMC allocation did not cover it — by one in NDWin.
+    pub dt: bool,
     /// Generated at the application.
     pub t_arrive: SimTime,
     /// Left the host queue towards the device (into its SQ, or onto its NVMe-oF connection).

@@ -173,6 +173,7 @@ impl Simulation {
 
     fn start(&mut self) -> Result<(), String> {
         self.qos_start();
+        self.pools_start();
         for w in 0..self.workloads.len() {
             match self.workloads[w].source {
                 Source::Closed { .. } => self.refill(w as u32),
@@ -330,6 +331,7 @@ impl Simulation {
             pending: 0,
             cache_ps: 0,
             hit_blocks: 0,
+            dt: true,
             tag: 0,
             seq: self.next_seq,
             workload: w,
@@ -353,6 +355,7 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
+        self.dt_label(r);
         if let Some(gate) = self.gates[host.ix()].as_mut() {
             if !gate.offer(self.now, r) {
                 return; // held until a coordinator grants budget

@@ -320,6 +320,9 @@ impl Simulation {
         if let Some(n) = network {
             out["network"] = n;
         }
+        if let Some(pools) = self.pools_summary() {
+            out["pools"] = pools;
+        }
         if let Some((coords, gates)) = self.qos_summary() {
             out["coordinators"] = coords;
             for (h, g) in gates {

@@ -1,8 +1,11 @@
 //! Resolution of `[[volume]]`: a logical volume a workload can target instead of a device —
 //! one device, striped over several (a stripe unit each in turn), or replicated on several
-//! (writes to every replica, reads from one).
+//! (writes to every replica, reads from one). A replicated volume with `read = "dt-active"` is
+//! an **NVM-set pool** (PLMC §II-B): its replicas are PLM drives that take turns in DTWin, one
+//! at a time, and reads go to the one in DTWin.
 
-use super::{Ctx, DevicePlan};
+use super::{Ctx, DeviceKindPlan, DevicePlan};
+use nest_core::SimTime;
 use crate::schema::VolumeConfig;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +25,17 @@ pub struct VolumePlan {
     /// Usable bytes: the smallest device times the stripe width (stripe), or the smallest
     /// device (single, replicate).
     pub capacity: u64,
+    /// `read = "dt-active"`: the pool's DTWin schedule.
+    pub pool: Option<PoolPlan>,
+}
+
+/// An NVM-set pool: replicas that are each a PLM drive with one NVM set and the same attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolPlan {
+    /// T_DW of the replicas' sets: each DTWin lasts at most this long.
+    pub t_dw: SimTime,
+    /// C_RD of the replicas' sets (`u64::MAX`: no read budget).
+    pub c_rd: u64,
 }
 
 pub(super) fn resolve_volume(cx: &mut Ctx, i: usize, v: &VolumeConfig, devices: &[DevicePlan]) -> Option<VolumePlan> {
@@ -64,10 +78,57 @@ pub(super) fn resolve_volume(cx: &mut Ctx, i: usize, v: &VolumeConfig, devices: 
         (Layout::Single, n) if n != 1 => cx.err(&format!("{key}.devices"), format!("a single volume has exactly one device, got {n}")),
         _ => {}
     }
+    let pool = match v.read.as_deref() {
+        None | Some("round-robin") => None,
+        Some("dt-active") => pool_plan(cx, &key, layout, &idx, devices),
+        Some(o) => {
+            cx.err(&format!("{key}.read"), format!("'{o}': expected round-robin or dt-active"));
+            None
+        }
+    };
     let smallest = idx.iter().map(|&d| devices[d].capacity).min()?;
     let capacity = match layout {
         Layout::Stripe { unit } => smallest / unit * unit * idx.len() as u64,
         _ => smallest,
     };
-    Some(VolumePlan { name: v.name.clone(), layout, devices: idx, capacity })
+    Some(VolumePlan { name: v.name.clone(), layout, devices: idx, capacity, pool })
+}
+
+/// A pool's replicas must be PLM drives of one NVM set with the same attributes, at least two.
+fn pool_plan(cx: &mut Ctx, key: &str, layout: Layout, idx: &[usize], devices: &[DevicePlan]) -> Option<PoolPlan> {
+    let k = format!("{key}.read");
+    if layout != Layout::Replicate {
+        cx.err(&k, "dt-active reads need layout = \"replicate\" (an NVM-set pool holds copies)");
+        return None;
+    }
+    if idx.len() < 2 {
+        cx.err(&format!("{key}.devices"), "an NVM-set pool needs at least two replicas (one is always in DTWin)");
+        return None;
+    }
+    let mut attrs = None;
+    for &d in idx {
+        let dev = &devices[d];
+        let plm = match &dev.kind {
+            DeviceKindPlan::Ssd(s) if s.params.nvm_sets == 1 => s.params.plm.as_ref(),
+            DeviceKindPlan::Ssd(_) => {
+                cx.err(&k, format!("replica '{}' has several NVM sets: a pool replica is a drive of one set", dev.name));
+                return None;
+            }
+            _ => None,
+        };
+        let Some(plm) = plm else {
+            cx.err(&k, format!("replica '{}' is not an SSD with [device.plm]: a pool needs PLM on every replica", dev.name));
+            return None;
+        };
+        match attrs {
+            None => attrs = Some(plm.attrs.clone()),
+            Some(ref a) if *a != plm.attrs => {
+                cx.err(&k, format!("replica '{}' has other PLM attributes than '{}': a pool's replicas are identical", dev.name, devices[idx[0]].name));
+                return None;
+            }
+            Some(_) => {}
+        }
+    }
+    let a = attrs?;
+    Some(PoolPlan { t_dw: a.t_dw, c_rd: a.c_rd })
 }

@@ -27,6 +27,10 @@ pub struct VolumeConfig {
     /// stripe: bytes per device before moving to the next (a multiple of 4 KiB).
     #[serde(default)]
     pub stripe_unit: Option<String>,
+    /// replicate: which replica serves a read — round-robin (default), or dt-active: the volume
+    /// is an NVM-set pool, its replicas take turns in DTWin and reads go to the one in DTWin.
+    #[serde(default)]
+    pub read: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,6 +5,7 @@
 
 pub mod gate;
 pub mod initiator;
+pub mod pool;
 pub mod volume;
 
 use nest_core::DeviceId;

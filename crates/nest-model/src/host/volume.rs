@@ -2,6 +2,7 @@
 //! devices, replicas: writes to all, reads round robin). The resolved `VolumePlan` says what a
 //! volume is; this is what runs. Requests are split along it in `path/split.rs`.
 
+use super::pool::PoolRt;
 use nest_core::DeviceId;
 use nest_config::resolve::volume::{Layout, VolumePlan};
 
@@ -9,21 +10,28 @@ pub struct VolumeRt {
     pub plan: VolumePlan,
     /// Replica for the next read (round robin).
     next_read: usize,
+    /// `read = "dt-active"`: the NVM-set pool's turns.
+    pub pool: Option<PoolRt>,
 }
 
 impl VolumeRt {
     pub fn new(plan: &VolumePlan) -> Self {
-        VolumeRt { plan: plan.clone(), next_read: 0 }
+        VolumeRt { plan: plan.clone(), next_read: 0, pool: plan.pool.as_ref().map(|_| PoolRt::new(plan.devices.len())) }
     }
 }
 
 /// Where an extent of a workload's target lives: its volume's parts, or its device as it is.
-pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
+/// `dt`: a pool's read goes to the DT-active replica (else to one in NDWin).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, dt: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
     match volume {
         None => out.push((device.ix(), offset, size)),
         Some(v) => {
             let rt = &mut volumes[v as usize];
-            let pick = rt.next_read;
+            let pick = match rt.pool.as_mut() {
+                Some(pool) if !write => pool.read_replica(dt),
+                _ => rt.next_read,
+            };
             if !write {
                 rt.next_read = rt.next_read.wrapping_add(1);
             }

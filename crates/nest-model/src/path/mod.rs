@@ -6,6 +6,7 @@
 mod cache;
 mod conservation;
 mod nvmeof;
+mod pool;
 mod qos;
 mod split;
 mod storage;

@@ -137,6 +137,7 @@ impl Simulation {
             pending: 0,
             cache_ps: 0,
             hit_blocks: 0,
+            dt: true,
             tag: io.tag,
             t_arrive: now,
             t_dispatch: now,

@@ -53,7 +53,7 @@ impl Simulation {
 
     /// Carries out what coordinator `c` put in the outbox (`starting`: at time zero, before
     /// any workload has started).
-    fn qos_apply(&mut self, c: CoordId, starting: bool) {
+    pub(crate) fn qos_apply(&mut self, c: CoordId, starting: bool) {
         let mut actions = std::mem::take(&mut self.qos.as_deref_mut().expect("coordinators").out.actions);
         for a in actions.drain(..) {
             match a {
@@ -128,10 +128,25 @@ impl Simulation {
             let (kind, params) = match &p.kind {
                 CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
                 CoordinatorKind::CongestionMonitor { servers, .. } => ("congestion-monitor", json!({"servers": servers})),
+                CoordinatorKind::Plmc(m) => ("plmc", json!({
+                    "pool": m.pool_name, "counts": m.counts, "predictor": "cod", "zeta": m.zeta,
+                    "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
+                    "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
+                    "overrun": if m.ask { "ask" } else { "send" },
+                })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
             let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();
-            coords.insert(p.name.clone(), json!({"kind": kind, "params": params, "hosts": hosts, "report": report}));
+            let mut entry = json!({"kind": kind, "params": params, "hosts": hosts, "report": report});
+            let per_host = rt.coords[k].host_report();
+            if !per_host.is_empty() {
+                let hosts: Map<String, Value> = per_host
+                    .into_iter()
+                    .map(|(h, kv)| (self.hosts[h.ix()].name.clone(), Value::Object(kv.into_iter().map(|(n, v)| (n.to_string(), if v.is_finite() { json!(r6(v)) } else { Value::Null })).collect())))
+                    .collect();
+                entry["per_host"] = Value::Object(hosts);
+            }
+            coords.insert(p.name.clone(), entry);
         }
         let mut gates = Map::new();
         for (h, g) in self.gates.iter().enumerate() {

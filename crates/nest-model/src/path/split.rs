@@ -32,9 +32,12 @@ impl Simulation {
         let req = *self.pool.get(r);
         let wl = &self.workloads[req.workload as usize];
         let (prio, volume) = (wl.prio, wl.volume);
+        if let Some(v) = volume.filter(|&v| self.volumes[v as usize].pool.is_some() && req.op == Op::Read) {
+            self.pool_sync(v);
+        }
         let mut parts = std::mem::take(&mut self.map_scratch);
         for &(offset, size) in extents {
-            map_target(&mut self.volumes, volume, req.device, req.op == Op::Write, offset, size, &mut parts);
+            map_target(&mut self.volumes, volume, req.device, req.op == Op::Write, req.dt, offset, size, &mut parts);
         }
         let n = parts.len() as u32;
         for &(device, offset, size) in &parts {

@@ -68,6 +68,11 @@ impl Simulation {
         for (t, e) in dev.out.events.drain(..) {
             self.queue.schedule(t, Event::Ssd(d, e));
         }
+        if !dev.out.plm.is_empty() {
+            let changes = std::mem::take(&mut dev.out.plm);
+            self.plm_changed(d, &changes);
+        }
+        let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
         if dev.out.done.is_empty() {
             return;
         }

@@ -19,7 +19,10 @@ pub fn run(text: &str) -> (Value, Simulation) {
 pub fn f(v: &Value, path: &str) -> f64 {
     let mut x = v;
     for k in path.split('.') {
-        x = &x[k];
+        x = match k.parse::<usize>() {
+            Ok(i) if x.is_array() => &x[i],
+            _ => &x[k],
+        };
     }
     x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
 }

@@ -70,16 +70,37 @@ fn dtwin_ends_on_time_and_ndwin_waits_for_its_minimum_and_the_work() {
     let mut w = PlmWindow::new(attrs(), ms(0));
     assert_eq!(w.deadline(), ms(100));
     assert_eq!(w.poll(ms(99)), None);
+    for _ in 0..10 {
+        w.on_read(ms(50), 4096);
+    }
     assert_eq!(w.poll(ms(100)), Some(Transition { at: ms(100), to: Window::Nd, why: Reason::Time }));
-    // A whole DTWin used: NDWin needs T_NDWH.
-    assert_eq!(w.log_page(ms(100)).nd_min_end, Some(ms(150)));
+    // Reads leave no deferred work: a whole DTWin of them costs only T_NDWL.
+    assert_eq!(w.log_page(ms(100)).nd_min_end, Some(ms(110)));
+    // A DTWin that took a full buffer's writes needs T_NDWH.
+    let mut w = PlmWindow::new(attrs(), ms(0));
+    w.on_write(ms(5), 16384, 1 << 19);
+    assert_eq!(w.on_write(ms(6), 16384, 1 << 19).map(|t| t.why), Some(Reason::BufferFull));
+    assert_eq!(w.log_page(ms(6)).nd_min_end, Some(ms(56)));
+    let mut w = PlmWindow::new(attrs(), ms(0));
+    for _ in 0..9 {
+        w.on_write(ms(1), 16384, 16384);
+    }
+    assert_eq!(w.poll(ms(100)).map(|t| t.why), Some(Reason::Time));
+    // 9 of 10 writes: 10 + 0.9 × 40 ms.
+    assert_eq!(w.log_page(ms(100)).nd_min_end, Some(ms(146)));
+    assert_eq!(w.work_done(ms(110)), None, "the minimum has not passed");
+    let mut w = PlmWindow::new(attrs(), ms(0));
+    w.on_write(ms(1), 16384 * 10, 16384 * 10);
+    assert_eq!(w.log_page(ms(1)).nd_min_end, Some(ms(51)), "C_WR spent: a full DTWin's writes");
+    let mut w = PlmWindow::new(PlmAttrs { c_wr: 1000, ..attrs() }, ms(0));
+    assert_eq!(w.poll(ms(100)).map(|t| t.why), Some(Reason::Time));
     assert_eq!(w.deadline(), ms(300), "until the work is done only the maximum is timed");
-    assert_eq!(w.work_done(ms(120)), None, "the minimum has not passed");
-    assert_eq!(w.deadline(), ms(150));
-    assert_eq!(w.poll(ms(150)).map(|t| (t.to, t.why)), Some((Window::Dt, Reason::WorkDone)));
-    let log = w.log_page(ms(150));
-    assert_eq!((log.e_rd, log.e_wr, log.e_t), (100, 10, ms(100)), "a new DTWin starts with the typical counts");
-    assert_eq!((w.stats.dt_windows, w.stats.nd_windows, w.stats.nd_time), (1, 1, ms(50)));
+    assert_eq!(w.work_done(ms(105)), None, "the minimum has not passed");
+    assert_eq!(w.deadline(), ms(110));
+    assert_eq!(w.poll(ms(110)).map(|t| (t.to, t.why)), Some((Window::Dt, Reason::WorkDone)));
+    let log = w.log_page(ms(110));
+    assert_eq!((log.e_rd, log.e_wr, log.e_t), (100, 1000, ms(100)), "a new DTWin starts with the typical counts");
+    assert_eq!((w.stats.dt_windows, w.stats.nd_windows, w.stats.nd_time), (1, 1, ms(10)));
 }
 
 #[test]
@@ -138,4 +159,21 @@ fn bad_attributes_name_the_attribute() {
     let keys: Vec<_> = a.validate().into_iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["c_rd", "t_ndwl", "t_nd_max"]);
     assert!(attrs().validate().is_empty());
+}
+
+#[test]
+fn a_host_driven_set_leaves_ndwin_only_when_asked() {
+    let mut w = PlmWindow::new(attrs(), ms(0));
+    w.set_host_driven(true);
+    assert_eq!(w.host_request(ms(0), Window::Nd).map(|t| t.why), Some(Reason::Host));
+    assert_eq!(w.work_done(ms(1)), None, "the minimum (10 ms after an empty DTWin) has not passed");
+    assert_eq!(w.deadline(), SimTime::MAX, "nothing is timed until the host asks");
+    assert_eq!(w.poll(ms(500)), None, "not even T_ND_MAX ends it");
+    let t = w.host_request(ms(600), Window::Dt).expect("work done and minimum passed: at once");
+    assert_eq!((t.at, t.to, t.why), (ms(600), Window::Dt, Reason::Host));
+    // Asked while the work is still running: at T_ND_MAX at the latest.
+    assert_eq!(w.poll(ms(700)).map(|t| t.why), Some(Reason::Time));
+    assert_eq!(w.host_request(ms(710), Window::Dt), None, "still working");
+    assert_eq!(w.deadline(), ms(700 + 200));
+    assert_eq!(w.poll(ms(900)).map(|t| (t.to, t.why)), Some((Window::Dt, Reason::Time)));
 }

@@ -9,11 +9,15 @@
 //!   asks (set-feature), or — forced by the set's controller — when E_RD, E_WR or E_T reaches 0,
 //!   when the NV write buffer fills, or on an emergency (e.g. hard-threshold GC).
 //! - **NDWin** must last at least its minimum: T_NDWL, plus (T_NDWH − T_NDWL) × the share of a
-//!   full DTWin the last one used (the larger of its time and its write share). T_NDWH is what a
-//!   full DTWin needs and T_NDWL what any needs (Table 3.1); in between NeSt interpolates, as the
-//!   sources give only the bounds. After the minimum, it returns to DTWin once the deferred work
+//!   full DTWin's writes the last one took (the larger of its share of C_WR and of the NV
+//!   buffer): the sources tie NDWin's length to the writes of the preceding DTWin (PLMC §III-C,
+//!   thesis 3.3.1). T_NDWH is what a full DTWin needs and T_NDWL what any needs (Table 3.1); in
+//!   between NeSt interpolates, as the sources give only the bounds. After the minimum, it returns to DTWin once the deferred work
 //!   is done (`work_done`) — at once if the host asked for DTWin meanwhile, or when the work
 //!   finishes otherwise — and at T_ND_MAX whatever is left.
+//! - A set in an NVM-set pool is **host-driven** ([`PlmWindow::set_host_driven`]): it leaves
+//!   NDWin only when the host asked for DTWin (the pool's scheduler keeps one replica in DTWin
+//!   at a time, PLMC §II-B), as soon as the minimum and the work allow, or at T_ND_MAX.
 
 use super::attrs::PlmAttrs;
 use nest_core::SimTime;
@@ -129,19 +133,38 @@ pub struct PlmWindow {
     work_done: bool,
     host_wants_dt: bool,
     budget_forced: bool,
+    /// NDWin ends only on the host's request (a pool member).
+    host_driven: bool,
     pub stats: WindowStats,
 }
 
 impl PlmWindow {
     /// A set entering DTWin at `now`.
     pub fn new(attrs: PlmAttrs, now: SimTime) -> Self {
-        let mut w = PlmWindow { window: Window::Dt, started: now, e_rd: attrs.c_rd, e_wr: attrs.c_wr, buffered: 0, nd_min_end: now, work_done: true, host_wants_dt: false, budget_forced: false, stats: WindowStats::default(), attrs };
+        let mut w = PlmWindow { window: Window::Dt, started: now, e_rd: attrs.c_rd, e_wr: attrs.c_wr, buffered: 0, nd_min_end: now, work_done: true, host_wants_dt: false, budget_forced: false, host_driven: false, stats: WindowStats::default(), attrs };
         w.enter_dt(now);
         w
     }
 
     pub fn window(&self) -> Window {
         self.window
+    }
+
+    /// Makes NDWin end only on the host's request (a member of an NVM-set pool).
+    pub fn set_host_driven(&mut self, on: bool) {
+        self.host_driven = on;
+    }
+
+    /// Whether the host asked for DTWin and NDWin ends only on such requests (a pool member
+    /// waiting for its turn to begin).
+    pub fn pool_turn_waiting(&self) -> bool {
+        self.host_driven && self.host_wants_dt && self.window == Window::Nd
+    }
+
+    /// NDWin may end now that its conditions hold (autonomously, or the host asked).
+    #[inline]
+    fn may_leave_nd(&self) -> bool {
+        !self.host_driven || self.host_wants_dt
     }
 
     pub fn log_page(&self, now: SimTime) -> LogPage {
@@ -172,6 +195,7 @@ impl PlmWindow {
     pub fn deadline(&self) -> SimTime {
         match self.window {
             Window::Dt => self.started + self.attrs.t_dw,
+            Window::Nd if !self.may_leave_nd() => SimTime::MAX,
             Window::Nd if self.work_done => self.nd_min_end,
             Window::Nd => self.started + self.attrs.t_nd_max,
         }
@@ -181,8 +205,9 @@ impl PlmWindow {
     pub fn poll(&mut self, now: SimTime) -> Option<Transition> {
         match self.window {
             Window::Dt if now >= self.started + self.attrs.t_dw => Some(self.enter_nd(now, Reason::Time)),
-            Window::Nd if now >= self.started + self.attrs.t_nd_max => Some(self.enter_dt_for(now, Reason::Time)),
+            Window::Nd if !self.may_leave_nd() => None,
             Window::Nd if self.work_done && now >= self.nd_min_end => Some(self.enter_dt_for(now, if self.host_wants_dt { Reason::Host } else { Reason::WorkDone })),
+            Window::Nd if now >= self.started + self.attrs.t_nd_max => Some(self.enter_dt_for(now, Reason::Time)),
             _ => None,
         }
     }
@@ -194,7 +219,9 @@ impl PlmWindow {
         let counter = if write { &mut self.stats.writes } else { &mut self.stats.reads };
         counter[w] += 1;
         if self.window == Window::Nd {
-            self.stats.overruns += self.budget_forced as u64;
+            // A pool sends writes to every replica and may send reads to one in NDWin on
+            // purpose: its members do not overrun.
+            self.stats.overruns += (self.budget_forced && !self.host_driven) as u64;
             return false;
         }
         true
@@ -253,10 +280,11 @@ impl PlmWindow {
     fn enter_nd(&mut self, now: SimTime, why: Reason) -> Transition {
         let len = now - self.started;
         self.close(Window::Dt, len, why);
-        // The share of a full DTWin this one used decides how much NDWin it needs.
-        let time_share = len.0 as f64 / self.attrs.t_dw.0 as f64;
+        // The writes this DTWin took, as a share of a full one's, decide how much NDWin it
+        // needs (reads leave no background work behind).
         let write_share = (self.attrs.c_wr - self.e_wr) as f64 / self.attrs.c_wr as f64;
-        let used = time_share.max(write_share).min(1.0);
+        let buffer_share = self.buffered as f64 / self.attrs.nv_buffer_bytes as f64;
+        let used = write_share.max(buffer_share).min(1.0);
         let (lo, hi) = (self.attrs.t_ndwl.0, self.attrs.t_ndwh.0);
         self.nd_min_end = now + SimTime(lo + ((hi - lo) as f64 * used).round() as u64);
         self.window = Window::Nd;

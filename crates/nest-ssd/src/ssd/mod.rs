@@ -88,6 +88,9 @@ pub struct Outbox {
     pub events: Vec<(SimTime, SsdEvent)>,
     /// Completed host commands.
     pub done: Vec<Done>,
+    /// PLM window changes (NVM set, transition) — the log-page changes a drive advertises
+    /// (asynchronous event), for the host-side pool scheduler and PLMC.
+    pub plm: Vec<(u32, crate::plm::Transition)>,
 }
 
 /// A completed host command: its tag and where its time inside the device went.

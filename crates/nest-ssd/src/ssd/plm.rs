@@ -12,10 +12,10 @@
 //!   extra exponential delay (mean `nd_delay_mean`) — the management work the sources emulate
 //!   beyond the GC the model runs for real. The set tells its window when all of this is done.
 //!
-//! Timers: a set's next timed transition is armed only while it has commands in flight or
-//! deferred work; an idle set catches up with the transitions it missed when the next command
-//! arrives (nothing happens in an idle set, so they need no events — and a drive with nothing
-//! to do lets the run end).
+//! Timers: a set's next timed transition is armed only while it has commands in flight or, in
+//! NDWin, deferred work; an idle set catches up with the transitions it missed when the next
+//! command arrives or its log page is read (the windows change at the times they were due; work
+//! an idle DTWin held starts then) — so a drive with nothing to do lets the run end.
 
 use super::decomp::{ND_DELAY, WRITE_CACHE};
 use super::scheduler::{Kind, Txn, Q_GC, Q_MAP_WRITE};
@@ -144,6 +144,15 @@ impl Ssd {
         self.plm_catch_up(now, s, out);
         let tr = self.plm_set(s).win.host_request(now, to);
         self.plm_after(now, s, tr, out);
+        // A pool member asked for DTWin needs less done than one that decides alone.
+        self.plm_check_done(now, s, out);
+    }
+
+    /// Makes set `s` a pool member: it leaves NDWin only when the host asks for DTWin.
+    pub fn plm_host_driven(&mut self, s: u32) {
+        if self.plm_window(s).is_some() {
+            self.plm_set(s).win.set_host_driven(true);
+        }
     }
 
     #[inline]
@@ -304,8 +313,9 @@ impl Ssd {
         self.plm_after(now, s, tr, out);
     }
 
-    /// Transitions an idle set missed, at the times they were due (an idle set has nothing
-    /// to act on, so they schedule nothing).
+    /// Transitions an idle set missed: each window changes at the time it was due. A set with
+    /// nothing to do goes on from there; one with work to start (the soft GC an idle DTWin
+    /// needed) starts it now — events cannot be scheduled in the past.
     fn plm_catch_up(&mut self, now: SimTime, s: u32, out: &mut Outbox) {
         loop {
             let due = self.plm_set(s).win.deadline();
@@ -316,13 +326,15 @@ impl Ssd {
             if tr.is_none() {
                 return;
             }
-            self.plm_after(due, s, tr, out);
+            let at = if self.work_left(s) { now } else { due };
+            self.plm_after(at, s, tr, out);
         }
     }
 
     /// Acts on a transition (and on those it leads to), then arms the set's timer.
     fn plm_after(&mut self, now: SimTime, s: u32, mut tr: Option<Transition>, out: &mut Outbox) {
         while let Some(t) = tr.take() {
+            out.plm.push((s, t));
             tr = match t.to {
                 Window::Nd => self.enter_nd(now, s, out),
                 Window::Dt => self.enter_dt(now, s),
@@ -411,7 +423,11 @@ impl Ssd {
     }
 
     /// Whether set `s` still has deferred work: buffered or flushing writes, held
-    /// transactions, GC running or needed on its planes.
+    /// transactions, GC running or needed on its planes. A pool member whose turn has come
+    /// (the host asked for DTWin) waits only for its buffer and held work and for hard-threshold
+    /// GC: soft GC that a steady write stream keeps needing would otherwise hold it in NDWin to
+    /// T_ND_MAX every time and break the pool's back-to-back turns (PLMC §II-B); what soft GC
+    /// remains runs in its next NDWin.
     fn work_left(&self, s: u32) -> bool {
         let set = self.plm.as_ref().unwrap().sets[s as usize].as_ref().unwrap();
         if !set.nv.is_empty() || set.flushing > 0 || !set.held.is_empty() {
@@ -419,7 +435,11 @@ impl Ssd {
         }
         let ppd = self.layout.dims[3];
         let dps = self.layout.dies_per_set();
-        (s * dps * ppd..(s + 1) * dps * ppd).any(|p| self.gc[p as usize].is_some() || self.ftl.gc_need(p) != GcNeed::None)
+        let planes = s * dps * ppd..(s + 1) * dps * ppd;
+        if set.win.pool_turn_waiting() {
+            return planes.into_iter().any(|p| self.ftl.gc_need(p) == GcNeed::Hard);
+        }
+        planes.into_iter().any(|p| self.gc[p as usize].is_some() || self.ftl.gc_need(p) != GcNeed::None)
     }
 
     /// In NDWin, tells the window once the deferred work is done.
@@ -431,10 +451,16 @@ impl Ssd {
         self.plm_after(now, s, tr, out);
     }
 
-    /// Arms set `s`'s timer for its next timed transition while it has commands in flight or
-    /// deferred work.
+    /// Arms set `s`'s timer for its next timed transition while it has commands in flight,
+    /// deferred work in NDWin, or held work or buffered writes in DTWin. (A DTWin that merely
+    /// needs soft GC is idle: timing it would let a pool's turns run on after the workload has
+    /// ended, each NDWin starting GC the next turn interrupts.)
     fn plm_arm(&mut self, now: SimTime, s: u32, out: &mut Outbox) {
-        let busy = self.plm_set(s).in_flight > 0 || self.work_left(s);
+        let set = self.plm_set(s);
+        let busy = set.in_flight > 0 || match set.win.window() {
+            Window::Dt => !set.held.is_empty() || !set.nv.is_empty() || set.flushing > 0,
+            Window::Nd => self.work_left(s),
+        };
         let set = self.plm_set(s);
         if !busy {
             // An armed event is now stale: the next command catches up instead.
@@ -442,6 +468,11 @@ impl Ssd {
             return;
         }
         let due = set.win.deadline().max(now);
+        if due == SimTime::MAX {
+            // A pool member in NDWin waits for the host's request, not for a time.
+            set.armed = SimTime::MAX;
+            return;
+        }
         if set.armed != due {
             set.armed = due;
             out.events.push((due, SsdEvent::Plm(s)));

@@ -1,0 +1,123 @@
+//! NVM-set pools in the World (state in `crate::host::pool`): replicas made host-driven and
+//! staggered at time zero, their window changes turned into set-features and PLMC windows, and
+//! a PLMC host's reads labelled DT or not before the volume router places them.
+
+use crate::device::DeviceRt;
+use crate::host::pool::PoolStep;
+use crate::request::ReqId;
+use crate::sim::Simulation;
+use nest_core::CoordId;
+use nest_ssd::plm::{Transition, Window};
+use nest_workload::Op;
+
+impl Simulation {
+    fn pool_ssd(&mut self, d: usize) -> &mut crate::device::SsdDevice {
+        match &mut self.devices[d] {
+            DeviceRt::Ssd(s) => s,
+            _ => unreachable!("a pool replica is an SSD (checked at resolution)"),
+        }
+    }
+
+    /// At time zero: every replica's set leaves NDWin only when asked; replica 0 keeps its
+    /// DTWin and the others go to NDWin; each pool's PLMC allocates its first window.
+    pub(crate) fn pools_start(&mut self) {
+        for v in 0..self.volumes.len() {
+            if self.volumes[v].pool.is_none() {
+                continue;
+            }
+            let devices = self.volumes[v].plan.devices.clone();
+            for (r, &d) in devices.iter().enumerate() {
+                let now = self.now;
+                let dev = self.pool_ssd(d);
+                dev.ssd.plm_host_driven(0);
+                if r > 0 {
+                    dev.ssd.plm_request(now, 0, Window::Nd, &mut dev.out);
+                }
+                self.drain_ssd(d as u32);
+            }
+            self.pool_window_starts(v as u32);
+        }
+    }
+
+    /// Device `d` reported window changes: a pool replica's change may pass the turn or start
+    /// a window.
+    pub(crate) fn plm_changed(&mut self, d: u32, changes: &[(u32, Transition)]) {
+        for &(_, t) in changes {
+            let Some((v, r)) = self.pool_of_device(d) else { return };
+            let pool = self.volumes[v as usize].pool.as_mut().expect("a pool");
+            match pool.changed(r, t.to == Window::Dt) {
+                PoolStep::Nothing => {}
+                PoolStep::AskDt(next) => {
+                    let nd = self.volumes[v as usize].plan.devices[next];
+                    let now = self.now;
+                    let dev = self.pool_ssd(nd);
+                    dev.ssd.plm_request(now, 0, Window::Dt, &mut dev.out);
+                    self.drain_ssd(nd as u32);
+                }
+                PoolStep::WindowStarts => self.pool_window_starts(v),
+            }
+        }
+    }
+
+    /// The (volume, replica) of a pool device.
+    fn pool_of_device(&self, d: u32) -> Option<(u32, usize)> {
+        self.volumes.iter().enumerate().find_map(|(v, rt)| {
+            rt.pool.as_ref()?;
+            rt.plan.devices.iter().position(|&x| x == d as usize).map(|r| (v as u32, r))
+        })
+    }
+
+    /// A DTWin of pool `v` started: its PLMCs allocate.
+    fn pool_window_starts(&mut self, v: u32) {
+        let n = self.qos.as_deref().map_or(0, |rt| rt.plans.len());
+        for k in 0..n {
+            let rt = self.qos.as_deref_mut().expect("coordinators");
+            if matches!(&rt.plans[k].kind, nest_config::coordinator::CoordinatorKind::Plmc(m) if m.pool == v as usize) {
+                rt.coords[k].on_dt_window(self.now, &mut rt.out);
+                self.qos_apply(CoordId(k as u32), false);
+            }
+        }
+    }
+
+    /// Brings pool `v`'s replicas' windows up to now (idle sets change windows without events)
+    /// before a read is placed.
+    pub(crate) fn pool_sync(&mut self, v: u32) {
+        let devices = self.volumes[v as usize].plan.devices.clone();
+        for d in devices {
+            let now = self.now;
+            let dev = self.pool_ssd(d);
+            dev.ssd.plm_sync(now, &mut dev.out);
+            self.drain_ssd(d as u32);
+        }
+    }
+
+    /// Application read `r` of a PLMC host to its pool: whether its allocation covers it (the
+    /// host decides where the request is issued).
+    pub(crate) fn dt_label(&mut self, r: ReqId) {
+        let req = self.pool.get(r);
+        if req.op != Op::Read {
+            return;
+        }
+        let Some(rt) = self.qos.as_deref_mut() else { return };
+        let Some((c, v)) = rt.dt_coord[req.host.ix()] else { return };
+        if self.workloads[req.workload as usize].volume != Some(v) {
+            return;
+        }
+        let counts = (req.size as u64).max(1).div_ceil(4096);
+        let dt = rt.coords[c.ix()].dt_read(self.now, req.host, counts).unwrap_or(true);
+        self.pool.get_mut(r).dt = dt;
+    }
+
+    /// `pools` for the summary: per pool, its windows and where its reads went.
+    pub(crate) fn pools_summary(&self) -> Option<serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        for rt in &self.volumes {
+            let Some(p) = &rt.pool else { continue };
+            m.insert(rt.plan.name.clone(), serde_json::json!({
+                "replicas": rt.plan.devices.len(), "windows": p.windows, "turns": p.turns,
+                "reads_dt": p.reads_dt, "reads_nd": p.reads_nd, "reads_gap": p.reads_gap,
+            }));
+        }
+        (!m.is_empty()).then_some(serde_json::Value::Object(m))
+    }
+}

@@ -1,0 +1,87 @@
+//! NVM-set pools and PLMC end to end: two PLM replicas take turns in DTWin back to back, reads
+//! go to the one in DTWin and writes to both, PLMC allocates at every DTWin, and a host whose
+//! allocation does not cover a read either sends it anyway or asks and, refused, reads from the
+//! replica in NDWin.
+
+mod common;
+use common::{f, run};
+
+fn pool(coord: &str) -> String {
+    let mut s = String::from("schema = 1\n[run]\nseed = 3\nduration = \"400ms\"\ndrain = true\n");
+    for h in ["high", "low"] {
+        s += &format!("[[host]]\nname = \"{h}\"\nqueue_depth = 32\n");
+    }
+    for d in ["a", "b"] {
+        s += &format!(
+            r#"[[device]]
+name = "{d}"
+kind = "ssd"
+preset = "mlc"
+geometry = {{ channels = 2, chips_per_channel = 2, dies_per_chip = 1, planes_per_die = 2, blocks_per_plane = 64, pages_per_block = 64, page_size = "4KiB" }}
+cache = {{ mode = "off" }}
+ftl = {{ cmt = "all", overprovisioning = 0.2 }}
+precondition = {{ occupancy = 0.5 }}
+[device.plm]
+t_dw = "40ms"
+c_rd = 400
+nd_delay_mean = "300us"
+"#
+        );
+    }
+    s += "[[volume]]\nname = \"p\"\nlayout = \"replicate\"\ndevices = [\"a\", \"b\"]\nread = \"dt-active\"\n";
+    s += coord;
+    for (h, rate) in [("high", 4000), ("low", 4000)] {
+        s += &format!("[[workload]]\nname = \"{h}\"\nhost = \"{h}\"\ndevice = \"p\"\nclass = \"{h}\"\narrival = {{ kind = \"poisson\", rate_iops = {rate} }}\nsize = {{ dist = \"fixed\", bytes = \"4KiB\" }}\nread_fraction = 0.9\nrange = \"20MiB\"\n");
+    }
+    s
+}
+
+const PLMC: &str = "[[coordinator]]\nname = \"c\"\nkind = \"plmc\"\npool = \"p\"\nhosts = [\"high\", \"low\"]\n";
+
+#[test]
+fn replicas_take_turns_back_to_back_and_reads_follow_the_dtwin() {
+    let (s, _) = run(&pool(""));
+    let windows = f(&s, "pools.p.windows");
+    // 400 ms of 40 ms DTWins (a read budget of 400 may end some early): at least 10 windows.
+    assert!(windows >= 10.0, "{windows} windows");
+    assert_eq!(f(&s, "pools.p.reads_gap"), 0.0, "NDWin minimums are short: no gap between turns");
+    assert_eq!(f(&s, "pools.p.reads_nd"), 0.0, "no PLMC: every read goes to the DT-active replica");
+    let sets = |d: &str, k: &str| f(&s, &format!("devices.{d}.ssd.plm.sets.0.{k}"));
+    // Reads are served in DTWins only; both replicas take every write.
+    assert_eq!(sets("a", "ndwin.reads") + sets("b", "ndwin.reads"), 0.0);
+    assert_eq!(sets("a", "dtwin.reads") + sets("b", "dtwin.reads"), f(&s, "workloads.high.read.ios") + f(&s, "workloads.low.read.ios"));
+    assert_eq!(sets("a", "dtwin.writes") + sets("a", "ndwin.writes"), sets("b", "dtwin.writes") + sets("b", "ndwin.writes"));
+    // The turns alternate: the replicas' DTWin counts differ by at most one.
+    assert!((sets("a", "dtwin.count") - sets("b", "dtwin.count")).abs() <= 1.0);
+    assert_eq!(sets("a", "overruns") + sets("b", "overruns"), 0.0, "a pool's members never overrun");
+}
+
+#[test]
+fn plmc_allocates_every_dtwin_and_reports_per_host_windows() {
+    let (s, _) = run(&pool(PLMC));
+    assert_eq!(f(&s, "coordinators.c.report.windows"), f(&s, "pools.p.windows"), "one allocation per DTWin");
+    for h in ["high", "low"] {
+        let k = |m: &str| f(&s, &format!("coordinators.c.per_host.{h}.{m}"));
+        assert!(k("used") <= k("allocated") && k("used") <= k("demand"));
+        assert!(k("utilization_p10") <= k("utilization_p50") && k("utilization_p50") <= k("utilization_p90"));
+        assert!(k("utilization_p90") <= 1.0 && k("deficiency_p10") >= 0.0);
+        assert!(k("p90_us_p50") > 10.0, "a flash read takes tens of µs");
+        assert_eq!(k("refused"), 0.0, "send: nothing is refused");
+    }
+    assert_eq!(f(&s, "pools.p.reads_nd"), 0.0, "send: over-allocation reads go to the DT-active replica");
+}
+
+#[test]
+fn asked_for_counts_come_from_the_unallocated_ones_and_refused_reads_go_to_ndwin() {
+    // PLMC hands out 200 counts a window (below the demand, ~144 per host): minimums of 90
+    // each and the residue by fixed ratio leave nothing free to grant, so every overrun is
+    // refused and served by the replica in NDWin.
+    let coord = format!("{PLMC}overrun = \"ask\"\npolicy = \"fixed-ratio\"\ncounts = 200\nc_min = [90, 90]\n");
+    let (s, _) = run(&pool(&coord));
+    let refused = f(&s, "coordinators.c.per_host.high.refused") + f(&s, "coordinators.c.per_host.low.refused");
+    assert!(refused > 0.0);
+    assert_eq!(f(&s, "coordinators.c.per_host.high.granted") + f(&s, "coordinators.c.per_host.low.granted"), 0.0);
+    assert_eq!(f(&s, "pools.p.reads_nd"), refused, "each refused read is served by a replica in NDWin");
+    let nd_reads = f(&s, "devices.a.ssd.plm.sets.0.ndwin.reads") + f(&s, "devices.b.ssd.plm.sets.0.ndwin.reads");
+    assert_eq!(nd_reads, refused);
+}

@@ -1,0 +1,64 @@
+"""NVM-set pools and PLMC (docs/plm.md): replicas taking turns in DTWin, PLMC's allocation and
+per-window metrics in the summary, and bad pool/coordinator keys named in errors."""
+
+import pytest
+
+import nestsim
+
+from conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "plmc.toml"
+
+
+def test_the_pool_alternates_and_plmc_reports_per_window_percentiles(tmp_path):
+    s = nestsim.run(EXAMPLE, out_dir=tmp_path / "plmc").summary
+    assert s["conservation"] == "ok"
+    pool = s["pools"]["pool"]
+    assert pool["replicas"] == 2 and pool["windows"] >= 25
+    assert pool["reads_gap"] == 0 and pool["reads_nd"] == 0
+    sets = [s["devices"][d]["ssd"]["plm"]["sets"][0] for d in ("ssd-a", "ssd-b")]
+    assert sum(x["ndwin"]["reads"] for x in sets) == 0, "reads only in DTWins"
+    assert abs(sets[0]["dtwin"]["count"] - sets[1]["dtwin"]["count"]) <= 1
+    c = s["coordinators"]["plmc"]
+    assert c["kind"] == "plmc" and c["params"]["policy"] == "strict-priority" and c["params"]["overrun"] == "send"
+    assert c["report"]["windows"] == pool["windows"]
+    for host in ("high", "medium", "low"):
+        h = c["per_host"][host]
+        assert 0 < h["used"] <= min(h["allocated"], h["demand"])
+        assert h["utilization_p10"] <= h["utilization_p50"] <= h["utilization_p90"] <= 1.0
+        assert 0.0 <= h["deficiency_p50"] <= h["deficiency_p90"] < 1.0
+        assert 50 < h["p90_us_p50"] < 1000
+    # Strict priority: High's allocation covers more of its demand than Low's does.
+    share = {k: c["per_host"][k]["used"] / c["per_host"][k]["demand"] for k in ("high", "low")}
+    assert share["high"] >= share["low"] - 0.05, share
+
+
+@pytest.mark.parametrize("edit,key", [
+    (('read = "dt-active"', 'read = "fastest"'), "volume[0].read"),
+    (('layout = "replicate"', 'layout = "stripe"'), "volume[0].read"),
+    (('devices = ["ssd-a", "ssd-b"]', 'devices = ["ssd-a"]'), "volume[0].devices"),
+    (('c_rd = 2440\nnd_delay_mean = "500us"\n\n[[device]]', 'c_rd = 1000\nnd_delay_mean = "500us"\n\n[[device]]'), "volume[0].read"),
+    (('pool = "pool"', 'pool = "nowhere"'), "coordinator[0].pool"),
+    (('policy = "strict-priority"', 'policy = "lottery"'), "coordinator[0].policy"),
+    (('zeta = 0.5', 'zeta = 1.5'), "coordinator[0].zeta"),
+    (('zeta = 0.5', 'zeta = 0.5\npredictor = "hod"'), "coordinator[0].predictor"),
+    (('zeta = 0.5', 'zeta = 0.5\nc_min = [1, 2]'), "coordinator[0].c_min"),
+    (('zeta = 0.5', 'zeta = 0.5\novercount = "ask"'), "bad.toml:68:1: overcount"),
+    (('zeta = 0.5', 'zeta = 0.5\noverrun = "beg"'), "coordinator[0].overrun"),
+])
+def test_bad_pool_and_plmc_keys_are_named(cli, tmp_path, edit, key):
+    text = EXAMPLE.read_text()
+    assert edit[0] in text, edit[0]
+    f = tmp_path / "bad.toml"
+    f.write_text(text.replace(edit[0], edit[1], 1))
+    p = cli("validate", f, check=2)
+    assert key in p.stderr and "bad.toml" in p.stderr, p.stderr
+
+
+def test_plmc_needs_counts_when_the_pool_has_no_read_budget(cli, tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text(EXAMPLE.read_text().replace("c_rd = 2440\n", ""))
+    p = cli("validate", f, check=2)
+    assert "coordinator[0].counts" in p.stderr, p.stderr
+    f.write_text(EXAMPLE.read_text().replace("c_rd = 2440\n", "").replace('pool = "pool"', 'pool = "pool"\ncounts = 2440'))
+    cli("validate", f, check=0)

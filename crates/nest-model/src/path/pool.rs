@@ -82,8 +82,9 @@ impl Simulation {
     /// Brings pool `v`'s replicas' windows up to now (idle sets change windows without events)
     /// before a read is placed.
     pub(crate) fn pool_sync(&mut self, v: u32) {
-        let devices = self.volumes[v as usize].plan.devices.clone();
-        for d in devices {
+        // Indexed, not cloned: this runs before every read of a pool.
+        for r in 0..self.volumes[v as usize].plan.devices.len() {
+            let d = self.volumes[v as usize].plan.devices[r];
             let now = self.now;
             let dev = self.pool_ssd(d);
             dev.ssd.plm_sync(now, &mut dev.out);

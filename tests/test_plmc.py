@@ -41,7 +41,7 @@ def test_the_pool_alternates_and_plmc_reports_per_window_percentiles(tmp_path):
     (('pool = "pool"', 'pool = "nowhere"'), "coordinator[0].pool"),
     (('policy = "strict-priority"', 'policy = "lottery"'), "coordinator[0].policy"),
     (('zeta = 0.5', 'zeta = 1.5'), "coordinator[0].zeta"),
-    (('zeta = 0.5', 'zeta = 0.5\npredictor = "hod"'), "coordinator[0].predictor"),
+    (('zeta = 0.5', 'zeta = 0.5\npredictor = "oracle"'), "coordinator[0].predictor"),
     (('zeta = 0.5', 'zeta = 0.5\nc_min = [1, 2]'), "coordinator[0].c_min"),
     (('zeta = 0.5', 'zeta = 0.5\novercount = "ask"'), "bad.toml:68:1: overcount"),
     (('zeta = 0.5', 'zeta = 0.5\noverrun = "beg"'), "coordinator[0].overrun"),
@@ -62,3 +62,13 @@ def test_plmc_needs_counts_when_the_pool_has_no_read_budget(cli, tmp_path):
     assert "coordinator[0].counts" in p.stderr, p.stderr
     f.write_text(EXAMPLE.read_text().replace("c_rd = 2440\n", "").replace('pool = "pool"', 'pool = "pool"\ncounts = 2440'))
     cli("validate", f, check=0)
+
+
+def test_hod_refuses_closed_loop_hosts_and_runs_on_open_loop_ones(cli, tmp_path):
+    text = EXAMPLE.read_text().replace('zeta = 0.5', 'zeta = 0.5\npredictor = "hod"')
+    f = tmp_path / "hod.toml"
+    f.write_text(text)
+    cli("validate", f, check=0)
+    f.write_text(text.replace('arrival = { kind = "mmpp", rates = [1500, 5500], switch = [5, 5] }', 'arrival = { kind = "burst", outstanding = 4 }'))
+    p = cli("validate", f, check=2)
+    assert "coordinator[0].predictor" in p.stderr and "vdi-high" in p.stderr, p.stderr

@@ -175,6 +175,13 @@ fn main() {
     );
     let (cpu, ev, ios, s) = run_scenario(&plm);
     report("PLM: 2 NVM sets, 10 ms DTWins, 70/30 QD64", cpu, ev, ios, s);
+    // 7) PLMC over an NVM-set pool: examples/plmc.toml (two replica drives taking turns in
+    //    100 ms DTWins, three bursty read-mostly hosts, CoD strict priority).
+    let plmc = include_str!("../../../examples/plmc.toml")
+        .replace("[run]", "[output]\nrequests = false\ntimeseries = false\n[run]")
+        .replace("duration = \"3s\"", if quick { "duration = \"1s\"" } else { "duration = \"20s\"" });
+    let (cpu, ev, ios, s) = run_scenario(&plmc);
+    report("PLMC: 2-replica NVM-set pool, 3 hosts, CoD", cpu, ev, ios, s);
     network(quick);
     host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());

@@ -7,6 +7,7 @@
 use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
 use crate::resolve::volume::VolumePlan;
+use crate::resolve::{SourcePlan, WorkloadPlan};
 use crate::resolve::{Ctx, HostPlan};
 use nest_core::SimTime;
 use serde::Deserialize;
@@ -33,7 +34,7 @@ pub struct CoordinatorConfig {
     /// plmc: C, the counts allocated per DTWin (default: the pool's C_RD).
     #[serde(default)]
     pub counts: Option<u64>,
-    /// plmc: cod (coordinator-directed prediction).
+    /// plmc: cod (coordinator-directed prediction) | hod (the hosts' exact next-window demand).
     #[serde(default)]
     pub predictor: Option<String>,
     /// plmc: ζ of the CoD smoothing (default 0.5).
@@ -71,6 +72,8 @@ pub struct PlmcPlan {
     pub pool: usize,
     pub pool_name: String,
     pub counts: u64,
+    /// HoD: each window is allocated the hosts' exact demand over the next `Some(T_DW)`.
+    pub hod: Option<SimTime>,
     pub zeta: f64,
     /// None: strict priority; Some(weights): fixed ratio.
     pub ratios: Option<Vec<u64>>,
@@ -89,7 +92,8 @@ pub struct CoordinatorPlan {
     pub hosts: Vec<usize>,
 }
 
-pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], volumes: &[VolumePlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], volumes: &[VolumePlan], workloads: &[WorkloadPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
     let key = format!("coordinator[{i}]");
     let idx: Vec<usize> = match &c.hosts {
         None => (0..hosts.len()).collect(),
@@ -151,7 +155,7 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
             flows.sort_unstable();
             CoordinatorKind::CongestionMonitor { servers: names.clone(), flows }
         }
-        "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, idx.len(), volumes)?),
+        "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, &idx, volumes, workloads)?),
         o => {
             cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor or plmc"));
             return None;
@@ -162,7 +166,8 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
 
 /// `plmc`'s keys, with the defaults docs/plm.md gives (no source gives ζ, the minimums or the
 /// overflow rule).
-fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, k: usize, volumes: &[VolumePlan]) -> Option<PlmcPlan> {
+fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes: &[VolumePlan], workloads: &[WorkloadPlan]) -> Option<PlmcPlan> {
+    let k = hosts.len();
     let f = |n: &str| format!("{key}.{n}");
     let Some(name) = &c.pool else {
         cx.err(&f("pool"), "plmc needs pool: the volume (read = \"dt-active\") whose DT counts it allocates");
@@ -188,11 +193,22 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, k: usize, volumes: &[Vol
         }
         None => pp.c_rd,
     };
-    match c.predictor.as_deref() {
-        None | Some("cod") => {}
-        Some("hod") => cx.err(&f("predictor"), "hod (the hosts' exact next-window demand) is not implemented yet; use cod"),
-        Some(o) => cx.err(&f("predictor"), format!("'{o}': expected cod")),
-    }
+    let hod = match c.predictor.as_deref() {
+        None | Some("cod") => None,
+        Some("hod") => {
+            // The exact demand is read ahead from the hosts' arrival streams: a closed loop's
+            // arrivals depend on its completions, so it has none to read ahead.
+            let closed = workloads.iter().find(|w| hosts.contains(&w.host) && w.volume == Some(pool) && matches!(&w.source, SourcePlan::Synthetic(s) if s.arrival.outstanding().is_some()));
+            if let Some(w) = closed {
+                cx.err(&f("predictor"), format!("hod reads the hosts' arrivals ahead, but workload '{}' is closed-loop (outstanding): use cod or an open-loop arrival", w.name));
+            }
+            Some(pp.t_dw)
+        }
+        Some(o) => {
+            cx.err(&f("predictor"), format!("'{o}': expected cod or hod"));
+            None
+        }
+    };
     let zeta = c.zeta.unwrap_or(0.5);
     if !(zeta > 0.0 && zeta <= 1.0) {
         cx.err(&f("zeta"), format!("{zeta}: expected 0 < zeta ≤ 1"));
@@ -236,5 +252,5 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, k: usize, volumes: &[Vol
             false
         }
     };
-    Some(PlmcPlan { pool, pool_name: name.clone(), counts, zeta, ratios, c_min, scale_minimums, ask })
+    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, ask })
 }

@@ -319,7 +319,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let mut network = network::network(&mut cx, sc, &run, &classes);
     let nvmeof = e2e::nvmeof(&mut cx, sc, &hosts, &devices, &volumes, &workloads, &classes, &tagging, network.as_deref_mut());
 
-    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &volumes, network.as_deref(), nvmeof.as_ref())).collect();
+    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
     check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
 
     let output = OutputPlan {

@@ -7,7 +7,7 @@
 
 use crate::host::gate::AdmissionGate;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
-use nest_core::{CoordId, FlowId, HostId};
+use nest_core::{CoordId, FlowId, HostId, SimTime};
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, Plmc};
 
@@ -36,6 +36,8 @@ pub struct QosRt {
     pub(crate) watchers: Vec<(FlowId, CoordId)>,
     /// Per host: the PLMC that decides its reads of an NVM-set pool, and that pool's volume.
     pub(crate) dt_coord: Vec<Option<(CoordId, u32)>>,
+    /// Per coordinator: a HoD PLMC's look-ahead, its horizon (T_DW) and a demand buffer.
+    pub(crate) oracles: Vec<Option<(crate::host::oracle::DemandOracle, SimTime, Vec<u64>)>>,
 }
 
 impl QosRt {
@@ -71,6 +73,7 @@ impl QosRt {
                             policy: m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio),
                             overflow: if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority },
                             zeta: m.zeta,
+                            hod: m.hod.is_some(),
                             overrun: if m.ask { Overrun::Ask } else { Overrun::Send },
                         }))
                     }
@@ -78,6 +81,24 @@ impl QosRt {
             })
             .collect();
         let measuring = coords.iter().any(|c| c.measures_completions());
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord })), gates)
+        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect() })), gates)
     }
+}
+
+/// The look-ahead of every HoD PLMC: a fresh copy of each workload its hosts run on its pool.
+pub(crate) fn build_oracles(rt: &mut QosRt, resolved: &nest_config::Resolved, seed: u64, arrivals_end: Option<SimTime>) -> Result<(), String> {
+    for (k, p) in rt.plans.iter().enumerate() {
+        let CoordinatorKind::Plmc(m) = &p.kind else { continue };
+        let Some(horizon) = m.hod else { continue };
+        let mut copies = Vec::new();
+        for (i, w) in resolved.workloads.iter().enumerate() {
+            let Some(j) = p.hosts.iter().position(|&h| h == w.host) else { continue };
+            if w.volume == Some(m.pool) {
+                let prio = resolved.tagging.host[w.class];
+                copies.push((j, crate::workload::WorkloadRt::new(w, prio, i as u64, seed, arrivals_end)?));
+            }
+        }
+        rt.oracles[k] = Some((crate::host::oracle::DemandOracle::new(copies)?, horizon, vec![0; p.hosts.len()]));
+    }
+    Ok(())
 }

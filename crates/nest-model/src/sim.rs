@@ -134,7 +134,10 @@ impl Simulation {
             }).collect();
             Box::new(crate::nvmeof::NvmeofRt::new(plan, resolved.hosts.len(), resolved.classes.len(), depth))
         });
-        let (qos, gates) = crate::qos::QosRt::new(&resolved.coordinators, resolved.hosts.len());
+        let (mut qos, gates) = crate::qos::QosRt::new(&resolved.coordinators, resolved.hosts.len());
+        if let Some(rt) = qos.as_deref_mut() {
+            crate::qos::build_oracles(rt, &resolved, seed, arrivals_end)?;
+        }
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,

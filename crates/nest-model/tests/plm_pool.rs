@@ -85,3 +85,20 @@ fn asked_for_counts_come_from_the_unallocated_ones_and_refused_reads_go_to_ndwin
     let nd_reads = f(&s, "devices.a.ssd.plm.sets.0.ndwin.reads") + f(&s, "devices.b.ssd.plm.sets.0.ndwin.reads");
     assert_eq!(nd_reads, refused);
 }
+
+#[test]
+fn hod_allocates_exactly_what_each_window_brings() {
+    // The demand (~144 reads per host per 40 ms) fits in C = 400: HoD allocates each host its
+    // exact demand, so every allocated count is used and none is missing.
+    let (s, _) = run(&pool(&format!("{PLMC}predictor = \"hod\"\n")));
+    assert_eq!(s["coordinators"]["c"]["params"]["predictor"], "hod");
+    for h in ["high", "low"] {
+        let k = |m: &str| f(&s, &format!("coordinators.c.per_host.{h}.{m}"));
+        assert_eq!(k("utilization_p10"), 1.0, "{h}");
+        assert_eq!(k("deficiency_p90"), 0.0, "{h}");
+        assert_eq!(k("overruns"), 0.0, "{h}");
+    }
+    // CoD on the same arrivals predicts, so it misses some windows.
+    let (c, _) = run(&pool(PLMC));
+    assert!(f(&c, "coordinators.c.per_host.high.utilization_p10") < 1.0);
+}

@@ -70,6 +70,9 @@ pub trait Coordinator: Send + Sync {
     }
     /// Congestion at a flow it watches ([`Action::Watch`]).
     fn on_congestion(&mut self, _now: SimTime, _flow: FlowId, _c: Congestion, _out: &mut Outbox) {}
+    /// HoD: its hosts' exact demand over the window about to start (in its hosts' order), just
+    /// before [`Coordinator::on_dt_window`].
+    fn exact_demand(&mut self, _demand: &[u64]) {}
     /// A DTWin of the NVM-set pool it coordinates started (PLMC allocates at every one).
     fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {}
     /// Host `host` has a read of `counts` DT counts (4 KiB units): whether it is served by the

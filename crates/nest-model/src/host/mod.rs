@@ -5,6 +5,7 @@
 
 pub mod gate;
 pub mod initiator;
+pub mod oracle;
 pub mod pool;
 pub mod volume;
 

@@ -73,6 +73,12 @@ impl Simulation {
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
             if matches!(&rt.plans[k].kind, nest_config::coordinator::CoordinatorKind::Plmc(m) if m.pool == v as usize) {
+                if let Some((oracle, horizon, demand)) = rt.oracles[k].as_mut() {
+                    // A trace error here is met again, and reported, by the run's own copy.
+                    if oracle.demand(self.now, self.now + *horizon, demand).is_ok() {
+                        rt.coords[k].exact_demand(demand);
+                    }
+                }
                 rt.coords[k].on_dt_window(self.now, &mut rt.out);
                 self.qos_apply(CoordId(k as u32), false);
             }

@@ -129,7 +129,7 @@ impl Simulation {
                 CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
                 CoordinatorKind::CongestionMonitor { servers, .. } => ("congestion-monitor", json!({"servers": servers})),
                 CoordinatorKind::Plmc(m) => ("plmc", json!({
-                    "pool": m.pool_name, "counts": m.counts, "predictor": "cod", "zeta": m.zeta,
+                    "pool": m.pool_name, "counts": m.counts, "predictor": if m.hod.is_some() { "hod" } else { "cod" }, "zeta": m.zeta,
                     "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
                     "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
                     "overrun": if m.ask { "ask" } else { "send" },

@@ -1,6 +1,7 @@
 //! PLMC, the PLM coordinator (PLMC §III, thesis 3.3): at the start of every DTWin of an NVM-set
 //! pool it allocates the set's DT counts C (4 KiB reads, C_RD) among its hosts — the
-//! coordinator-directed prediction of each host's demand (`predict.rs`), allocated by PLMC eq. 6
+//! coordinator-directed prediction of each host's demand (`predict.rs`) or, host-directed (HoD,
+//! the paper's oracle baseline), the exact demand the hosts will have — allocated by PLMC eq. 6
 //! (`allocate.rs`) — and measures each host's utilization, deficiency and p90 read latency per
 //! window (`metrics.rs`).
 //!
@@ -44,6 +45,8 @@ pub struct PlmcConfig {
     pub overflow: MinOverflow,
     /// ζ of the smoothing (CoD).
     pub zeta: f64,
+    /// HoD: allocate the exact demand given by [`Plmc::exact_demand`] instead of predicting.
+    pub hod: bool,
     pub overrun: Overrun,
 }
 
@@ -65,6 +68,8 @@ pub struct Plmc {
     index: Vec<u32>,
     smoothing: Smoothing,
     pred: Vec<u64>,
+    /// HoD: the next window's exact demand per host.
+    exact: Vec<u64>,
     /// This window, per host: counts allocated, used within the allocation, demanded.
     alloc: Vec<u64>,
     used: Vec<u64>,
@@ -87,7 +92,7 @@ impl Plmc {
             index[h.ix()] = j as u32;
         }
         let smoothing = Smoothing::new(cfg.zeta, k, cfg.c as f64 / k as f64);
-        Plmc { index, smoothing, pred: Vec::new(), alloc: vec![0; k], used: vec![0; k], demand: vec![0; k], free: 0, open: false, windows: 0, metrics: vec![HostWindows::default(); k], totals: vec![HostTotals::default(); k], cfg }
+        Plmc { index, smoothing, pred: Vec::new(), exact: vec![0; k], alloc: vec![0; k], used: vec![0; k], demand: vec![0; k], free: 0, open: false, windows: 0, metrics: vec![HostWindows::default(); k], totals: vec![HostTotals::default(); k], cfg }
     }
 
     #[inline]
@@ -111,7 +116,11 @@ impl Plmc {
         }
         self.open = true;
         self.windows += 1;
-        self.smoothing.predictions(&mut self.pred);
+        if self.cfg.hod {
+            self.pred.clone_from(&self.exact);
+        } else {
+            self.smoothing.predictions(&mut self.pred);
+        }
         allocate(&self.pred, &self.cfg.c_min, self.cfg.c, &self.cfg.policy, self.cfg.overflow, &mut self.alloc);
         self.free = self.cfg.c - self.alloc.iter().sum::<u64>();
         for (t, &a) in self.totals.iter_mut().zip(&self.alloc) {
@@ -119,6 +128,11 @@ impl Plmc {
         }
         self.used.fill(0);
         self.demand.fill(0);
+    }
+
+    /// HoD: the hosts' exact demand over the next window (priority order).
+    pub fn set_exact_demand(&mut self, demand: &[u64]) {
+        self.exact.copy_from_slice(demand);
     }
 
     /// Host `h` has a read of `counts` DT counts: whether it goes to the DT-active replica
@@ -160,6 +174,10 @@ impl Coordinator for Plmc {
     fn start(&mut self, _now: SimTime, _out: &mut Outbox) {}
 
     fn on_wake(&mut self, _now: SimTime, _token: u32, _out: &mut Outbox) {}
+
+    fn exact_demand(&mut self, demand: &[u64]) {
+        self.set_exact_demand(demand);
+    }
 
     fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {
         self.window_start();

@@ -1,7 +1,7 @@
 use super::*;
 
 fn cfg(overrun: Overrun, policy: Policy) -> PlmcConfig {
-    PlmcConfig { hosts: vec![HostId(2), HostId(0), HostId(1)], c: 100, c_min: vec![10, 10, 10], policy, overflow: MinOverflow::Priority, zeta: 0.5, overrun }
+    PlmcConfig { hosts: vec![HostId(2), HostId(0), HostId(1)], c: 100, c_min: vec![10, 10, 10], policy, overflow: MinOverflow::Priority, zeta: 0.5, hod: false, overrun }
 }
 
 #[test]
@@ -71,4 +71,16 @@ fn completed_reads_give_each_window_its_p90() {
     let med = &r[1].1;
     assert_eq!(med.iter().find(|(n, _)| *n == "p90_us_p50").unwrap().1, 18.0, "writes do not count");
     assert!(out.actions.is_empty());
+}
+
+#[test]
+fn hod_allocates_the_exact_demand_it_is_given() {
+    let mut p = Plmc::new(PlmcConfig { hod: true, ..cfg(Overrun::Send, Policy::StrictPriority) });
+    p.set_exact_demand(&[50, 30, 10]);
+    p.window_start();
+    assert_eq!(p.allocation(), &[50, 30, 10], "90 of 100 fit: each gets its demand");
+    p.set_exact_demand(&[80, 30, 20]);
+    p.window_start();
+    // 130 > 100: minimums 10 each, residue 70 → High +70 (to 80), nothing left for the others.
+    assert_eq!(p.allocation(), &[80, 10, 10]);
 }

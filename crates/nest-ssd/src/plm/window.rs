@@ -314,12 +314,12 @@ impl PlmWindow {
         match w {
             Window::Dt => {
                 s.dt_windows += 1;
-                s.dt_time = s.dt_time + len;
+                s.dt_time += len;
                 s.dt_longest = s.dt_longest.max(len);
             }
             Window::Nd => {
                 s.nd_windows += 1;
-                s.nd_time = s.nd_time + len;
+                s.nd_time += len;
                 s.nd_longest = s.nd_longest.max(len);
             }
         }

@@ -35,7 +35,7 @@ impl DemandOracle {
                 }
                 let io = w.take_io();
                 if t >= from && io.op == Op::Read {
-                    out[*j] += (io.size as u64).max(1).div_ceil(4096);
+                    out[*j] += nest_ssd::plm::read_counts(io.size as u64);
                 }
                 *next = w.advance()?;
             }

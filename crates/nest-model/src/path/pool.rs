@@ -42,8 +42,8 @@ impl Simulation {
     /// Device `d` reported window changes: a pool replica's change may pass the turn or start
     /// a window.
     pub(crate) fn plm_changed(&mut self, d: u32, changes: &[(u32, Transition)]) {
+        let Some((v, r)) = self.pool_of_device(d) else { return };
         for &(_, t) in changes {
-            let Some((v, r)) = self.pool_of_device(d) else { return };
             let pool = self.volumes[v as usize].pool.as_mut().expect("a pool");
             match pool.changed(r, t.to == Window::Dt) {
                 PoolStep::Nothing => {}
@@ -110,7 +110,7 @@ impl Simulation {
         if self.workloads[req.workload as usize].volume != Some(v) {
             return;
         }
-        let counts = (req.size as u64).max(1).div_ceil(4096);
+        let counts = nest_ssd::plm::read_counts(req.size as u64);
         let dt = rt.coords[c.ix()].dt_read(self.now, req.host, counts).unwrap_or(true);
         self.pool.get_mut(r).dt = dt;
     }

@@ -201,7 +201,7 @@ impl Coordinator for Plmc {
     }
 
     fn report(&self) -> Vec<(&'static str, f64)> {
-        vec![("windows", self.windows as f64), ("closed_windows", self.windows.saturating_sub(1) as f64)]
+        vec![("windows", self.windows as f64)]
     }
 
     fn host_report(&self) -> Vec<(HostId, Vec<(&'static str, f64)>)> {

@@ -6,6 +6,12 @@ use nest_core::SimTime;
 /// Reads are counted in 4 KiB random-read units: a read of S bytes spends ⌈S / 4 KiB⌉.
 pub const READ_UNIT: u64 = 4096;
 
+/// DT counts a read of `bytes` spends (C_RD's unit; PLMC allocates the same counts).
+#[inline]
+pub fn read_counts(bytes: u64) -> u64 {
+    bytes.max(1).div_ceil(READ_UNIT)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlmAttrs {
     /// C_RD, "DTWin Reads Typical": 4 KiB random reads a DTWin may serve.
@@ -61,7 +67,7 @@ impl PlmAttrs {
     /// Read counts a read of `bytes` spends.
     #[inline]
     pub fn read_counts(&self, bytes: u64) -> u64 {
-        bytes.max(1).div_ceil(READ_UNIT)
+        read_counts(bytes)
     }
 
     /// Write counts a write of `bytes` spends (optimal-write-size units).

@@ -4,7 +4,7 @@
 pub mod attrs;
 pub mod window;
 
-pub use attrs::PlmAttrs;
+pub use attrs::{read_counts, PlmAttrs};
 pub use window::{LogPage, PlmWindow, Reason, Transition, Window, WindowStats};
 
 #[cfg(test)]

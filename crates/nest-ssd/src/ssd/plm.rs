@@ -12,10 +12,11 @@
 //!   extra exponential delay (mean `nd_delay_mean`) — the management work the sources emulate
 //!   beyond the GC the model runs for real. The set tells its window when all of this is done.
 //!
-//! Timers: a set's next timed transition is armed only while it has commands in flight or, in
-//! NDWin, deferred work; an idle set catches up with the transitions it missed when the next
-//! command arrives or its log page is read (the windows change at the times they were due; work
-//! an idle DTWin held starts then) — so a drive with nothing to do lets the run end.
+//! Timers: a set's next timed transition is armed only while it has commands in flight or
+//! deferred work (a pool member waiting in NDWin for the host's request has no time to arm); an
+//! idle set catches up with the transitions it missed when the next command arrives or its log
+//! page is read (nothing happens in an idle set, so they need no events — and a drive with
+//! nothing to do lets the run end).
 
 use super::decomp::{ND_DELAY, WRITE_CACHE};
 use super::scheduler::{Kind, Txn, Q_GC, Q_MAP_WRITE};
@@ -313,9 +314,8 @@ impl Ssd {
         self.plm_after(now, s, tr, out);
     }
 
-    /// Transitions an idle set missed: each window changes at the time it was due. A set with
-    /// nothing to do goes on from there; one with work to start (the soft GC an idle DTWin
-    /// needed) starts it now — events cannot be scheduled in the past.
+    /// Transitions an idle set missed, at the times they were due (an unarmed set has no work,
+    /// so they schedule nothing in the past).
     fn plm_catch_up(&mut self, now: SimTime, s: u32, out: &mut Outbox) {
         loop {
             let due = self.plm_set(s).win.deadline();
@@ -326,8 +326,9 @@ impl Ssd {
             if tr.is_none() {
                 return;
             }
-            let at = if self.work_left(s) { now } else { due };
-            self.plm_after(at, s, tr, out);
+            // An armed set is only met here at its due time (a command arriving with its timer).
+            debug_assert!(due == now || !self.work_left(s), "a set with deferred work is armed, not caught up");
+            self.plm_after(due, s, tr, out);
         }
     }
 
@@ -451,16 +452,11 @@ impl Ssd {
         self.plm_after(now, s, tr, out);
     }
 
-    /// Arms set `s`'s timer for its next timed transition while it has commands in flight,
-    /// deferred work in NDWin, or held work or buffered writes in DTWin. (A DTWin that merely
-    /// needs soft GC is idle: timing it would let a pool's turns run on after the workload has
-    /// ended, each NDWin starting GC the next turn interrupts.)
+    /// Arms set `s`'s timer for its next timed transition while it has commands in flight or
+    /// deferred work. (So an unarmed set has nothing to do, and catching it up — which the
+    /// time series and the summary do too — starts nothing: observing never changes a run.)
     fn plm_arm(&mut self, now: SimTime, s: u32, out: &mut Outbox) {
-        let set = self.plm_set(s);
-        let busy = set.in_flight > 0 || match set.win.window() {
-            Window::Dt => !set.held.is_empty() || !set.nv.is_empty() || set.flushing > 0,
-            Window::Nd => self.work_left(s),
-        };
+        let busy = self.plm_set(s).in_flight > 0 || self.work_left(s);
         let set = self.plm_set(s);
         if !busy {
             // An armed event is now stale: the next command catches up instead.

@@ -189,6 +189,25 @@ def test_fussycache_quick_measures_its_claims(cli, tmp_path):
     _figures_and_report(cli, out, "fussycache")
 
 
+def test_plmc_quick_measures_the_papers_claims(cli, tmp_path):
+    """`plmc --quick` (60 s of DS1/DS4): HoD's utilization is 1 and deficiencies are small; every
+    claim of PLMC §IV is there, judged or explained; the Fig 8 table pairs NeSt's rows with the
+    paper's."""
+    out = tmp_path / "plmc"
+    cli("experiment", "plmc", "--quick", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("conservation", "hod-utilization", "median-deficiency-small", "cod-utilization-config2"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    assert {"shared-3x-isolated", "plmc-improves-high", "classes-ordered", "ds4-30x-lower", "ds4-hod-cod-high",
+            "cod-utilization-config4", "paper-reference", "overrun-send-changes-nothing"} <= set(by_id)
+    rows = list(csv.DictReader(open(out / "plmc-fig8.csv")))
+    assert {(r["source"], r["predictor"], r["config"]) for r in rows} >= {("NeSt", "COD", "2"), ("paper", "COD", "2"), ("NeSt", "HOD", "4")}
+    assert all(0.0 <= float(r["util_p10_high"]) <= 1.0 for r in rows)
+    s = json.loads((out / "plmc-DS1-2-cod-sp" / "summary.json").read_text())
+    assert s["coordinators"]["plmc"]["params"]["overrun"] == "nd" and s["pools"]["pool"]["windows"] > 500
+    _figures_and_report(cli, out, "plmc")
+
+
 def test_fussycache_qos_partitioning_protects_the_high_class(cli, tmp_path):
     out = tmp_path / "fq"
     _run_claims(cli, out, "fussycache-qos", ("conservation", "high-hit-rate", "high-latency", "low-cost"))

@@ -72,3 +72,65 @@ def test_hod_refuses_closed_loop_hosts_and_runs_on_open_loop_ones(cli, tmp_path)
     f.write_text(text.replace('arrival = { kind = "mmpp", rates = [1500, 5500], switch = [5, 5] }', 'arrival = { kind = "burst", outstanding = 4 }'))
     p = cli("validate", f, check=2)
     assert "coordinator[0].predictor" in p.stderr and "vdi-high" in p.stderr, p.stderr
+
+
+def test_nd_overrun_serves_beyond_the_allocation_in_ndwin(tmp_path):
+    """overrun = "nd" (PLMC eq. 5): a read its allocation does not cover goes to the replica in
+    NDWin even though PLMC has unallocated counts; "ask" would have been granted them."""
+    text = EXAMPLE.read_text().replace('zeta = 0.5', 'zeta = 0.5\noverrun = "nd"')
+    f = tmp_path / "nd.toml"
+    f.write_text(text)
+    s = nestsim.run(f, out_dir=tmp_path / "nd").summary
+    assert s["conservation"] == "ok"
+    c = s["coordinators"]["plmc"]
+    assert c["params"]["overrun"] == "nd"
+    refused = sum(h["refused"] for h in c["per_host"].values())
+    assert refused > 0 and all(h["granted"] == 0 for h in c["per_host"].values())
+    assert s["pools"]["pool"]["reads_nd"] == refused
+    sets = [s["devices"][d]["ssd"]["plm"]["sets"][0] for d in ("ssd-a", "ssd-b")]
+    assert sum(x["ndwin"]["reads"] for x in sets) >= refused
+
+
+def test_plmc_datasets_follow_the_systor_sample_and_table_ii(tmp_path, traces_dir):
+    """The constants plm_datasets builds DS1–DS3 from are the SYSTOR'17 sample's (checked here
+    against the file), and a generated dataset has Table II's intensities."""
+    import csv
+    import math
+
+    from nestsim import _native
+    from nestsim.experiments import plm_datasets as D
+
+    rows = list(csv.DictReader(open(traces_dir / "snia_systor17_sample" / "systor17-traces-sample.csv")))
+    units = {"R": {}, "W": {}}
+    for r in rows:
+        u = math.ceil(int(r["Size"]) / 4096)
+        units[r["IOType"]][u] = units[r["IOType"]].get(u, 0) + 1
+    assert units["R"] == D.READ_UNITS and units["W"] == D.WRITE_UNITS
+    t = sorted(float(r["Timestamp"]) for r in rows)
+    gaps = [b - a for a, b in zip(t, t[1:])]
+    m = sum(gaps) / len(gaps)
+    var = sum((g - m) ** 2 for g in gaps) / len(gaps)
+    assert abs(var / m ** 2 - D.SAMPLE_ARRIVALS["scv"]) < 0.01
+    fit = _native.mmpp_fit(0.002, D.SAMPLE_ARRIVALS["scv"], D.SAMPLE_ARRIVALS["skewness"], D.SAMPLE_ARRIVALS["lag1"])
+    assert fit["residual"] < 1e-6 and abs(fit["achieved"]["mean_gap_s"] - 0.002) < 1e-9
+    ds = D.build(tmp_path, "DS2", 120.0, 100 << 20)
+    high, f_med, f_low = D.TABLE_II["DS2"]
+    assert abs(ds.reads_per_100ms["high"] / high - 1) < 0.1
+    assert abs(ds.reads_per_100ms["medium"] / ds.reads_per_100ms["high"] - f_med) < 0.08
+    assert abs(ds.reads_per_100ms["low"] / ds.reads_per_100ms["high"] - f_low) < 0.08
+    ds4 = D.shifted(D.build(tmp_path, "DS1", 5.0, 100 << 20))
+    assert ds4.start_ns["low"] - ds4.start_ns["high"] > 390_000_000
+
+
+def test_a_trace_workload_starts_at_start_and_ends_at_stop(tmp_path):
+    """`start` delays a trace's replay (its first record at `start`), `stop` ends it."""
+    trace = tmp_path / "t.trace"
+    trace.write_text("".join(f"{i * 1_000_000} 0 {8 * i} 8 1\n" for i in range(100)))  # 100 reads, 1 ms apart
+    sc = {"schema": 1, "name": "t", "run": {"duration": "1s"}, "output": {"requests": True},
+          "device": [{"name": "d", "kind": "ssd", "preset": "mlc"}],
+          "workload": [{"name": "w", "device": "d", "start": "200ms", "stop": "250ms",
+                        "trace": {"path": str(trace), "format": "mqsim"}}]}
+    r = nestsim.run(sc, out_dir=tmp_path / "o")
+    assert r.summary["workloads"]["w"]["issued"] == 50
+    t = r.requests["t_arrive_ps"].to_pylist()
+    assert min(t) == 200 * 10**9 and max(t) == 249 * 10**9

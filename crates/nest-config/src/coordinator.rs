@@ -52,7 +52,7 @@ pub struct CoordinatorConfig {
     /// plmc: when the minimums exceed C: priority (default) | scale.
     #[serde(default)]
     pub min_overflow: Option<String>,
-    /// plmc: a read beyond the host's allocation: send (default, thesis) | ask (PLMC paper).
+    /// plmc: a read beyond the host's allocation: send (default, thesis) | ask (PLMC §III-A) | nd (PLMC eq. 5).
     #[serde(default)]
     pub overrun: Option<String>,
 }
@@ -80,8 +80,29 @@ pub struct PlmcPlan {
     pub c_min: Vec<u64>,
     /// true: minimums beyond C are scaled; false: granted by priority.
     pub scale_minimums: bool,
-    /// true: a host asks for more counts; false: it sends the read anyway.
-    pub ask: bool,
+    pub overrun: OverrunPlan,
+}
+
+/// What a PLMC host does with a read its allocation does not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverrunPlan {
+    /// Sends it to the DT-active replica anyway (thesis 3.3.1).
+    Send,
+    /// Asks PLMC for more counts (PLMC §III-A); refused, it goes to a replica in NDWin.
+    Ask,
+    /// Sends it to a replica in NDWin without asking (PLMC eq. 5: beyond the allocation,
+    /// non-deterministic latency).
+    Nd,
+}
+
+impl OverrunPlan {
+    pub fn name(self) -> &'static str {
+        match self {
+            OverrunPlan::Send => "send",
+            OverrunPlan::Ask => "ask",
+            OverrunPlan::Nd => "nd",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,13 +265,14 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes
             false
         }
     };
-    let ask = match c.overrun.as_deref() {
-        None | Some("send") => false,
-        Some("ask") => true,
+    let overrun = match c.overrun.as_deref() {
+        None | Some("send") => OverrunPlan::Send,
+        Some("ask") => OverrunPlan::Ask,
+        Some("nd") => OverrunPlan::Nd,
         Some(o) => {
-            cx.err(&f("overrun"), format!("'{o}': expected send or ask"));
-            false
+            cx.err(&f("overrun"), format!("'{o}': expected send, ask or nd"));
+            OverrunPlan::Send
         }
     };
-    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, ask })
+    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, overrun })
 }

@@ -6,7 +6,7 @@
 //! its actions' effects in `path/qos.rs`, and nothing in the rest of the World.
 
 use crate::host::gate::AdmissionGate;
-use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan};
+use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan, OverrunPlan};
 use nest_core::{CoordId, FlowId, HostId, SimTime};
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, Plmc};
@@ -74,7 +74,11 @@ impl QosRt {
                             overflow: if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority },
                             zeta: m.zeta,
                             hod: m.hod.is_some(),
-                            overrun: if m.ask { Overrun::Ask } else { Overrun::Send },
+                            overrun: match m.overrun {
+                                OverrunPlan::Send => Overrun::Send,
+                                OverrunPlan::Ask => Overrun::Ask,
+                                OverrunPlan::Nd => Overrun::Nd,
+                            },
                         }))
                     }
                 }

@@ -300,6 +300,28 @@ fn qtcp_model(py: Python<'_>, params_json: String) -> PyResult<String> {
     }).to_string())
 }
 
+/// The MMPP(2) whose inter-arrival times have these statistics (mean in seconds), fitted as the
+/// `mmpp_fit` arrival does (SRC §IV-A): {"rates": [λ0, λ1], "switch": [r0, r1]} per second, the
+/// statistics "achieved" and the fit's "residual" (0 = exact). Experiments use it to build
+/// datasets whose hosts share one phase process (PLMC's synchronized bursts).
+#[pyfunction]
+fn mmpp_fit(py: Python<'_>, mean_gap_s: f64, scv: f64, skewness: f64, lag1: f64) -> PyResult<Bound<'_, PyDict>> {
+    use nest_workload::mmpp::{fit_mmpp2, Moments4};
+    let fit = fit_mmpp2(&Moments4 { mean: mean_gap_s, scv, skewness, lag1 }).map_err(PyValueError::new_err)?;
+    let a = fit.achieved;
+    let d = PyDict::new(py);
+    d.set_item("rates", fit.mmpp.lambda.to_vec())?;
+    d.set_item("switch", fit.mmpp.switch.to_vec())?;
+    let achieved = PyDict::new(py);
+    achieved.set_item("mean_gap_s", a.mean)?;
+    achieved.set_item("scv", a.scv)?;
+    achieved.set_item("skewness", a.skewness)?;
+    achieved.set_item("lag1", a.lag1)?;
+    d.set_item("achieved", achieved)?;
+    d.set_item("residual", fit.residual)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -311,6 +333,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ssd_parts, m)?)?;
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
+    m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
     m.add("__version__", nest_model::NEST_VERSION)?;

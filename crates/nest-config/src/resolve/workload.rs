@@ -209,6 +209,8 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
             reorder_window: trace.reorder_window.unwrap_or(65_536).clamp(1, 1 << 24),
             skip_invalid: trace.skip_invalid.unwrap_or(false),
             max_records: trace.max_records,
+            start,
+            stop,
         };
         if let (Some(format), Some(path), true) = (format, path, refs_ok) {
             out.push(WorkloadPlan { name: w.name.clone(), host, device, volume, class, source: SourcePlan::Trace { path, format, opts } });

@@ -132,7 +132,7 @@ impl Simulation {
                     "pool": m.pool_name, "counts": m.counts, "predictor": if m.hod.is_some() { "hod" } else { "cod" }, "zeta": m.zeta,
                     "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
                     "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
-                    "overrun": if m.ask { "ask" } else { "send" },
+                    "overrun": m.overrun.name(),
                 })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();

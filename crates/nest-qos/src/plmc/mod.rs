@@ -11,8 +11,8 @@
 //! the thesis' host sends it to the DT-active replica anyway, where it spends the set's counts
 //! and may force an NDWin; the paper's host asks PLMC for more counts, which PLMC grants from
 //! the counts it allocated to nobody this window — and a refused read is served by a replica in
-//! NDWin (non-deterministically, PLMC eq. 5). [`Plmc::dt_read`] is that decision, taken where
-//! the host's admission gate is.
+//! NDWin (non-deterministically, PLMC eq. 5); or, eq. 5's model itself, the read goes to NDWin
+//! without asking. [`Plmc::dt_read`] is that decision, taken where the host's admission gate is.
 
 pub mod allocate;
 pub mod metrics;
@@ -31,6 +31,10 @@ pub enum Overrun {
     Send,
     /// Asks PLMC for more counts (PLMC §III-A); refused, the read goes to a replica in NDWin.
     Ask,
+    /// Sends it to a replica in NDWin without asking: PLMC eq. 5's model of a window whose
+    /// demand exceeds the allocation (latency L_nd), and what the paper's measured deficiencies
+    /// imply its simulation did (counts PLMC allocated to nobody stay unused).
+    Nd,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -56,7 +60,8 @@ struct HostTotals {
     allocated: u64,
     used: u64,
     demand: u64,
-    /// Reads beyond the allocation sent anyway (Send), granted on asking or refused (Ask).
+    /// Reads beyond the allocation sent anyway (Send), granted on asking or refused (Ask), or sent
+    /// to NDWin (Nd: counted as refused).
     overruns: u64,
     granted: u64,
     refused: u64,
@@ -162,7 +167,7 @@ impl Plmc {
                 t.granted += 1;
                 true
             }
-            Overrun::Ask => {
+            Overrun::Ask | Overrun::Nd => {
                 t.refused += 1;
                 false
             }

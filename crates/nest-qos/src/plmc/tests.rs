@@ -54,6 +54,17 @@ fn an_overrun_is_sent_anyway_or_asked_for_from_the_unallocated_counts() {
     let get = |k: &str| low.iter().find(|(n, _)| *n == k).unwrap().1;
     assert_eq!((get("overruns"), get("granted"), get("refused")), (2.0, 1.0, 1.0));
     assert_eq!(get("allocated"), 32.0 + 17.0 + 40.0, "two windows' allocations and the grant");
+
+    let mut nd = Plmc::new(PlmcConfig { c_min: vec![0, 0, 0], ..cfg(Overrun::Nd, Policy::StrictPriority) });
+    nd.window_start();
+    nd.window_start();
+    assert_eq!(nd.read(HostId(1), 17), Some(true));
+    assert_eq!(nd.read(HostId(1), 1), Some(false), "49 counts are free, but an nd host does not ask: NDWin");
+    nd.window_start(); // closes the window: its deficiency is measured
+    let r = nd.host_report();
+    let get = |k: &str| r[2].1.iter().find(|(n, _)| *n == k).unwrap().1;
+    assert_eq!((get("overruns"), get("granted"), get("refused")), (1.0, 0.0, 1.0));
+    assert_eq!(get("deficiency_p90"), 1.0 / 18.0, "the uncovered count is a deficiency");
 }
 
 #[test]

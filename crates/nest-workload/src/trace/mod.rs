@@ -107,6 +107,11 @@ pub struct TraceOptions {
     pub skip_invalid: bool,
     /// Stop after this many I/O records.
     pub max_records: Option<u64>,
+    /// When the trace's first record is replayed: every time is shifted by this (the workload's
+    /// `start`; PLMC's DS4 shifts two of DS1's traces by 200 and 400 ms).
+    pub start: SimTime,
+    /// Records at or after this simulated time end the replay (the workload's `stop`).
+    pub stop: Option<SimTime>,
 }
 
 impl Default for TraceOptions {
@@ -121,6 +126,8 @@ impl Default for TraceOptions {
             reorder_window: 65_536,
             skip_invalid: false,
             max_records: None,
+            start: SimTime::ZERO,
+            stop: None,
         }
     }
 }
@@ -217,6 +224,8 @@ pub struct TraceSource {
     lineno: u64,
     seen_first: bool,
     eof: bool,
+    /// A record reached `opts.stop`: the replay is over.
+    stopped: bool,
     window: ReorderWindow,
     t0: Option<i128>,
     last_emitted: i128,
@@ -258,6 +267,7 @@ impl TraceSource {
             lineno: 0,
             seen_first: false,
             eof: false,
+            stopped: false,
             window,
             t0: None,
             last_emitted: i128::MIN,
@@ -330,7 +340,7 @@ impl TraceSource {
 
     /// The next record in time order, or `None` at the end of the trace.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
-        if self.opts.max_records.is_some_and(|m| self.emitted >= m) {
+        if self.stopped || self.opts.max_records.is_some_and(|m| self.emitted >= m) {
             return Ok(None);
         }
         while !self.eof && !self.window.is_full() {
@@ -353,6 +363,11 @@ impl TraceSource {
         if rel >= u64::MAX as f64 {
             return Err(self.err("trace spans more than ~213 days of simulated time after scaling".into()));
         }
+        let time = self.opts.start + SimTime(rel.round() as u64);
+        if self.opts.stop.is_some_and(|stop| time >= stop) {
+            self.stopped = true;
+            return Ok(None);
+        }
         let size: u32 = r.size.try_into().map_err(|_| self.err(format!("request size {} B exceeds 4 GiB", r.size)))?;
         let mut offset = r.offset.wrapping_add(self.opts.offset_shift);
         if let Some(range) = self.opts.range {
@@ -362,7 +377,7 @@ impl TraceSource {
         }
         self.emitted += 1;
         self.stats.records += 1;
-        Ok(Some(TraceRecord { time: SimTime(rel.round() as u64), op: r.op, offset, size, device: r.device }))
+        Ok(Some(TraceRecord { time, op: r.op, offset, size, device: r.device }))
     }
 
 }

@@ -99,6 +99,15 @@ fn scaling_remapping_device_filter_and_limits() {
 }
 
 #[test]
+fn start_shifts_every_record_and_stop_ends_the_replay() {
+    let text = "5 0 0 8 1\n15 0 100 8 1\n25 0 200 8 0\n35 0 300 8 1\n";
+    let opts = TraceOptions { start: SimTime::from_ms(200), stop: Some(SimTime::from_ms(225)), ..Default::default() };
+    let (v, _) = read_all(text, TraceFormat::Disksim, opts).unwrap();
+    // Relative to the first record (at 5 ms), then shifted: 200, 210, 220 ms; 230 ≥ stop ends it.
+    assert_eq!(v.iter().map(|r| r.time).collect::<Vec<_>>(), [SimTime::from_ms(200), SimTime::from_ms(210), SimTime::from_ms(220)]);
+}
+
+#[test]
 fn random_and_truncated_bytes_give_clean_errors_for_every_format() {
     let mut rng = nest_core::rng::RngStream::from_seed(77);
     let seeds = [

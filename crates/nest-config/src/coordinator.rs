@@ -1,14 +1,16 @@
 //! `[[coordinator]]`: QoS coordinators (nest-qos) — schema and resolution of the section in one
 //! place. Kinds so far: `fixed-budget` (every `period`, each of its hosts may admit `ios`
 //! requests through its admission gate), `congestion-monitor` (counts the congestion the
-//! sending channels of storage `servers` meet: DCQCN rate cuts and raises, PFC pauses) and
-//! `plmc` (allocates the DT counts of an NVM-set `pool` among its hosts, docs/plm.md).
+//! sending channels of storage `servers` meet: DCQCN rate cuts and raises, PFC pauses),
+//! `plmc` (allocates the DT counts of an NVM-set `pool` among its hosts, docs/plm.md) and
+//! `plmlight` (PLM emulated for an SSD without it: read DCs per host, a write DC per device and
+//! the write-handling agent at its storage server, docs/plm.md).
 
 use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
 use crate::resolve::volume::VolumePlan;
 use crate::resolve::{SourcePlan, WorkloadPlan};
-use crate::resolve::{Ctx, HostPlan};
+use crate::resolve::{Ctx, DeviceKindPlan, DevicePlan, HostPlan};
 use nest_core::SimTime;
 use serde::Deserialize;
 
@@ -55,6 +57,32 @@ pub struct CoordinatorConfig {
     /// plmc: a read beyond the host's allocation: send (default, thesis) | ask (PLMC §III-A) | nd (PLMC eq. 5).
     #[serde(default)]
     pub overrun: Option<String>,
+    /// plmlight: the SSD (without PLM, in a storage server) whose windows it emulates.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// plmlight: the fast device on the same server that takes the redirected writes.
+    #[serde(default)]
+    pub fast: Option<String>,
+    /// plmlight: the device's write DC per DTWin (4 KiB units).
+    #[serde(default)]
+    pub write_counts: Option<u64>,
+    /// plmlight: DTWin length (default 1 ms, thesis 3.7).
+    #[serde(default)]
+    pub t_dw: Option<String>,
+    /// plmlight: NDWin minimum (default T_DW) and maximum (default 10 × T_DW).
+    #[serde(default)]
+    pub t_ndwl: Option<String>,
+    #[serde(default)]
+    pub t_ndwh: Option<String>,
+    /// plmlight: writes smaller than this go to the fast device (default: none; Workload II: "64KiB").
+    #[serde(default)]
+    pub small_writes_below: Option<String>,
+    /// plmlight: bytes the fast device may hold for the SSD (default: its capacity).
+    #[serde(default)]
+    pub fast_capacity: Option<String>,
+    /// plmlight: flushes in flight at once (default 8).
+    #[serde(default)]
+    pub flush_depth: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +91,28 @@ pub enum CoordinatorKind {
     /// Flow ids of the channels the servers send on (completions and read data).
     CongestionMonitor { servers: Vec<String>, flows: Vec<u32> },
     Plmc(PlmcPlan),
+    PlmLight(PlmLightPlan),
+}
+
+/// `plmlight`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmLightPlan {
+    /// The SSD and the fast device (device indices), and the storage server (network host) they sit in.
+    pub device: usize,
+    pub fast: usize,
+    pub server: u32,
+    pub server_name: String,
+    /// Read DCs per DTWin (C) and the device's write DC.
+    pub read_counts: u64,
+    pub write_counts: u64,
+    pub t_dw: SimTime,
+    pub t_ndwl: SimTime,
+    pub t_ndwh: SimTime,
+    pub small_below: u32,
+    pub fast_capacity: u64,
+    pub flush_depth: u32,
+    /// The read allocation, as PLMC's (predictor always CoD, overrun always nd).
+    pub alloc: PlmcPlan,
 }
 
 /// `plmc`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
@@ -114,7 +164,7 @@ pub struct CoordinatorPlan {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], volumes: &[VolumePlan], workloads: &[WorkloadPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
+pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[HostPlan], devices: &[DevicePlan], volumes: &[VolumePlan], workloads: &[WorkloadPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<CoordinatorPlan> {
     let key = format!("coordinator[{i}]");
     let idx: Vec<usize> = match &c.hosts {
         None => (0..hosts.len()).collect(),
@@ -177,8 +227,9 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
             CoordinatorKind::CongestionMonitor { servers: names.clone(), flows }
         }
         "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, &idx, volumes, workloads)?),
+        "plmlight" => CoordinatorKind::PlmLight(plmlight(cx, &key, c, &idx, devices, network, nvmeof)?),
         o => {
-            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor or plmc"));
+            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor, plmc or plmlight"));
             return None;
         }
     };
@@ -230,25 +281,42 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes
             None
         }
     };
+    let (zeta, ratios, c_min, scale_minimums) = allocation_keys(cx, key, c, k, "strict-priority");
+    let overrun = match c.overrun.as_deref() {
+        None | Some("send") => OverrunPlan::Send,
+        Some("ask") => OverrunPlan::Ask,
+        Some("nd") => OverrunPlan::Nd,
+        Some(o) => {
+            cx.err(&f("overrun"), format!("'{o}': expected send, ask or nd"));
+            OverrunPlan::Send
+        }
+    };
+    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, overrun })
+}
+
+/// The keys of PLMC eq. 6 that PLMC and PLMLight share: ζ, the policy and its ratios, the
+/// minimums and their overflow rule (`default_policy` when none is given).
+fn allocation_keys(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, k: usize, default_policy: &str) -> (f64, Option<Vec<u64>>, Vec<u64>, bool) {
+    let f = |n: &str| format!("{key}.{n}");
     let zeta = c.zeta.unwrap_or(0.5);
     if !(zeta > 0.0 && zeta <= 1.0) {
         cx.err(&f("zeta"), format!("{zeta}: expected 0 < zeta ≤ 1"));
     }
-    let ratios = match c.policy.as_deref() {
-        None | Some("strict-priority") => {
+    let ratios = match c.policy.as_deref().unwrap_or(default_policy) {
+        "strict-priority" => {
             if c.ratios.is_some() {
                 cx.err(&f("ratios"), "only policy = \"fixed-ratio\" has ratios");
             }
             None
         }
-        Some("fixed-ratio") => {
+        "fixed-ratio" => {
             let r = c.ratios.clone().unwrap_or_else(|| (0..k).map(|j| 1u64 << (k - 1 - j).min(62)).collect());
             if r.len() != k || r.iter().all(|&x| x == 0) {
                 cx.err(&f("ratios"), format!("expected one weight per host ({k}), not all zero"));
             }
             Some(r)
         }
-        Some(o) => {
+        o => {
             cx.err(&f("policy"), format!("'{o}': expected strict-priority or fixed-ratio"));
             None
         }
@@ -265,14 +333,89 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes
             false
         }
     };
-    let overrun = match c.overrun.as_deref() {
-        None | Some("send") => OverrunPlan::Send,
-        Some("ask") => OverrunPlan::Ask,
-        Some("nd") => OverrunPlan::Nd,
-        Some(o) => {
-            cx.err(&f("overrun"), format!("'{o}': expected send, ask or nd"));
-            OverrunPlan::Send
+    (zeta, ratios, c_min, scale_minimums)
+}
+
+/// `plmlight`'s keys (docs/plm.md, "PLMLight"): the thesis gives T_DW = 1 ms and fixed ratio;
+/// the NDWin bounds, the flush depth and the fast device's share are NeSt's defaults.
+#[allow(clippy::too_many_arguments)]
+fn plmlight(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], devices: &[DevicePlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<PlmLightPlan> {
+    let f = |n: &str| format!("{key}.{n}");
+    let dev = |cx: &mut Ctx, field: &str, v: &Option<String>| -> Option<usize> {
+        let Some(name) = v else {
+            cx.err(&f(field), format!("plmlight needs {field}: {}", if field == "device" { "the SSD whose windows it emulates" } else { "the fast device that takes the redirected writes" }));
+            return None;
+        };
+        let d = devices.iter().position(|d| &d.name == name);
+        if d.is_none() {
+            cx.err(&f(field), format!("no device named '{name}'"));
+        }
+        d
+    };
+    let (device, fast) = (dev(cx, "device", &c.device), dev(cx, "fast", &c.fast));
+    let (device, fast) = (device?, fast?);
+    match &devices[device].kind {
+        DeviceKindPlan::Ssd(p) if p.params.plm.is_some() => cx.err(&f("device"), format!("'{}' has PLM: PLMLight emulates it for an SSD without (use plmc)", devices[device].name)),
+        DeviceKindPlan::Ssd(_) => {}
+        _ => cx.err(&f("device"), format!("'{}' is not an SSD", devices[device].name)),
+    }
+    if fast == device {
+        cx.err(&f("fast"), "the fast device must be another device than the SSD");
+    }
+    let (Some(net), Some(nv)) = (network, nvmeof) else {
+        cx.err(&f("device"), "the write-handling agent sits in the SSD's storage server: the scenario has no device in a storage server");
+        return None;
+    };
+    let Some(server) = nv.device_server[device] else {
+        cx.err(&f("device"), format!("'{}' is in no storage server (give it server = ...)", devices[device].name));
+        return None;
+    };
+    if nv.device_server[fast] != Some(server) {
+        cx.err(&f("fast"), format!("'{}' must sit in the same storage server as '{}'", devices[fast].name, devices[device].name));
+    }
+    let read_counts = match c.counts {
+        Some(n) if n > 0 => n,
+        _ => {
+            cx.err(&f("counts"), "plmlight needs counts ≥ 1: the read DCs per DTWin it allocates among its hosts");
+            0
         }
     };
-    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, overrun })
+    let write_counts = match c.write_counts {
+        Some(n) if n > 0 => n,
+        _ => {
+            cx.err(&f("write_counts"), "plmlight needs write_counts ≥ 1: the device's write DC per DTWin (4 KiB units)");
+            0
+        }
+    };
+    let t_dw = c.t_dw.as_ref().and_then(|s| cx.dur(&f("t_dw"), s)).unwrap_or(SimTime::from_ms(1));
+    if t_dw == SimTime::ZERO {
+        cx.err(&f("t_dw"), "must be positive");
+    }
+    let t_ndwl = c.t_ndwl.as_ref().and_then(|s| cx.dur(&f("t_ndwl"), s)).unwrap_or(t_dw);
+    let t_ndwh = c.t_ndwh.as_ref().and_then(|s| cx.dur(&f("t_ndwh"), s)).unwrap_or(SimTime(t_dw.0.saturating_mul(10)).max(t_ndwl));
+    if t_ndwh < t_ndwl {
+        cx.err(&f("t_ndwh"), "must be at least t_ndwl");
+    }
+    let small_below = match &c.small_writes_below {
+        None => 0,
+        Some(s) => cx.size32(&f("small_writes_below"), s).unwrap_or(0),
+    };
+    let fast_capacity = match &c.fast_capacity {
+        None => devices[fast].capacity,
+        Some(s) => cx.size(&f("fast_capacity"), s).unwrap_or(0),
+    };
+    let flush_depth = c.flush_depth.unwrap_or(8);
+    if flush_depth == 0 {
+        cx.err(&f("flush_depth"), "must be at least 1");
+    }
+    for (v, n) in [(c.pool.is_some(), "pool"), (c.predictor.is_some(), "predictor"), (c.overrun.is_some(), "overrun")] {
+        if v {
+            cx.err(&f(n), "not a plmlight key (its reads beyond their DCs always wait for NDWin, with CoD prediction)");
+        }
+    }
+    let k = hosts.len();
+    let (zeta, ratios, c_min, scale_minimums) = allocation_keys(cx, key, c, k, "fixed-ratio");
+    let alloc = PlmcPlan { pool: usize::MAX, pool_name: String::new(), counts: read_counts, hod: None, zeta, ratios, c_min, scale_minimums, overrun: OverrunPlan::Nd };
+    let server_name = net.topology.host_name(server).to_string();
+    Some(PlmLightPlan { device, fast, server, server_name, read_counts, write_counts, t_dw, t_ndwl, t_ndwh, small_below, fast_capacity, flush_depth, alloc })
 }

@@ -141,10 +141,10 @@ impl Ctx<'_> {
     pub(crate) fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
         parse_duration(s).map_err(|e| self.err(key, e)).ok()
     }
-    fn size(&mut self, key: &str, s: &str) -> Option<u64> {
+    pub(crate) fn size(&mut self, key: &str, s: &str) -> Option<u64> {
         parse_size(s).map_err(|e| self.err(key, e)).ok()
     }
-    fn size32(&mut self, key: &str, s: &str) -> Option<u32> {
+    pub(crate) fn size32(&mut self, key: &str, s: &str) -> Option<u32> {
         let b = self.size(key, s)?;
         if b == 0 || b > u32::MAX as u64 {
             self.err(key, format!("'{s}' must be between 1 B and 4 GiB"));
@@ -319,8 +319,19 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let mut network = network::network(&mut cx, sc, &run, &classes);
     let nvmeof = e2e::nvmeof(&mut cx, sc, &hosts, &devices, &volumes, &workloads, &classes, &tagging, network.as_deref_mut());
 
-    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
+    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &devices, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
     check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
+    // One write-handling agent per storage server: it is the server's routing hook.
+    let mut agents: Vec<(u32, &str)> = Vec::new();
+    for c in &coordinators {
+        if let crate::coordinator::CoordinatorKind::PlmLight(m) = &c.kind {
+            if let Some((_, other)) = agents.iter().find(|(s, _)| *s == m.server) {
+                let i = sc.coordinators.iter().position(|x| x.name == c.name).unwrap_or(0);
+                cx.err(&format!("coordinator[{i}].device"), format!("storage server '{}' already has coordinator '{other}''s write-handling agent: one plmlight per server", m.server_name));
+            }
+            agents.push((m.server, c.name.as_str()));
+        }
+    }
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),

@@ -33,6 +33,8 @@ pub enum NvmeofEvent {
     ResponseDone(u32),
     /// The host finished processing request `r`'s completion.
     HostDone(ReqId),
+    /// Server `s`'s router asked to be woken.
+    RouterWake(u32),
 }
 
 impl NvmeofEvent {
@@ -41,6 +43,7 @@ impl NvmeofEvent {
             NvmeofEvent::RequestDone(s) => s as u64,
             NvmeofEvent::ResponseDone(s) => (1 << 32) | s as u64,
             NvmeofEvent::HostDone(r) => (2 << 32) | r.0 as u64,
+            NvmeofEvent::RouterWake(s) => (3 << 32) | s as u64,
         }
     }
 }

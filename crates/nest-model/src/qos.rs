@@ -8,8 +8,11 @@
 use crate::host::gate::AdmissionGate;
 use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan, OverrunPlan};
 use nest_core::{CoordId, FlowId, HostId, SimTime};
+use nest_config::coordinator::PlmcPlan;
+use nest_core::DeviceId;
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
-use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, Plmc};
+use nest_qos::plmlight::PlmLightConfig;
+use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, PlmLight, Plmc};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,6 +41,17 @@ pub struct QosRt {
     pub(crate) dt_coord: Vec<Option<(CoordId, u32)>>,
     /// Per coordinator: a HoD PLMC's look-ahead, its horizon (T_DW) and a demand buffer.
     pub(crate) oracles: Vec<Option<(crate::host::oracle::DemandOracle, SimTime, Vec<u64>)>>,
+    /// Agents the coordinators place at storage servers (network host, router), installed
+    /// once the NVMe-oF targets exist.
+    pub(crate) routers: Vec<(u32, Box<dyn nest_nvme::Router>)>,
+}
+
+fn policy(m: &PlmcPlan) -> Policy {
+    m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio)
+}
+
+fn overflow(m: &PlmcPlan) -> MinOverflow {
+    if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority }
 }
 
 impl QosRt {
@@ -49,6 +63,7 @@ impl QosRt {
             return (None, gates);
         }
         let mut dt_coord = vec![None; hosts];
+        let mut routers = Vec::new();
         let coords: Vec<Box<dyn Coordinator>> = plans
             .iter()
             .enumerate()
@@ -70,8 +85,8 @@ impl QosRt {
                             hosts,
                             c: m.counts,
                             c_min: m.c_min.clone(),
-                            policy: m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio),
-                            overflow: if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority },
+                            policy: policy(m),
+                            overflow: overflow(m),
                             zeta: m.zeta,
                             hod: m.hod.is_some(),
                             overrun: match m.overrun {
@@ -81,11 +96,33 @@ impl QosRt {
                             },
                         }))
                     }
+                    CoordinatorKind::PlmLight(ref m) => {
+                        let (coord, router) = PlmLight::new(PlmLightConfig {
+                            hosts,
+                            read_counts: m.read_counts,
+                            c_min: m.alloc.c_min.clone(),
+                            policy: policy(&m.alloc),
+                            overflow: overflow(&m.alloc),
+                            zeta: m.alloc.zeta,
+                            write_counts: m.write_counts,
+                            ssd: DeviceId(m.device as u32),
+                            fast: DeviceId(m.fast as u32),
+                            t_dw: m.t_dw,
+                            t_ndwl: m.t_ndwl,
+                            t_ndwh: m.t_ndwh,
+                            small_below: m.small_below,
+                            fast_capacity: m.fast_capacity,
+                            flush_depth: m.flush_depth,
+                        })
+                        .split();
+                        routers.push((m.server, Box::new(router) as Box<dyn nest_nvme::Router>));
+                        Box::new(coord)
+                    }
                 }
             })
             .collect();
         let measuring = coords.iter().any(|c| c.measures_completions());
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect() })), gates)
+        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect(), routers })), gates)
     }
 }
 

@@ -138,6 +138,11 @@ impl Simulation {
         if let Some(rt) = qos.as_deref_mut() {
             crate::qos::build_oracles(rt, &resolved, seed, arrivals_end)?;
         }
+        let mut nvmeof = nvmeof;
+        for (node, router) in qos.as_deref_mut().map(|rt| std::mem::take(&mut rt.routers)).unwrap_or_default() {
+            // Resolution checked the device sits in a storage server.
+            nvmeof.as_deref_mut().expect("NVMe-oF targets").set_router(node, router)?;
+        }
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -177,6 +182,7 @@ impl Simulation {
     fn start(&mut self) -> Result<(), String> {
         self.qos_start();
         self.pools_start();
+        self.routers_start();
         for w in 0..self.workloads.len() {
             match self.workloads[w].source {
                 Source::Closed { .. } => self.refill(w as u32),

@@ -54,13 +54,13 @@ struct Stage {
 }
 
 impl Router for Stage {
-    fn route(&mut self, _now: SimTime, c: &CmdInfo, out: &mut RouterOut) -> DeviceId {
+    fn route(&mut self, _now: SimTime, c: &CmdInfo, out: &mut RouterOut) -> Option<DeviceId> {
         if !c.write {
-            return c.device;
+            return Some(c.device);
         }
         let tag = self.started.fetch_add(1, Ordering::Relaxed) as u32;
         out.background.push(BackgroundIo { host: c.host, device: c.device, write: true, offset: c.offset, bytes: c.bytes, class_id: c.class_id, tag });
-        self.fast
+        Some(self.fast)
     }
 
     fn background_done(&mut self, _now: SimTime, _tag: u32, _out: &mut RouterOut) {

@@ -9,7 +9,10 @@
 //! device it names; PLMLight's write-handling agent will redirect writes there. A router may
 //! also start **background I/O** of its own (a flush of redirected writes to the SSD): it asks
 //! for it in a [`RouterOut`], the caller carries it out at the device and reports its end with
-//! [`Target::background_done`], which the router sees in [`Router::background_done`].
+//! [`Target::background_done`], which the router sees in [`Router::background_done`]. A router
+//! may **hold** a command (route it nowhere yet: PLMLight defers reads beyond a host's DT counts
+//! to the next NDWin) until it asks for the held commands to be routed again, and may ask to be
+//! woken at a time (its own timers: window ends).
 
 use nest_core::{DeviceId, HostId, Priority, SimTime};
 use std::collections::VecDeque;
@@ -44,17 +47,39 @@ pub struct BackgroundIo {
     pub tag: u32,
 }
 
-/// Background I/O a router asks for during one call (reused).
+/// What a router asks for during one call (reused).
 #[derive(Default, Debug)]
 pub struct RouterOut {
     pub background: Vec<BackgroundIo>,
+    /// Route the commands it holds again, in the order they arrived.
+    pub release: bool,
+    /// Call [`Router::on_wake`] at this time (a time already asked for is kept: the router
+    /// ignores wake-ups it no longer needs).
+    pub wake: Option<SimTime>,
 }
 
 /// Decides which device a command goes to once it leaves the request queue.
 pub trait Router: Send + Sync {
-    fn route(&mut self, now: SimTime, cmd: &CmdInfo, out: &mut RouterOut) -> DeviceId;
+    /// Its first call, when the run starts.
+    fn start(&mut self, _now: SimTime, _out: &mut RouterOut) {}
+    /// The device `cmd` goes to, or `None` to hold it until the router asks for a release.
+    fn route(&mut self, now: SimTime, cmd: &CmdInfo, out: &mut RouterOut) -> Option<DeviceId>;
     /// Background I/O `tag` it started has completed at its device.
     fn background_done(&mut self, _now: SimTime, _tag: u32, _out: &mut RouterOut) {}
+    /// A wake-up it asked for.
+    fn on_wake(&mut self, _now: SimTime, _out: &mut RouterOut) {}
+    /// What it reports in the summary (name, value), in a fixed order.
+    fn report(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+    /// What it reports per host.
+    fn host_report(&self) -> Vec<(HostId, Vec<(&'static str, f64)>)> {
+        Vec::new()
+    }
+    /// Its own conservation check at the end of a run (bytes it took charge of are accounted).
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Every command to the device it names (NVMe-oF as specified).
@@ -63,8 +88,8 @@ pub struct Direct;
 
 impl Router for Direct {
     #[inline]
-    fn route(&mut self, _now: SimTime, cmd: &CmdInfo, _out: &mut RouterOut) -> DeviceId {
-        cmd.device
+    fn route(&mut self, _now: SimTime, cmd: &CmdInfo, _out: &mut RouterOut) -> Option<DeviceId> {
+        Some(cmd.device)
     }
 }
 
@@ -86,6 +111,8 @@ pub enum TargetAction<C> {
     Respond(C),
     /// Start a router's background I/O at its device; report its end with `background_done`.
     Background(BackgroundIo),
+    /// Call `router_wake` at this time.
+    RouterWake(SimTime),
 }
 
 /// A FIFO queue served by one worker.
@@ -131,16 +158,40 @@ pub struct Target<C> {
     pub redirected: u64,
     /// The router's background I/O: started, and completed.
     pub background: nest_core::Conservation,
+    /// Commands the router holds, in arrival order; and how many it ever held.
+    held: VecDeque<(C, CmdInfo)>,
+    pub holds: u64,
 }
 
 impl<C: Copy> Target<C> {
     pub fn new(request_overhead: SimTime, response_overhead: SimTime, router: Box<dyn Router>) -> Self {
-        Target { requests: FifoStage::default(), responses: FifoStage::default(), request_overhead, response_overhead, router, router_out: RouterOut::default(), commands: 0, redirected: 0, background: Default::default() }
+        Target { requests: FifoStage::default(), responses: FifoStage::default(), request_overhead, response_overhead, router, router_out: RouterOut::default(), commands: 0, redirected: 0, background: Default::default(), held: VecDeque::new(), holds: 0 }
     }
 
     /// Replaces the routing hook (a mechanism's agent at this server).
     pub fn set_router(&mut self, router: Box<dyn Router>) {
         self.router = router;
+    }
+
+    pub fn router(&self) -> &dyn Router {
+        self.router.as_ref()
+    }
+
+    /// Commands the router holds now.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The run starts: the router's first call.
+    pub fn start_router(&mut self, now: SimTime, out: &mut Vec<TargetAction<C>>) {
+        self.router.start(now, &mut self.router_out);
+        self.take_router_out(now, out);
+    }
+
+    /// A wake-up the router asked for.
+    pub fn router_wake(&mut self, now: SimTime, out: &mut Vec<TargetAction<C>>) {
+        self.router.on_wake(now, &mut self.router_out);
+        self.take_router_out(now, out);
     }
 
     /// A command (with its write data) has fully arrived.
@@ -188,22 +239,48 @@ impl<C: Copy> Target<C> {
     pub fn background_done(&mut self, now: SimTime, tag: u32, out: &mut Vec<TargetAction<C>>) {
         self.background.complete(1);
         self.router.background_done(now, tag, &mut self.router_out);
-        self.take_background(out);
+        self.take_router_out(now, out);
     }
 
     fn submit(&mut self, now: SimTime, cmd: C, info: &CmdInfo, out: &mut Vec<TargetAction<C>>) {
-        let d = self.router.route(now, info, &mut self.router_out);
-        if d != info.device {
-            self.redirected += 1;
-        }
-        out.push(TargetAction::Submit(cmd, d));
-        self.take_background(out);
+        self.place(now, cmd, info, out);
+        self.take_router_out(now, out);
     }
 
-    fn take_background(&mut self, out: &mut Vec<TargetAction<C>>) {
-        for io in self.router_out.background.drain(..) {
-            self.background.issue(1);
-            out.push(TargetAction::Background(io));
+    /// Routes one command: to a device, or into the held queue.
+    fn place(&mut self, now: SimTime, cmd: C, info: &CmdInfo, out: &mut Vec<TargetAction<C>>) {
+        match self.router.route(now, info, &mut self.router_out) {
+            Some(d) => {
+                if d != info.device {
+                    self.redirected += 1;
+                }
+                out.push(TargetAction::Submit(cmd, d));
+            }
+            None => {
+                self.holds += 1;
+                self.held.push_back((cmd, *info));
+            }
+        }
+    }
+
+    /// Carries out what the router asked for: background I/O, a wake-up, a release of what it
+    /// holds (routed again in arrival order; a release asked for meanwhile is taken in turn).
+    fn take_router_out(&mut self, now: SimTime, out: &mut Vec<TargetAction<C>>) {
+        loop {
+            for io in self.router_out.background.drain(..) {
+                self.background.issue(1);
+                out.push(TargetAction::Background(io));
+            }
+            if let Some(t) = self.router_out.wake.take() {
+                out.push(TargetAction::RouterWake(t));
+            }
+            if !std::mem::take(&mut self.router_out.release) {
+                return;
+            }
+            for _ in 0..self.held.len() {
+                let (cmd, info) = self.held.pop_front().expect("counted");
+                self.place(now, cmd, &info, out);
+            }
         }
     }
 }
@@ -260,12 +337,12 @@ mod tests {
             done: Vec<u32>,
         }
         impl Router for WritesTo {
-            fn route(&mut self, _now: SimTime, c: &CmdInfo, out: &mut RouterOut) -> DeviceId {
+            fn route(&mut self, _now: SimTime, c: &CmdInfo, out: &mut RouterOut) -> Option<DeviceId> {
                 if !c.write {
-                    return c.device;
+                    return Some(c.device);
                 }
                 out.background.push(BackgroundIo { host: c.host, device: c.device, write: true, offset: c.offset, bytes: c.bytes, class_id: 3, tag: 40 + c.bytes / 4096 });
-                DeviceId(9)
+                Some(DeviceId(9))
             }
             fn background_done(&mut self, _now: SimTime, tag: u32, _out: &mut RouterOut) {
                 self.done.push(tag);
@@ -283,5 +360,40 @@ mod tests {
         t.background_done(SimTime::from_us(5), 41, &mut out);
         assert!(out.is_empty());
         assert_eq!(t.background.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_router_holds_commands_until_it_releases_them_on_its_own_timer() {
+        // Reads are held while a "window" is closed; at the wake-up it asked for at start the
+        // window opens and the held reads go, in arrival order; writes are never held.
+        struct Gate {
+            open: bool,
+        }
+        impl Router for Gate {
+            fn start(&mut self, now: SimTime, out: &mut RouterOut) {
+                out.wake = Some(now + SimTime::from_us(10));
+            }
+            fn route(&mut self, _now: SimTime, c: &CmdInfo, _out: &mut RouterOut) -> Option<DeviceId> {
+                (self.open || c.write).then_some(c.device)
+            }
+            fn on_wake(&mut self, _now: SimTime, out: &mut RouterOut) {
+                self.open = true;
+                out.release = true;
+            }
+        }
+        let mut t: Target<u32> = Target::new(SimTime::ZERO, SimTime::ZERO, Box::new(Gate { open: false }));
+        let mut out = Vec::new();
+        t.start_router(SimTime::ZERO, &mut out);
+        assert_eq!(out, vec![TargetAction::RouterWake(SimTime::from_us(10))]);
+        out.clear();
+        t.command_arrived(SimTime::from_us(1), 1, info(0, false), &mut out);
+        t.command_arrived(SimTime::from_us(2), 2, info(1, true), &mut out);
+        t.command_arrived(SimTime::from_us(3), 3, info(2, false), &mut out);
+        assert_eq!(out, vec![TargetAction::Submit(2, DeviceId(1))]);
+        assert_eq!((t.held(), t.holds), (2, 2));
+        out.clear();
+        t.router_wake(SimTime::from_us(10), &mut out);
+        assert_eq!(out, vec![TargetAction::Submit(1, DeviceId(0)), TargetAction::Submit(3, DeviceId(2))]);
+        assert_eq!((t.held(), t.holds, t.redirected), (0, 2, 0));
     }
 }

@@ -10,10 +10,12 @@
 pub mod congestion_monitor;
 pub mod fixed_budget;
 pub mod plmc;
+pub mod plmlight;
 
 pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;
 pub use plmc::Plmc;
+pub use plmlight::PlmLight;
 
 pub use nest_core::Congestion;
 use nest_core::{FlowId, HostId, SimTime};

@@ -39,6 +39,9 @@ impl Simulation {
             net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
             if let Some(rt) = &self.nvmeof {
                 rt.check(&net.tp)?;
+                for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
+                    t.router().check().map_err(|e| format!("router at '{}': {e}", net.fabric.topo.host_name(node)))?;
+                }
             }
         }
         // Split application requests are the workloads' but not the hosts' (only their device

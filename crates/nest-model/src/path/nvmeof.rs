@@ -69,6 +69,13 @@ impl Simulation {
             NvmeofEvent::RequestDone(s) => (s, Stage::Request),
             NvmeofEvent::ResponseDone(s) => (s, Stage::Response),
             NvmeofEvent::HostDone(r) => return self.complete(r),
+            NvmeofEvent::RouterWake(s) => {
+                let now = self.now;
+                let rt = self.nvmeof();
+                let mut out = std::mem::take(&mut rt.actions);
+                rt.targets[s as usize].router_wake(now, &mut out);
+                return self.target_actions(s, out);
+            }
         };
         let now = self.now;
         let rt = self.nvmeof();
@@ -93,6 +100,18 @@ impl Simulation {
         self.target_actions(s, out);
     }
 
+    /// At time zero: every target's router makes its first call.
+    pub(crate) fn routers_start(&mut self) {
+        let n = self.nvmeof.as_ref().map_or(0, |rt| rt.targets.len());
+        for s in 0..n as u32 {
+            let now = self.now;
+            let rt = self.nvmeof();
+            let mut out = std::mem::take(&mut rt.actions);
+            rt.targets[s as usize].start_router(now, &mut out);
+            self.target_actions(s, out);
+        }
+    }
+
     /// Carries out what server `s`'s target asked for, in order.
     fn target_actions(&mut self, s: u32, mut out: Vec<TargetAction<ReqId>>) {
         for a in out.drain(..) {
@@ -111,6 +130,7 @@ impl Simulation {
                 }
                 TargetAction::Respond(r) => self.send_response(r),
                 TargetAction::Background(io) => self.target_background(s, io),
+                TargetAction::RouterWake(t) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::RouterWake(s))),
             }
         }
         self.nvmeof().actions = out;

@@ -134,6 +134,14 @@ impl Simulation {
                     "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
                     "overrun": m.overrun.name(),
                 })),
+                CoordinatorKind::PlmLight(m) => ("plmlight", json!({
+                    "device": self.resolved.devices[m.device].name, "fast": self.resolved.devices[m.fast].name, "server": m.server_name,
+                    "counts": m.read_counts, "write_counts": m.write_counts, "zeta": m.alloc.zeta,
+                    "policy": if m.alloc.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.alloc.ratios,
+                    "c_min": m.alloc.c_min, "min_overflow": if m.alloc.scale_minimums { "scale" } else { "priority" },
+                    "t_dw_ms": m.t_dw.0 as f64 / 1e9, "t_ndwl_ms": m.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": m.t_ndwh.0 as f64 / 1e9,
+                    "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
+                })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
             let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();

@@ -182,6 +182,13 @@ fn main() {
         .replace("duration = \"3s\"", if quick { "duration = \"1s\"" } else { "duration = \"20s\"" });
     let (cpu, ev, ios, s) = run_scenario(&plmc);
     report("PLMC: 2-replica NVM-set pool, 3 hosts, CoD", cpu, ev, ios, s);
+    // 8) PLMLight: examples/plmlight.toml (three hosts over NVMe-oF, Workload I at 51k IOPS, 1 ms
+    //    emulated windows, writes beyond the write DC parked on an Optane-class SSD and flushed).
+    let plmlight = include_str!("../../../examples/plmlight.toml")
+        .replace("[run]", "[output]\nrequests = false\ntimeseries = false\n[run]")
+        .replace("duration = \"300ms\"", if quick { "duration = \"300ms\"" } else { "duration = \"2s\"" });
+    let (cpu, ev, ios, s) = run_scenario(&plmlight);
+    report("PLMLight: 3 hosts over NVMe-oF, write-handling agent", cpu, ev, ios, s);
     network(quick);
     host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());

@@ -78,6 +78,10 @@ pub struct NvmeofRt {
     pub books: Books,
     /// Per target: its router's background I/O waiting for room in its device's SQ.
     pub(crate) background_wait: Vec<std::collections::VecDeque<ReqId>>,
+    /// Per target: its router's time-series ids (empty: it samples none).
+    pub(crate) router_series: Vec<Vec<u32>>,
+    /// Values the last router sample gave (reused buffer).
+    pub(crate) router_values: Vec<f64>,
 }
 
 impl NvmeofRt {
@@ -90,6 +94,8 @@ impl NvmeofRt {
         let background_wait = (0..target_node.len()).map(|_| Default::default()).collect();
         NvmeofRt {
             background_wait,
+            router_series: Vec::new(),
+            router_values: Vec::new(),
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,

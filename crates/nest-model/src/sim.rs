@@ -143,6 +143,14 @@ impl Simulation {
             // Resolution checked the device sits in a storage server.
             nvmeof.as_deref_mut().expect("NVMe-oF targets").set_router(node, router)?;
         }
+        if let (Some(rt), Some(net)) = (nvmeof.as_deref_mut(), net.as_deref()) {
+            // Routers' time series, as "router:SERVER" entities.
+            for s in 0..rt.targets.len() {
+                let e = format!("router:{}", net.fabric.topo.host_name(rt.target_node[s]));
+                let ids = rt.targets[s].router().series().iter().map(|m| stats.series.register(&e, m)).collect();
+                rt.router_series.push(ids);
+            }
+        }
         let stop_at = match (resolved.run.drain, resolved.run.duration) {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
@@ -473,6 +481,7 @@ impl Simulation {
             let stats = &mut self.stats;
             net.sample(now, &mut |id, v| stats.sample(now, id, v));
         }
+        self.sample_routers();
         // Keep sampling only while something else can still happen.
         if !self.queue.is_empty() {
             self.queue.schedule(now + self.resolved.run.interval, Event::Sample);

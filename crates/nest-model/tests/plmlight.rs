@@ -129,3 +129,25 @@ fn plmlight_scenarios_that_cannot_work_are_refused_with_the_key() {
     let e = err(&format!("{PLMLIGHT}[[coordinator]]\nname = \"pl2\"\nkind = \"plmlight\"\ndevice = \"ssd\"\nfast = \"optane\"\ncounts = 1\nwrite_counts = 1\n"));
     assert!(e.contains("one plmlight per server"), "{e}");
 }
+
+#[test]
+fn the_agent_samples_its_windows_and_sampling_changes_no_result() {
+    let text = scenario(PLMLIGHT, r#"{ dist = "fixed", bytes = "4KiB" }"#);
+    let fine = text.replace("drain = true", "drain = true\ninterval = \"100us\"");
+    let (a, _) = run(&text);
+    let (b, sim) = run(&fine);
+    // What the model did — latencies, counts, windows — is the same; the run's end (and what is
+    // divided by it) follows its last sample, so those are compared without it.
+    let model = |v: &serde_json::Value| {
+        let mut r = v["coordinators"]["pl"].clone();
+        for k in ["dt_time_ms", "nd_time_ms"] {
+            r["report"].as_object_mut().unwrap().remove(k);
+        }
+        (v["workloads"].clone(), v["classes"].clone(), r, v["nvmeof"]["targets"].clone())
+    };
+    assert_eq!(model(&a), model(&b), "100 µs sampling (which catches the idle windows up) changes nothing");
+    let names = sim.series_names();
+    for m in nest_qos::plmlight::SERIES {
+        assert!(names.iter().any(|(e, n)| e == "router:r0" && n == m), "router:r0 {m} in {names:?}");
+    }
+}

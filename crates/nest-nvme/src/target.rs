@@ -80,6 +80,13 @@ pub trait Router: Send + Sync {
     fn check(&self) -> Result<(), String> {
         Ok(())
     }
+    /// The time series it samples (metric names, in the order `sample` gives their values).
+    fn series(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// One value per name of `series`, as of `now`, pushed onto `values`. It may bring its own
+    /// state up to `now` first (what it asks for then is carried out like any call's).
+    fn sample(&mut self, _now: SimTime, _out: &mut RouterOut, _values: &mut Vec<f64>) {}
 }
 
 /// Every command to the device it names (NVMe-oF as specified).
@@ -185,6 +192,12 @@ impl<C: Copy> Target<C> {
     /// The run starts: the router's first call.
     pub fn start_router(&mut self, now: SimTime, out: &mut Vec<TargetAction<C>>) {
         self.router.start(now, &mut self.router_out);
+        self.take_router_out(now, out);
+    }
+
+    /// The router's time-series values as of `now` (see [`Router::sample`]).
+    pub fn sample_router(&mut self, now: SimTime, values: &mut Vec<f64>, out: &mut Vec<TargetAction<C>>) {
+        self.router.sample(now, &mut self.router_out, values);
         self.take_router_out(now, out);
     }
 

@@ -112,6 +112,27 @@ impl Simulation {
         }
     }
 
+    /// Samples the routers' time series.
+    pub(crate) fn sample_routers(&mut self) {
+        let n = self.nvmeof.as_ref().map_or(0, |rt| rt.targets.len());
+        for s in 0..n {
+            let now = self.now;
+            let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
+            if rt.router_series[s].is_empty() {
+                continue;
+            }
+            let mut out = std::mem::take(&mut rt.actions);
+            let mut values = std::mem::take(&mut rt.router_values);
+            values.clear();
+            rt.targets[s].sample_router(now, &mut values, &mut out);
+            for (&id, &v) in rt.router_series[s].iter().zip(&values) {
+                self.stats.sample(now, id, v);
+            }
+            rt.router_values = values;
+            self.target_actions(s as u32, out);
+        }
+    }
+
     /// Carries out what server `s`'s target asked for, in order.
     fn target_actions(&mut self, s: u32, mut out: Vec<TargetAction<ReqId>>) {
         for a in out.drain(..) {

@@ -110,6 +110,11 @@ impl Plmc {
         &self.alloc
     }
 
+    /// What is left of each host's allocation in this window (priority order).
+    pub fn left(&self) -> impl Iterator<Item = u64> + '_ {
+        self.alloc.iter().zip(&self.used).map(|(a, u)| a - u)
+    }
+
     /// A DTWin of the pool starts: closes the last window's metrics, folds its demand into the
     /// prediction and allocates the new window's counts.
     pub fn window_start(&mut self) {

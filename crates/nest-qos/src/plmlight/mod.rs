@@ -27,6 +27,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use wha::{Parked, Place, Wha};
 use window::{Clock, NdCause, Win};
 
+/// The agent's time series: window (1 DTWin, 0 NDWin), read DCs left in the window (all hosts),
+/// write DC left, bytes parked on the fast device, reads held for NDWin.
+pub const SERIES: [&str; 5] = ["plm_window", "read_dcs_left", "write_dc_left", "parked_bytes", "held_reads"];
+
 /// Read and write DCs are counted in 4 KiB units (a request of S bytes spends ⌈S / 4 KiB⌉).
 pub const DC_UNIT: u64 = 4096;
 
@@ -336,6 +340,20 @@ impl Router for PlmLightRouter {
 
     fn check(&self) -> Result<(), String> {
         lock(&self.0).wha.check()
+    }
+
+    fn series(&self) -> &'static [&'static str] {
+        &SERIES
+    }
+
+    fn sample(&mut self, now: SimTime, out: &mut RouterOut, values: &mut Vec<f64>) {
+        let mut s = lock(&self.0);
+        // Idle windows are caught up here as on a command: nothing waits on them, so nothing is
+        // asked for and sampling changes no result.
+        s.catch_up(now, out);
+        let read_left: u64 = s.reads_dc.left().sum();
+        let v = [if s.clock.win == Win::Dt { 1.0 } else { 0.0 }, read_left as f64, s.write_left as f64, s.wha.parked_bytes as f64, s.held_now as f64];
+        values.extend_from_slice(&v);
     }
 }
 

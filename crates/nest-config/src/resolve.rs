@@ -59,6 +59,9 @@ pub struct NvmePlan {
     pub weights: [u32; 3],
     pub burst: u32,
     pub sq_depth: u32,
+    /// SRC's separate read/write SQs with this write weight w (read weight 1), instead of the
+    /// per-(host, level) SQs.
+    pub split: Option<u32>,
 }
 
 #[derive(Debug, Clone)]

@@ -31,8 +31,11 @@ pub struct SsdDevice {
 
 impl SsdDevice {
     pub fn new(name: &str, ssd: Ssd, nvme: &NvmePlan, hosts: usize) -> Result<Self, String> {
-        let arb = PerHostLevels::new(hosts, nvme.wrr, ArbiterConfig { weights: nvme.weights, burst: nvme.burst }, nvme.sq_depth as usize)?;
-        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(Box::new(arb)), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3], plm_series: Vec::new() })
+        let arb: Box<dyn nest_nvme::Arbitration<ReqId>> = match nvme.split {
+            Some(w) => Box::new(nest_nvme::SplitQueues::new(hosts, nvme.sq_depth, ssd.params.host.queue_depth, w)?),
+            None => Box::new(PerHostLevels::new(hosts, nvme.wrr, ArbiterConfig { weights: nvme.weights, burst: nvme.burst }, nvme.sq_depth as usize)?),
+        };
+        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(arb), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3], plm_series: Vec::new() })
     }
 
     pub fn in_system(&self) -> u64 {

@@ -140,7 +140,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "blocks_per_plane": s.params.geometry.blocks_per_plane, "pages_per_block": s.params.geometry.pages_per_block,
             "page_size": s.params.geometry.page_size, "capacity_bytes": s.capacity(),
         },
-        "nvme_arbitration": if dev.nvme.wrr { "wrr" } else { "rr" },
+        "nvme_arbitration": match (dev.nvme.split, dev.nvme.wrr) { (Some(_), _) => "ssq", (None, true) => "wrr", (None, false) => "rr" },
         "device_qos": s.params.sched.device_qos,
         "commands": c.commands,
         "in_flight_at_end": s.in_flight(),
@@ -187,6 +187,9 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     }
     if let Some(p) = crate::plm_summary::plm_json(s, end) {
         out["plm"] = p;
+    }
+    if let Some(w) = dev.ctrl.write_weight() {
+        out["ssq_write_weight"] = json!(w);
     }
     out
 }

@@ -1,7 +1,8 @@
 //! The NVMe controller in front of a device, sans-IO: it owns the submission queues and the
 //! arbitration between them, and hands out the next command when the device has a free slot.
 //! Arbitration is pluggable per controller ([`Arbitration`]): NVMe's urgent + WRR over an SQ
-//! per host and level ([`PerHostLevels`]) is one; SRC's split read/write queues will be another.
+//! per host and level ([`PerHostLevels`]) is one; SRC's split read/write queues
+//! ([`crate::ssq::SplitQueues`]) are another.
 
 use crate::arbiter::{Arbiter, ArbiterConfig, Level, SqFull, SqId};
 use nest_core::{Conservation, HostId, Priority};
@@ -14,6 +15,21 @@ pub trait Arbitration<C>: Send + Sync {
     fn has_room(&self, host: HostId, class: Priority, write: bool) -> bool;
     /// Queues a command; refused when its SQ is full (the host must hold it).
     fn submit(&mut self, host: HostId, class: Priority, write: bool, cmd: C) -> Result<(), SqFull>;
+    /// The same, knowing the command's LBA range (bytes at `offset`), for arbitrations that
+    /// keep commands on overlapping LBAs in order (SRC's split queues).
+    fn submit_at(&mut self, host: HostId, class: Priority, write: bool, _offset: u64, _bytes: u32, cmd: C) -> Result<(), SqFull> {
+        self.submit(host, class, write, cmd)
+    }
+    /// A fetched command of this type completed at the device.
+    fn done(&mut self, _write: bool) {}
+    /// Sets the write weight of arbitrations that have one (SRC's w).
+    fn set_write_weight(&mut self, _w: u32) -> Result<(), String> {
+        Err("this arbitration has no write weight".into())
+    }
+    /// Its write weight, when it has one.
+    fn write_weight(&self) -> Option<u32> {
+        None
+    }
     /// The next command to fetch.
     fn next(&mut self) -> Option<C>;
     /// Commands waiting.
@@ -87,8 +103,14 @@ impl<C> Controller<C> {
     /// credits for the SQ).
     #[inline]
     pub fn submit(&mut self, host: HostId, class: Priority, write: bool, cmd: C) {
+        self.submit_at(host, class, write, 0, 0, cmd)
+    }
+
+    /// The same with the command's LBA range (`bytes` at `offset`; 0 bytes: unknown).
+    #[inline]
+    pub fn submit_at(&mut self, host: HostId, class: Priority, write: bool, offset: u64, bytes: u32, cmd: C) {
         self.books.issue(1);
-        if self.arb.submit(host, class, write, cmd).is_err() {
+        if self.arb.submit_at(host, class, write, offset, bytes, cmd).is_err() {
             panic!("a command for a full SQ: the host must check for room (locally its occupancy, over NVMe-oF its credits)");
         }
     }
@@ -103,6 +125,22 @@ impl<C> Controller<C> {
     #[inline]
     pub fn completed(&mut self, n: u64) {
         self.books.complete(n);
+    }
+
+    /// The device completed a command of this type (arbitrations that share the device's depth
+    /// by type count it).
+    #[inline]
+    pub fn done(&mut self, write: bool) {
+        self.arb.done(write);
+    }
+
+    pub fn write_weight(&self) -> Option<u32> {
+        self.arb.write_weight()
+    }
+
+    /// Sets the arbitration's write weight (SRC's w); an error for arbitrations without one.
+    pub fn set_write_weight(&mut self, w: u32) -> Result<(), String> {
+        self.arb.set_write_weight(w)
     }
 
     pub fn waiting(&self) -> usize {

@@ -5,8 +5,10 @@
 
 pub mod arbiter;
 pub mod controller;
+pub mod ssq;
 pub mod target;
 
 pub use arbiter::{Arbiter, ArbiterConfig, Level, SqFull, SqId};
 pub use controller::{Arbitration, Controller, PerHostLevels};
+pub use ssq::SplitQueues;
 pub use target::{BackgroundIo, CmdInfo, Direct, Router, RouterOut, Stage, Target, TargetAction};

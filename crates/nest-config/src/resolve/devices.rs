@@ -67,14 +67,27 @@ fn weights(cx: &mut Ctx, key: &str, w: &Option<Vec<u32>>, default: [u32; 3]) -> 
 
 pub(super) fn nvme_plan(cx: &mut Ctx, key: &str, c: &Option<NvmeConfig>) -> NvmePlan {
     let c = c.clone().unwrap_or_default();
-    let wrr = match c.arbitration.as_deref() {
-        None | Some("wrr") => true,
-        Some("rr") => false,
+    let (wrr, split) = match c.arbitration.as_deref() {
+        None | Some("wrr") => (true, None),
+        Some("rr") => (false, None),
+        Some("ssq") => {
+            let w = c.write_weight.unwrap_or(1);
+            if !(1..=1024).contains(&w) {
+                cx.err(&format!("{key}.write_weight"), format!("expected an integer 1..1024, got {w}"));
+            }
+            if c.weights.is_some() || c.burst.is_some() {
+                cx.err(&format!("{key}.weights"), "ssq arbitrates between a read and a write SQ by write_weight: weights and burst are wrr's");
+            }
+            (false, Some(w.clamp(1, 1024)))
+        }
         Some(o) => {
-            cx.err(&format!("{key}.arbitration"), format!("'{o}' is not an arbitration (expected rr or wrr)"));
-            true
+            cx.err(&format!("{key}.arbitration"), format!("'{o}' is not an arbitration (expected rr, wrr or ssq)"));
+            (true, None)
         }
     };
+    if split.is_none() && c.write_weight.is_some() {
+        cx.err(&format!("{key}.write_weight"), "only arbitration = \"ssq\" has a write weight");
+    }
     let burst = c.burst.unwrap_or(1);
     if burst == 0 || burst > 128 {
         cx.err(&format!("{key}.burst"), format!("expected 1..128, got {burst}"));
@@ -83,7 +96,7 @@ pub(super) fn nvme_plan(cx: &mut Ctx, key: &str, c: &Option<NvmeConfig>) -> Nvme
     if sq_depth == 0 || sq_depth > 65536 {
         cx.err(&format!("{key}.sq_depth"), format!("expected 1..65536, got {sq_depth}"));
     }
-    NvmePlan { wrr, weights: weights(cx, &format!("{key}.weights"), &c.weights, [3, 2, 1]), burst: burst.clamp(1, 128), sq_depth: sq_depth.max(1) }
+    NvmePlan { wrr, weights: weights(cx, &format!("{key}.weights"), &c.weights, [3, 2, 1]), burst: burst.clamp(1, 128), sq_depth: sq_depth.max(1), split }
 }
 
 fn times(cx: &mut Ctx, key: &str, v: &OneOrMany, into: &mut [SimTime; 4]) {

@@ -173,3 +173,22 @@ fn bad_e2e_settings_name_their_key() {
         assert!(e.0.iter().any(|x| x.key == key && x.message.contains(msg)), "{key}: {e}");
     }
 }
+
+#[test]
+fn split_queues_take_a_write_weight_and_nothing_of_wrr() {
+    let ssd = |nvme: &str| GOOD.replace("kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }", &format!("kind = \"ssd\"\npreset = \"mlc\"\nnvme = {{ {nvme} }}"));
+    let r = check(&ssd("arbitration = \"ssq\", write_weight = 4")).unwrap();
+    let DeviceKindPlan::Ssd(p) = &r.devices[0].kind else { panic!() };
+    assert_eq!(p.nvme.split, Some(4));
+    let DeviceKindPlan::Ssd(p) = &check(&ssd("arbitration = \"ssq\"")).unwrap().devices[0].kind.clone() else { panic!() };
+    assert_eq!(p.nvme.split, Some(1), "w defaults to 1");
+    for (nvme, key) in [
+        ("arbitration = \"ssq\", write_weight = 0", "write_weight"),
+        ("arbitration = \"ssq\", weights = [3, 2, 1]", "weights"),
+        ("arbitration = \"wrr\", write_weight = 2", "write_weight"),
+        ("arbitration = \"fifo\"", "arbitration"),
+    ] {
+        let e = check(&ssd(nvme)).unwrap_err().to_string();
+        assert!(e.contains(&format!("nvme.{key}")), "{nvme}: {e}");
+    }
+}

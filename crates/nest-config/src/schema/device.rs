@@ -212,6 +212,8 @@ pub struct NvmeConfig {
     pub burst: Option<u32>,
     /// Depth of each submission queue.
     pub sq_depth: Option<u32>,
+    /// ssq: the write weight w (read weight 1), an integer ≥ 1 (default 1).
+    pub write_weight: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -30,8 +30,8 @@ impl Simulation {
                 }
             }
             DeviceRt::Ssd(dev) => {
-                let write = self.pool.get(r).op == Op::Write;
-                dev.ctrl.submit(h, level, write, r);
+                let req = self.pool.get(r);
+                dev.ctrl.submit_at(h, level, req.op == Op::Write, req.offset, req.size, r);
                 self.ssd_fetch(d);
             }
         }
@@ -80,7 +80,12 @@ impl Simulation {
         std::mem::swap(&mut done, &mut dev.out.done);
         dev.ctrl.completed(done.len() as u64);
         for d in &done {
-            self.pool.get_mut(ReqId(d.tag)).dev_parts = d.parts;
+            let req = self.pool.get_mut(ReqId(d.tag));
+            req.dev_parts = d.parts;
+            // Arbitrations that share the device's depth by type count each completion.
+            dev.ctrl.done(req.op == Op::Write);
+        }
+        for d in &done {
             self.device_done(ReqId(d.tag));
         }
         done.clear();

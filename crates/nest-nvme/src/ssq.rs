@@ -37,6 +37,8 @@ struct Entry<C> {
     /// LBA range in bytes, [start, end).
     start: u64,
     end: u64,
+    /// Arrival order over both SQs.
+    seq: u64,
 }
 
 pub struct SplitQueues<C> {
@@ -54,6 +56,7 @@ pub struct SplitQueues<C> {
     sq_depth: u32,
     /// Commands placed in the other type's SQ by the LBA rule.
     pub lba_redirects: u64,
+    next_seq: u64,
 }
 
 impl<C> SplitQueues<C> {
@@ -63,7 +66,7 @@ impl<C> SplitQueues<C> {
         if sq_depth == 0 || qd < 2 {
             return Err(format!("split queues need an SQ depth ≥ 1 and a device queue depth ≥ 2 (got {sq_depth}, {qd})"));
         }
-        let mut s = SplitQueues { sqs: [VecDeque::new(), VecDeque::new()], w: 1, tokens: [0; 2], qd, cap: [0; 2], in_device: [0; 2], waiting: vec![[0; Priority::COUNT]; hosts], sq_depth, lba_redirects: 0 };
+        let mut s = SplitQueues { sqs: [VecDeque::new(), VecDeque::new()], w: 1, tokens: [0; 2], qd, cap: [0; 2], in_device: [0; 2], waiting: vec![[0; Priority::COUNT]; hosts], sq_depth, lba_redirects: 0, next_seq: 0 };
         s.set_write_weight(w)?;
         Ok(s)
     }
@@ -93,13 +96,13 @@ impl<C> SplitQueues<C> {
     /// The SQ a command goes to: its type's, unless it overlaps a waiting command (LBA rule).
     fn sq_for(&self, write: bool, start: u64, end: u64) -> usize {
         let own = if write { WRITE } else { READ };
-        // The latest overlapping command in either SQ; SQs are in arrival order, so compare
-        // positions from the back.
-        let mut latest: Option<(usize, usize)> = None; // (sq, distance from the back)
+        // The latest overlapping command in either SQ: each SQ is in arrival order, so its last
+        // overlapping entry is its latest; the two are compared by arrival number.
+        let mut latest: Option<(usize, u64)> = None; // (sq, seq)
         for (q, sq) in self.sqs.iter().enumerate() {
-            if let Some(k) = sq.iter().rev().position(|e| e.start < end && start < e.end) {
-                if latest.is_none_or(|(_, d)| k < d) {
-                    latest = Some((q, k));
+            if let Some(e) = sq.iter().rev().find(|e| e.start < end && start < e.end) {
+                if latest.is_none_or(|(_, s)| e.seq > s) {
+                    latest = Some((q, e.seq));
                 }
             }
         }
@@ -144,7 +147,8 @@ impl<C: Send + Sync> Arbitration<C> for SplitQueues<C> {
             self.lba_redirects += 1;
         }
         self.waiting[host.ix()][class.index()] += 1;
-        self.sqs[q].push_back(Entry { cmd, write, host, class, start, end });
+        self.next_seq += 1;
+        self.sqs[q].push_back(Entry { cmd, write, host, class, start, end, seq: self.next_seq });
         Ok(())
     }
 
@@ -293,6 +297,16 @@ mod tests {
         s.submit_at(H, Priority::High, false, 8192, 4096, 4).unwrap(); // overlaps write 3: WSQ
         assert_eq!(s.lba_redirects, 2);
         assert_eq!([s.sqs[READ].len(), s.sqs[WRITE].len()], [2, 2]);
+        // Overlapping a command in each SQ, the later of the two decides, wherever it sits.
+        let mut s: SplitQueues<u32> = SplitQueues::new(1, 100, 1000, 1).unwrap();
+        s.submit_at(H, Priority::High, true, 0, 4096, 1).unwrap(); // WSQ, first; last in its SQ
+        s.submit_at(H, Priority::High, false, 4096, 4096, 2).unwrap(); // RSQ, after the write
+        for k in 0..3u64 {
+            s.submit_at(H, Priority::High, false, (k + 1) << 20, 4096, 10 + k as u32).unwrap(); // RSQ, elsewhere
+        }
+        // Overlaps write 1 (nearer its SQ's back) and read 2 (deeper in its SQ, but later).
+        s.submit_at(H, Priority::High, true, 0, 8192, 3).unwrap();
+        assert_eq!(s.sqs[READ].back().map(|e| e.cmd), Some(3));
     }
 
     #[test]

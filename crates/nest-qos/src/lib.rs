@@ -11,6 +11,7 @@ pub mod congestion_monitor;
 pub mod fixed_budget;
 pub mod plmc;
 pub mod plmlight;
+pub mod rate_control;
 
 pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;

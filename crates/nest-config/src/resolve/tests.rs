@@ -192,3 +192,15 @@ fn split_queues_take_a_write_weight_and_nothing_of_wrr() {
         assert!(e.contains(&format!("nvme.{key}")), "{nvme}: {e}");
     }
 }
+
+#[test]
+fn a_trace_or_fio_workload_refuses_the_synthetic_keys_it_would_ignore() {
+    let text = GOOD.replace(
+        "arrival = { kind = \"poisson\", rate_iops = 10000 }\nsize = { dist = \"uniform_blocks\", min = 5, max = 30 }\nread_fraction = 0.7",
+        "trace = { path = \"t.csv\", format = \"mqsim\" }\nread_fraction = 0.7\nmax_ios = 5",
+    );
+    let e = check(&text).unwrap_err().to_string();
+    assert!(e.contains("workload[0].read_fraction") && e.contains("a trace workload takes its requests from the trace"), "{e}");
+    assert!(e.contains("workload[0].max_ios"), "{e}");
+    assert!(!e.contains("workload[0].size"), "{e}");
+}

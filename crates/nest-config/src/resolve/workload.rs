@@ -184,6 +184,22 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
         cx.err(&key, "give exactly one of: arrival (synthetic), trace, or fio");
         return;
     }
+    // A trace or fio job brings its own arrivals, sizes, mix and addresses: the synthetic keys
+    // would be silently ignored, so they are refused.
+    if w.arrival.is_none() {
+        let source = if w.trace.is_some() { "trace" } else { "fio job" };
+        let synthetic = [
+            (w.size.is_some(), "size"), (w.read_size.is_some(), "read_size"), (w.write_size.is_some(), "write_size"),
+            (w.read_fraction.is_some(), "read_fraction"), (w.address.is_some(), "address"), (w.range.is_some(), "range"),
+            (w.range_start.is_some(), "range_start"), (w.align.is_some(), "align"), (w.on_off.is_some(), "on_off"),
+            (w.max_ios.is_some(), "max_ios"),
+        ];
+        for (given, k) in synthetic {
+            if given {
+                cx.err(&format!("{key}.{k}"), format!("a synthetic workload's key: a {source} workload takes its requests from the {source} (remove it)"));
+            }
+        }
+    }
     // Broken references were reported above; keep checking the rest, but build no plan.
     let refs_ok = device.is_some() && host.is_some() && class.is_some();
     let (device, host, class) = (device.unwrap_or(0), host.unwrap_or(0), class.unwrap_or(0));

@@ -116,3 +116,14 @@ def test_a_coordinator_budget_is_enforced_and_reported_and_a_bad_one_names_its_k
     bad.write_text(small_scenario.read_text() + '\n[[coordinator]]\nname = "cap"\nkind = "fixed-budget"\nios = 2\n')
     p = cli("validate", bad, check=2)
     assert "coordinator[0].period" in p.stderr, p.stderr
+
+
+def test_a_failed_builtin_check_exits_3_and_says_where_the_outputs_are(capsys, tmp_path):
+    from nestsim.cli import _checked
+
+    assert _checked({"conservation": "ok"}, tmp_path) == 0
+    assert _checked({"conservation": "ok", "network": {"conservation": "ok"}}, tmp_path) == 0
+    assert _checked({"conservation": "ok", "network": {"conservation": "3 packets lost in lossless mode"}}, tmp_path) == 3
+    assert _checked({"conservation": "device 'd': 1 in flight, 0 observed"}, tmp_path) == 3
+    err = capsys.readouterr().err
+    assert "lossless mode" in err and "device 'd'" in err and str(tmp_path) in err

@@ -95,6 +95,10 @@ def test_stock_mqsim_files_run(cli, tmp_path):
     (("</Device_Parameter_Set>", ""), "malformed XML"),
     (("<GC_Block_Selection_Policy>GREEDY", "<GC_Block_Selection_Policy>OLDEST"), "GC_Block_Selection_Policy"),
     (("<Overprovisioning_Ratio>0.12", "<Overprovisioning_Ratio>1.5"), "Overprovisioning_Ratio: expected a value in"),
+    # Found by fuzzing: an infinite latency overflowed, an unknown encoding raised LookupError.
+    (("<Page_Read_Latency_LSB>50000", "<Page_Read_Latency_LSB>inf"), "Page_Read_Latency_LSB: expected a finite number"),
+    (("<Page_Read_Latency_LSB>50000", "<Page_Read_Latency_LSB>nan"), "Page_Read_Latency_LSB: expected a finite number"),
+    (('encoding="us-ascii"', 'encoding="no-such-encoding"'), "cannot decode the document"),
 ])
 def test_bad_ssdconfig_exits_2_naming_file_line_and_element(cli, tmp_path, edit, where):
     bad = tmp_path / "ssdconfig.xml"

@@ -50,6 +50,18 @@ def _parse_device(spec: str) -> dict:
     return dev
 
 
+def _checked(summary: dict, out: Path) -> int:
+    """Exit status of a finished run: 3 when a built-in check failed (request or network
+    conservation), its outputs kept for inspection; 0 otherwise."""
+    bad = [f"conservation: {summary['conservation']}"] if summary.get("conservation") != "ok" else []
+    net = summary.get("network", {}).get("conservation")
+    if net not in (None, "ok"):
+        bad.append(f"network conservation: {net}")
+    for b in bad:
+        print(f"nestsim: check failed: {b} (outputs in {out}/)", file=sys.stderr)
+    return 3 if bad else 0
+
+
 def cmd_run(a) -> int:
     if a.mqsim:
         return _run_mqsim(a)
@@ -62,7 +74,7 @@ def cmd_run(a) -> int:
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
-    return 0
+    return _checked(res.summary, out)
 
 
 def _run_mqsim(a) -> int:
@@ -82,6 +94,7 @@ def _run_mqsim(a) -> int:
         if not 1 <= i <= len(scenarios):
             raise ValueError(f"--scenario {i}: {wl} has {len(scenarios)} IO_Scenario elements")
     base = Path(a.output) if a.output else Path("out") / f"mqsim-{wl.stem}"
+    status = 0
     for i in picked:
         out = base / f"scenario{i}"
         res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
@@ -89,7 +102,8 @@ def _run_mqsim(a) -> int:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))
             print(f"outputs in {out}/\n")
-    return 0
+        status = max(status, _checked(res.summary, out))
+    return status
 
 
 def cmd_validate(a) -> int:
@@ -123,7 +137,7 @@ def cmd_replay(a) -> int:
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
-    return 0
+    return _checked(res.summary, out)
 
 
 def cmd_experiment(a) -> int:

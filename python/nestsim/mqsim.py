@@ -10,6 +10,7 @@ unknown enumeration values, bad numbers and missing trace files raise :class:`Mq
 from __future__ import annotations
 
 import json
+import math
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,9 @@ def parse_xml(path: Path) -> Node:
         p.Parse(data, True)
     except xml.parsers.expat.ExpatError as e:
         raise MqsimError(f"{path}:{e.lineno}: malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})") from None
+    except (LookupError, ValueError) as e:
+        # An unknown encoding in the XML declaration (found by fuzzing: expat raises LookupError).
+        raise MqsimError(f"{path}:1: cannot decode the document: {e}") from None
     if not root.children:
         raise MqsimError(f"{path}:1: empty document")
     return root.children[0]
@@ -100,6 +104,8 @@ class _Reader:
             v = kind(n.text)
         except ValueError:
             raise self.err(n, f"expected {'an integer' if kind is int else 'a number'}, got '{n.text}'") from None
+        if not math.isfinite(v):
+            raise self.err(n, f"expected a finite number, got '{n.text}'")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise self.err(n, f"expected a value in [{lo}, {hi}], got {n.text}")
         return v

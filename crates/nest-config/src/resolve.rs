@@ -207,6 +207,9 @@ pub fn expand_env(s: &str) -> Result<String, String> {
 
 fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
     let duration = r.duration.as_ref().and_then(|d| cx.dur("run.duration", d));
+    if duration == Some(SimTime::ZERO) {
+        cx.err("run.duration", "must be positive: a run of 0 s simulates nothing");
+    }
     let frac_or_dur = |cx: &mut Ctx, key: &str, v: &Option<String>| -> SimTime {
         match v {
             None => SimTime::ZERO,
@@ -242,6 +245,9 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
         // (synthetic workloads must have an end; traces end with their last record).
         None => SimTime::MAX,
     };
+    if max_time == SimTime::ZERO {
+        cx.err("run.max_time", "must be positive");
+    }
     if let Some(d) = duration {
         if warmup.0 + wrapup.0 >= d.0 && (warmup.0 > 0 || wrapup.0 > 0) {
             cx.err("run.warmup", "warmup + wrapup must be shorter than the duration");

@@ -166,6 +166,9 @@ fn switch(cx: &mut Ctx, s: &SwitchConfig) -> FabricParams {
     let mut p = FabricParams::default();
     if let Some(b) = &s.buffer {
         p.buffer = cx.size("network.switch.buffer", b).unwrap_or(p.buffer);
+        if p.buffer == 0 {
+            cx.err("network.switch.buffer", "must hold at least one packet: a switch with no buffer forwards nothing (and a lossless one would deadlock)");
+        }
     }
     if let Some(r) = &s.urgent_reserve {
         p.urgent_reserve = cx.size("network.switch.urgent_reserve", r).unwrap_or(0);

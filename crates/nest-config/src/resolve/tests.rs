@@ -204,3 +204,18 @@ fn a_trace_or_fio_workload_refuses_the_synthetic_keys_it_would_ignore() {
     assert!(e.contains("workload[0].max_ios"), "{e}");
     assert!(!e.contains("workload[0].size"), "{e}");
 }
+
+#[test]
+fn a_run_of_zero_seconds_is_refused() {
+    let e = check(&GOOD.replace("duration = \"10ms\"", "duration = \"0s\"")).unwrap_err().to_string();
+    assert!(e.contains("run.duration") && e.contains("must be positive"), "{e}");
+    let e = check(&GOOD.replace("duration = \"10ms\"", "duration = \"10ms\"\nmax_time = \"0ms\"")).unwrap_err().to_string();
+    assert!(e.contains("run.max_time"), "{e}");
+}
+
+#[test]
+fn a_switch_without_buffer_is_refused() {
+    let net = "[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\nlink_rate = \"10Gbps\"\n[network.switch]\nbuffer = \"0B\"\n";
+    let e = check(&format!("{GOOD}{net}")).unwrap_err().to_string();
+    assert!(e.contains("network.switch.buffer") && e.contains("at least one packet"), "{e}");
+}

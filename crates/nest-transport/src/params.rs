@@ -124,6 +124,9 @@ pub struct TcpParams {
     pub delayed_ack_timeout: SimTime,
     /// Lower bound of the retransmission timeout (only a lossy fabric ever needs it).
     pub min_rto: SimTime,
+    /// Upper bound of the backed-off retransmission timeout (ns-3's TcpSocketBase MaxRto, 60 s):
+    /// without it a flow that keeps losing doubles its timer without end (2²⁶ ms was seen).
+    pub max_rto: SimTime,
     /// TCP Small Queues: a sender hands segments to its host's NIC only while the NIC queue
     /// holds less than this (Linux `tcp_limit_output_bytes`-like). Without it a lone flow whose
     /// NIC is the bottleneck would queue its whole window in host memory, unmarked.
@@ -143,6 +146,7 @@ impl Default for TcpParams {
             delayed_ack: 2,
             delayed_ack_timeout: SimTime::from_us(40),
             min_rto: SimTime::from_ms(1),
+            max_rto: SimTime::from_ms(60_000),
             nic_queue_limit: 64 * 1024,
         }
     }

@@ -452,3 +452,25 @@ fn a_watched_flow_reports_the_pfc_pauses_its_host_nic_receives() {
     assert_eq!(paused, fabric.port_stats(nic).pauses_received, "one event per PAUSE at its NIC");
     assert!(tp.channels.congestion.iter().all(|e| e.flow == 3));
 }
+
+#[test]
+fn a_flow_that_keeps_losing_backs_off_no_further_than_max_rto() {
+    // A lossy 16:1 incast into a 4-packet buffer with a 2 ms RTO cap: timeouts happen, and no
+    // timer ever exceeds the cap (before the cap, one was seen at 2²⁶ ms).
+    let end = SimTime::from_ms(400);
+    let specs: Vec<FlowSpec> = (0..16).map(|i| flow(&format!("f{i}"), i, 16, 0, Cc::Dctcp)).collect();
+    let n = 17;
+    let topo = Topology::dumbbell(n - 1, 1, G10, SimTime::from_us(10));
+    let fp = FabricParams { buffer: 4 * 1538, ..FabricParams::default() };
+    let mut fabric = Fabric::new(topo, fp, 7).unwrap();
+    let tcp = TcpParams { max_rto: SimTime::from_ms(2), ..TcpParams::default() };
+    let mut tp = Transports::new(tcp, QtcpParams::default(), specs, vec![1.0]).unwrap();
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, end);
+    let timeouts: u64 = tp.flows.iter().map(|f| f.stats.timeouts).sum();
+    assert!(timeouts > 16, "the incast must time out repeatedly: {timeouts}");
+    for f in &tp.flows {
+        assert!(f.s.rto <= SimTime::from_ms(2), "{}: rto {:?}", f.spec.name, f.s.rto);
+    }
+}

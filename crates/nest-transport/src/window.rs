@@ -23,6 +23,9 @@ impl Transports {
         if p.seq > fl.s.snd_una {
             let newly = p.seq - fl.s.snd_una;
             fl.s.snd_una = p.seq;
+            // After a go-back (RTO), an ACK for what the first transmission delivered can pass
+            // snd_nxt: that data is not sent again (found by a lossy incast with many timeouts).
+            fl.s.snd_nxt = fl.s.snd_nxt.max(fl.s.snd_una);
             fl.s.win.dupacks = 0;
             fl.stats.acked_bytes += newly;
             if now >= from && now < to {
@@ -121,7 +124,7 @@ impl Transports {
         fl.stats.timeouts += 1;
         fl.s.win.ssthresh = (fl.s.win.cwnd / 2.0).max(2.0 * mss);
         fl.s.win.cwnd = mss;
-        fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2));
+        fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2)).min(self.tcp.max_rto.max(fl.s.rto));
         fl.s.rto_deadline = now + fl.s.rto;
         Self::go_back(fl, mss as u64);
         self.try_send(now, f, fabric, q);

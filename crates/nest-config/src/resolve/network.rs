@@ -256,6 +256,12 @@ fn tcp(cx: &mut Ctx, c: &TcpConfig, mtu: u32, framing: u32) -> TcpParams {
     if let Some(d) = &c.min_rto {
         t.min_rto = cx.dur("network.tcp.min_rto", d).unwrap_or(t.min_rto);
     }
+    if let Some(d) = &c.max_rto {
+        t.max_rto = cx.dur("network.tcp.max_rto", d).unwrap_or(t.max_rto);
+    }
+    if t.max_rto < t.min_rto {
+        cx.err("network.tcp.max_rto", "must be at least min_rto");
+    }
     t
 }
 

@@ -96,6 +96,7 @@ pub struct TcpConfig {
     pub delayed_ack: Option<u32>,
     pub delayed_ack_timeout: Option<String>,
     pub min_rto: Option<String>,
+    pub max_rto: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

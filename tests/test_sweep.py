@@ -83,8 +83,13 @@ def test_a_tampered_run_is_not_trusted(cli, sweep_file, tmp_path):
     m = json.loads(meta.read_text())
     m["seed"] = 99
     meta.write_text(json.dumps(m))
+    # An edit that still parses (found by fuzzing: it used to be trusted).
+    edited = out / "runs" / "r0007" / "summary.json"
+    sm = json.loads(edited.read_text())
+    sm["events"] += 1
+    edited.write_text(json.dumps(sm))
     p = cli("sweep", sweep_file, "-o", out, "-q", check=0)
-    assert "2 run now, 10 already complete" in p.stdout
+    assert "3 run now, 9 already complete" in p.stdout
 
 
 def test_bad_sweep_files_exit_2(cli, tmp_path, sweep_file):

@@ -126,14 +126,31 @@ def load_sweep(path: Path) -> Sweep:
     return Sweep(path, scenario, runs, requests)
 
 
+def _digest(path: Path) -> str:
+    import hashlib
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _is_complete(run_dir: Path, spec: RunSpec) -> bool:
-    """A run counts as done only if its parameters match and its summary is whole."""
+    """A run counts as done only if its parameters match and its summary is the one the run wrote
+    (its SHA-256, recorded after it: an edited or truncated summary is run again)."""
     try:
         meta = json.loads((run_dir / "sweep_run.json").read_text())
-        summary = json.loads((run_dir / "summary.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        summary_path = run_dir / "summary.json"
+        summary = json.loads(summary_path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
         return False
-    return meta.get("params") == spec.params and meta.get("seed") == spec.seed and summary.get("seed") == spec.seed
+    return (meta.get("params") == spec.params and meta.get("seed") == spec.seed and summary.get("seed") == spec.seed
+            and meta.get("summary_sha256") == _digest(summary_path))
+
+
+def _seal(run_dir: Path) -> None:
+    """Records the finished run's summary digest in sweep_run.json (after summary.json: a kill
+    in between leaves the run incomplete, to be run again)."""
+    from .runner import write_json
+    meta = json.loads((run_dir / "sweep_run.json").read_text())
+    meta["summary_sha256"] = _digest(run_dir / "summary.json")
+    write_json(run_dir / "sweep_run.json", meta)
 
 
 def _start_run(run_dir: Path, scenario: str, seed: int, params: Dict[str, Any]) -> None:
@@ -155,6 +172,7 @@ def _simulate(scenario: str, run_dir: Path, seed: int, params: Dict[str, Any], r
 def _run_one(scenario: str, run_dir: str, seed: int, params: Dict[str, Any], requests: bool) -> str:
     _start_run(Path(run_dir), scenario, seed, params)
     _simulate(scenario, Path(run_dir), seed, params, requests)
+    _seal(Path(run_dir))
     return run_dir
 
 
@@ -236,6 +254,7 @@ def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address
             ready, _ = ray.wait(list(pending), num_returns=1)
             s = pending.pop(ready[0])
             _land(out / "runs" / s.run_id, ray.get(ready[0]))
+            _seal(out / "runs" / s.run_id)
             eta.tick()
     finally:
         if started_here:

@@ -224,6 +224,7 @@ impl Simulation {
             }
         }
         let mut workloads = Map::new();
+        let mut late_warnings: Vec<String> = Vec::new();
         for (w, plan) in rv.workloads.iter().enumerate() {
             let mut m = rw_json(&self.stats.per_workload[w], secs);
             m.insert("class".into(), json!(rv.classes[plan.class].name));
@@ -234,6 +235,13 @@ impl Simulation {
             m.insert("completed".into(), json!(wl.books.completed));
             m.insert("in_flight".into(), json!(wl.books.in_flight()));
             if let Some(ts) = wl.trace_stats() {
+                if ts.late > 0 {
+                    let window = match &plan.source { nest_config::resolve::SourcePlan::Trace { opts, .. } => opts.reorder_window, _ => 0 };
+                    late_warnings.push(format!(
+                        "workload '{}': {} of {} trace records ({:.1} %) came later than the reorder window ({window} records) could fix and were replayed at the window's time: the trace is not in time order (raise trace.reorder_window, or sort it)",
+                        plan.name, ts.late, ts.records, 100.0 * ts.late as f64 / ts.records.max(1) as f64
+                    ));
+                }
                 m.insert("trace".into(), json!({
                     "records": ts.records, "lines": ts.lines, "headers": ts.headers, "not_io": ts.not_io,
                     "other_ops": ts.other_ops, "zero_size": ts.zero_size, "invalid": ts.invalid,
@@ -317,7 +325,7 @@ impl Simulation {
             "devices": devices,
             "hosts": hosts,
             "volumes": volumes,
-            "warnings": rv.warnings,
+            "warnings": rv.warnings.iter().cloned().chain(late_warnings).collect::<Vec<_>>(),
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
         });
         if let Some(n) = network {

@@ -59,3 +59,23 @@ fn nvme_wrr_shares_the_controller_by_weight_and_rr_equally() {
     assert_eq!(f(&wrr, "classes.high.read.host_wait_us.mean"), 0.0);
     assert_eq!(wrr["conservation"], "ok");
 }
+
+#[test]
+fn a_trace_out_of_time_order_beyond_the_reorder_window_is_a_warning() {
+    // 200 records with decreasing timestamps; a reorder window of 4 cannot fix them.
+    let dir = std::env::temp_dir().join(format!("nest-late-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("backwards.trace");
+    let text: String = (0..200u64).map(|k| format!("{} 0 {} 8 1\n", (200 - k) * 10_000, k * 8)).collect();
+    std::fs::write(&path, text).unwrap();
+    let scenario = format!(
+        "schema = 1\n[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = 4\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n[[workload]]\nname = \"t\"\ndevice = \"d\"\ntrace = {{ path = \"{}\", format = \"mqsim\", reorder_window = 4 }}\n",
+        path.display()
+    );
+    let (s, _) = run(&scenario);
+    let late = s["workloads"]["t"]["trace"]["late"].as_u64().unwrap();
+    assert!(late > 150, "{late}");
+    let w: Vec<&str> = s["warnings"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    assert!(w.iter().any(|m| m.contains("workload 't'") && m.contains("not in time order") && m.contains("4 records")), "{w:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -100,7 +100,11 @@ def test_bad_sweep_files_exit_2(cli, tmp_path, sweep_file):
     bad.write_text("[sweep]\nscenario = 'nope.toml'\n")
     assert "does not exist" in cli("sweep", bad, check=2).stderr
     bad.write_text(sweep_file.read_text() + "\nextra = 1\n")
-    assert "sweep.axis[1]: unknown key(s) ['extra']" in cli("sweep", bad, check=2).stderr
+    err = cli("sweep", bad, check=2).stderr
+    assert "sweep.axis[1]: unknown key(s) ['extra']" in err
+    # The line of the table the key is in (the second [[sweep.axis]]).
+    axis1 = [i + 1 for i, ln in enumerate(bad.read_text().splitlines()) if ln.strip() == "[[sweep.axis]]"][1]
+    assert f"{bad}:{axis1}: sweep.axis[1]" in err, err
     bad.write_text(sweep_file.read_text().replace("seeds = 3", "seeds = 3\nextra = 1"))
     assert "sweep: unknown key(s) ['extra']" in cli("sweep", bad, check=2).stderr
 

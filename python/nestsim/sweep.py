@@ -33,6 +33,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -69,8 +70,38 @@ class Sweep:
     requests: bool
 
 
+def _line_of(text: str, where: str) -> Optional[int]:
+    """The line of the sweep file that `where` ("sweep.seeds", "sweep.axis[1]",
+    "sweep.axis[1].values") names, found in the text; None when it cannot be placed."""
+    m = re.fullmatch(r"sweep(?:\.axis\[(\d+)\])?(?:\.(\w+))?", where)
+    if not m:
+        return None
+    lines = text.splitlines()
+    heads = [i for i, ln in enumerate(lines) if re.match(r"\s*\[", ln)]
+    if m.group(1) is None:
+        start = next((i for i in heads if re.match(r"\s*\[sweep\]", lines[i])), None)
+    else:
+        axes = [i for i in heads if re.match(r"\s*\[\[sweep\.axis\]\]", lines[i])]
+        k = int(m.group(1))
+        start = axes[k] if k < len(axes) else None
+    if start is None:
+        return None
+    if m.group(2) is None:
+        return start + 1
+    end = next((i for i in heads if i > start), len(lines))
+    return next((i + 1 for i in range(start + 1, end) if re.match(rf"\s*{m.group(2)}\s*=", lines[i])), start + 1)
+
+
 def _err(path: Path, msg: str) -> _native.ConfigError:
-    return _native.ConfigError(f"{path}: {msg}")
+    """An error naming the file and, where the message starts with the key it is about, its line."""
+    key = msg.split(":", 1)[0].split(" ", 1)[0]
+    line = None
+    if key.startswith("sweep"):
+        try:
+            line = _line_of(Path(path).read_text(errors="replace"), key)
+        except OSError:
+            line = None
+    return _native.ConfigError(f"{path}:{line}: {msg}" if line else f"{path}: {msg}")
 
 
 def load_sweep(path: Path) -> Sweep:

@@ -33,10 +33,24 @@ pub struct Loaded {
     pub base_dir: PathBuf,
 }
 
+/// A scenario file's text; a file that is not UTF-8 is named with the line and column of its
+/// first bad byte.
+pub fn read_scenario(path: &Path) -> Result<String, ConfigErrors> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ConfigErrors::one(ConfigError::file_level(&file, format!("cannot read scenario: {e}"))))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = ok.len() - ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        let bad = e.as_bytes()[ok.len()];
+        ConfigErrors::one(ConfigError { file: file.clone(), line, column: col, key: String::new(), message: format!("byte 0x{bad:02X} is not UTF-8 (scenario files are UTF-8 text)") })
+    })
+}
+
 /// Reads and parses a scenario file, applying `overrides` (`key.path=value`) and `seed`.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Loaded, ConfigErrors> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigErrors::one(ConfigError::file_level(&file, format!("cannot read scenario: {e}"))))?;
+    let text = read_scenario(path)?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&text, &file, base, overrides, seed)
 }

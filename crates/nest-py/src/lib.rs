@@ -37,7 +37,7 @@ fn load(path: Option<String>, text: Option<String>, name: Option<String>, overri
     match (path, text) {
         (Some(p), None) => {
             let p = PathBuf::from(p);
-            let text = std::fs::read_to_string(&p).map_err(|e| ConfigError::new_err(format!("{}: cannot read scenario: {e}", p.display())))?;
+            let text = nest_config::read_scenario(&p).map_err(config_err)?;
             let loaded = load_file(&p, &overrides, seed).map_err(config_err)?;
             resolve(&loaded, &text).map_err(config_err)
         }

@@ -219,3 +219,12 @@ fn a_switch_without_buffer_is_refused() {
     let e = check(&format!("{GOOD}{net}")).unwrap_err().to_string();
     assert!(e.contains("network.switch.buffer") && e.contains("at least one packet"), "{e}");
 }
+
+#[test]
+fn a_scenario_that_is_not_utf8_is_named_with_the_line_and_column_of_the_bad_byte() {
+    let path = std::env::temp_dir().join(format!("nest-nonutf8-{}.toml", std::process::id()));
+    std::fs::write(&path, b"schema = 1\n[run]\n# caf\xe9\n").unwrap();
+    let e = crate::load_file(&path, &[], None).map(|_| ()).unwrap_err().to_string();
+    std::fs::remove_file(&path).ok();
+    assert!(e.contains(":3:6:") && e.contains("0xE9") && e.contains("not UTF-8"), "{e}");
+}

@@ -108,6 +108,13 @@ def test_bad_ssdconfig_exits_2_naming_file_line_and_element(cli, tmp_path, edit,
     assert "Traceback" not in p.stderr
 
 
+def test_an_error_in_the_converted_scenario_names_the_mqsim_files(cli, tmp_path):
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--set", "device[0].nvme.sq_depth=0",
+            "-o", tmp_path / "o", check=2)
+    assert "ssdconfig-small.xml + " in p.stderr and "workload-small.xml, IO_Scenario 1 (converted): device[0].nvme.sq_depth" in p.stderr, p.stderr
+    assert "<dict>" not in p.stderr
+
+
 def test_missing_trace_and_bad_workload_exit_2(cli, tmp_path):
     wl = tmp_path / "workload.xml"
     shutil.copy(FIX / "workload-small.xml", wl)  # tiny.trace is not next to it

@@ -97,7 +97,8 @@ def _run_mqsim(a) -> int:
     status = 0
     for i in picked:
         out = base / f"scenario{i}"
-        res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+        res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False,
+                  origin=f"{ssd} + {wl}, IO_Scenario {i}")
         if not a.quiet:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import sys
 import time
@@ -146,15 +147,24 @@ def run(
     out_dir: Union[str, os.PathLike, None] = None,
     progress: Optional[bool] = None,
     keep_tables: bool = True,
+    origin: Optional[str] = None,
 ) -> RunResult:
     """Runs a scenario (a TOML path or a dict of the same shape) and returns its results.
 
     ``overrides`` are ``"key.path=value"`` strings as for ``nestsim run --set``. With
     ``out_dir`` the outputs are written there (incrementally for requests); without it they stay
-    in memory. Raises :class:`nestsim.ConfigError` for a malformed scenario.
+    in memory. Raises :class:`nestsim.ConfigError` for a malformed scenario. ``origin`` names
+    where a dict scenario came from (e.g. the MQSim files it was converted from) in its errors.
     """
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    sim = _native.Sim(overrides=list(overrides), seed=seed, **_scenario_args(scenario))
+    try:
+        sim = _native.Sim(overrides=list(overrides), seed=seed, **_scenario_args(scenario))
+    except _native.ConfigError as e:
+        if origin is None or not isinstance(scenario, Mapping):
+            raise
+        # Lines of the generated TOML mean nothing to the user; the key paths do.
+        msg = re.sub(r"<dict>(:\d+(:\d+)?)?", f"{origin} (converted)", str(e))
+        raise _native.ConfigError(msg) from None
     names = sim.names()
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:

@@ -239,6 +239,17 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
     if interval.0 == 0 {
         cx.err("run.interval", "must be positive");
     }
+    // Every series gets a sample per interval: bound their number (a 1 ps interval was a hang).
+    const MAX_SAMPLES: u64 = 10_000_000;
+    match duration {
+        Some(d) if interval.0 > 0 && d.0 / interval.0 > MAX_SAMPLES => {
+            cx.err("run.interval", format!("{} samples per series over the duration; at most {MAX_SAMPLES} (use a longer interval)", d.0 / interval.0));
+        }
+        None if interval.0 > 0 && interval < SimTime::from_us(1) => {
+            cx.err("run.interval", "below 1 µs with no run.duration to bound the number of samples");
+        }
+        _ => {}
+    }
     let max_time = match &r.max_time {
         Some(s) => cx.dur("run.max_time", s).unwrap_or(SimTime::from_ms(10_000)),
         // No default limit: a run ends when its sources are exhausted and the path drains

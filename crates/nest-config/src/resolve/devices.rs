@@ -35,6 +35,11 @@ pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<Dev
                 if queue_depth == 0 {
                     cx.err(&format!("{key}.queue_depth"), "must be at least 1");
                 }
+                for (d, bps, op) in [(&read, &read_bps, "read"), (&write, &write_bps, "write")] {
+                    if d.as_ref().is_some_and(|d| d.mean_ps() <= 0.0) && bps.is_none() {
+                        cx.err(&format!("{key}.{op}"), format!("a {op} takes no time at all (mean 0) and no {op}_bandwidth bounds it: a closed loop on this device would never let time pass (give it a positive time)"));
+                    }
+                }
                 if let (Some(read), Some(write)) = (read, write) {
                     devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
                 }

@@ -228,3 +228,14 @@ fn a_scenario_that_is_not_utf8_is_named_with_the_line_and_column_of_the_bad_byte
     std::fs::remove_file(&path).ok();
     assert!(e.contains(":3:6:") && e.contains("0xE9") && e.contains("not UTF-8"), "{e}");
 }
+
+#[test]
+fn scenarios_that_would_hang_are_refused() {
+    // A device that serves in zero time: a closed loop on it livelocks at one instant.
+    let e = check(&GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", "write = { dist = \"fixed\", value = \"0us\" }")).unwrap_err().to_string();
+    assert!(e.contains("device[0].write") && e.contains("takes no time"), "{e}");
+    assert!(check(&GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", "write = { dist = \"fixed\", value = \"0us\" }\nwrite_bandwidth = \"1GB/s\"")).is_ok(), "a bandwidth bounds it");
+    // A sampling interval that would give billions of samples.
+    let e = check(&GOOD.replace("warmup = \"10%\"", "warmup = \"10%\"\ninterval = \"1ps\"")).unwrap_err().to_string();
+    assert!(e.contains("run.interval") && e.contains("samples per series"), "{e}");
+}

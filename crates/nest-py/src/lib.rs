@@ -322,6 +322,34 @@ fn mmpp_fit(py: Python<'_>, mean_gap_s: f64, scv: f64, skewness: f64, lag1: f64)
     Ok(d)
 }
 
+/// SRC's workload features Ch (`nest_qos::rate_control::WorkloadMonitor`) of the arrivals
+/// (times in ps, sizes in bytes, whether each is a write) over [now − δ, now], in the model's
+/// input order (`src_feature_names`). The training pipeline computes them with this very code, so
+/// a model sees at run time exactly the features it was trained on.
+#[pyfunction]
+fn src_features(times_ps: Vec<u64>, sizes: Vec<u32>, writes: Vec<bool>, delta_ps: u64, now_ps: u64) -> PyResult<Vec<f64>> {
+    use nest_qos::rate_control::WorkloadMonitor;
+    if times_ps.len() != sizes.len() || sizes.len() != writes.len() {
+        return Err(PyValueError::new_err("times, sizes and writes must have the same length"));
+    }
+    if delta_ps == 0 {
+        return Err(PyValueError::new_err("delta must be positive"));
+    }
+    if times_ps.windows(2).any(|w| w[1] < w[0]) {
+        return Err(PyValueError::new_err("arrival times must be in order"));
+    }
+    let mut m = WorkloadMonitor::new(SimTime(delta_ps));
+    for ((&t, &b), &w) in times_ps.iter().zip(&sizes).zip(&writes) {
+        m.record(SimTime(t), b, w);
+    }
+    Ok(m.features(SimTime(now_ps)).as_array().to_vec())
+}
+
+#[pyfunction]
+fn src_feature_names() -> Vec<&'static str> {
+    nest_qos::rate_control::FEATURE_NAMES.to_vec()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -334,6 +362,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
     m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(src_features, m)?)?;
+    m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
     m.add("__version__", nest_model::NEST_VERSION)?;

@@ -1,0 +1,169 @@
+"""SRC's throughput prediction model (SRC §III-B; docs/src.md): training samples from NeSt's own
+SSD presets behind the separate submission queues, and the comparison of model families.
+
+A sample is one short run of a preset with `nvme.arbitration = "ssq"` at write weight w under a
+micro trace (SRC §IV-A: exponential sizes and inter-arrival times, reads and writes as two
+streams): its features Ch are computed by the Rust workload monitor itself
+(`_native.src_features`, so a model sees at run time exactly what it was trained on) over the
+run's arrivals, and its targets are the read and write throughput the drive delivered (bytes/s).
+The model families are the paper's: linear, polynomial (degree 2), k-nearest neighbours, decision
+tree and random forest, compared by R² on a 60/40 split (scikit-learn, an optional dependency:
+`pip install scikit-learn`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import _native
+
+#: Features in the model's input order: Ch, then w.
+FEATURES = list(_native.src_feature_names()) + ["w"]
+#: The range the micro traces draw from (log-uniform): mean request size (bytes) and mean gap (s).
+SIZE_RANGE = (4096, 128 * 1024)
+GAP_RANGE = (2e-6, 100e-6)
+MAX_W = 8
+
+
+@dataclass
+class Samples:
+    preset: str
+    x: np.ndarray  # (n, len(FEATURES))
+    y: np.ndarray  # (n, 2): read and write throughput, bytes/s
+    params: List[dict]
+
+
+def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
+def micro_scenario(preset: str, w: int, read_size: float, write_size: float, read_gap_s: float, write_gap_s: float,
+                   duration_ms: float, seed: int) -> dict:
+    """One sample's scenario: the preset behind split SQs at weight w, a Poisson read stream and
+    a Poisson write stream with exponential sizes."""
+    def stream(name: str, size: float, gap: float, rf: float) -> dict:
+        return {"name": name, "host": "h0", "device": "ssd", "class": "high",
+                "arrival": {"kind": "poisson", "rate_iops": 1.0 / gap},
+                "size": {"dist": "exp", "mean": f"{int(size)}B", "align": "4KiB", "min": "4KiB", "max": "1MiB"},
+                "read_fraction": rf}
+    return {
+        "schema": 1, "name": f"tpm-{preset}",
+        "run": {"seed": seed, "duration": f"{duration_ms:g}ms", "drain": False},
+        "output": {"requests": True, "timeseries": False},
+        "host": [{"name": "h0", "queue_depth": 4096}],
+        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, "nvme": {"arbitration": "ssq", "write_weight": w}}],
+        "workload": [stream("r", read_size, read_gap_s, 1.0), stream("w", write_size, write_gap_s, 0.0)],
+    }
+
+
+def micro_samples(preset: str, n: int, seed: int = 1, duration_ms: float = 20.0) -> Samples:
+    """`n` samples of `preset` under micro traces, w uniform over 1..MAX_W."""
+    from .runner import run
+
+    rng = np.random.default_rng(seed)
+    xs, ys, params = [], [], []
+    for k in range(n):
+        p = {"w": int(rng.integers(1, MAX_W + 1)), "read_size": _loguniform(rng, *SIZE_RANGE),
+             "write_size": _loguniform(rng, *SIZE_RANGE), "read_gap_s": _loguniform(rng, *GAP_RANGE),
+             "write_gap_s": _loguniform(rng, *GAP_RANGE)}
+        res = run(micro_scenario(preset, duration_ms=duration_ms, seed=seed * 100_003 + k, **p))
+        t = res.requests.select(["t_arrive_ps", "size", "op"]).to_pydict()
+        order = np.argsort(np.asarray(t["t_arrive_ps"], dtype=np.uint64), kind="stable")
+        times = [int(t["t_arrive_ps"][i]) for i in order]
+        sizes = [int(t["size"][i]) for i in order]
+        writes = [t["op"][i] == "write" for i in order]
+        end_ps = int(duration_ms * 1e9)
+        ch = _native.src_features(times, sizes, writes, end_ps, end_ps)
+        s = res.summary
+        secs = duration_ms / 1000
+        # Delivered throughput: bytes completed in the run (reads at the host, writes at the drive).
+        y = [s["workloads"]["r"]["read"]["bytes"] / secs, s["workloads"]["w"]["write"]["bytes"] / secs]
+        xs.append(list(ch) + [p["w"]])
+        ys.append(y)
+        params.append(p)
+    return Samples(preset, np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), params)
+
+
+def model_families(seed: int = 1) -> Dict[str, object]:
+    """The paper's five regressors (multi-output: read and write throughput together)."""
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+    from sklearn.tree import DecisionTreeRegressor
+
+    return {
+        "linear": make_pipeline(StandardScaler(), LinearRegression()),
+        "polynomial": make_pipeline(StandardScaler(), PolynomialFeatures(2), LinearRegression()),
+        "knn": make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=5)),
+        "decision_tree": DecisionTreeRegressor(random_state=seed),
+        "random_forest": RandomForestRegressor(n_estimators=100, random_state=seed),
+    }
+
+
+@dataclass
+class Comparison:
+    r2: Dict[str, float]
+    importances: Dict[str, float]
+    n_train: int
+    n_test: int
+
+
+def compare(samples: Samples, seed: int = 1, test_share: float = 0.4) -> Comparison:
+    """R² of each family on a held-out `test_share` (the paper's 60/40 split), averaged over the
+    read and write outputs, and the random forest's feature importances (Breiman's)."""
+    from sklearn.metrics import r2_score
+    from sklearn.model_selection import train_test_split
+
+    xtr, xte, ytr, yte = train_test_split(samples.x, samples.y, test_size=test_share, random_state=seed)
+    r2 = {}
+    forest = None
+    for name, model in model_families(seed).items():
+        model.fit(xtr, ytr)
+        r2[name] = float(r2_score(yte, model.predict(xte)))
+        if name == "random_forest":
+            forest = model
+    imp = dict(zip(FEATURES, (float(v) for v in forest.feature_importances_)))
+    return Comparison(r2, imp, len(xtr), len(xte))
+
+
+def has_sklearn() -> bool:
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def require_sklearn() -> None:
+    if not has_sklearn():
+        raise RuntimeError("the throughput prediction model needs scikit-learn: pip install scikit-learn")
+
+
+def feature_table(samples: Samples) -> Dict[str, Sequence[float]]:
+    """The samples as columns (features, w, and the two targets), for CSV or Parquet."""
+    cols: Dict[str, Sequence[float]] = {f: samples.x[:, i].tolist() for i, f in enumerate(FEATURES)}
+    cols["tput_read"] = samples.y[:, 0].tolist()
+    cols["tput_write"] = samples.y[:, 1].tolist()
+    return cols
+
+
+__all__ = ["FEATURES", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families", "compare",
+           "has_sklearn", "require_sklearn", "feature_table"]
+
+
+def _main(argv: Optional[List[str]] = None) -> int:  # pragma: no cover - a developer's entry point
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Train and compare SRC throughput models on a preset")
+    ap.add_argument("--preset", default="ssd-a")
+    ap.add_argument("-n", type=int, default=200)
+    a = ap.parse_args(argv)
+    c = compare(micro_samples(a.preset, a.n))
+    print(c)
+    return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 
@@ -156,14 +156,3 @@ def feature_table(samples: Samples) -> Dict[str, Sequence[float]]:
 __all__ = ["FEATURES", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families", "compare",
            "has_sklearn", "require_sklearn", "feature_table"]
 
-
-def _main(argv: Optional[List[str]] = None) -> int:  # pragma: no cover - a developer's entry point
-    import argparse
-
-    ap = argparse.ArgumentParser(description="Train and compare SRC throughput models on a preset")
-    ap.add_argument("--preset", default="ssd-a")
-    ap.add_argument("-n", type=int, default=200)
-    a = ap.parse_args(argv)
-    c = compare(micro_samples(a.preset, a.n))
-    print(c)
-    return 0

@@ -32,6 +32,8 @@ pub struct Simulation {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) now: SimTime,
     pub(crate) events: u64,
+    /// Time of the last event other than sampling: a run ends there, not at a trailing sample.
+    last_event: SimTime,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) workloads: Vec<WorkloadRt>,
     pub(crate) hosts: Vec<Host>,
@@ -161,6 +163,7 @@ impl Simulation {
             queue: EventQueue::with_capacity(4096),
             now: SimTime::ZERO,
             events: 0,
+            last_event: SimTime::ZERO,
             fingerprint: Fingerprint::default(),
             workloads,
             hosts,
@@ -230,6 +233,9 @@ impl Simulation {
                 break;
             };
             self.now = t;
+            if !matches!(ev, Event::Sample) {
+                self.last_event = t;
+            }
             self.events += 1;
             self.fingerprint.add(t.0);
             self.fingerprint.add(ev.tag());
@@ -259,7 +265,14 @@ impl Simulation {
                 }
                 Event::PartsDone(r) => self.finish(r, false),
                 Event::Qos(e) => self.on_qos(e),
-                Event::Sample => self.on_sample(),
+                Event::Sample => {
+                    if self.queue.is_empty() {
+                        // Nothing else will happen: the final (partial) interval ends with the
+                        // last event, so the sampling interval never lengthens the run.
+                        self.now = self.last_event;
+                    }
+                    self.on_sample()
+                }
             }
         }
         Ok(if self.finished { StepState::Finished } else { StepState::Running })

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Sequence
+from typing import Dict, List
 
 import numpy as np
 
@@ -132,27 +132,5 @@ def compare(samples: Samples, seed: int = 1, test_share: float = 0.4) -> Compari
     return Comparison(r2, imp, len(xtr), len(xte))
 
 
-def has_sklearn() -> bool:
-    try:
-        import sklearn  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def require_sklearn() -> None:
-    if not has_sklearn():
-        raise RuntimeError("the throughput prediction model needs scikit-learn: pip install scikit-learn")
-
-
-def feature_table(samples: Samples) -> Dict[str, Sequence[float]]:
-    """The samples as columns (features, w, and the two targets), for CSV or Parquet."""
-    cols: Dict[str, Sequence[float]] = {f: samples.x[:, i].tolist() for i, f in enumerate(FEATURES)}
-    cols["tput_read"] = samples.y[:, 0].tolist()
-    cols["tput_write"] = samples.y[:, 1].tolist()
-    return cols
-
-
-__all__ = ["FEATURES", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families", "compare",
-           "has_sklearn", "require_sklearn", "feature_table"]
+__all__ = ["FEATURES", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families", "compare"]
 

@@ -393,6 +393,11 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], dev
     }
     let t_ndwl = c.t_ndwl.as_ref().and_then(|s| cx.dur(&f("t_ndwl"), s)).unwrap_or(t_dw);
     let t_ndwh = c.t_ndwh.as_ref().and_then(|s| cx.dur(&f("t_ndwh"), s)).unwrap_or(SimTime(t_dw.0.saturating_mul(10)).max(t_ndwl));
+    if t_ndwl == SimTime::ZERO {
+        // The reads held for NDWin are routed again just after it starts; an NDWin that could
+        // end at once would hand them to the next DTWin's allocation instead.
+        cx.err(&f("t_ndwl"), "must be positive: the reads held for NDWin are served at its start");
+    }
     if t_ndwh < t_ndwl {
         cx.err(&f("t_ndwh"), "must be at least t_ndwl");
     }

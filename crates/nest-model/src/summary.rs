@@ -341,19 +341,18 @@ impl Simulation {
             }
         }
         if let (Some(rt), Some(net)) = (self.nvmeof.as_deref(), self.net.as_deref()) {
-            let hosts: Vec<&str> = self.hosts.iter().map(|h| h.name.as_str()).collect();
-            out["nvmeof"] = nvmeof_json(rt, net, &rv.classes, &hosts);
+            out["nvmeof"] = nvmeof_json(rt, net, &rv.classes);
         }
         out
     }
 }
 
 /// The NVMe-oF layer: its connections, each target's queues, and the message and byte books.
-fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &[nest_config::resolve::ClassPlan], hosts: &[&str]) -> Value {
+fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &[nest_config::resolve::ClassPlan]) -> Value {
     let topo = &net.fabric.topo;
     let mut targets = Map::new();
     for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
-        let mut v = json!({
+        let v = json!({
             "commands": t.commands,
             "max_request_queue": t.requests.max_len,
             "max_response_queue": t.responses.max_len,
@@ -364,19 +363,6 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
             "held_at_end": t.held(),
             "background": {"started": t.background.issued, "in_flight": t.background.in_flight()},
         });
-        let r = t.router();
-        let report = r.report();
-        if !report.is_empty() {
-            let num = |x: f64| if x.is_finite() { json!(r6(x)) } else { Value::Null };
-            let mut m: Map<String, Value> = report.into_iter().map(|(k, x)| (k.to_string(), num(x))).collect();
-            let per_host: Map<String, Value> = r.host_report().into_iter().map(|(h, kv)| {
-                (hosts[h.ix()].to_string(), Value::Object(kv.into_iter().map(|(k, x)| (k.to_string(), num(x))).collect()))
-            }).collect();
-            if !per_host.is_empty() {
-                m.insert("per_host".into(), Value::Object(per_host));
-            }
-            v["router"] = Value::Object(m);
-        }
         targets.insert(topo.host_name(node).to_string(), v);
     }
     let conns: Vec<Value> = rt.plan.conns.iter().map(|c| {

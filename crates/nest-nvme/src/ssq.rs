@@ -28,6 +28,12 @@ use std::collections::VecDeque;
 const READ: usize = 0;
 const WRITE: usize = 1;
 
+/// The index of a command's type (and of its own SQ).
+#[inline]
+fn kind(write: bool) -> usize {
+    if write { WRITE } else { READ }
+}
+
 #[derive(Debug)]
 struct Entry<C> {
     cmd: C,
@@ -95,7 +101,7 @@ impl<C> SplitQueues<C> {
 
     /// The SQ a command goes to: its type's, unless it overlaps a waiting command (LBA rule).
     fn sq_for(&self, write: bool, start: u64, end: u64) -> usize {
-        let own = if write { WRITE } else { READ };
+        let own = kind(write);
         // The latest overlapping command in either SQ: each SQ is in arrival order, so its last
         // overlapping entry is its latest; the two are compared by arrival number.
         let mut latest: Option<(usize, u64)> = None; // (sq, seq)
@@ -109,15 +115,14 @@ impl<C> SplitQueues<C> {
         latest.map_or(own, |(q, _)| q)
     }
 
-    /// Whether SQ `q`'s head may be fetched under the depth shares, given whether the other SQ
-    /// has a command that may be.
-    fn head_type(&self, q: usize) -> Option<usize> {
-        self.sqs[q].front().map(|e| if e.write { WRITE } else { READ })
+    /// Whether SQ `q` has a head whose type is below its share of the device's depth.
+    fn fits(&self, q: usize) -> bool {
+        self.sqs[q].front().is_some_and(|e| self.in_device[kind(e.write)] < self.cap[kind(e.write)])
     }
 
     fn take(&mut self, q: usize, spend: bool) -> C {
         let e = self.sqs[q].pop_front().expect("a non-empty SQ");
-        let t = if e.write { WRITE } else { READ };
+        let t = kind(e.write);
         if spend {
             self.tokens[t] = self.tokens[t].saturating_sub(1);
         }
@@ -139,11 +144,11 @@ impl<C: Send + Sync> Arbitration<C> for SplitQueues<C> {
 
     fn submit_at(&mut self, host: HostId, class: Priority, write: bool, offset: u64, bytes: u32, cmd: C) -> Result<(), SqFull> {
         if !self.has_room(host, class, write) {
-            return Err(SqFull(SqId(if write { WRITE } else { READ } as u32)));
+            return Err(SqFull(SqId(kind(write) as u32)));
         }
         let (start, end) = (offset, offset + bytes.max(1) as u64);
-        let q = if bytes == 0 { if write { WRITE } else { READ } } else { self.sq_for(write, start, end) };
-        if q != if write { WRITE } else { READ } {
+        let q = if bytes == 0 { kind(write) } else { self.sq_for(write, start, end) };
+        if q != kind(write) {
             self.lba_redirects += 1;
         }
         self.waiting[host.ix()][class.index()] += 1;
@@ -153,14 +158,13 @@ impl<C: Send + Sync> Arbitration<C> for SplitQueues<C> {
     }
 
     fn next(&mut self) -> Option<C> {
-        let fits = |s: &Self, q: usize| s.head_type(q).is_some_and(|t| s.in_device[t] < s.cap[t]);
         match (self.sqs[READ].is_empty(), self.sqs[WRITE].is_empty()) {
             (true, true) => None,
             // One SQ empty: the other is fetched without tokens, whatever the shares.
             (false, true) => Some(self.take(READ, false)),
             (true, false) => Some(self.take(WRITE, false)),
             (false, false) => {
-                let ok = [fits(self, READ), fits(self, WRITE)];
+                let ok = [self.fits(READ), self.fits(WRITE)];
                 let q = match ok {
                     [false, false] => return None,
                     [true, false] => READ,
@@ -178,7 +182,7 @@ impl<C: Send + Sync> Arbitration<C> for SplitQueues<C> {
     }
 
     fn done(&mut self, write: bool) {
-        let t = if write { WRITE } else { READ };
+        let t = kind(write);
         self.in_device[t] = self.in_device[t].saturating_sub(1);
     }
 

@@ -68,14 +68,6 @@ pub trait Router: Send + Sync {
     fn background_done(&mut self, _now: SimTime, _tag: u32, _out: &mut RouterOut) {}
     /// A wake-up it asked for.
     fn on_wake(&mut self, _now: SimTime, _out: &mut RouterOut) {}
-    /// What it reports in the summary (name, value), in a fixed order.
-    fn report(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
-    /// What it reports per host.
-    fn host_report(&self) -> Vec<(HostId, Vec<(&'static str, f64)>)> {
-        Vec::new()
-    }
     /// Its own conservation check at the end of a run (bytes it took charge of are accounted).
     fn check(&self) -> Result<(), String> {
         Ok(())

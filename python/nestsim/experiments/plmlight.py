@@ -36,30 +36,35 @@ CLASSES = ["high", "medium", "low"]
 PERCENTILES = [90, 92, 95, 97, 99, 99.9]
 T_DW_MS = 1.0
 DC_SHARE = 0.8
+#: Workload II: writes below this always go to the fast device.
 SMALL_WRITES = 64 << 10
 #: The SSD's DRAM write cache: small enough that the runs measure its steady state, not its fill.
 CACHE = "32MiB"
-#: Workload → (read fraction, size as a scenario `size`, mean 4 KiB counts per request, IOPS per host).
+#: Workload → (read fraction, request sizes in 4 KiB blocks (uniform over min..max), IOPS per host).
 WORKLOADS = {
-    "I": (0.3, {"dist": "fixed", "bytes": "4KiB"}, 1.0, 5_000),
-    "II": (0.7, {"dist": "uniform_blocks", "min": 1, "max": 32}, 16.5, 2_000),
+    "I": (0.3, (1, 1), 5_000),
+    "II": (0.7, (1, 32), 2_000),
 }
 
 
+def _small_below(workload: str) -> int:
+    return SMALL_WRITES if workload == "II" else 0
+
+
 def dcs(workload: str) -> Dict[str, int]:
-    """Read and write DCs per DTWin: 80 % of the mean 4 KiB counts the three hosts offer per
-    T_DW (Workload II: writes below 64 KiB bypass the DC, so only the others count)."""
-    rf, _, counts, iops = WORKLOADS[workload]
+    """Read and write DCs per DTWin: 80 % of the mean 4 KiB counts the three hosts offer per T_DW.
+    Writes below `small_writes_below` bypass the write DC, so only the others count towards it."""
+    rf, (lo, hi), iops = WORKLOADS[workload]
     per_ms = 3 * iops * T_DW_MS / 1000
-    writes = per_ms * (1 - rf) * counts
-    if workload == "II":
-        # Sizes 64..128 KiB are 17 of the 32 (16..32 counts, mean 24).
-        writes = per_ms * (1 - rf) * 17 / 32 * 24
-    return {"read": max(1, round(DC_SHARE * per_ms * rf * counts)), "write": max(1, round(DC_SHARE * writes))}
+    sizes = range(lo, hi + 1)  # equally likely, in 4 KiB counts
+    reads = per_ms * rf * sum(sizes) / len(sizes)
+    writes = per_ms * (1 - rf) * sum(k for k in sizes if k * 4096 >= _small_below(workload)) / len(sizes)
+    return {"read": max(1, round(DC_SHARE * reads)), "write": max(1, round(DC_SHARE * writes))}
 
 
 def _scenario(name: str, workload: str, plmlight: bool, duration_s: float) -> dict:
-    rf, size, _, iops = WORKLOADS[workload]
+    rf, (lo, hi), iops = WORKLOADS[workload]
+    size = {"dist": "fixed", "bytes": f"{4 * lo}KiB"} if lo == hi else {"dist": "uniform_blocks", "min": lo, "max": hi}
     sc = {
         "schema": 1, "name": name,
         "run": {"seed": 1, "duration": f"{duration_s:g}s", "warmup": "100ms", "interval": "10ms", "drain": False},
@@ -82,8 +87,8 @@ def _scenario(name: str, workload: str, plmlight: bool, duration_s: float) -> di
         d = dcs(workload)
         coord = {"name": "plmlight", "kind": "plmlight", "hosts": ["s0", "s1", "s2"], "device": "ssd", "fast": "optane",
                  "counts": d["read"], "write_counts": d["write"], "t_dw": f"{T_DW_MS:g}ms"}
-        if workload == "II":
-            coord["small_writes_below"] = "64KiB"
+        if _small_below(workload):
+            coord["small_writes_below"] = f"{_small_below(workload)}B"
         sc["coordinator"] = [coord]
     return sc
 

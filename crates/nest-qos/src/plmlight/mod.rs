@@ -239,9 +239,9 @@ impl PlmLight {
         self.arm(now, out);
     }
 
-    /// The DTWin ends: held reads go (to the SSD, now in NDWin) and the flush starts. The NDWin
-    /// never ends within the call that started it (a wake-up or a flush ends it), so released
-    /// reads are routed in NDWin.
+    /// The DTWin ends: held reads go (to the SSD, now in NDWin) and the flush starts. Released
+    /// reads are routed at the same instant, and an NDWin lasts at least T_NDWL > 0, so they are
+    /// routed in NDWin.
     fn enter_nd(&mut self, now: SimTime, cause: NdCause, out: &mut RouterOut) {
         self.clock.to_nd(now, cause);
         if self.held_now > 0 {
@@ -285,7 +285,6 @@ impl PlmLight {
             ("bytes_parked_at_end", w.parked_bytes as f64), ("peak_parked_bytes", w.peak_parked_bytes as f64),
         ]
     }
-
 }
 
 fn lock(s: &Mutex<PlmLight>) -> MutexGuard<'_, PlmLight> {

@@ -58,3 +58,26 @@ def test_every_model_family_is_compared_on_a_held_out_share():
     assert all(math.isfinite(v) and v <= 1.0 for v in c.r2.values())
     assert (c.n_train, c.n_test) == (24, 16)
     assert sum(c.importances.values()) == pytest.approx(1.0) and set(c.importances) == set(tpm.FEATURES)
+
+
+@pytest.mark.parametrize("family", ["random_forest", "decision_tree"])
+def test_nest_evaluates_an_exported_model_exactly_as_scikit_learn(tmp_path, family):
+    # Features spread over many magnitudes (shares, SCVs, bytes/s, w), so float32 thresholds matter.
+    rng = np.random.default_rng(7)
+    n = 400
+    x = np.column_stack([rng.random(n), rng.exponential(1, n), rng.exponential(1, n), rng.exponential(2, n),
+                         rng.exponential(2, n), rng.exponential(3e8, n), rng.exponential(1e8, n), rng.integers(1, 9, n)])
+    y = np.column_stack([x[:, 5] / x[:, 7] + rng.normal(0, 1e6, n), x[:, 6] * np.minimum(1, x[:, 7] / 4)])
+    samples = tpm.Samples("synthetic", x, y, [])
+    model = tpm.fit(samples, family, seed=3)
+    path = tmp_path / "m.json"
+    doc = tpm.export(model, path, preset="synthetic", n=n)
+    assert doc["model"] == family and doc["trained_on"] == {"preset": "synthetic", "n": n}
+    fresh = np.column_stack([rng.random(300), rng.exponential(1, 300), rng.exponential(1, 300), rng.exponential(2, 300),
+                             rng.exponential(2, 300), rng.exponential(3e8, 300), rng.exponential(1e8, 300), rng.integers(1, 9, 300)])
+    both = np.vstack([x, fresh])
+    assert np.array_equal(tpm.predict(path, both), model.predict(both)), "bit for bit"
+    with pytest.raises(ValueError, match="8"):
+        tpm.predict(path, [[1.0, 2.0]])
+    with pytest.raises(TypeError):
+        tpm.export(object(), path)

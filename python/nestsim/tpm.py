@@ -132,5 +132,59 @@ def compare(samples: Samples, seed: int = 1, test_share: float = 0.4) -> Compari
     return Comparison(r2, imp, len(xtr), len(xte))
 
 
-__all__ = ["FEATURES", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families", "compare"]
+#: The exported model file (read by `nest_qos::rate_control::TreeEnsemble`).
+FORMAT, VERSION = "nestsim-tpm", 1
+
+
+def fit(samples: Samples, family: str = "random_forest", seed: int = 1):
+    """One of the tree families fitted on every sample (what a run's SRC controller uses)."""
+    if family not in ("random_forest", "decision_tree"):
+        raise ValueError(f"family {family!r}: only random_forest and decision_tree can be exported")
+    model = model_families(seed)[family]
+    model.fit(samples.x, samples.y)
+    return model
+
+
+def export(model, path, w_max: int = MAX_W, **trained_on) -> dict:
+    """Writes a fitted random forest or decision tree (scikit-learn, two outputs, `FEATURES` as
+    input) to `path` as NeSt's model file; `[[coordinator]] kind = "src"` reads it as `model`.
+    `trained_on` is kept in the file for the reader (preset, samples, seed...). Floats are
+    written in their shortest round-trip form and NeSt reads them back bit for bit, so its
+    predictions are scikit-learn's exactly."""
+    import json
+
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    if isinstance(model, RandomForestRegressor):
+        kind, trees = "random_forest", model.estimators_
+    elif isinstance(model, DecisionTreeRegressor):
+        kind, trees = "decision_tree", [model]
+    else:
+        raise TypeError(f"{type(model).__name__}: only a RandomForestRegressor or a DecisionTreeRegressor can be exported")
+    if model.n_features_in_ != len(FEATURES) or model.n_outputs_ != 2:
+        raise ValueError(f"the model takes {model.n_features_in_} features and gives {model.n_outputs_} outputs: "
+                         f"expected {len(FEATURES)} ({', '.join(FEATURES)}) and 2 (read, write throughput)")
+
+    def tree(t) -> dict:
+        tt = t.tree_
+        return {"feature": tt.feature.tolist(), "threshold": tt.threshold.tolist(),
+                "left": tt.children_left.tolist(), "right": tt.children_right.tolist(),
+                "value": tt.value[:, :, 0].tolist()}
+
+    doc = {"format": FORMAT, "version": VERSION, "model": kind, "features": FEATURES,
+           "outputs": ["read_Bps", "write_Bps"], "w_max": int(w_max), "trained_on": trained_on,
+           "trees": [tree(t) for t in trees]}
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    return doc
+
+
+def predict(path, x) -> np.ndarray:
+    """NeSt's own evaluator's predictions (read, write throughput) for rows `x` of an exported model."""
+    return np.asarray(_native.tpm_predict(str(path), np.asarray(x, dtype=float).tolist()), dtype=float)
+
+
+__all__ = ["FEATURES", "FORMAT", "VERSION", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families",
+           "compare", "fit", "export", "predict"]
 

@@ -4,7 +4,8 @@
 //! sending channels of storage `servers` meet: DCQCN rate cuts and raises, PFC pauses),
 //! `plmc` (allocates the DT counts of an NVM-set `pool` among its hosts, docs/plm.md) and
 //! `plmlight` (PLM emulated for an SSD without it: read DCs per host, a write DC per device and
-//! the write-handling agent at its storage server, docs/plm.md).
+//! the write-handling agent at its storage server, docs/plm.md) and `src` (SRC's Algorithm 1 at
+//! a storage target, `coordinator_src.rs`, docs/src.md).
 
 use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
@@ -83,6 +84,18 @@ pub struct CoordinatorConfig {
     /// plmlight: flushes in flight at once (default 8).
     #[serde(default)]
     pub flush_depth: Option<u32>,
+    /// src: the throughput prediction model exported by `nestsim.tpm` (a JSON file).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// src: the workload monitor's window δ (default 10 ms).
+    #[serde(default)]
+    pub delta: Option<String>,
+    /// src: Algorithm 1's τ, the relative change of the prediction below which w stops rising (default 0.1).
+    #[serde(default)]
+    pub tau: Option<f64>,
+    /// src: the largest write weight it sets (default: the model's w_max).
+    #[serde(default)]
+    pub w_max: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +105,7 @@ pub enum CoordinatorKind {
     CongestionMonitor { servers: Vec<String>, flows: Vec<u32> },
     Plmc(PlmcPlan),
     PlmLight(PlmLightPlan),
+    Src(crate::coordinator_src::SrcPlan),
 }
 
 /// `plmlight`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
@@ -228,8 +242,9 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
         }
         "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, &idx, volumes, workloads)?),
         "plmlight" => CoordinatorKind::PlmLight(plmlight(cx, &key, c, &idx, devices, network, nvmeof)?),
+        "src" => CoordinatorKind::Src(crate::coordinator_src::src(cx, &key, c, devices, network, nvmeof)?),
         o => {
-            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor, plmc or plmlight"));
+            cx.err(&format!("{key}.kind"), format!("'{o}': expected fixed-budget, congestion-monitor, plmc, plmlight or src"));
             return None;
         }
     };

@@ -9,6 +9,7 @@
 #![deny(unsafe_code)]
 
 pub mod coordinator;
+pub mod coordinator_src;
 pub mod error;
 pub mod overrides;
 pub mod resolve;

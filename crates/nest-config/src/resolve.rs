@@ -169,7 +169,7 @@ impl Ctx<'_> {
         }
     }
     /// Resolves a user path: `${VAR}` / `${VAR:-default}` expanded, relative to the scenario.
-    fn path(&mut self, key: &str, p: &str) -> Option<PathBuf> {
+    pub(crate) fn path(&mut self, key: &str, p: &str) -> Option<PathBuf> {
         let expanded = expand_env(p).map_err(|e| self.err(key, e)).ok()?;
         let pb = PathBuf::from(&expanded);
         let full = if pb.is_absolute() { pb } else { self.base.join(pb) };
@@ -341,16 +341,20 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
 
     let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &devices, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
     check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
-    // One write-handling agent per storage server: it is the server's routing hook.
+    // One agent per storage server (PLMLight's write-handling agent, SRC's monitor): it is the
+    // server's routing hook.
     let mut agents: Vec<(u32, &str)> = Vec::new();
     for c in &coordinators {
-        if let crate::coordinator::CoordinatorKind::PlmLight(m) = &c.kind {
-            if let Some((_, other)) = agents.iter().find(|(s, _)| *s == m.server) {
-                let i = sc.coordinators.iter().position(|x| x.name == c.name).unwrap_or(0);
-                cx.err(&format!("coordinator[{i}].device"), format!("storage server '{}' already has coordinator '{other}''s write-handling agent: one plmlight per server", m.server_name));
-            }
-            agents.push((m.server, c.name.as_str()));
+        let (server, server_name) = match &c.kind {
+            crate::coordinator::CoordinatorKind::PlmLight(m) => (m.server, &m.server_name),
+            crate::coordinator::CoordinatorKind::Src(m) => (m.server, &m.server_name),
+            _ => continue,
+        };
+        if let Some((_, other)) = agents.iter().find(|(s, _)| *s == server) {
+            let i = sc.coordinators.iter().position(|x| x.name == c.name).unwrap_or(0);
+            cx.err(&format!("coordinator[{i}].device"), format!("storage server '{server_name}' already has coordinator '{other}''s agent at its routing hook: one plmlight or src per server"));
         }
+        agents.push((server, c.name.as_str()));
     }
 
     let output = OutputPlan {

@@ -12,6 +12,7 @@ use nest_config::coordinator::PlmcPlan;
 use nest_core::DeviceId;
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::plmlight::PlmLightConfig;
+use nest_qos::rate_control::SrcConfig;
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, PlmLight, Plmc};
 
 /// Timers of the QoS seam.
@@ -116,6 +117,14 @@ impl QosRt {
                         })
                         .split();
                         routers.push((m.server, Box::new(router) as Box<dyn nest_nvme::Router>));
+                        Box::new(coord)
+                    }
+                    CoordinatorKind::Src(ref m) => {
+                        let (coord, agent) = nest_qos::src(
+                            SrcConfig { device: DeviceId(m.device as u32), flows: m.flows.iter().map(|&f| FlowId(f)).collect(), delta: m.delta, tau: m.tau, w_max: m.w_max, w0: m.w0 },
+                            Box::new(m.model.clone()),
+                        );
+                        routers.push((m.server, Box::new(agent) as Box<dyn nest_nvme::Router>));
                         Box::new(coord)
                     }
                 }

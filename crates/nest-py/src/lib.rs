@@ -345,6 +345,19 @@ fn src_features(times_ps: Vec<u64>, sizes: Vec<u32>, writes: Vec<bool>, delta_ps
     Ok(m.features(SimTime(now_ps)).as_array().to_vec())
 }
 
+/// The predictions of an exported throughput model (`nestsim.tpm.export`) for `rows` (Ch then
+/// w), by NeSt's own evaluator — what a run's SRC controller computes.
+#[pyfunction]
+fn tpm_predict(path: &str, rows: Vec<Vec<f64>>) -> PyResult<Vec<[f64; 2]>> {
+    let text = std::fs::read_to_string(path).map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    let m = nest_qos::rate_control::TreeEnsemble::from_json(&text).map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    let n = nest_qos::rate_control::FEATURE_NAMES.len() + 1;
+    if let Some(r) = rows.iter().find(|r| r.len() != n) {
+        return Err(PyValueError::new_err(format!("a row of {} values: expected {n} (Ch, then w)", r.len())));
+    }
+    Ok(rows.iter().map(|r| m.predict_row(r)).collect())
+}
+
 #[pyfunction]
 fn src_feature_names() -> Vec<&'static str> {
     nest_qos::rate_control::FEATURE_NAMES.to_vec()
@@ -364,6 +377,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tpm_predict, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
     m.add("__version__", nest_model::NEST_VERSION)?;

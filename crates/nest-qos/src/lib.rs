@@ -17,9 +17,10 @@ pub use congestion_monitor::CongestionMonitor;
 pub use fixed_budget::FixedBudget;
 pub use plmc::Plmc;
 pub use plmlight::PlmLight;
+pub use rate_control::controller::src;
 
 pub use nest_core::Congestion;
-use nest_core::{FlowId, HostId, SimTime};
+use nest_core::{DeviceId, FlowId, HostId, SimTime};
 
 /// What a coordinator asks the World to do.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,6 +33,8 @@ pub enum Action {
     /// Report the congestion of flow `flow` (a message channel) to
     /// [`Coordinator::on_congestion`] from now on.
     Watch { flow: FlowId },
+    /// Set the write weight of device `device`'s split submission queues (SRC).
+    SetWriteWeight { device: DeviceId, w: u32 },
 }
 
 /// Actions collected during one call (reused; the adapter drains it).

@@ -4,6 +4,7 @@
 
 use crate::qos::QosEvent;
 use crate::events::Event;
+use crate::device::DeviceRt;
 use crate::request::Request;
 use crate::sim::Simulation;
 use nest_config::coordinator::CoordinatorKind;
@@ -68,6 +69,12 @@ impl Simulation {
                     let rt = self.qos.as_deref_mut().expect("coordinators");
                     let at = rt.watchers.partition_point(|&(f, k)| (f, k) < (flow, c));
                     rt.watchers.insert(at, (flow, c));
+                }
+                Action::SetWriteWeight { device, w } => {
+                    let DeviceRt::Ssd(dev) = &mut self.devices[device.ix()] else { unreachable!("resolution checked an SRC device is an SSD") };
+                    dev.ctrl.set_write_weight(w).expect("resolution checked the device has split SQs and w_max ≤ 1024");
+                    // A new depth share may let waiting commands in.
+                    self.ssd_fetch(device.0);
                 }
                 Action::WakeAt { at, token } => {
                     // A coordinator's clock alone does not keep a run going: once no request is
@@ -141,6 +148,11 @@ impl Simulation {
                     "c_min": m.alloc.c_min, "min_overflow": if m.alloc.scale_minimums { "scale" } else { "priority" },
                     "t_dw_ms": m.t_dw.0 as f64 / 1e9, "t_ndwl_ms": m.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": m.t_ndwh.0 as f64 / 1e9,
                     "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
+                })),
+                CoordinatorKind::Src(m) => ("src", json!({
+                    "device": self.resolved.devices[m.device].name, "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.delta.0 as f64 / 1e9, "tau": m.tau, "w_max": m.w_max,
+                    "watched_channels": m.flows.len(),
                 })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();

@@ -16,6 +16,13 @@ pub trait ThroughputModel: Send + Sync {
     fn predict(&self, ch: &Features, w: u32) -> (f64, f64);
 }
 
+/// A model shared (a scenario's plan and the run hold the same one).
+impl<T: ThroughputModel + ?Sized> ThroughputModel for std::sync::Arc<T> {
+    fn predict(&self, ch: &Features, w: u32) -> (f64, f64) {
+        (**self).predict(ch, w)
+    }
+}
+
 /// PredictWeightRatio(r, Ch).
 pub fn predict_weight_ratio(model: &dyn ThroughputModel, r: f64, ch: &Features, tau: f64, w_max: u32) -> u32 {
     let mut w = 1;
@@ -59,12 +66,19 @@ impl DynamicAdjustment {
         DynamicAdjustment { monitor: WorkloadMonitor::new(delta), model, tau, w_max, history: Vec::new() }
     }
 
-    /// A congestion event demanding read rate `r` (bytes/s) at `now`: the w to apply to the SSQ.
+    /// A congestion event demanding read rate `r` (bytes/s) at `now`: the w to apply to the SSQ,
+    /// recorded in `history`.
     pub fn on_event(&mut self, now: SimTime, r: f64) -> u32 {
-        let ch = self.monitor.features(now);
-        let w = predict_weight_ratio(self.model.as_ref(), r, &ch, self.tau, self.w_max);
+        let w = self.decide(now, r);
         self.history.push((now, r, w));
         w
+    }
+
+    /// As [`DynamicAdjustment::on_event`], without keeping the record (a run's events are many:
+    /// its time series shows the weight).
+    pub fn decide(&mut self, now: SimTime, r: f64) -> u32 {
+        let ch = self.monitor.features(now);
+        predict_weight_ratio(self.model.as_ref(), r, &ch, self.tau, self.w_max)
     }
 }
 

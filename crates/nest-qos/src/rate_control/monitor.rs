@@ -87,8 +87,10 @@ impl WorkloadMonitor {
         for t in 0..2 {
             let of = |&&(_, _, w): &&(SimTime, u32, bool)| w as usize == t;
             f.scv_size[t] = scv(self.window.iter().filter(of).map(|&(_, b, _)| b as f64));
-            let times: Vec<f64> = self.window.iter().filter(of).map(|&(at, _, _)| at.0 as f64).collect();
-            f.scv_gap[t] = scv(times.windows(2).map(|p| p[1] - p[0]));
+            // Gaps between consecutive arrivals of the type (no allocation: this runs at every
+            // congestion event).
+            let mut prev: Option<SimTime> = None;
+            f.scv_gap[t] = scv(self.window.iter().filter(of).filter_map(|&(at, _, _)| prev.replace(at).map(|p| (at.0 - p.0) as f64)));
             f.speed[t] = bytes[t] as f64 / secs;
         }
         f

@@ -1,0 +1,116 @@
+//! SRC at a storage target (docs/src.md): the controller acts on the DCQCN rate changes of the
+//! target's channels and sets the write weight of its SSD's split SQs; nothing is lost; its
+//! configuration is checked.
+
+mod common;
+use common::{f, run};
+use std::path::PathBuf;
+
+/// A model of the read throughput falling with w (1.2, 0.6, 0.4, 0.3 GB/s at w = 1, 2, 3, ≥ 4),
+/// whatever Ch: a tree splitting on w only.
+const MODEL: &str = r#"{"format":"nestsim-tpm","version":1,"model":"decision_tree","features":["read_share","scv_size_read","scv_size_write","scv_gap_read","scv_gap_write","speed_read","speed_write","w"],"outputs":["read_Bps","write_Bps"],"w_max":8,"trees":[{"feature":[7,-2,7,-2,7,-2,-2],"threshold":[1.5,-2,2.5,-2,3.5,-2,-2],"left":[1,-1,3,-1,5,-1,-1],"right":[2,-1,4,-1,6,-1,-1],"value":[[0,0],[1.2e9,1e8],[0,0],[0.6e9,2e8],[0,0],[0.4e9,3e8],[0.3e9,4e8]]}]}"#;
+
+fn model_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nest-src-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// One initiator (s0) reading and writing 64 KiB over DCQCN on three storage servers, each an
+/// SSD behind split SQs, at more than its 10 Gb/s link carries back: the read data converges on
+/// the initiator's port, which marks, so CNPs reach the servers' channels.
+fn incast(coord: &str) -> String {
+    let mut s = String::from(
+        r#"schema = 1
+[run]
+duration = "20ms"
+[network]
+topology = "dumbbell"
+senders = 1
+receivers = 3
+link_rate = "10Gbps"
+link_delay = "1us"
+switch = { ecn = "red", ecn_kmin = "41200B", ecn_kmax = "1030000B", ecn_pmax = 1.0, pfc = true, buffer = "16MiB", pfc_xoff = "400KiB", pfc_xon = "300KiB" }
+[nvmeof]
+transport = "dcqcn"
+[[host]]
+name = "s0"
+"#,
+    );
+    for r in ["r0", "r1", "r2"] {
+        s += &format!("[[device]]\nname = \"d{r}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{r}\"\nnvme = {{ arbitration = \"ssq\" }}\n");
+        s += &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 0.7\n");
+    }
+    s + coord
+}
+
+fn src(extra: &str) -> String {
+    let m = model_file("model.json", MODEL);
+    format!("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevice = \"dr0\"\nmodel = \"{}\"\n{extra}", m.display())
+}
+
+#[test]
+fn the_controller_sets_the_weight_algorithm_1_picks_on_each_rate_change() {
+    let (s, sim) = run(&incast(&src("")));
+    sim.check_conservation().unwrap();
+    let c = &s["coordinators"]["src"];
+    let r = &c["report"];
+    assert_eq!((c["params"]["w_max"].as_f64(), c["params"]["watched_channels"].as_f64()), (Some(8.0), Some(1.0)), "the model's w_max; one connection");
+    // Only dr0's commands are monitored.
+    assert_eq!(f(r, "commands_seen"), f(&s, "workloads.wr0.all.ios"));
+    // Every CNP on r0's channel back to s0 is a rate cut and a pause.
+    let cnps: f64 = s["network"]["flows"].as_object().unwrap().values().filter(|fl| fl["src"] == "r0" && fl["dst"] == "s0").map(|fl| f(fl, "cnps")).sum();
+    assert!(cnps > 10.0, "the incast marks: {cnps} CNPs");
+    assert_eq!((f(r, "rate_cuts"), f(r, "pauses")), (cnps, cnps + f(r, "pfc_pauses")));
+    assert_eq!(f(r, "rate_events"), f(r, "rate_cuts") + f(r, "rate_raises"));
+    // Cut below 9.6 Gb/s the model's reads at w = 1 are above the demand: w rises; raised back
+    // to line rate it returns to 1.
+    assert!(f(r, "weight_changes") >= 2.0 && f(r, "max_w") >= 3.0, "cuts reach 0.4 GB/s (w = 3) at least: {r}");
+    assert!(f(r, "mean_w") > 1.0 && f(r, "mean_w") <= f(r, "max_w"));
+    assert_eq!(f(&s, "devices.dr0.ssd.ssq_write_weight"), f(r, "final_w"), "the device runs at the weight last set");
+    assert_eq!(f(&s, "devices.dr1.ssd.ssq_write_weight"), 1.0, "other devices keep theirs");
+    let names = sim.series_names();
+    for m in nest_qos::rate_control::controller::SERIES {
+        assert!(names.iter().any(|(e, n)| e == "router:r0" && n == m), "router:r0 {m} in {names:?}");
+    }
+    // Without the controller the same run keeps w = 1 throughout.
+    let (plain, _) = run(&incast(""));
+    assert_eq!(f(&plain, "devices.dr0.ssd.ssq_write_weight"), 1.0);
+    assert!(plain.get("coordinators").is_none());
+}
+
+#[test]
+fn a_demand_no_weight_reaches_keeps_the_search_within_w_max() {
+    let (s, _) = run(&incast(&src("w_max = 2\ntau = 0.5\ndelta = \"5ms\"\n")));
+    let r = &s["coordinators"]["src"]["report"];
+    assert_eq!(f(r, "max_w"), 2.0, "{r}");
+    assert_eq!(s["coordinators"]["src"]["params"]["delta_ms"].as_f64(), Some(5.0));
+}
+
+#[test]
+fn src_sections_are_checked() {
+    use nest_config::{load_str, resolve};
+    let err = |text: &str| {
+        let l = load_str(text, "t.toml", ".".into(), &[], None).unwrap();
+        resolve(&l, text).unwrap_err().to_string()
+    };
+    let e = err(&incast("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevice = \"x\"\ntau = 2.0\ncounts = 3\n"));
+    assert!(e.contains("coordinator[0].device") && e.contains("no device named 'x'"), "{e}");
+    let e = err(&incast("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevice = \"dr0\"\ntau = 2.0\ncounts = 3\n"));
+    assert!(e.contains("coordinator[0].model") && e.contains("src needs model"), "{e}");
+    assert!(e.contains("coordinator[0].tau") && e.contains("(0, 1)"), "{e}");
+    assert!(e.contains("coordinator[0].counts") && e.contains("not an src key"), "{e}");
+    // A bad model file is a configuration error naming the file and what is wrong.
+    let bad = model_file("bad.json", &MODEL.replace("\"version\":1", "\"version\":9"));
+    let e = err(&incast(&format!("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevice = \"dr0\"\nmodel = \"{}\"\n", bad.display())));
+    assert!(e.contains("coordinator[0].model") && e.contains("bad.json") && e.contains("version 9"), "{e}");
+    // A device without split SQs has no write weight to set.
+    let e = err(&incast(&src("")).replacen("nvme = { arbitration = \"ssq\" }\n", "", 1));
+    assert!(e.contains("coordinator[0].device") && e.contains("does not arbitrate by split SQs"), "{e}");
+    // One agent per storage server.
+    let twice = incast(&(src("") + &src("").replace("name = \"src\"", "name = \"src2\"")));
+    let e = err(&twice);
+    assert!(e.contains("coordinator[1].device") && e.contains("one plmlight or src per server"), "{e}");
+}

@@ -1,0 +1,289 @@
+//! SRC at a storage target (SRC §III-C, Fig 4): Algorithm 1 on the congestion its channels meet.
+//! Two parts share one state:
+//! - the **agent** ([`SrcAgent`]) is the target's routing hook: it routes every command to the
+//!   device it names and records each command for the SRC device in the workload monitor (Ch is
+//!   measured where the commands arrive);
+//! - the **controller** ([`SrcController`]) watches the channels the target sends on (read data
+//!   and completions back to the initiators) and, on each DCQCN rate change there — a cut on a
+//!   CNP (the paper's "pause", lowering r) or a raise (its "retrieval") — runs Algorithm 1 with r =
+//!   the channel's new rate and sets the device's write weight when it changes.
+//!
+//! r is the sending rate of the one channel the event is for (the paper has one initiator per
+//! target; with several, the weight follows the latest event). The rate is the channel's wire rate
+//! in bits/s, compared with the model's read throughput in bytes/s after dividing by 8 (headers
+//! are not taken off: ~2 % at 4 KiB frames).
+//!
+//! **Pauses** (the paper's per-millisecond count, Fig 7) are the congestion signals the target's
+//! channels receive: DCQCN rate cuts (one per CNP acted on) and PFC pauses.
+
+use super::algorithm::{DynamicAdjustment, ThroughputModel};
+use crate::{Action, Congestion, Coordinator, Outbox};
+use nest_core::{DeviceId, FlowId, SimTime};
+use nest_nvme::{CmdInfo, Router, RouterOut};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+const MS: u64 = 1_000_000_000;
+
+/// The agent's time series: the write weight, the last demanded read rate (Gb/s) and the pauses
+/// per millisecond since the previous sample.
+pub const SERIES: [&str; 3] = ["write_weight", "demanded_read_gbps", "pauses_per_ms"];
+
+pub struct SrcConfig {
+    /// The SSD behind split SQs whose write weight it sets.
+    pub device: DeviceId,
+    /// The channels the target sends on.
+    pub flows: Vec<FlowId>,
+    /// The monitor's window δ (10 ms in the paper) and Algorithm 1's τ (10 %) and its bound on w.
+    pub delta: SimTime,
+    pub tau: f64,
+    pub w_max: u32,
+    /// The device's write weight when the run starts.
+    pub w0: u32,
+}
+
+struct State {
+    adj: DynamicAdjustment,
+    device: DeviceId,
+    w: u32,
+    /// Last demanded read rate (bits/s); NaN before the first event.
+    r_bps: f64,
+    arrivals: u64,
+    events: u64,
+    cuts: u64,
+    raises: u64,
+    pfc_pauses: u64,
+    weight_changes: u64,
+    max_w: u32,
+    /// ∫ w dt (ps) up to `touched`, for the time-weighted mean weight.
+    w_area: f64,
+    touched: SimTime,
+    /// Pauses in the current millisecond and the most in any.
+    bucket: u64,
+    in_bucket: u64,
+    busiest_ms: u64,
+    /// Pauses and time at the previous sample.
+    sampled: (u64, SimTime),
+}
+
+impl State {
+    fn touch(&mut self, now: SimTime) {
+        self.w_area += self.w as f64 * now.0.saturating_sub(self.touched.0) as f64;
+        self.touched = self.touched.max(now);
+    }
+
+    fn pause(&mut self, now: SimTime) {
+        let b = now.0 / MS;
+        if b != self.bucket {
+            self.bucket = b;
+            self.in_bucket = 0;
+        }
+        self.in_bucket += 1;
+        self.busiest_ms = self.busiest_ms.max(self.in_bucket);
+    }
+
+    fn pauses(&self) -> u64 {
+        self.cuts + self.pfc_pauses
+    }
+}
+
+type Shared = Arc<Mutex<State>>;
+
+fn lock(s: &Shared) -> MutexGuard<'_, State> {
+    s.lock().expect("SRC state: no holder panics while holding it")
+}
+
+pub struct SrcController {
+    s: Shared,
+    flows: Vec<FlowId>,
+}
+
+pub struct SrcAgent {
+    s: Shared,
+}
+
+/// The controller and the agent of one SRC device, sharing its monitor.
+pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, SrcAgent) {
+    assert!(cfg.w0 >= 1, "w ≥ 1 (checked at resolution)");
+    let s = Arc::new(Mutex::new(State {
+        adj: DynamicAdjustment::new(cfg.delta, model, cfg.tau, cfg.w_max),
+        device: cfg.device,
+        w: cfg.w0,
+        r_bps: f64::NAN,
+        arrivals: 0,
+        events: 0,
+        cuts: 0,
+        raises: 0,
+        pfc_pauses: 0,
+        weight_changes: 0,
+        max_w: cfg.w0,
+        w_area: 0.0,
+        touched: SimTime::ZERO,
+        bucket: 0,
+        in_bucket: 0,
+        busiest_ms: 0,
+        sampled: (0, SimTime::ZERO),
+    }));
+    (SrcController { s: s.clone(), flows: cfg.flows }, SrcAgent { s })
+}
+
+impl Coordinator for SrcController {
+    fn start(&mut self, _now: SimTime, out: &mut Outbox) {
+        for &flow in &self.flows {
+            out.push(Action::Watch { flow });
+        }
+    }
+
+    fn on_wake(&mut self, _now: SimTime, _token: u32, _out: &mut Outbox) {}
+
+    fn on_congestion(&mut self, now: SimTime, _flow: FlowId, c: Congestion, out: &mut Outbox) {
+        let mut s = lock(&self.s);
+        let rate_bps = match c {
+            Congestion::RateCut { rate_bps } => {
+                s.cuts += 1;
+                s.pause(now);
+                rate_bps
+            }
+            Congestion::RateRaised { rate_bps } => {
+                s.raises += 1;
+                rate_bps
+            }
+            Congestion::Paused => {
+                s.pfc_pauses += 1;
+                s.pause(now);
+                return;
+            }
+        };
+        s.events += 1;
+        s.r_bps = rate_bps;
+        let w = s.adj.decide(now, rate_bps / 8.0);
+        if w != s.w {
+            s.touch(now);
+            s.w = w;
+            s.weight_changes += 1;
+            s.max_w = s.max_w.max(w);
+            out.push(Action::SetWriteWeight { device: s.device, w });
+        }
+    }
+
+    fn report(&self) -> Vec<(&'static str, f64)> {
+        let s = lock(&self.s);
+        let mean_w = if s.touched > SimTime::ZERO { s.w_area / s.touched.0 as f64 } else { s.w as f64 };
+        vec![
+            ("commands_seen", s.arrivals as f64),
+            ("rate_events", s.events as f64),
+            ("rate_cuts", s.cuts as f64),
+            ("rate_raises", s.raises as f64),
+            ("pfc_pauses", s.pfc_pauses as f64),
+            ("pauses", s.pauses() as f64),
+            ("busiest_ms_pauses", s.busiest_ms as f64),
+            ("weight_changes", s.weight_changes as f64),
+            ("final_w", s.w as f64),
+            ("max_w", s.max_w as f64),
+            ("mean_w", mean_w),
+        ]
+    }
+}
+
+impl Router for SrcAgent {
+    #[inline]
+    fn route(&mut self, now: SimTime, cmd: &CmdInfo, _out: &mut RouterOut) -> Option<DeviceId> {
+        let mut s = lock(&self.s);
+        if cmd.device == s.device {
+            s.arrivals += 1;
+            s.touch(now);
+            s.adj.monitor.record(now, cmd.bytes, cmd.write);
+        }
+        Some(cmd.device)
+    }
+
+    fn series(&self) -> &'static [&'static str] {
+        &SERIES
+    }
+
+    fn sample(&mut self, now: SimTime, _out: &mut RouterOut, values: &mut Vec<f64>) {
+        let mut s = lock(&self.s);
+        let (p0, t0) = s.sampled;
+        let ms = now.0.saturating_sub(t0.0) as f64 / MS as f64;
+        let pauses = s.pauses();
+        values.push(s.w as f64);
+        values.push(if s.r_bps.is_finite() { s.r_bps / 1e9 } else { 0.0 });
+        values.push(if ms > 0.0 { (pauses - p0) as f64 / ms } else { 0.0 });
+        s.sampled = (pauses, now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rate_control::Features;
+    use nest_core::{HostId, Priority};
+
+    /// Predicts read throughput = the read speed the monitor saw / w (bytes/s).
+    struct Speed;
+    impl ThroughputModel for Speed {
+        fn predict(&self, ch: &Features, w: u32) -> (f64, f64) {
+            (ch.speed[0] / w as f64, 0.0)
+        }
+    }
+
+    fn cmd(device: u32, write: bool, bytes: u32) -> CmdInfo {
+        CmdInfo { host: HostId(0), device: DeviceId(device), write, offset: 0, bytes, class: Priority::High, class_id: 0 }
+    }
+
+    fn setup() -> (SrcController, SrcAgent) {
+        let cfg = SrcConfig { device: DeviceId(1), flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1 };
+        src(cfg, Box::new(Speed))
+    }
+
+    #[test]
+    fn it_watches_the_targets_channels_and_routes_every_command_where_it_names() {
+        let (mut c, mut a) = setup();
+        let mut out = Outbox::default();
+        c.start(SimTime::ZERO, &mut out);
+        assert_eq!(out.actions, vec![Action::Watch { flow: FlowId(3) }, Action::Watch { flow: FlowId(5) }]);
+        let mut ro = RouterOut::default();
+        assert_eq!(a.route(SimTime::ZERO, &cmd(0, false, 4096), &mut ro), Some(DeviceId(0)));
+        assert_eq!(a.route(SimTime::ZERO, &cmd(1, true, 4096), &mut ro), Some(DeviceId(1)));
+        assert_eq!(c.report()[0], ("commands_seen", 1.0), "only the SRC device's commands are monitored");
+    }
+
+    #[test]
+    fn a_cut_sets_the_weight_algorithm_1_picks_and_a_raise_brings_it_back() {
+        let (mut c, mut a) = setup();
+        let mut ro = RouterOut::default();
+        // 40 KB reads every 10 µs for 10 ms: 4 GB/s = 32 Gb/s of reads arriving.
+        for k in 0..1000 {
+            a.route(SimTime::from_us(10 * k), &cmd(1, false, 40_000), &mut ro);
+        }
+        let now = SimTime::from_us(9_995);
+        let mut out = Outbox::default();
+        c.on_congestion(now, FlowId(3), Congestion::RateCut { rate_bps: 8e9 }, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 4 }], "32 / w closest to 8 Gb/s");
+        out.actions.clear();
+        c.on_congestion(now, FlowId(3), Congestion::RateCut { rate_bps: 7.9e9 }, &mut out);
+        assert!(out.actions.is_empty(), "the same weight is not set again");
+        c.on_congestion(now, FlowId(5), Congestion::Paused, &mut out);
+        c.on_congestion(now, FlowId(3), Congestion::RateRaised { rate_bps: 40e9 }, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 1 }], "demand above what arrives: w = 1");
+        let r: std::collections::HashMap<_, _> = c.report().into_iter().collect();
+        assert_eq!((r["rate_cuts"], r["rate_raises"], r["pfc_pauses"], r["pauses"], r["busiest_ms_pauses"]), (2.0, 1.0, 1.0, 3.0, 3.0));
+        assert_eq!((r["weight_changes"], r["final_w"], r["max_w"]), (2.0, 1.0, 4.0));
+    }
+
+    #[test]
+    fn samples_give_the_weight_the_demand_and_pauses_per_millisecond() {
+        let (mut c, mut a) = setup();
+        let mut ro = RouterOut::default();
+        let mut out = Outbox::default();
+        for k in 0..6 {
+            c.on_congestion(SimTime::from_us(100 * k), FlowId(3), Congestion::Paused, &mut out);
+        }
+        let mut v = Vec::new();
+        a.sample(SimTime::from_ms(2), &mut ro, &mut v);
+        assert_eq!(v, vec![1.0, 0.0, 3.0], "6 pauses over 2 ms; no rate yet");
+        v.clear();
+        c.on_congestion(SimTime::from_us(2_500), FlowId(3), Congestion::RateCut { rate_bps: 5e9 }, &mut out);
+        a.sample(SimTime::from_ms(3), &mut ro, &mut v);
+        assert_eq!(v, vec![1.0, 5.0, 1.0], "nothing arrived: the prediction (0) is below r, w stays 1");
+    }
+}

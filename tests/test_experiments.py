@@ -303,3 +303,21 @@ def test_trace_e2e_replays_tencent_volumes_or_says_why_not(cli, tmp_path, monkey
     s = json.loads((out / "qos" / "summary.json").read_text())
     assert {w["trace"]["records"] for w in s["workloads"].values()} and s["requests"]["in_flight"] == 0
     _figures_and_report(cli, out, "trace-e2e")
+
+
+def test_src_tpm_quick_trains_compares_and_exports_a_model(cli, tmp_path):
+    """`src-tpm --quick` (ssd-a, 300 samples): the five families are compared, Table III's subsets
+    cross-validated, and the exported model — evaluated by NeSt — equals scikit-learn's."""
+    out = tmp_path / "src-tpm"
+    cli("experiment", "src-tpm", "--quick", "-o", out, check=0)
+    doc = json.loads((out / "claims.json").read_text())
+    by = {c["id"]: c for c in doc["claims"]}
+    assert {"rf-best", "rf-r2", "flow-speed-most-important", "table3-cv", "export-exact"} <= set(by)
+    assert all(isinstance(c["holds"], bool) for c in doc["claims"]), doc
+    assert by["export-exact"]["holds"], by["export-exact"]
+    assert all(c.get("why") for c in doc["claims"] if not c["holds"]), "every claim that does not hold says why"
+    rows = list(csv.DictReader(open(out / "samples-ssd-a.csv")))
+    assert len(rows) == 300 and {r["kind"] for r in rows} == {"micro", "synthetic"}
+    model = json.loads((out / "models" / "ssd-a.json").read_text())
+    assert model["format"] == "nestsim-tpm" and model["model"] == "random_forest" and len(model["trees"]) == 100
+    _figures_and_report(cli, out, "src-tpm")

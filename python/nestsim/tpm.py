@@ -23,10 +23,16 @@ from . import _native
 
 #: Features in the model's input order: Ch, then w.
 FEATURES = list(_native.src_feature_names()) + ["w"]
-#: The range the micro traces draw from (log-uniform): mean request size (bytes) and mean gap (s).
+#: Mean request sizes the traces draw from (log-uniform, bytes).
 SIZE_RANGE = (4096, 128 * 1024)
-GAP_RANGE = (2e-6, 100e-6)
+#: Offered load of each type as a share of what the drive delivers of that type alone
+#: (log-uniform): from light to twice the drive's capacity, so that samples cover the regime
+#: where the drive is saturated and w decides who gets it (SRC Fig 5: w acts under load).
+LOAD_RANGE = (0.05, 2.0)
 MAX_W = 8
+#: Sample kinds: SRC §IV-A's micro traces (Poisson arrivals, exponential sizes) and its
+#: synthetic traces (MMPP(2) arrivals, sizes of low or high variation: Table III's subsets).
+KINDS = ("micro", "synthetic")
 
 
 @dataclass
@@ -41,51 +47,146 @@ def _loguniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
-def micro_scenario(preset: str, w: int, read_size: float, write_size: float, read_gap_s: float, write_gap_s: float,
-                   duration_ms: float, seed: int) -> dict:
-    """One sample's scenario: the preset behind split SQs at weight w, a Poisson read stream and
-    a Poisson write stream with exponential sizes."""
-    def stream(name: str, size: float, gap: float, rf: float) -> dict:
-        return {"name": name, "host": "h0", "device": "ssd", "class": "high",
-                "arrival": {"kind": "poisson", "rate_iops": 1.0 / gap},
-                "size": {"dist": "exp", "mean": f"{int(size)}B", "align": "4KiB", "min": "4KiB", "max": "1MiB"},
-                "read_fraction": rf}
+def _two_point(mean: float, scv: float, small: int = 4096, top: int = 1 << 20) -> dict:
+    """A size distribution of two values (4 KiB and a large one, 4 KiB-aligned) with about this
+    mean and SCV: the large value's probability p found by bisection (the SCV falls as p grows)."""
+    mean = max(mean, small * 1.5)
+
+    def of(p):
+        big = min(top, int(math.ceil((small + (mean - small) / p) / 4096)) * 4096)
+        m = (1 - p) * small + p * big
+        var = (1 - p) * small ** 2 + p * big ** 2 - m * m
+        return big, var / (m * m)
+
+    lo, hi = 1e-4, 0.999
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if of(mid)[1] > scv:
+            lo = mid
+        else:
+            hi = mid
+    big, _ = of(hi)
+    return {"dist": "empirical", "values": [f"{small}B", f"{big}B"], "weights": [1 - hi, hi]}
+
+
+def _size(rng: np.random.Generator, kind: str, mean: float, high_var: bool = False) -> dict:
+    if kind == "micro":
+        return {"dist": "exp", "mean": f"{int(mean)}B", "align": "4KiB", "min": "4KiB", "max": "1MiB"}
+    if not high_var:
+        # Low variation: uniform over 4 KiB blocks around the mean (SCV ≤ 1/3).
+        blocks = max(1, int(round(mean / 4096)))
+        return {"dist": "uniform_blocks", "min": max(1, blocks // 2), "max": max(1, blocks + blocks // 2), "block": "4KiB"}
+    return _two_point(mean, _loguniform(rng, 2.0, 8.0))
+
+
+def _arrival(rng: np.random.Generator, kind: str, gap_s: float, high_var: bool = False) -> dict:
+    if kind == "micro" or not high_var:
+        return {"kind": "poisson", "rate_iops": 1.0 / gap_s}
+    # Bursty: an MMPP(2) fitted to an SCV of 3–20 (skewness as a gamma law's, 2·CV; lag-1 0.1–0.3).
+    scv = _loguniform(rng, 3.0, 20.0)
+    return {"kind": "mmpp_fit", "mean_gap": f"{gap_s * 1e9:.1f}ns", "scv": scv, "skewness": 2 * math.sqrt(scv),
+            "lag1": float(rng.uniform(0.1, 0.3))}
+
+
+def _scenario(preset: str, w: int, streams: List[dict], duration_ms: float, warmup_ms: float, seed: int) -> dict:
     return {
         "schema": 1, "name": f"tpm-{preset}",
-        "run": {"seed": seed, "duration": f"{duration_ms:g}ms", "drain": False},
+        # Drained: arrivals stop at `duration` and every request completes, so the requests table
+        # holds every arrival of the measured window (Ch) even when the drive is overloaded.
+        "run": {"seed": seed, "duration": f"{duration_ms:g}ms", "warmup": f"{warmup_ms:g}ms", "drain": True},
         "output": {"requests": True, "timeseries": False},
-        "host": [{"name": "h0", "queue_depth": 4096}],
-        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, "nvme": {"arbitration": "ssq", "write_weight": w}}],
-        "workload": [stream("r", read_size, read_gap_s, 1.0), stream("w", write_size, write_gap_s, 0.0)],
+        "host": [{"name": "h0", "queue_depth": 1 << 20}],
+        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, "nvme": {"arbitration": "ssq", "write_weight": w, "sq_depth": 1 << 16}}],
+        "workload": [dict(s, host="h0", device="ssd", **{"class": "high"}) for s in streams],
     }
 
 
-def micro_samples(preset: str, n: int, seed: int = 1, duration_ms: float = 20.0) -> Samples:
-    """`n` samples of `preset` under micro traces, w uniform over 1..MAX_W."""
+def micro_scenario(preset: str, w: int, read_size: float, write_size: float, read_gap_s: float, write_gap_s: float,
+                   duration_ms: float, seed: int, warmup_ms: float = 0.0) -> dict:
+    """A micro-trace run: the preset behind split SQs at weight w, a Poisson read stream and a
+    Poisson write stream with exponential sizes."""
+    rng = np.random.default_rng(0)
+    streams = [{"name": "r", "arrival": _arrival(rng, "micro", read_gap_s), "size": _size(rng, "micro", read_size), "read_fraction": 1.0},
+               {"name": "w", "arrival": _arrival(rng, "micro", write_gap_s), "size": _size(rng, "micro", write_size), "read_fraction": 0.0}]
+    return _scenario(preset, w, streams, duration_ms, warmup_ms, seed)
+
+
+_CAPACITY: Dict[str, tuple] = {}
+
+
+def capacity(preset: str) -> tuple:
+    """What the drive delivers (bytes/s) of reads alone and of writes alone, backlogged (256
+    commands outstanding, exponential sizes of 44 KB and 23 KB as SRC's workload), over 20 ms after
+    10 ms: the scale the samples' offered loads are drawn on."""
+    if preset not in _CAPACITY:
+        from .runner import run
+
+        out = []
+        for name, mean, rf in (("r", 44_000, 1.0), ("w", 23_000, 0.0)):
+            stream = {"name": name, "arrival": {"kind": "burst", "outstanding": 256},
+                      "size": _size(np.random.default_rng(0), "micro", mean), "read_fraction": rf}
+            res = run(_scenario(preset, 1, [stream], 30, 10, 1))
+            out.append(_delivered(res, 10e-3, 30e-3)[0 if rf == 1.0 else 1])
+        _CAPACITY[preset] = tuple(out)
+    return _CAPACITY[preset]
+
+
+def _delivered(res, t0: float, t1: float) -> List[float]:
+    """Read and write bytes completed in [t0, t1) (seconds), per second."""
+    t = res.requests.select(["t_complete_ps", "size", "op"]).to_pydict()
+    done = np.asarray(t["t_complete_ps"], dtype=float) / 1e12
+    size = np.asarray(t["size"], dtype=float)
+    write = np.asarray([o == "write" for o in t["op"]])
+    inside = (done >= t0) & (done < t1)
+    return [float(size[inside & ~write].sum() / (t1 - t0)), float(size[inside & write].sum() / (t1 - t0))]
+
+
+def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms: float = 30.0,
+            warmup_ms: float = 10.0, load=LOAD_RANGE) -> Samples:
+    """`n` samples of `preset`, each a run at a random w (1..MAX_W) with a read and a write stream
+    offered at `load` × the drive's capacity for that type. Ch is computed by the Rust monitor
+    (the run-time code) over the arrivals of the measured window [warm-up, end), and the targets
+    are the read and write bytes the drive completed in that window per second — a drive in steady
+    state, as the controller sees it, not one filling from empty."""
     from .runner import run
 
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: expected one of {KINDS}")
+    cap = capacity(preset)
     rng = np.random.default_rng(seed)
+    t0, t1 = warmup_ms / 1e3, duration_ms / 1e3
     xs, ys, params = [], [], []
     for k in range(n):
-        p = {"w": int(rng.integers(1, MAX_W + 1)), "read_size": _loguniform(rng, *SIZE_RANGE),
-             "write_size": _loguniform(rng, *SIZE_RANGE), "read_gap_s": _loguniform(rng, *GAP_RANGE),
-             "write_gap_s": _loguniform(rng, *GAP_RANGE)}
-        res = run(micro_scenario(preset, duration_ms=duration_ms, seed=seed * 100_003 + k, **p))
+        w = int(rng.integers(1, MAX_W + 1))
+        # A synthetic sample's Table III subset: low or high variation of size and of gaps
+        # (both streams alike); micro traces are exponential in both.
+        size_var, gap_var = (bool(rng.random() < 0.5), bool(rng.random() < 0.5)) if kind == "synthetic" else (False, False)
+        p = {"w": w, "kind": kind, "subset": None if kind == "micro" else
+             f"{'high' if size_var else 'low'} size SCV + {'high' if gap_var else 'low'} inter-arrival SCV"}
+        streams = []
+        for name, rf, c in (("r", 1.0, cap[0]), ("w", 0.0, cap[1])):
+            size = _loguniform(rng, *SIZE_RANGE)
+            speed = _loguniform(rng, *load) * c
+            gap = size / speed
+            sd, ad = _size(rng, kind, size, size_var), _arrival(rng, kind, gap, gap_var)
+            p[name] = {"mean_size": size, "load": speed / c, "size": sd, "arrival": ad}
+            streams.append({"name": name, "arrival": ad, "size": sd, "read_fraction": rf})
+        res = run(_scenario(preset, w, streams, duration_ms, warmup_ms, seed * 100_003 + k))
         t = res.requests.select(["t_arrive_ps", "size", "op"]).to_pydict()
-        order = np.argsort(np.asarray(t["t_arrive_ps"], dtype=np.uint64), kind="stable")
-        times = [int(t["t_arrive_ps"][i]) for i in order]
-        sizes = [int(t["size"][i]) for i in order]
-        writes = [t["op"][i] == "write" for i in order]
-        end_ps = int(duration_ms * 1e9)
-        ch = _native.src_features(times, sizes, writes, end_ps, end_ps)
-        s = res.summary
-        secs = duration_ms / 1000
-        # Delivered throughput: bytes completed in the run (reads at the host, writes at the drive).
-        y = [s["workloads"]["r"]["read"]["bytes"] / secs, s["workloads"]["w"]["write"]["bytes"] / secs]
-        xs.append(list(ch) + [p["w"]])
-        ys.append(y)
+        arrive = np.asarray(t["t_arrive_ps"], dtype=np.uint64)
+        order = np.argsort(arrive, kind="stable")
+        inside = [i for i in order if t0 * 1e12 <= arrive[i] < t1 * 1e12]
+        ch = _native.src_features([int(arrive[i]) for i in inside], [int(t["size"][i]) for i in inside],
+                                  [t["op"][i] == "write" for i in inside], int((t1 - t0) * 1e12), int(t1 * 1e12))
+        xs.append(list(ch) + [w])
+        ys.append(_delivered(res, t0, t1))
         params.append(p)
     return Samples(preset, np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), params)
+
+
+def micro_samples(preset: str, n: int, seed: int = 1, duration_ms: float = 30.0, warmup_ms: float = 10.0) -> Samples:
+    """`samples` of micro traces."""
+    return samples(preset, n, seed, "micro", duration_ms, warmup_ms)
 
 
 def model_families(seed: int = 1) -> Dict[str, object]:
@@ -130,6 +231,32 @@ def compare(samples: Samples, seed: int = 1, test_share: float = 0.4) -> Compari
             forest = model
     imp = dict(zip(FEATURES, (float(v) for v in forest.feature_importances_)))
     return Comparison(r2, imp, len(xtr), len(xte))
+
+
+#: Table III's four subsets of synthetic samples.
+SUBSETS = [f"{a} size SCV + {b} inter-arrival SCV" for a in ("low", "high") for b in ("low", "high")]
+
+
+def join(*parts: Samples) -> Samples:
+    """One sample set of several (of the same preset)."""
+    return Samples(parts[0].preset, np.vstack([p.x for p in parts]), np.vstack([p.y for p in parts]),
+                   [q for p in parts for q in p.params])
+
+
+def cross_validate(samples: Samples, seed: int = 1) -> Dict[str, float]:
+    """Table III: for each subset of synthetic samples, the R² of a random forest trained on every
+    other sample (the micro traces and the other subsets) and validated on that subset."""
+    from sklearn.metrics import r2_score
+
+    subset = np.asarray([p.get("subset") or "" for p in samples.params])
+    out = {}
+    for name in SUBSETS:
+        test = subset == name
+        if test.sum() < 2:
+            continue
+        model = model_families(seed)["random_forest"].fit(samples.x[~test], samples.y[~test])
+        out[name] = float(r2_score(samples.y[test], model.predict(samples.x[test])))
+    return out
 
 
 #: The exported model file (read by `nest_qos::rate_control::TreeEnsemble`).
@@ -185,6 +312,6 @@ def predict(path, x) -> np.ndarray:
     return np.asarray(_native.tpm_predict(str(path), np.asarray(x, dtype=float).tolist()), dtype=float)
 
 
-__all__ = ["FEATURES", "FORMAT", "VERSION", "Samples", "Comparison", "micro_samples", "micro_scenario", "model_families",
-           "compare", "fit", "export", "predict"]
+__all__ = ["FEATURES", "FORMAT", "VERSION", "KINDS", "SUBSETS", "Samples", "Comparison", "capacity", "samples", "micro_samples",
+           "micro_scenario", "model_families", "compare", "cross_validate", "join", "fit", "export", "predict"]
 

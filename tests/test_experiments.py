@@ -321,3 +321,21 @@ def test_src_tpm_quick_trains_compares_and_exports_a_model(cli, tmp_path):
     model = json.loads((out / "models" / "ssd-a.json").read_text())
     assert model["format"] == "nestsim-tpm" and model["model"] == "random_forest" and len(model["trees"]) == 100
     _figures_and_report(cli, out, "src-tpm")
+
+
+def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_path):
+    """`src-dynamic --quick`: a model trained on ssd-b, the paper's four events and a long run of
+    random ones; every event runs Algorithm 1, and the weight in force is what the claims report."""
+    out = tmp_path / "src-dynamic"
+    cli("experiment", "src-dynamic", "--quick", "-o", out, check=0)
+    doc = json.loads((out / "claims.json").read_text())
+    by = {c["id"]: c for c in doc["claims"]}
+    assert by["events-acted-on"]["holds"] and by["conservation"]["holds"], doc
+    assert {"w-at-60ms", "w-at-100ms", "reads-follow-60ms", "mean-control-delay"} <= set(by)
+    assert all(isinstance(c["holds"], bool) for c in doc["claims"]) and all(c.get("why") for c in doc["claims"] if not c["holds"])
+    s = json.loads((out / "fig9" / "summary.json").read_text())
+    src = s["coordinators"]["src"]
+    assert src["params"]["events_ms_gbps"] == [[60.0, 6.0], [100.0, 3.0], [140.0, 6.0], [180.0, 10.0]]
+    assert src["report"]["synthetic_events"] == 4 and s["devices"]["ssd"]["ssd"]["ssq_write_weight"] == src["report"]["final_w"]
+    assert (out / "models" / "ssd-b.json").exists()
+    _figures_and_report(cli, out, "src-dynamic")

@@ -96,6 +96,9 @@ pub struct CoordinatorConfig {
     /// src: the largest write weight it sets (default: the model's w_max).
     #[serde(default)]
     pub w_max: Option<u32>,
+    /// src: synthetic congestion events, `[["60ms", "6Gbps"], ...]` (time, demanded read rate).
+    #[serde(default)]
+    pub events: Option<Vec<(String, String)>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,9 @@
 //! submission queues (docs/src.md). Its keys: `device` (an SSD with `nvme.arbitration = "ssq"`,
 //! in a storage server), `model` (the throughput prediction model `nestsim.tpm` exported, read and
 //! checked here so a bad file is a configuration error), `delta` (the monitor's window, 10 ms in
-//! the paper), `tau` (10 %) and `w_max` (the model's own by default: it knows nothing beyond).
+//! the paper), `tau` (10 %), `w_max` (the model's own by default: it knows nothing beyond) and
+//! `events` (synthetic congestion events: time and demanded read rate, for SRC §IV-E's test of
+//! the control loop).
 
 use crate::coordinator::CoordinatorConfig;
 use crate::resolve::e2e::NvmeofPlan;
@@ -28,12 +30,15 @@ pub struct SrcPlan {
     pub w_max: u32,
     /// The device's write weight at the start.
     pub w0: u32,
+    /// Synthetic congestion events: (time, demanded read rate in bits/s), in time order.
+    pub events: Vec<(SimTime, f64)>,
 }
 
 /// Plans are compared by what defines them: a model by its file.
 impl PartialEq for SrcPlan {
     fn eq(&self, o: &SrcPlan) -> bool {
-        (self.device, self.server, &self.flows, &self.model_path, self.delta, self.tau, self.w_max, self.w0) == (o.device, o.server, &o.flows, &o.model_path, o.delta, o.tau, o.w_max, o.w0)
+        (self.device, self.server, &self.flows, &self.model_path, self.delta, self.tau, self.w_max, self.w0, &self.events)
+            == (o.device, o.server, &o.flows, &o.model_path, o.delta, o.tau, o.w_max, o.w0, &o.events)
     }
 }
 
@@ -49,7 +54,7 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
         (c.t_dw.is_some(), "t_dw"),
     ] {
         if v {
-            cx.err(&f(n), "not an src key (src takes device, model, delta, tau and w_max)");
+            cx.err(&f(n), "not an src key (src takes device, model, delta, tau, w_max and events)");
         }
     }
     let Some(name) = &c.device else {
@@ -103,6 +108,18 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
     if !(1..=1024).contains(&w_max) {
         cx.err(&f("w_max"), format!("expected an integer 1..1024, got {w_max}"));
     }
+    let mut events = Vec::new();
+    for (k, (t, r)) in c.events.iter().flatten().enumerate() {
+        let (at, rate) = (cx.dur(&format!("{key}.events[{k}][0]"), t), cx.rate(&format!("{key}.events[{k}][1]"), r));
+        let (Some(at), Some(rate)) = (at, rate) else { continue };
+        if rate <= 0.0 {
+            cx.err(&format!("{key}.events[{k}][1]"), "a demanded rate must be positive");
+        } else if events.last().is_some_and(|&(prev, _)| at < prev) {
+            cx.err(&format!("{key}.events[{k}][0]"), "events must be in time order");
+        } else {
+            events.push((at, rate));
+        }
+    }
     let (Some(net), Some(nv)) = (network, nvmeof) else {
         cx.err(&f("device"), "src acts on the congestion of the target's channels: the scenario has no device in a storage server");
         return None;
@@ -113,5 +130,5 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
     };
     let mut flows: Vec<u32> = nv.conns.iter().filter(|cn| cn.server == server).map(|cn| cn.back).collect();
     flows.sort_unstable();
-    Some(SrcPlan { device, server, server_name: net.topology.host_name(server).to_string(), flows, model_path: model_path?, model: Arc::new(model?), delta, tau, w_max, w0 })
+    Some(SrcPlan { device, server, server_name: net.topology.host_name(server).to_string(), flows, model_path: model_path?, model: Arc::new(model?), delta, tau, w_max, w0, events })
 }

@@ -155,7 +155,7 @@ impl Ctx<'_> {
         }
         Some(b as u32)
     }
-    fn rate(&mut self, key: &str, s: &str) -> Option<f64> {
+    pub(crate) fn rate(&mut self, key: &str, s: &str) -> Option<f64> {
         match parse_rate_bps(s) {
             Ok(r) if r > 0.0 => Some(r),
             Ok(_) => {

@@ -121,7 +121,7 @@ impl QosRt {
                     }
                     CoordinatorKind::Src(ref m) => {
                         let (coord, agent) = nest_qos::src(
-                            SrcConfig { device: DeviceId(m.device as u32), flows: m.flows.iter().map(|&f| FlowId(f)).collect(), delta: m.delta, tau: m.tau, w_max: m.w_max, w0: m.w0 },
+                            SrcConfig { device: DeviceId(m.device as u32), flows: m.flows.iter().map(|&f| FlowId(f)).collect(), delta: m.delta, tau: m.tau, w_max: m.w_max, w0: m.w0, events: m.events.clone() },
                             Box::new(m.model.clone()),
                         );
                         routers.push((m.server, Box::new(agent) as Box<dyn nest_nvme::Router>));

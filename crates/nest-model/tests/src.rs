@@ -90,6 +90,17 @@ fn a_demand_no_weight_reaches_keeps_the_search_within_w_max() {
 }
 
 #[test]
+fn synthetic_events_run_algorithm_1_at_their_times() {
+    // Demands of 2 and 40 Gb/s at 5 and 15 ms: the model's reads at w = 1 (9.6 Gb/s) are above
+    // the first (w = 4: 2.4 Gb/s is closest) and below the second (w = 1).
+    let (s, _) = run(&incast(&src("events = [[\"5ms\", \"2Gbps\"], [\"15ms\", \"40Gbps\"]]\n")));
+    let c = &s["coordinators"]["src"];
+    assert_eq!(c["params"]["events_ms_gbps"], serde_json::json!([[5.0, 2.0], [15.0, 40.0]]));
+    assert_eq!(f(&c["report"], "synthetic_events"), 2.0);
+    assert!(f(&c["report"], "max_w") >= 4.0, "{}", c["report"]);
+}
+
+#[test]
 fn src_sections_are_checked() {
     use nest_config::{load_str, resolve};
     let err = |text: &str| {
@@ -109,6 +120,11 @@ fn src_sections_are_checked() {
     // A device without split SQs has no write weight to set.
     let e = err(&incast(&src("")).replacen("nvme = { arbitration = \"ssq\" }\n", "", 1));
     assert!(e.contains("coordinator[0].device") && e.contains("does not arbitrate by split SQs"), "{e}");
+    // Synthetic events: in time order, positive rates.
+    let e = err(&incast(&src("events = [[\"5ms\", \"2Gbps\"], [\"1ms\", \"2Gbps\"], [\"6ms\", \"0Gbps\"], [\"7ms\", \"fast\"]]\n")));
+    assert!(e.contains("coordinator[0].events[1][0]") && e.contains("time order"), "{e}");
+    assert!(e.contains("coordinator[0].events[2][1]") && e.contains("positive"), "{e}");
+    assert!(e.contains("coordinator[0].events[3][1]"), "{e}");
     // One agent per storage server.
     let twice = incast(&(src("") + &src("").replace("name = \"src\"", "name = \"src2\"")));
     let e = err(&twice);

@@ -94,8 +94,12 @@ impl Transports {
                 if p.byte_counter > 0 && fl.s.rate.byte_ctr >= p.byte_counter {
                     fl.s.rate.byte_ctr -= p.byte_counter;
                     fl.s.rate.byte_stage += 1;
+                    let before = fl.s.rate.rc;
                     cc::dcqcn_increase(&mut fl.s.rate, p);
-                    self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
+                    // A raise is news only when the rate moved (a sender at line rate stays there).
+                    if fl.s.rate.rc > before {
+                        self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
+                    }
                 }
                 fl.s.rate.pace_pending = true;
                 let gap = SimTime::from_secs_f64(wire as f64 * 8.0 / fl.s.rate.rc.max(1.0)).unwrap_or(SimTime(1));

@@ -153,6 +153,7 @@ impl Simulation {
                     "device": self.resolved.devices[m.device].name, "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
                     "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.delta.0 as f64 / 1e9, "tau": m.tau, "w_max": m.w_max,
                     "watched_channels": m.flows.len(),
+                    "events_ms_gbps": m.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
                 })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();

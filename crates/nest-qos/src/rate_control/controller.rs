@@ -13,6 +13,9 @@
 //! in bits/s, compared with the model's read throughput in bytes/s after dividing by 8 (headers
 //! are not taken off: ~2 % at 4 KiB frames).
 //!
+//! Synthetic events (`events`: time, demanded rate) are handled exactly as rate changes, at
+//! wake-ups the controller asks for; they count as rate events, not as pauses.
+//!
 //! **Pauses** (the paper's per-millisecond count, Fig 7) are the congestion signals the target's
 //! channels receive: DCQCN rate cuts (one per CNP acted on) and PFC pauses.
 
@@ -39,6 +42,9 @@ pub struct SrcConfig {
     pub w_max: u32,
     /// The device's write weight when the run starts.
     pub w0: u32,
+    /// Synthetic congestion events (time, demanded rate in bits/s), in time order: each is
+    /// handled as a DCQCN rate change to that rate (SRC §IV-E's evaluation of the control loop).
+    pub events: Vec<(SimTime, f64)>,
 }
 
 struct State {
@@ -49,6 +55,7 @@ struct State {
     r_bps: f64,
     arrivals: u64,
     events: u64,
+    synthetic: u64,
     cuts: u64,
     raises: u64,
     pfc_pauses: u64,
@@ -95,6 +102,7 @@ fn lock(s: &Shared) -> MutexGuard<'_, State> {
 pub struct SrcController {
     s: Shared,
     flows: Vec<FlowId>,
+    events: Vec<(SimTime, f64)>,
 }
 
 pub struct SrcAgent {
@@ -111,6 +119,7 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
         r_bps: f64::NAN,
         arrivals: 0,
         events: 0,
+        synthetic: 0,
         cuts: 0,
         raises: 0,
         pfc_pauses: 0,
@@ -123,7 +132,23 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
         busiest_ms: 0,
         sampled: (0, SimTime::ZERO),
     }));
-    (SrcController { s: s.clone(), flows: cfg.flows }, SrcAgent { s })
+    (SrcController { s: s.clone(), flows: cfg.flows, events: cfg.events }, SrcAgent { s })
+}
+
+impl State {
+    /// A demanded read rate of `rate_bps` at `now`: Algorithm 1, and the weight set if it changed.
+    fn demand(&mut self, now: SimTime, rate_bps: f64, out: &mut Outbox) {
+        self.events += 1;
+        self.r_bps = rate_bps;
+        let w = self.adj.decide(now, rate_bps / 8.0);
+        if w != self.w {
+            self.touch(now);
+            self.w = w;
+            self.weight_changes += 1;
+            self.max_w = self.max_w.max(w);
+            out.push(Action::SetWriteWeight { device: self.device, w });
+        }
+    }
 }
 
 impl Coordinator for SrcController {
@@ -131,9 +156,17 @@ impl Coordinator for SrcController {
         for &flow in &self.flows {
             out.push(Action::Watch { flow });
         }
+        for (k, &(at, _)) in self.events.iter().enumerate() {
+            out.push(Action::WakeAt { at, token: k as u32 });
+        }
     }
 
-    fn on_wake(&mut self, _now: SimTime, _token: u32, _out: &mut Outbox) {}
+    fn on_wake(&mut self, now: SimTime, token: u32, out: &mut Outbox) {
+        let (_, rate_bps) = self.events[token as usize];
+        let mut s = lock(&self.s);
+        s.synthetic += 1;
+        s.demand(now, rate_bps, out);
+    }
 
     fn on_congestion(&mut self, now: SimTime, _flow: FlowId, c: Congestion, out: &mut Outbox) {
         let mut s = lock(&self.s);
@@ -153,16 +186,7 @@ impl Coordinator for SrcController {
                 return;
             }
         };
-        s.events += 1;
-        s.r_bps = rate_bps;
-        let w = s.adj.decide(now, rate_bps / 8.0);
-        if w != s.w {
-            s.touch(now);
-            s.w = w;
-            s.weight_changes += 1;
-            s.max_w = s.max_w.max(w);
-            out.push(Action::SetWriteWeight { device: s.device, w });
-        }
+        s.demand(now, rate_bps, out);
     }
 
     fn report(&self) -> Vec<(&'static str, f64)> {
@@ -171,6 +195,7 @@ impl Coordinator for SrcController {
         vec![
             ("commands_seen", s.arrivals as f64),
             ("rate_events", s.events as f64),
+            ("synthetic_events", s.synthetic as f64),
             ("rate_cuts", s.cuts as f64),
             ("rate_raises", s.raises as f64),
             ("pfc_pauses", s.pfc_pauses as f64),
@@ -231,7 +256,7 @@ mod tests {
     }
 
     fn setup() -> (SrcController, SrcAgent) {
-        let cfg = SrcConfig { device: DeviceId(1), flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1 };
+        let cfg = SrcConfig { device: DeviceId(1), flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1, events: Vec::new() };
         src(cfg, Box::new(Speed))
     }
 
@@ -285,5 +310,27 @@ mod tests {
         c.on_congestion(SimTime::from_us(2_500), FlowId(3), Congestion::RateCut { rate_bps: 5e9 }, &mut out);
         a.sample(SimTime::from_ms(3), &mut ro, &mut v);
         assert_eq!(v, vec![1.0, 5.0, 1.0], "nothing arrived: the prediction (0) is below r, w stays 1");
+    }
+
+    #[test]
+    fn synthetic_events_wake_the_controller_at_their_times_and_act_as_rate_changes() {
+        let cfg = SrcConfig { device: DeviceId(1), flows: vec![], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1,
+                              events: vec![(SimTime::from_ms(5), 8e9), (SimTime::from_ms(8), 40e9)] };
+        let (mut c, mut a) = src(cfg, Box::new(Speed));
+        let mut out = Outbox::default();
+        c.start(SimTime::ZERO, &mut out);
+        assert_eq!(out.actions, vec![Action::WakeAt { at: SimTime::from_ms(5), token: 0 }, Action::WakeAt { at: SimTime::from_ms(8), token: 1 }]);
+        out.actions.clear();
+        let mut ro = RouterOut::default();
+        for k in 0..500 {
+            a.route(SimTime::from_us(10 * k), &cmd(1, false, 40_000), &mut ro); // 4 GB/s over 5 ms (δ = 10 ms: 2 GB/s)
+        }
+        c.on_wake(SimTime::from_ms(5), 0, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 2 }], "2 GB/s seen, 1 GB/s demanded");
+        out.actions.clear();
+        c.on_wake(SimTime::from_ms(8), 1, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 1 }]);
+        let r: std::collections::HashMap<_, _> = c.report().into_iter().collect();
+        assert_eq!((r["synthetic_events"], r["rate_events"], r["pauses"]), (2.0, 2.0, 0.0));
     }
 }

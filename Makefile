@@ -35,10 +35,18 @@ $(STAMPS)/build: $(STAMPS)/venv $(SOURCES)
 
 build: $(STAMPS)/build
 
+# The demo answers the project's question on one scenario: the same run with E2E QoS and with
+# every layer ignoring the class, then the comparison (headline first).
+NO_QOS := --set qos.host=ignore --set qos.network=ignore --set qos.transport=ignore --set qos.nvme=ignore --set qos.device=ignore
 demo: $(STAMPS)/build
-	$(VENV)/bin/nestsim run examples/demo.toml -o out/demo
-	$(VENV)/bin/nestsim report out/demo
-	@echo "open out/demo/report.html in a browser"
+	$(VENV)/bin/nestsim run examples/demo.toml -o out/demo/qos
+	$(VENV)/bin/nestsim run examples/demo.toml -o out/demo/no-qos -q $(NO_QOS)
+	$(VENV)/bin/nestsim report out/demo/qos
+	@echo
+	$(VENV)/bin/nestsim compare out/demo/no-qos out/demo/qos --labels "no QoS,E2E QoS" -o out/demo
+	@echo
+	@$(PY) -c "import json; print('==>', json.load(open('out/demo/compare.json'))['headline'])"
+	@echo "open out/demo/compare.html (both runs) and out/demo/qos/report.html in a browser"
 
 test-rust:
 	cargo test --workspace --quiet

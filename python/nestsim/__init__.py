@@ -12,5 +12,6 @@ Quick start::
 from ._native import ConfigError, SimError, __version__
 from .runner import RunResult, run
 from .sweep import run_sweep as sweep
+from .compare import compare
 
-__all__ = ["run", "sweep", "RunResult", "ConfigError", "SimError", "__version__"]
+__all__ = ["run", "sweep", "compare", "RunResult", "ConfigError", "SimError", "__version__"]

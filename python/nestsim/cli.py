@@ -189,6 +189,16 @@ def cmd_sweep(a) -> int:
     return 0
 
 
+def cmd_compare(a) -> int:
+    from .compare import compare, write
+    labels = [x.strip() for x in a.labels.split(",")] if a.labels else None
+    cmp = compare(a.runs, labels)
+    print(cmp.render())
+    if a.output:
+        print(f"\nwrote {write(cmp, Path(a.output))}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nestsim", description="NeSt: end-to-end QoS in networked storage, simulated.")
     p.add_argument("--version", action="version", version=f"nestsim {_native.__version__}")
@@ -245,6 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="write PNG and SVG figures for a run, experiment or sweep directory (into DIR/plots)")
     pl.add_argument("dir")
     pl.set_defaults(fn=cmd_plot)
+
+    cp = sub.add_parser("compare", help="runs side by side: per-class deltas against the first, and what differs in their scenarios")
+    cp.add_argument("runs", nargs="+", help="run directories (the first is the baseline)")
+    cp.add_argument("--labels", help="comma-separated names for the runs (default: their directory names)")
+    cp.add_argument("-o", "--output", help="also write compare.json, compare-cdf.png/.svg and compare.html here")
+    cp.set_defaults(fn=cmd_compare)
 
     rep = sub.add_parser("report", help="write report.html for a run, experiment or sweep directory")
     rep.add_argument("dir")

@@ -1,0 +1,276 @@
+"""Runs side by side (`nestsim compare A B [C …]`, `nestsim.compare(...)`): the question NeSt
+exists to answer — "what changes if I turn X on here?".
+
+Each run is a directory `nestsim run` wrote. The first is the baseline that the others are
+compared against. For each class (priority order) and operation, the comparison gives n,
+throughput and latency mean/p50/p99/p99.9, and each run's change from the baseline. It also
+lists the scenario keys whose values differ between the runs (the `config` each summary
+records, overrides included): the differences that explain the deltas.
+
+The headline says in one line what happened to the most and least important classes, e.g.
+"high: p99 2.66 ms with QoS vs 4.78 ms with no QoS (−44 %); low pays: …".
+
+`write(cmp, out_dir)` writes `compare.json`, the figure `compare-cdf` (each class's latency CDF,
+the runs overlaid, measured window only) and `compare.html`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+#: Classes in priority order (other names follow, alphabetically).
+CLASS_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
+OPS = ["all", "read", "write"]
+#: (label, summary key under `lat_us`, or a key of the op's own table)
+METRICS = [("n", "ios"), ("Gb/s", "bw_gbps"), ("mean µs", "mean"), ("p50 µs", "p50"), ("p99 µs", "p99"), ("p99.9 µs", "p99_9")]
+
+
+@dataclass
+class Comparison:
+    labels: List[str]
+    dirs: List[str]
+    #: One row per (class, op, metric): values per run, change from the baseline (None for it).
+    rows: List[Dict[str, Any]] = field(default_factory=list)
+    #: Scenario keys whose values differ: {key: [value per run]}.
+    config_diff: Dict[str, List[Any]] = field(default_factory=dict)
+    headline: str = ""
+
+    def to_dict(self) -> dict:
+        return {"schema": 1, "labels": self.labels, "dirs": self.dirs, "headline": self.headline,
+                "config_diff": self.config_diff, "rows": self.rows}
+
+    def render(self) -> str:
+        """The terminal table: one line per class and operation, each metric's values across the
+        runs ("a → b"), and the last run's change from the baseline."""
+        lines = [self.headline, ""]
+        if self.config_diff:
+            lines.append("what differs:")
+            for k, vals in self.config_diff.items():
+                lines.append(f"  {k}: " + " | ".join(f"{lab} = {_short(v)}" for lab, v in zip(self.labels, vals)))
+            lines.append("")
+        lines.append("runs: " + " → ".join(self.labels))
+        by: Dict[tuple, Dict[str, Dict[str, Any]]] = {}
+        for r in self.rows:
+            by.setdefault((r["class"], r["op"]), {})[r["metric"]] = r
+        names = [m for m, _ in METRICS]
+        cells = [["class", "op"] + names]
+        for (c, op), ms in by.items():
+            row = [c, op]
+            for m in names:
+                r = ms.get(m)
+                if r is None:
+                    row.append("")
+                    continue
+                txt = " → ".join("—" if v is None else _num(v) for v in r["values"])
+                d = r["change"][-1]
+                if d is not None and m != "n":
+                    txt += f" {d:+.0%}"
+                row.append(txt)
+            cells.append(row)
+        widths = [max(len(r[k]) for r in cells) for k in range(len(cells[0]))]
+        for i, r in enumerate(cells):
+            lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+            if i == 0:
+                lines.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Comparison({', '.join(self.labels)}: {self.headline})"
+
+
+def _num(v: float) -> str:
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def _short(v: Any) -> str:
+    if v is None:
+        return "(default)"
+    s = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _ordered(classes: Sequence[str]) -> List[str]:
+    known = [c for c in CLASS_ORDER if c in classes]
+    return known + sorted(c for c in classes if c not in CLASS_ORDER)
+
+
+def _flatten(v: Any, prefix: str = "", out: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    out = {} if out is None else out
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _flatten(x, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+        for i, x in enumerate(v):
+            name = x.get("name") if isinstance(x.get("name"), str) else str(i)
+            _flatten(x, f"{prefix}[{name}]", out)
+    else:
+        out[prefix] = v
+    return out
+
+
+def _metric(op_table: dict, key: str) -> Optional[float]:
+    if key in ("ios", "bw_gbps"):
+        v = op_table.get(key)
+    else:
+        v = (op_table.get("lat_us") or {}).get(key)
+    return None if v is None else float(v)
+
+
+def compare(runs: Sequence, labels: Optional[Sequence[str]] = None) -> Comparison:
+    """Compares run directories (or their summary dicts); the first is the baseline."""
+    if len(runs) < 2:
+        raise ValueError("compare needs at least two runs")
+    summaries, dirs = [], []
+    for r in runs:
+        if isinstance(r, dict):
+            summaries.append(r)
+            dirs.append("")
+            continue
+        p = Path(r)
+        f = p / "summary.json" if p.is_dir() else p
+        if not f.is_file():
+            raise FileNotFoundError(f"{r}: no summary.json (expected a directory `nestsim run` wrote)")
+        summaries.append(json.loads(f.read_text()))
+        dirs.append(str(p))
+    labels = list(labels) if labels else [Path(d).name or f"run{k}" for k, d in enumerate(dirs)]
+    if len(labels) != len(summaries):
+        raise ValueError(f"{len(labels)} labels for {len(summaries)} runs")
+    cmp = Comparison(labels, dirs)
+
+    flat = [_flatten(s.get("config", {})) for s in summaries]
+    for k in sorted(set().union(*flat)):
+        vals = [f.get(k) for f in flat]
+        if any(v != vals[0] for v in vals[1:]):
+            cmp.config_diff[k] = vals
+
+    classes = _ordered(sorted(set().union(*(s.get("classes", {}) for s in summaries))))
+    for c in classes:
+        for op in OPS:
+            tables = [s.get("classes", {}).get(c, {}).get(op) for s in summaries]
+            if not any(t and t.get("ios") for t in tables):
+                continue
+            for label, key in METRICS:
+                vals = [None if not t else _metric(t, key) for t in tables]
+                base = vals[0]
+                change = [None] + [None if v is None or not base else v / base - 1 for v in vals[1:]]
+                cmp.rows.append({"class": c, "op": op, "metric": label, "values": vals, "change": change})
+    cmp.headline = _headline(cmp, classes)
+    return cmp
+
+
+def _p99(cmp: Comparison, c: str) -> Optional[List[Optional[float]]]:
+    for r in cmp.rows:
+        if r["class"] == c and r["op"] == "all" and r["metric"] == "p99 µs":
+            return r["values"]
+    return None
+
+
+def _us(v: Optional[float]) -> str:
+    if v is None:
+        return "—"
+    return f"{v / 1000:.3g} ms" if v >= 1000 else f"{v:.3g} µs"
+
+
+def _headline(cmp: Comparison, classes: List[str]) -> str:
+    """The most important non-urgent class's p99 in the second run against the baseline, and what
+    the least important class pays (urgent traffic has its own line when present)."""
+    ranked = [c for c in classes if c != "urgent" and _p99(cmp, c)]
+    if not ranked:
+        return "no class completed requests in every run"
+    a, b = cmp.labels[1], cmp.labels[0]
+
+    def part(c: str, pays: bool = False) -> str:
+        v = _p99(cmp, c)
+        head = f"{c}{' pays' if pays else ''}: p99 {_us(v[1])} with {a} vs {_us(v[0])} with {b}"
+        return head if v[0] is None or v[1] is None or not v[0] else f"{head} ({v[1] / v[0] - 1:+.0%})"
+
+    out = part(ranked[0])
+    if len(ranked) > 1:
+        out += "; " + part(ranked[-1], pays=True)
+    return out
+
+
+def _cdf_figure(cmp: Comparison, out_dir: Path) -> Optional[str]:
+    """Each class's latency CDF with the runs overlaid (the measured window only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    data = []
+    for d in cmp.dirs:
+        f = Path(d) / "requests.parquet"
+        if not d or not f.exists():
+            return None
+        s = json.loads((Path(d) / "summary.json").read_text())
+        t = pq.read_table(str(f), columns=["class", "latency_us", "t_arrive_ps"]).to_pydict()
+        lo, hi = s["window"]["start_s"] * 1e12, s["window"]["end_s"] * 1e12
+        data.append([(c, lat) for c, lat, at in zip(t["class"], t["latency_us"], t["t_arrive_ps"]) if lo <= at < hi])
+    classes = _ordered(sorted({c for rows in data for c, _ in rows}))
+    if not classes:
+        return None
+    fig, axes = plt.subplots(1, len(classes), figsize=(3.6 * len(classes), 3.2), squeeze=False)
+    for ax, c in zip(axes[0], classes):
+        for label, rows in zip(cmp.labels, data):
+            v = np.sort(np.asarray([lat for k, lat in rows if k == c], dtype=float))
+            if len(v):
+                ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=f"{label} (n={len(v)})")
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_title(c, fontsize=10)
+        ax.set_xlabel("latency (µs)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("CDF")
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(out_dir / f"compare-cdf.{ext}", dpi=110)
+    plt.close(fig)
+    return "compare-cdf.png"
+
+
+def write(cmp: Comparison, out_dir) -> Path:
+    """compare.json, compare-cdf.png/.svg and compare.html in `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    fig = _cdf_figure(cmp, out)
+    e = html.escape
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>NeSt comparison</title>",
+             "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
+             "td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}.better{color:#070}.worse{color:#a00}</style></head><body>",
+             f"<h1>{e(' vs '.join(cmp.labels))}</h1><p><b>{e(cmp.headline)}</b></p>"]
+    parts.append("<h2>Runs</h2><ul>" + "".join(f"<li>{e(lab)}: <code>{e(d)}</code></li>" for lab, d in zip(cmp.labels, cmp.dirs)) + "</ul>")
+    if cmp.config_diff:
+        parts.append("<h2>What differs</h2><table><tr><th>key</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
+        for k, vals in cmp.config_diff.items():
+            parts.append(f"<tr><td>{e(k)}</td>" + "".join(f"<td>{e(_short(v))}</td>" for v in vals) + "</tr>")
+        parts.append("</table>")
+    if fig:
+        parts.append(f"<h2>Latency CDFs</h2><img src='{fig}' alt='latency CDFs per class'>")
+    parts.append("<h2>Per class</h2><table><tr><th>class</th><th>op</th><th>metric</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
+    for r in cmp.rows:
+        cells = []
+        for v, d in zip(r["values"], r["change"]):
+            txt = "—" if v is None else _num(v)
+            cls = ""
+            if d is not None:
+                # Lower latency is better, higher throughput is better.
+                good = d < 0 if "µs" in r["metric"] else d > 0
+                cls = "" if abs(d) < 0.02 or r["metric"] == "n" else (" class='better'" if good else " class='worse'")
+                txt += f" ({d:+.0%})"
+            cells.append(f"<td{cls}>{e(txt)}</td>")
+        parts.append(f"<tr><td>{e(r['class'])}</td><td>{r['op']}</td><td>{e(r['metric'])}</td>{''.join(cells)}</tr>")
+    parts.append("</table></body></html>")
+    (out / "compare.html").write_text("\n".join(parts))
+    return out / "compare.html"
+
+
+__all__ = ["Comparison", "compare", "write", "CLASS_ORDER"]

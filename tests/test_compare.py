@@ -1,0 +1,72 @@
+"""`nestsim compare` / `nestsim.compare`: runs side by side (issue 23)."""
+
+import json
+
+import pytest
+
+import nestsim
+from nestsim.compare import compare, write
+
+
+def _runs(cli, small_scenario, tmp_path):
+    a, b = tmp_path / "base", tmp_path / "busier"
+    cli("run", small_scenario, "-o", a, "-q", check=0)
+    cli("run", small_scenario, "-o", b, "-q", "--set", "workload[0].arrival.rate_iops=40000", check=0)
+    return a, b
+
+
+def test_compare_gives_per_class_deltas_and_what_differs(cli, small_scenario, tmp_path):
+    a, b = _runs(cli, small_scenario, tmp_path)
+    cmp = nestsim.compare([a, b], labels=["base", "busier"])
+    assert cmp.config_diff == {"workload[hi].arrival.rate_iops": [20000, 40000]}
+    sa, sb = (json.loads((d / "summary.json").read_text()) for d in (a, b))
+    rows = {(r["class"], r["op"], r["metric"]): r for r in cmp.rows}
+    assert [c for c, _, _ in rows][0] == "high", "classes in priority order"
+    p99 = rows[("high", "all", "p99 µs")]
+    want = [sa["classes"]["high"]["all"]["lat_us"]["p99"], sb["classes"]["high"]["all"]["lat_us"]["p99"]]
+    assert p99["values"] == want and p99["change"] == [None, pytest.approx(want[1] / want[0] - 1)]
+    n = rows[("high", "all", "n")]["values"]
+    assert n[1] > 1.5 * n[0], "twice the rate, about twice the requests"
+    assert cmp.headline.startswith("high: p99 ") and "low pays: p99" in cmp.headline and "with busier vs" in cmp.headline
+    assert "busier" in repr(cmp) and len(repr(cmp)) < 300, "a short repr in a notebook"
+
+    out = write(cmp, tmp_path / "cmp")
+    doc = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert doc["schema"] == 1 and doc["headline"] == cmp.headline and len(doc["rows"]) == len(cmp.rows)
+    page = out.read_text()
+    assert "compare-cdf.png" in page and "workload[hi].arrival.rate_iops" in page and cmp.headline.split(";")[0] in page
+    assert (tmp_path / "cmp" / "compare-cdf.png").stat().st_size > 10_000
+
+
+def test_compare_on_the_command_line_and_its_errors(cli, small_scenario, tmp_path):
+    a, b = _runs(cli, small_scenario, tmp_path)
+    p = cli("compare", a, b, "--labels", "base,busier", "-o", tmp_path / "cmp", check=0)
+    assert p.stdout.splitlines()[0].startswith("high: p99 ")
+    assert "what differs:" in p.stdout and "runs: base → busier" in p.stdout
+    assert (tmp_path / "cmp" / "compare.html").exists()
+    assert "one label" not in cli("compare", a, check=2).stderr and "at least two" in cli("compare", a, check=2).stderr
+    assert "no summary.json" in cli("compare", a, tmp_path / "nowhere", check=2).stderr
+    assert "3 labels for 2 runs" in cli("compare", a, b, "--labels", "x,y,z", check=2).stderr
+    with pytest.raises(ValueError):
+        compare([a])
+
+
+def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
+    """`make demo`'s two runs (the Makefile's own NO_QOS overrides): High's p99 clearly better
+    with E2E QoS, Low pays; the urgent PM traffic is untouched either way."""
+    import re
+    import shlex
+
+    from conftest import ROOT
+
+    no_qos = shlex.split(re.search(r"^NO_QOS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1))
+    demo = ROOT / "examples" / "demo.toml"
+    cli("run", demo, "-o", tmp_path / "qos", "-q", check=0)
+    cli("run", demo, "-o", tmp_path / "no-qos", "-q", *no_qos, check=0)
+    cmp = compare([tmp_path / "no-qos", tmp_path / "qos"], labels=["no QoS", "E2E QoS"])
+    p99 = {(r["class"], r["op"]): r["values"] for r in cmp.rows if r["metric"] == "p99 µs"}
+    assert p99[("high", "all")][1] < 0.5 * p99[("high", "all")][0], p99
+    assert p99[("low", "all")][1] > p99[("low", "all")][0], p99
+    assert abs(p99[("urgent", "all")][1] / p99[("urgent", "all")][0] - 1) < 0.05, p99
+    assert set(cmp.config_diff) == {f"qos.{layer}" for layer in ("host", "network", "transport", "nvme", "device")}
+    assert cmp.headline.startswith("high: p99 ") and "low pays" in cmp.headline

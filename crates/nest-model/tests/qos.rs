@@ -88,28 +88,13 @@ fn coordinator_sections_are_checked() {
 /// 10 Gb/s link carries: the read data converges on the client's switch port, which marks (RED),
 /// so CNPs reach the servers' sending channels.
 fn read_incast(coord: &str) -> String {
-    let mut s = String::from(
-        r#"schema = 1
-[run]
-duration = "20ms"
-[network]
-topology = "dumbbell"
-senders = 1
-receivers = 3
-link_rate = "10Gbps"
-link_delay = "1us"
-switch = { ecn = "red", ecn_kmin = "41200B", ecn_kmax = "1030000B", ecn_pmax = 1.0, pfc = true, buffer = "16MiB", pfc_xoff = "400KiB", pfc_xon = "300KiB" }
-[nvmeof]
-transport = "dcqcn"
-[[host]]
-name = "s0"
-"#,
-    );
-    for r in ["r0", "r1", "r2"] {
-        s += &format!("[[device]]\nname = \"d{r}\"\nkind = \"ideal\"\nserver = \"{r}\"\nservers = 16\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n");
-        s += &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 1.0\n");
-    }
-    s + coord
+    common::dcqcn_incast(
+        |r| {
+            format!("[[device]]\nname = \"d{r}\"\nkind = \"ideal\"\nserver = \"{r}\"\nservers = 16\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n")
+                + &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 1.0\n")
+        },
+        coord,
+    )
 }
 
 #[test]

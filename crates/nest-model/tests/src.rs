@@ -22,28 +22,13 @@ fn model_file(name: &str, text: &str) -> PathBuf {
 /// SSD behind split SQs, at more than its 10 Gb/s link carries back: the read data converges on
 /// the initiator's port, which marks, so CNPs reach the servers' channels.
 fn incast(coord: &str) -> String {
-    let mut s = String::from(
-        r#"schema = 1
-[run]
-duration = "20ms"
-[network]
-topology = "dumbbell"
-senders = 1
-receivers = 3
-link_rate = "10Gbps"
-link_delay = "1us"
-switch = { ecn = "red", ecn_kmin = "41200B", ecn_kmax = "1030000B", ecn_pmax = 1.0, pfc = true, buffer = "16MiB", pfc_xoff = "400KiB", pfc_xon = "300KiB" }
-[nvmeof]
-transport = "dcqcn"
-[[host]]
-name = "s0"
-"#,
-    );
-    for r in ["r0", "r1", "r2"] {
-        s += &format!("[[device]]\nname = \"d{r}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{r}\"\nnvme = {{ arbitration = \"ssq\" }}\n");
-        s += &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 0.7\n");
-    }
-    s + coord
+    common::dcqcn_incast(
+        |r| {
+            format!("[[device]]\nname = \"d{r}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{r}\"\nnvme = {{ arbitration = \"ssq\" }}\n")
+                + &format!("[[workload]]\nname = \"w{r}\"\nhost = \"s0\"\ndevice = \"d{r}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 0.7\n")
+        },
+        coord,
+    )
 }
 
 fn src(extra: &str) -> String {

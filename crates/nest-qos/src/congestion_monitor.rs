@@ -9,6 +9,26 @@ use nest_core::{FlowId, SimTime};
 
 const MS: u64 = 1_000_000_000;
 
+/// Signals counted per millisecond of simulated time: the most in any one.
+#[derive(Clone, Debug, Default)]
+pub struct BusiestMs {
+    bucket: u64,
+    in_bucket: u64,
+    pub busiest: u64,
+}
+
+impl BusiestMs {
+    pub fn count(&mut self, now: SimTime) {
+        let b = now.0 / MS;
+        if b != self.bucket {
+            self.bucket = b;
+            self.in_bucket = 0;
+        }
+        self.in_bucket += 1;
+        self.busiest = self.busiest.max(self.in_bucket);
+    }
+}
+
 pub struct CongestionMonitor {
     flows: Vec<FlowId>,
     pub cuts: u64,
@@ -17,25 +37,13 @@ pub struct CongestionMonitor {
     /// Lowest rate a cut left a watched sender at, and the last rate reported (bits/s).
     pub min_rate_bps: f64,
     pub last_rate_bps: f64,
-    /// Cuts + pauses in the current millisecond, and the most in any millisecond.
-    bucket: u64,
-    in_bucket: u64,
-    pub busiest_ms: u64,
+    /// Cuts + pauses per millisecond.
+    pub busiest_ms: BusiestMs,
 }
 
 impl CongestionMonitor {
     pub fn new(flows: Vec<FlowId>) -> CongestionMonitor {
-        CongestionMonitor { flows, cuts: 0, raises: 0, pauses: 0, min_rate_bps: f64::INFINITY, last_rate_bps: f64::NAN, bucket: 0, in_bucket: 0, busiest_ms: 0 }
-    }
-
-    fn count_signal(&mut self, now: SimTime) {
-        let b = now.0 / MS;
-        if b != self.bucket {
-            self.bucket = b;
-            self.in_bucket = 0;
-        }
-        self.in_bucket += 1;
-        self.busiest_ms = self.busiest_ms.max(self.in_bucket);
+        CongestionMonitor { flows, cuts: 0, raises: 0, pauses: 0, min_rate_bps: f64::INFINITY, last_rate_bps: f64::NAN, busiest_ms: BusiestMs::default() }
     }
 }
 
@@ -54,7 +62,7 @@ impl Coordinator for CongestionMonitor {
                 self.cuts += 1;
                 self.min_rate_bps = self.min_rate_bps.min(rate_bps);
                 self.last_rate_bps = rate_bps;
-                self.count_signal(now);
+                self.busiest_ms.count(now);
             }
             Congestion::RateRaised { rate_bps } => {
                 self.raises += 1;
@@ -62,7 +70,7 @@ impl Coordinator for CongestionMonitor {
             }
             Congestion::Paused => {
                 self.pauses += 1;
-                self.count_signal(now);
+                self.busiest_ms.count(now);
             }
         }
     }
@@ -74,7 +82,7 @@ impl Coordinator for CongestionMonitor {
             ("rate_cuts", self.cuts as f64),
             ("rate_raises", self.raises as f64),
             ("pauses", self.pauses as f64),
-            ("busiest_ms_signals", self.busiest_ms as f64),
+            ("busiest_ms_signals", self.busiest_ms.busiest as f64),
             ("min_rate_gbps", finite(self.min_rate_bps)),
             ("last_rate_gbps", finite(self.last_rate_bps)),
         ]
@@ -98,7 +106,7 @@ mod tests {
         m.on_congestion(us(1500), FlowId(3), Congestion::RateCut { rate_bps: 5e9 }, &mut out);
         m.on_congestion(us(1600), FlowId(3), Congestion::RateRaised { rate_bps: 7e9 }, &mut out);
         assert_eq!((m.cuts, m.raises, m.pauses), (3, 1, 1));
-        assert_eq!(m.busiest_ms, 3, "two cuts and a pause in the first millisecond");
+        assert_eq!(m.busiest_ms.busiest, 3, "two cuts and a pause in the first millisecond");
         let r: std::collections::BTreeMap<_, _> = m.report().into_iter().collect();
         assert_eq!((r["min_rate_gbps"], r["last_rate_gbps"]), (4.0, 7.0));
     }

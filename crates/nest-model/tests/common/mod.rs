@@ -26,3 +26,31 @@ pub fn f(v: &Value, path: &str) -> f64 {
     }
     x.as_f64().unwrap_or_else(|| panic!("{path} is not a number: {x}"))
 }
+
+/// One client (s0) on a 10 Gb/s DCQCN dumbbell with three storage servers r0–r2 (RED marking,
+/// PFC), each holding what `per_server(r)` gives (its device and the workload s0 runs on it),
+/// then `coord`: the incast the congestion-driven coordinators are tested on.
+#[allow(dead_code)]
+pub fn dcqcn_incast(per_server: impl Fn(&str) -> String, coord: &str) -> String {
+    let mut s = String::from(
+        r#"schema = 1
+[run]
+duration = "20ms"
+[network]
+topology = "dumbbell"
+senders = 1
+receivers = 3
+link_rate = "10Gbps"
+link_delay = "1us"
+switch = { ecn = "red", ecn_kmin = "41200B", ecn_kmax = "1030000B", ecn_pmax = 1.0, pfc = true, buffer = "16MiB", pfc_xoff = "400KiB", pfc_xon = "300KiB" }
+[nvmeof]
+transport = "dcqcn"
+[[host]]
+name = "s0"
+"#,
+    );
+    for r in ["r0", "r1", "r2"] {
+        s += &per_server(r);
+    }
+    s + coord
+}

@@ -20,6 +20,7 @@
 //! channels receive: DCQCN rate cuts (one per CNP acted on) and PFC pauses.
 
 use super::algorithm::{DynamicAdjustment, ThroughputModel};
+use crate::congestion_monitor::BusiestMs;
 use crate::{Action, Congestion, Coordinator, Outbox};
 use nest_core::{DeviceId, FlowId, SimTime};
 use nest_nvme::{CmdInfo, Router, RouterOut};
@@ -64,10 +65,8 @@ struct State {
     /// ∫ w dt (ps) up to `touched`, for the time-weighted mean weight.
     w_area: f64,
     touched: SimTime,
-    /// Pauses in the current millisecond and the most in any.
-    bucket: u64,
-    in_bucket: u64,
-    busiest_ms: u64,
+    /// Pauses per millisecond.
+    busiest_ms: BusiestMs,
     /// Pauses and time at the previous sample.
     sampled: (u64, SimTime),
 }
@@ -76,16 +75,6 @@ impl State {
     fn touch(&mut self, now: SimTime) {
         self.w_area += self.w as f64 * now.0.saturating_sub(self.touched.0) as f64;
         self.touched = self.touched.max(now);
-    }
-
-    fn pause(&mut self, now: SimTime) {
-        let b = now.0 / MS;
-        if b != self.bucket {
-            self.bucket = b;
-            self.in_bucket = 0;
-        }
-        self.in_bucket += 1;
-        self.busiest_ms = self.busiest_ms.max(self.in_bucket);
     }
 
     fn pauses(&self) -> u64 {
@@ -127,9 +116,7 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
         max_w: cfg.w0,
         w_area: 0.0,
         touched: SimTime::ZERO,
-        bucket: 0,
-        in_bucket: 0,
-        busiest_ms: 0,
+        busiest_ms: BusiestMs::default(),
         sampled: (0, SimTime::ZERO),
     }));
     (SrcController { s: s.clone(), flows: cfg.flows, events: cfg.events }, SrcAgent { s })
@@ -173,7 +160,7 @@ impl Coordinator for SrcController {
         let rate_bps = match c {
             Congestion::RateCut { rate_bps } => {
                 s.cuts += 1;
-                s.pause(now);
+                s.busiest_ms.count(now);
                 rate_bps
             }
             Congestion::RateRaised { rate_bps } => {
@@ -182,7 +169,7 @@ impl Coordinator for SrcController {
             }
             Congestion::Paused => {
                 s.pfc_pauses += 1;
-                s.pause(now);
+                s.busiest_ms.count(now);
                 return;
             }
         };
@@ -200,7 +187,7 @@ impl Coordinator for SrcController {
             ("rate_raises", s.raises as f64),
             ("pfc_pauses", s.pfc_pauses as f64),
             ("pauses", s.pauses() as f64),
-            ("busiest_ms_pauses", s.busiest_ms as f64),
+            ("busiest_ms_pauses", s.busiest_ms.busiest as f64),
             ("weight_changes", s.weight_changes as f64),
             ("final_w", s.w as f64),
             ("max_w", s.max_w as f64),

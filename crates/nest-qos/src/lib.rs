@@ -9,6 +9,7 @@
 
 pub mod congestion_monitor;
 pub mod fixed_budget;
+pub mod haechi;
 pub mod plmc;
 pub mod plmlight;
 pub mod rate_control;

@@ -40,6 +40,9 @@ def test_experiment_list_and_engine_validation_claims_hold(cli, tmp_path):
         assert isinstance(c["holds"], bool), c
         assert c["holds"], c  # the engine must reproduce textbook queues
     assert "holds" in p.stdout
+    # The last line is the tally a script reads (the exit status is 0 whatever the claims say).
+    n = len(doc["claims"])
+    assert p.returncode == 0 and p.stdout.rstrip().splitlines()[-1] == f"claims: {n} hold, 0 do not hold, 0 not evaluated"
     _figures_and_report(cli, out, "engine-validation")
     cli("experiment", "no-such-thing", check=2)
 

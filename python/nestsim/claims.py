@@ -43,3 +43,11 @@ def render_claims(doc: dict) -> str:
         if c.get("why"):
             lines.append(f"      why: {c['why']}")
     return "\n".join(lines)
+
+
+def tally_line(doc: dict) -> str:
+    """The last line `nestsim experiment` prints, for scripts: `claims: H hold, N do not hold, U
+    not evaluated`. The exit status stays 0 whatever the claims say (a claim that does not
+    reproduce is a finding, not a failure of the run); read this line or claims.json."""
+    held = [c["holds"] for c in doc["claims"]]
+    return f"claims: {held.count(True)} hold, {held.count(False)} do not hold, {held.count(None)} not evaluated"

@@ -142,7 +142,7 @@ def cmd_replay(a) -> int:
 
 
 def cmd_experiment(a) -> int:
-    from .claims import render_claims
+    from .claims import render_claims, tally_line
     from .experiments import REGISTRY
     if a.name == "list":
         for name, (desc, _) in REGISTRY.items():
@@ -162,6 +162,7 @@ def cmd_experiment(a) -> int:
         doc = fn(out)
     print(render_claims(doc))
     print(f"\nclaims in {out}/claims.json")
+    print(tally_line(doc))
     return 0
 
 

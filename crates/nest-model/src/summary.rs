@@ -201,7 +201,46 @@ fn passed_json(p: &[[u64; 2]; 2], secs: f64) -> Value {
     json!({"device": point(&p[0]), "host": point(&p[1])})
 }
 
+/// Fewer samples than this make a p99.9 an anecdote (it is the 1 worst of 1,000).
+const P999_SAMPLES: u64 = 1000;
+
 impl Simulation {
+    /// What a reader of the results must know: requests still in flight when the run stopped
+    /// (their latencies are in no percentile: an overloaded or too short run looks better than
+    /// it is), and p99.9s from too few samples.
+    fn result_warnings(&self, classes: &Map<String, Value>) -> Vec<String> {
+        let rv = &self.resolved;
+        let mut out = Vec::new();
+        let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
+        let in_flight: u64 = self.workloads.iter().map(|w| w.books.in_flight()).sum();
+        if issued > 0 && in_flight * 100 >= issued {
+            let mut per_class = vec![(0u64, 0u64); rv.classes.len()];
+            for (w, plan) in rv.workloads.iter().enumerate() {
+                per_class[plan.class].0 += self.workloads[w].books.in_flight();
+                per_class[plan.class].1 += self.workloads[w].books.issued;
+            }
+            let parts: Vec<String> = per_class.iter().enumerate().filter(|(_, &(f, _))| f > 0)
+                .map(|(c, &(f, i))| format!("{} {:.0} %", rv.classes[c].name, 100.0 * f as f64 / i.max(1) as f64)).collect();
+            out.push(format!(
+                "{in_flight} of {issued} requests ({:.1} %) were still in flight when the run stopped at {:.6} s (per class: {}): their latencies are in no percentile, so the system is overloaded or the run too short for these numbers (run.drain = true runs them to completion)",
+                100.0 * in_flight as f64 / issued as f64, self.now.as_secs_f64(), parts.join(", ")
+            ));
+        }
+        let mut few = Vec::new();
+        for (name, c) in classes {
+            for op in ["read", "write"] {
+                let n = c[op]["ios"].as_u64().unwrap_or(0);
+                if n > 0 && n < P999_SAMPLES {
+                    few.push(format!("{name} {op} ({n})"));
+                }
+            }
+        }
+        if !few.is_empty() {
+            out.push(format!("p99.9 from fewer than {P999_SAMPLES} samples, not a stable estimate: {} (run longer, or read p99)", few.join(", ")));
+        }
+        out
+    }
+
     /// Builds the summary (call after the run has finished).
     pub fn summary(&mut self) -> Value {
         let end = self.now;
@@ -325,7 +364,7 @@ impl Simulation {
             "devices": devices,
             "hosts": hosts,
             "volumes": volumes,
-            "warnings": rv.warnings.iter().cloned().chain(late_warnings).collect::<Vec<_>>(),
+            "warnings": rv.warnings.iter().cloned().chain(late_warnings).chain(self.result_warnings(&classes)).collect::<Vec<_>>(),
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
         });
         if let Some(n) = network {

@@ -79,3 +79,32 @@ fn a_trace_out_of_time_order_beyond_the_reorder_window_is_a_warning() {
     assert!(w.iter().any(|m| m.contains("workload 't'") && m.contains("not in time order") && m.contains("4 records")), "{w:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An ideal device of one server doing 10 µs per request, offered `rate` I/Os per second of
+/// class high for `duration` (drained or not).
+fn one_server(rate: u64, duration: &str, drain: bool) -> String {
+    format!(
+        "schema = 1\n[run]\nduration = \"{duration}\"\ndrain = {drain}\n[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = 1\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n[[workload]]\nname = \"w\"\ndevice = \"d\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", rate_iops = {rate} }}\nread_fraction = 0.5\n"
+    )
+}
+
+fn warnings(s: &serde_json::Value) -> Vec<String> {
+    s["warnings"].as_array().unwrap().iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+}
+
+#[test]
+fn an_overloaded_run_stopped_early_and_thin_percentiles_are_warned_about() {
+    // 150 K/s offered to a server doing 100 K/s, not drained: a third is still queued at the end.
+    let (s, _) = run(&one_server(150_000, "50ms", false));
+    let w = warnings(&s);
+    assert!(w.iter().any(|m| m.contains("still in flight when the run stopped") && m.contains("high 3")), "{w:?}");
+    assert!(!w.iter().any(|m| m.contains("p99.9 from fewer")), "thousands of samples: {w:?}");
+    // Drained, nothing is left; 5 ms at 50 K/s gives ~125 reads: a thin p99.9.
+    let (s, _) = run(&one_server(50_000, "5ms", true));
+    let w = warnings(&s);
+    assert!(!w.iter().any(|m| m.contains("still in flight")), "{w:?}");
+    assert!(w.iter().any(|m| m.contains("p99.9 from fewer than 1000 samples") && m.contains("high read (")), "{w:?}");
+    // A well-sized, drained run has neither.
+    let (s, _) = run(&one_server(50_000, "100ms", true));
+    assert!(warnings(&s).is_empty(), "{:?}", warnings(&s));
+}

@@ -66,7 +66,7 @@ def test_resumes_after_being_killed(sweep_file, tmp_path):
     # Complete = sealed (the summary's digest in sweep_run.json, written after summary.json): a
     # run killed between the two is run again, rightly.
     finished = sum(1 for m in out.glob("runs/*/sweep_run.json") if "summary_sha256" in json.loads(m.read_text()))
-    assert 2 <= finished < 12, finished
+    assert 1 <= finished < 12, finished
     assert not (out / "sweep.parquet").exists()
     p = subprocess.run(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(out), "-q"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

@@ -13,9 +13,10 @@ tree and random forest, compared by R² on a 60/40 split (scikit-learn, an optio
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -88,7 +89,8 @@ def _arrival(rng: np.random.Generator, kind: str, gap_s: float, high_var: bool =
             "lag1": float(rng.uniform(0.1, 0.3))}
 
 
-def _scenario(preset: str, w: int, streams: List[dict], duration_ms: float, warmup_ms: float, seed: int) -> dict:
+def _scenario(preset: str, w: int, streams: List[dict], duration_ms: float, warmup_ms: float, seed: int,
+              device: Optional[dict] = None) -> dict:
     return {
         "schema": 1, "name": f"tpm-{preset}",
         # Drained: arrivals stop at `duration` and every request completes, so the requests table
@@ -96,7 +98,8 @@ def _scenario(preset: str, w: int, streams: List[dict], duration_ms: float, warm
         "run": {"seed": seed, "duration": f"{duration_ms:g}ms", "warmup": f"{warmup_ms:g}ms", "drain": True},
         "output": {"requests": True, "timeseries": False},
         "host": [{"name": "h0", "queue_depth": 1 << 20}],
-        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, "nvme": {"arbitration": "ssq", "write_weight": w, "sq_depth": 1 << 16}}],
+        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, **(device or {}),
+                    "nvme": {"arbitration": "ssq", "write_weight": w, "sq_depth": 1 << 16}}],
         "workload": [dict(s, host="h0", device="ssd", **{"class": "high"}) for s in streams],
     }
 
@@ -114,21 +117,22 @@ def micro_scenario(preset: str, w: int, read_size: float, write_size: float, rea
 _CAPACITY: Dict[str, tuple] = {}
 
 
-def capacity(preset: str) -> tuple:
+def capacity(preset: str, device: Optional[dict] = None) -> tuple:
     """What the drive delivers (bytes/s) of reads alone and of writes alone, backlogged (256
     commands outstanding, exponential sizes of 44 KB and 23 KB as SRC's workload), over 20 ms after
     10 ms: the scale the samples' offered loads are drawn on."""
-    if preset not in _CAPACITY:
+    key = preset + json.dumps(device or {}, sort_keys=True)
+    if key not in _CAPACITY:
         from .runner import run
 
         out = []
         for name, mean, rf in (("r", 44_000, 1.0), ("w", 23_000, 0.0)):
             stream = {"name": name, "arrival": {"kind": "burst", "outstanding": 256},
                       "size": _size(np.random.default_rng(0), "micro", mean), "read_fraction": rf}
-            res = run(_scenario(preset, 1, [stream], 30, 10, 1))
+            res = run(_scenario(preset, 1, [stream], 30, 10, 1, device))
             out.append(_delivered(res, 10e-3, 30e-3)[0 if rf == 1.0 else 1])
-        _CAPACITY[preset] = tuple(out)
-    return _CAPACITY[preset]
+        _CAPACITY[key] = tuple(out)
+    return _CAPACITY[key]
 
 
 def _delivered(res, t0: float, t1: float) -> List[float]:
@@ -142,7 +146,7 @@ def _delivered(res, t0: float, t1: float) -> List[float]:
 
 
 def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms: float = 30.0,
-            warmup_ms: float = 10.0, load=LOAD_RANGE) -> Samples:
+            warmup_ms: float = 10.0, load=LOAD_RANGE, device: Optional[dict] = None) -> Samples:
     """`n` samples of `preset`, each a run at a random w (1..MAX_W) with a read and a write stream
     offered at `load` × the drive's capacity for that type. Ch is computed by the Rust monitor
     (the run-time code) over the arrivals of the measured window [warm-up, end), and the targets
@@ -152,7 +156,7 @@ def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms
 
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {KINDS}")
-    cap = capacity(preset)
+    cap = capacity(preset, device)
     rng = np.random.default_rng(seed)
     t0, t1 = warmup_ms / 1e3, duration_ms / 1e3
     xs, ys, params = [], [], []
@@ -171,7 +175,7 @@ def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms
             sd, ad = _size(rng, kind, size, size_var), _arrival(rng, kind, gap, gap_var)
             p[name] = {"mean_size": size, "load": speed / c, "size": sd, "arrival": ad}
             streams.append({"name": name, "arrival": ad, "size": sd, "read_fraction": rf})
-        res = run(_scenario(preset, w, streams, duration_ms, warmup_ms, seed * 100_003 + k))
+        res = run(_scenario(preset, w, streams, duration_ms, warmup_ms, seed * 100_003 + k, device))
         t = res.requests.select(["t_arrive_ps", "size", "op"]).to_pydict()
         arrive = np.asarray(t["t_arrive_ps"], dtype=np.uint64)
         order = np.argsort(arrive, kind="stable")

@@ -83,3 +83,14 @@ def test_end_to_end_demo_decomposes_every_request():
     pm = s["classes"]["urgent"]["all"]["decomposition_us"]
     assert pm["device"] < 1.0
     assert abs(sum(pm.values()) - s["classes"]["urgent"]["all"]["lat_us"]["mean"]) < 0.01
+
+
+def test_requests_mark_the_measured_window_and_a_result_prints_short():
+    # SMALL: warm-up 2 ms of a 20 ms run; with a 3 ms wrap-up the window is [2, 17) ms.
+    res = nestsim.run(tomllib.loads(SMALL), overrides=["run.wrapup=3ms"])
+    t = res.requests.to_pydict()
+    inside = [2e9 <= a < 17e9 for a in t["t_arrive_ps"]]
+    assert t["in_window"] == inside and 0 < sum(inside) < len(inside)
+    assert sum(inside) == res.summary["requests"]["measured"], "the flag is what the summary counts"
+    r = repr(res)
+    assert len(r) < 400 and r.startswith("RunResult('small', seed 3") and "high:" in r and "p99" in r, r

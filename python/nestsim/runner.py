@@ -37,13 +37,25 @@ REQUEST_COLUMNS = [
 
 @dataclass
 class RunResult:
-    """What a run produced. Tables are pyarrow Tables (``.to_pandas()``/``polars.from_arrow``)."""
+    """What a run produced. Tables are pyarrow Tables (``.to_pandas()`` with pandas installed,
+    or ``polars.from_arrow``); ``requests.in_window`` marks the rows the summary's statistics
+    count (arrived after the warm-up and before the wrap-up)."""
 
     summary: dict
     run_info: dict
     out_dir: Optional[Path] = None
     _requests: Optional[pa.Table] = field(default=None, repr=False)
     _timeseries: Optional[pa.Table] = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        # Short: a notebook cell that evaluates a result should not print the whole summary.
+        s = self.summary
+        rows = [f"{c}: {v['all']['ios']} I/Os, p99 {v['all']['lat_us']['p99']:.4g} µs"
+                for c, v in s.get("classes", {}).items() if v.get("all", {}).get("ios")]
+        where = f", out_dir={str(self.out_dir)!r}" if self.out_dir else ""
+        warn = f", {len(s.get('warnings', []))} warning(s)" if s.get("warnings") else ""
+        return (f"RunResult({s.get('scenario')!r}, seed {s.get('seed')}, {s.get('sim_time_s')} s simulated{warn}{where}: "
+                + "; ".join(rows) + ")")
 
     @property
     def requests(self) -> pa.Table:
@@ -69,6 +81,9 @@ def _dict_col(idx: np.ndarray, names: Sequence[str]) -> pa.Array:
 def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Table:
     c = _columns(raw)
     lat_us = (c["t_complete_ps"].astype(np.int64) - c["t_arrive_ps"].astype(np.int64)) / 1e6
+    arrive = c["t_arrive_ps"]
+    end = names.get("window_end_ps")
+    in_window = (arrive >= names.get("window_start_ps", 0)) & (arrive < end if end is not None else True)
     return pa.table({
         "seq": c["seq"],
         "workload": _dict_col(c["workload"], names["workloads"]),
@@ -79,6 +94,8 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
         "size": c["size"],
         "offset": c["offset"],
         "cache_hit_blocks": c["cache_hit_blocks"],
+        # Arrived inside the measurement window: counted in the summary's statistics.
+        "in_window": np.broadcast_to(in_window, arrive.shape),
         **{s: c[s] for s in STAMPS},
         "latency_us": lat_us,
         **_parts_us(c),

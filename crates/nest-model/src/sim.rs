@@ -545,6 +545,12 @@ impl Simulation {
     }
 
     /// (entity, metric) of every series id.
+    /// The measurement window on arrival times: [warm-up, duration − wrap-up), open-ended without
+    /// a duration. A request is measured (in the summary's statistics) when it arrived inside.
+    pub fn measured_window(&self) -> (SimTime, Option<SimTime>) {
+        (self.stats.window_start, self.stats.window_end)
+    }
+
     pub fn series_names(&self) -> Vec<(String, String)> {
         self.stats.series.names().to_vec()
     }

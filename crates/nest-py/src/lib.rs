@@ -121,6 +121,9 @@ impl Sim {
         d.set_item("output_requests", r.output.requests)?;
         d.set_item("output_timeseries", r.output.timeseries)?;
         d.set_item("output_fio_json", r.output.fio_json)?;
+        let (start, end) = self.sim.measured_window();
+        d.set_item("window_start_ps", start.0)?;
+        d.set_item("window_end_ps", end.map(|e| e.0))?;
         Ok(d)
     }
 

@@ -26,7 +26,7 @@ impl ConfigError {
     pub fn from_toml(file: &str, text: &str, e: &toml::de::Error) -> Self {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
         let key = e.span().map(|s| key_at(text, s.start)).unwrap_or_default();
-        ConfigError { file: file.into(), line, column, key, message: e.message().trim().to_string() }
+        ConfigError { file: file.into(), line, column, key, message: crate::suggest::with_hint(e.message().trim()) }
     }
 
     /// An error about `key`, located by looking the key path up in the source text.

@@ -14,6 +14,7 @@ pub mod error;
 pub mod overrides;
 pub mod resolve;
 pub mod schema;
+pub mod suggest;
 
 pub use error::{ConfigError, ConfigErrors};
 pub use resolve::{resolve, Resolved};
@@ -77,7 +78,7 @@ pub fn load_str(text: &str, file: &str, base_dir: PathBuf, overrides: &[String],
         }
         // Second pass on the overridden table: an error here was caused by an override.
         scenario = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
-            ConfigErrors::one(ConfigError::file_level(file, format!("after --set/--seed overrides: {}", e.message())))
+            ConfigErrors::one(ConfigError::file_level(file, format!("after --set/--seed overrides: {}", suggest::with_hint(e.message().trim()))))
         })?;
     }
     Ok(Loaded { scenario, table, file: file.to_string(), base_dir })

@@ -1,0 +1,68 @@
+//! "Did you mean …?" for a misspelt key or value: serde names the unknown word and the ones it
+//! expected; the closest of those by edit distance, when close enough, is suggested.
+
+/// Levenshtein distance (insertions, deletions, substitutions), on chars.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+/// The candidate closest to `word`, if within a third of its length (at least 1, at most 3 edits).
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).clamp(1, 3);
+    candidates.into_iter().map(|c| (distance(word, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
+}
+
+/// A serde message `unknown field|variant `x`, expected one of `a`, `b`` (or `expected `a` or
+/// `b``) with ", did you mean `a`?" appended when one is close; other messages unchanged.
+pub fn with_hint(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `").or_else(|| message.strip_prefix("unknown variant `")) else {
+        return message.to_string();
+    };
+    let Some((word, expected)) = rest.split_once('`') else { return message.to_string() };
+    let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match closest(word, candidates) {
+        Some(c) => format!("{message}; did you mean `{c}`?"),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_words_are_suggested_and_far_ones_not() {
+        assert_eq!(distance("kitten", "sitting"), 3);
+        let m = "unknown field `durration`, expected one of `seed`, `duration`, `warmup`";
+        assert_eq!(with_hint(m), format!("{m}; did you mean `duration`?"));
+        let m = "unknown variant `posson`, expected `poisson` or `constant`";
+        assert!(with_hint(m).ends_with("did you mean `poisson`?"), "{}", with_hint(m));
+        let m = "unknown field `colour`, expected one of `seed`, `duration`";
+        assert_eq!(with_hint(m), m, "nothing close");
+        assert_eq!(with_hint("invalid type: string \"x\", expected u32"), "invalid type: string \"x\", expected u32");
+        assert_eq!(closest("w", ["ios", "x"]), Some("x"), "one edit allowed even for short words");
+    }
+
+    #[test]
+    fn a_misspelt_key_or_variant_in_a_scenario_gets_a_suggestion() {
+        let load = |t: &str| crate::load_str(t, "t.toml", ".".into(), &[], None).unwrap_err().to_string();
+        let e = load("schema = 1\n[run]\ndurration = \"1ms\"\n");
+        assert!(e.contains("t.toml:3:1") && e.contains("did you mean `duration`?"), "{e}");
+        let e = load("schema = 1\n[[workload]]\nname = \"w\"\ndevice = \"d\"\narrival = { kind = \"posson\", rate_iops = 1 }\n");
+        assert!(e.contains("did you mean `poisson`?"), "{e}");
+        // An override's misspelling is blamed on the --set, with the hint.
+        let e = crate::load_str("schema = 1\n", "t.toml", ".".into(), &["run.durration=1ms".into()], None).unwrap_err().to_string();
+        assert!(e.contains("did you mean `duration`?"), "{e}");
+    }
+}

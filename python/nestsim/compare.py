@@ -204,22 +204,23 @@ def _cdf_figure(cmp: Comparison, out_dir: Path) -> Optional[str]:
     import numpy as np
     import pyarrow.parquet as pq
 
-    data = []
+    data = []  # per run: {class: sorted latencies of its measured requests}
     for d in cmp.dirs:
         f = Path(d) / "requests.parquet"
         if not d or not f.exists():
             return None
-        s = json.loads((Path(d) / "summary.json").read_text())
-        t = pq.read_table(str(f), columns=["class", "latency_us", "t_arrive_ps"]).to_pydict()
-        lo, hi = s["window"]["start_s"] * 1e12, s["window"]["end_s"] * 1e12
-        data.append([(c, lat) for c, lat, at in zip(t["class"], t["latency_us"], t["t_arrive_ps"]) if lo <= at < hi])
-    classes = _ordered(sorted({c for rows in data for c, _ in rows}))
+        t = pq.read_table(str(f), columns=["class", "latency_us", "in_window"])
+        t = t.filter(t["in_window"])
+        cls = np.asarray(t["class"].to_numpy(zero_copy_only=False), dtype=object)
+        lat = t["latency_us"].to_numpy()
+        data.append({c: np.sort(lat[cls == c]) for c in set(cls)})
+    classes = _ordered(sorted({c for per_class in data for c in per_class}))
     if not classes:
         return None
     fig, axes = plt.subplots(1, len(classes), figsize=(3.6 * len(classes), 3.2), squeeze=False)
     for ax, c in zip(axes[0], classes):
-        for label, rows in zip(cmp.labels, data):
-            v = np.sort(np.asarray([lat for k, lat in rows if k == c], dtype=float))
+        for label, per_class in zip(cmp.labels, data):
+            v = per_class.get(c, np.empty(0))
             if len(v):
                 ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=f"{label} (n={len(v)})")
         ax.set_xscale("log")

@@ -82,8 +82,9 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
     c = _columns(raw)
     lat_us = (c["t_complete_ps"].astype(np.int64) - c["t_arrive_ps"].astype(np.int64)) / 1e6
     arrive = c["t_arrive_ps"]
-    end = names.get("window_end_ps")
-    in_window = (arrive >= names.get("window_start_ps", 0)) & (arrive < end if end is not None else True)
+    in_window = arrive >= names["window_start_ps"]
+    if names["window_end_ps"] is not None:
+        in_window &= arrive < names["window_end_ps"]
     return pa.table({
         "seq": c["seq"],
         "workload": _dict_col(c["workload"], names["workloads"]),
@@ -95,7 +96,7 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
         "offset": c["offset"],
         "cache_hit_blocks": c["cache_hit_blocks"],
         # Arrived inside the measurement window: counted in the summary's statistics.
-        "in_window": np.broadcast_to(in_window, arrive.shape),
+        "in_window": in_window,
         **{s: c[s] for s in STAMPS},
         "latency_us": lat_us,
         **_parts_us(c),

@@ -10,35 +10,26 @@ use crate::coordinator::CoordinatorConfig;
 use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
 use crate::resolve::{Ctx, DeviceKindPlan, DevicePlan};
-use nest_core::SimTime;
-use nest_qos::rate_control::TreeEnsemble;
+use nest_core::{DeviceId, FlowId, SimTime};
+use nest_qos::rate_control::{SrcConfig, TreeEnsemble};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct SrcPlan {
-    /// The SSD (device index) and the storage server (network host) it sits in.
-    pub device: usize,
+    /// The storage server (network host) the SSD sits in.
     pub server: u32,
     pub server_name: String,
-    /// Flow ids of the channels the server sends on.
-    pub flows: Vec<u32>,
     pub model_path: PathBuf,
     pub model: Arc<TreeEnsemble>,
-    pub delta: SimTime,
-    pub tau: f64,
-    pub w_max: u32,
-    /// The device's write weight at the start.
-    pub w0: u32,
-    /// Synthetic congestion events: (time, demanded read rate in bits/s), in time order.
-    pub events: Vec<(SimTime, f64)>,
+    /// The controller's own configuration (device, watched channels, δ, τ, w_max, w₀, events).
+    pub ctl: SrcConfig,
 }
 
 /// Plans are compared by what defines them: a model by its file.
 impl PartialEq for SrcPlan {
     fn eq(&self, o: &SrcPlan) -> bool {
-        (self.device, self.server, &self.flows, &self.model_path, self.delta, self.tau, self.w_max, self.w0, &self.events)
-            == (o.device, o.server, &o.flows, &o.model_path, o.delta, o.tau, o.w_max, o.w0, &o.events)
+        (self.server, &self.model_path, &self.ctl) == (o.server, &o.model_path, &o.ctl)
     }
 }
 
@@ -130,5 +121,6 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
     };
     let mut flows: Vec<u32> = nv.conns.iter().filter(|cn| cn.server == server).map(|cn| cn.back).collect();
     flows.sort_unstable();
-    Some(SrcPlan { device, server, server_name: net.topology.host_name(server).to_string(), flows, model_path: model_path?, model: Arc::new(model?), delta, tau, w_max, w0, events })
+    let ctl = SrcConfig { device: DeviceId(device as u32), flows: flows.into_iter().map(FlowId).collect(), delta, tau, w_max, w0, events };
+    Some(SrcPlan { server, server_name: net.topology.host_name(server).to_string(), model_path: model_path?, model: Arc::new(model?), ctl })
 }

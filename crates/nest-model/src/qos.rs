@@ -12,7 +12,6 @@ use nest_config::coordinator::PlmcPlan;
 use nest_core::DeviceId;
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::plmlight::PlmLightConfig;
-use nest_qos::rate_control::SrcConfig;
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, PlmLight, Plmc};
 
 /// Timers of the QoS seam.
@@ -121,7 +120,7 @@ impl QosRt {
                     }
                     CoordinatorKind::Src(ref m) => {
                         let (coord, agent) = nest_qos::src(
-                            SrcConfig { device: DeviceId(m.device as u32), flows: m.flows.iter().map(|&f| FlowId(f)).collect(), delta: m.delta, tau: m.tau, w_max: m.w_max, w0: m.w0, events: m.events.clone() },
+                            m.ctl.clone(),
                             Box::new(m.model.clone()),
                         );
                         routers.push((m.server, Box::new(agent) as Box<dyn nest_nvme::Router>));

@@ -77,7 +77,10 @@ pub fn cut_factor(f: &Flow, now: SimTime, mss: f64) -> f64 {
 /// DCQCN's rate increase (Zhu et al. §3.1), after a timer or byte-counter event: F fast-recovery
 /// steps towards RT, then additive increase of RT, then hyper increase once both the timer and
 /// the byte counter have passed F.
-pub fn dcqcn_increase(s: &mut crate::flow::RateState, p: &crate::params::DcqcnParams) {
+/// DCQCN's rate increase; whether the current rate RC moved (a sender at line rate stays there,
+/// and a raise that moves nothing is no news to a congestion watcher).
+pub fn dcqcn_increase(s: &mut crate::flow::RateState, p: &crate::params::DcqcnParams) -> bool {
+    let before = s.rc;
     let f = p.fast_recovery_steps;
     let (t, b) = (s.timer_stage, if p.byte_counter == 0 { s.timer_stage } else { s.byte_stage });
     if t.max(b) < f {
@@ -89,6 +92,7 @@ pub fn dcqcn_increase(s: &mut crate::flow::RateState, p: &crate::params::DcqcnPa
     }
     s.rt = s.rt.min(s.line_rate);
     s.rc = ((s.rt + s.rc) / 2.0).min(s.line_rate);
+    s.rc > before
 }
 
 /// D2TCP's d = (time to finish at the current rate) / (time left to the deadline), clamped to

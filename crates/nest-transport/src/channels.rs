@@ -133,16 +133,15 @@ impl Transports {
         }
         if let Some(t) = fl.s.rate.timer_parked.take() {
             let n = (now - t).0 / p.rate_timer.0;
-            let before = fl.s.rate.rc;
+            let mut moved = false;
             for _ in 0..n.min(1000) {
                 if fl.s.rate.rc >= fl.s.rate.line_rate && fl.s.rate.rt >= fl.s.rate.line_rate {
                     break;
                 }
                 fl.s.rate.timer_stage += 1;
-                cc::dcqcn_increase(&mut fl.s.rate, p);
+                moved |= cc::dcqcn_increase(&mut fl.s.rate, p);
             }
-            // A raise is news only when the rate moved (a sender at line rate stays there).
-            if fl.s.rate.rc > before {
+            if moved {
                 self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
             }
             q.tp_at(t + SimTime(p.rate_timer.0 * (n + 1)), TpEvent::DcqcnTimer(f, fl.s.rate.timer_gen));

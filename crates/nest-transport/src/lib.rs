@@ -188,9 +188,7 @@ impl Transports {
                     return;
                 }
                 fl.s.rate.timer_stage += 1;
-                let before = fl.s.rate.rc;
-                cc::dcqcn_increase(&mut fl.s.rate, p);
-                if fl.s.rate.rc > before {
+                if cc::dcqcn_increase(&mut fl.s.rate, p) {
                     self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                 }
                 if fl.is_idle_channel() {

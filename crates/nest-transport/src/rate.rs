@@ -94,10 +94,7 @@ impl Transports {
                 if p.byte_counter > 0 && fl.s.rate.byte_ctr >= p.byte_counter {
                     fl.s.rate.byte_ctr -= p.byte_counter;
                     fl.s.rate.byte_stage += 1;
-                    let before = fl.s.rate.rc;
-                    cc::dcqcn_increase(&mut fl.s.rate, p);
-                    // A raise is news only when the rate moved (a sender at line rate stays there).
-                    if fl.s.rate.rc > before {
+                    if cc::dcqcn_increase(&mut fl.s.rate, p) {
                         self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                     }
                 }

@@ -138,7 +138,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     converged = [d for d in delays_long if d is not None]
     rep9 = done["fig9"]["coordinators"]["src"]["report"]
     # The most saturated sample's Ch (reads delivered farthest below their arrival speed).
-    speed = samples.x[:, 5]
+    speed = samples.x[:, tpm.FEATURES.index("speed_read")]
     ch = samples.x[int(np.argmin(samples.y[:, 0] / np.maximum(speed, 1.0)))][:-1]
     rows = [list(ch) + [w] for w in range(1, 9)]
     flat = tpm.predict(model_path, rows)[:, 0] * 8 / 1e9

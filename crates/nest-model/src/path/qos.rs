@@ -150,10 +150,10 @@ impl Simulation {
                     "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
                 })),
                 CoordinatorKind::Src(m) => ("src", json!({
-                    "device": self.resolved.devices[m.device].name, "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
-                    "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.delta.0 as f64 / 1e9, "tau": m.tau, "w_max": m.w_max,
-                    "watched_channels": m.flows.len(),
-                    "events_ms_gbps": m.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
+                    "device": self.resolved.devices[m.ctl.device.ix()].name, "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.ctl.delta.0 as f64 / 1e9, "tau": m.ctl.tau, "w_max": m.ctl.w_max,
+                    "watched_channels": m.ctl.flows.len(),
+                    "events_ms_gbps": m.ctl.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
                 })),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();

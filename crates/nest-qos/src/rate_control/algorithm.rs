@@ -56,26 +56,16 @@ pub struct DynamicAdjustment {
     model: Box<dyn ThroughputModel>,
     tau: f64,
     w_max: u32,
-    /// (time, demanded rate, chosen w) per event: the paper's WR.
-    pub history: Vec<(SimTime, f64, u32)>,
 }
 
 impl DynamicAdjustment {
     pub fn new(delta: SimTime, model: Box<dyn ThroughputModel>, tau: f64, w_max: u32) -> DynamicAdjustment {
         assert!(tau > 0.0 && w_max >= 1, "τ > 0 and w_max ≥ 1 (checked at resolution)");
-        DynamicAdjustment { monitor: WorkloadMonitor::new(delta), model, tau, w_max, history: Vec::new() }
+        DynamicAdjustment { monitor: WorkloadMonitor::new(delta), model, tau, w_max }
     }
 
-    /// A congestion event demanding read rate `r` (bytes/s) at `now`: the w to apply to the SSQ,
-    /// recorded in `history`.
-    pub fn on_event(&mut self, now: SimTime, r: f64) -> u32 {
-        let w = self.decide(now, r);
-        self.history.push((now, r, w));
-        w
-    }
-
-    /// As [`DynamicAdjustment::on_event`], without keeping the record (a run's events are many:
-    /// its time series shows the weight).
+    /// A congestion event demanding read rate `r` (bytes/s) at `now`: the w to apply to the SSQ.
+    /// (The paper's record WR of the weights is the run's `write_weight` time series.)
     pub fn decide(&mut self, now: SimTime, r: f64) -> u32 {
         let ch = self.monitor.features(now);
         predict_weight_ratio(self.model.as_ref(), r, &ch, self.tau, self.w_max)
@@ -115,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn each_event_reads_the_monitor_window_and_is_recorded() {
+    fn each_event_reads_the_monitor_window() {
         struct Speed;
         impl ThroughputModel for Speed {
             // Predicts the read flow speed the monitor saw, divided by w.
@@ -127,8 +117,7 @@ mod tests {
         for k in 0..100 {
             a.monitor.record(SimTime::from_us(100 * k), 50_000, false); // 500 MB/s over 10 ms
         }
-        let w = a.on_event(SimTime::from_us(9_950), 250e6);
-        assert_eq!(w, 2, "500 MB/s seen, 250 MB/s demanded: w = 2");
-        assert_eq!(a.history, vec![(SimTime::from_us(9_950), 250e6, 2)]);
+        assert_eq!(a.decide(SimTime::from_us(9_950), 250e6), 2, "500 MB/s seen, 250 MB/s demanded: w = 2");
+        assert_eq!(a.decide(SimTime::from_us(25_000), 250e6), 1, "15 ms later the window is empty: 0 predicted, w = 1");
     }
 }

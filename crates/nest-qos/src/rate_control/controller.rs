@@ -32,6 +32,7 @@ const MS: u64 = 1_000_000_000;
 /// per millisecond since the previous sample.
 pub const SERIES: [&str; 3] = ["write_weight", "demanded_read_gbps", "pauses_per_ms"];
 
+#[derive(Clone, Debug, PartialEq)]
 pub struct SrcConfig {
     /// The SSD behind split SQs whose write weight it sets.
     pub device: DeviceId,
@@ -55,7 +56,6 @@ struct State {
     /// Last demanded read rate (bits/s); NaN before the first event.
     r_bps: f64,
     arrivals: u64,
-    events: u64,
     synthetic: u64,
     cuts: u64,
     raises: u64,
@@ -107,7 +107,6 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
         w: cfg.w0,
         r_bps: f64::NAN,
         arrivals: 0,
-        events: 0,
         synthetic: 0,
         cuts: 0,
         raises: 0,
@@ -125,7 +124,6 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
 impl State {
     /// A demanded read rate of `rate_bps` at `now`: Algorithm 1, and the weight set if it changed.
     fn demand(&mut self, now: SimTime, rate_bps: f64, out: &mut Outbox) {
-        self.events += 1;
         self.r_bps = rate_bps;
         let w = self.adj.decide(now, rate_bps / 8.0);
         if w != self.w {
@@ -181,7 +179,7 @@ impl Coordinator for SrcController {
         let mean_w = if s.touched > SimTime::ZERO { s.w_area / s.touched.0 as f64 } else { s.w as f64 };
         vec![
             ("commands_seen", s.arrivals as f64),
-            ("rate_events", s.events as f64),
+            ("rate_events", (s.cuts + s.raises + s.synthetic) as f64),
             ("synthetic_events", s.synthetic as f64),
             ("rate_cuts", s.cuts as f64),
             ("rate_raises", s.raises as f64),

@@ -61,7 +61,7 @@ test-install:
 	$(PYTHON) -m venv .stamps/install-venv
 	.stamps/install-venv/bin/python -m pip install --quiet .
 	.stamps/install-venv/bin/nestsim --version
-	.stamps/install-venv/bin/python -c "import nestsim, tomllib; r = nestsim.run(tomllib.load(open('examples/demo.toml', 'rb')), overrides=['run.duration=20ms']); assert r.summary['conservation'] == 'ok'; print('clean-venv install OK')"
+	.stamps/install-venv/bin/python -c "import nestsim, tomllib; r = nestsim.run(tomllib.load(open('examples/demo.toml', 'rb')), overrides=['run.duration=40ms']); assert r.summary['conservation'] == 'ok'; print('clean-venv install OK')"
 	rm -rf .stamps/install-venv
 
 ifeq ($(CI),true)

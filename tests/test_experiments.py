@@ -98,7 +98,7 @@ def test_qtcp_bandwidth_claims_hold(cli, tmp_path):
 
 def test_qtcp_model_is_compared_with_the_simulation(cli, tmp_path):
     out = tmp_path / "qm"
-    _run_claims(cli, out, "qtcp-model", ("model-vs-sim-10g",))
+    _run_claims(cli, out, "qtcp-model", ("model-vs-sim-10g", "sim-at-rule-fixed-point"))
     model = json.loads((out / "10g" / "model.json").read_text())
     assert len(model["throughput_pps"]) == 4000 and len(model["throughput_pps"][0]) == 3
 
@@ -110,7 +110,9 @@ def test_dctcp_validation_matches_the_analysis_for_two_flows(cli, tmp_path):
 
 def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     out = tmp_path / "rf"
-    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased",))
+    # The split is the rule's own (eq. 4.5's fixed point at the measured α and RTTs), whatever
+    # the verdict on the paper's 1 : 2 : 3.
+    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased", "rule-fixed-point"))
     # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
@@ -119,7 +121,26 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
 
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
     out = tmp_path / "df"
-    _run_claims(cli, out, "dctcp-friendliness", ("before", "back-off", "recover", "class-target-shared"))
+    _run_claims(cli, out, "dctcp-friendliness", ("before", "back-off", "recover", "class-target-shared",
+                                                 "rule-fixed-point", "rule-fixed-point-second-flow"))
+
+
+def test_qtcp_fixed_point_from_python():
+    import pytest
+    from nestsim import _native
+
+    # Two unmanaged DCTCP flows, RTTs 100 and 200 µs: the shorter one gets 4× (1/RTT²).
+    fp = _native.qtcp_fixed_point(10e9, [100e-6, 200e-6], [0.1, 0.1], [None, None])
+    x = fp["throughput_bps"]
+    assert abs(sum(x) - 10e9) < 1e3 and abs(x[0] / x[1] - 4.0) < 1e-6, x
+    # A QTCP class with slack sits above its target; one in deficit equals the DCTCP flow.
+    fp = _native.qtcp_fixed_point(9e9, [1e-4] * 3, [0.15] * 3, [2e9, 6e9, None])
+    (lo, hi, d), q = fp["throughput_bps"], fp["quality"]
+    assert lo > 2e9 and q[0] < 1 and q[1] > 1 and abs(hi - d) < 1e3, fp
+    with pytest.raises(ValueError, match="one value per flow"):
+        _native.qtcp_fixed_point(1e9, [1e-4], [0.1, 0.1], [None])
+    with pytest.raises(ValueError, match="α"):
+        _native.qtcp_fixed_point(1e9, [1e-4], [0.0], [None])
 
 
 def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):

@@ -45,6 +45,8 @@ pub struct NetRt {
     pause_series: Vec<(u32, u32, u64)>,
     last_acked: Vec<u64>,
     last_sample: SimTime,
+    /// With QTCP/QRDMA flows: their bottleneck estimate λ (Gb/s; interference adaptation moves it).
+    lambda_series: Option<u32>,
 }
 
 /// "sw0→r0": the egress port from `node` towards its peer.
@@ -80,8 +82,10 @@ impl NetRt {
                 }
             }
         }
+        let managed = tp.flows.iter().any(|f| matches!(f.spec.cc, nest_transport::Cc::Qtcp | nest_transport::Cc::Qrdma));
+        let lambda_series = managed.then(|| register("qtcp", "lambda_gbps"));
         let n = tp.flows.len();
-        Ok(NetRt { fabric, tp, flow_series, port_series, pause_series, last_acked: vec![0; n], last_sample: SimTime::ZERO })
+        Ok(NetRt { fabric, tp, flow_series, port_series, pause_series, last_acked: vec![0; n], last_sample: SimTime::ZERO, lambda_series })
     }
 
     pub fn start(&mut self, q: &mut EventQueue<Event>) {
@@ -121,6 +125,9 @@ impl NetRt {
                 add(ids[4], (f.stats.acked_bytes - self.last_acked[i]) as f64 * 8.0 / dt / 1e9);
             }
             self.last_acked[i] = f.stats.acked_bytes;
+        }
+        if let Some(id) = self.lambda_series {
+            add(id, self.tp.qtcp_lambda / 1e9);
         }
         for &(p, id) in &self.port_series {
             add(id, self.fabric.queue_bytes(p) as f64 / 1024.0);

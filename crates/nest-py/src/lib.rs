@@ -303,6 +303,28 @@ fn qtcp_model(py: Python<'_>, params_json: String) -> PyResult<String> {
     }).to_string())
 }
 
+/// Where QTCP's window rule (thesis eq. 4.5) settles when the flows at one bottleneck are marked
+/// together (`nest_transport::equilibrium`): the bottleneck's carried bits/s and, per flow, its
+/// RTT (s), α, target (bits/s, None = unmanaged DCTCP) and offered load (None = backlogged).
+/// Returns {"throughput_bps": [...], "quality": [...]}.
+#[pyfunction]
+#[pyo3(signature = (capacity_bps, rtt_s, alpha, target_bps, offered_bps=None))]
+fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: Vec<f64>, target_bps: Vec<Option<f64>>,
+                    offered_bps: Option<Vec<Option<f64>>>) -> PyResult<Bound<'_, PyDict>> {
+    use nest_transport::equilibrium::{qtcp_fixed_point, EqFlow};
+    let n = rtt_s.len();
+    let offered = offered_bps.unwrap_or_else(|| vec![None; n]);
+    if alpha.len() != n || target_bps.len() != n || offered.len() != n {
+        return Err(PyValueError::new_err("qtcp_fixed_point: rtt_s, alpha, target_bps and offered_bps need one value per flow"));
+    }
+    let flows: Vec<EqFlow> = (0..n).map(|i| EqFlow { rtt_s: rtt_s[i], alpha: alpha[i], target_bps: target_bps[i], offered_bps: offered[i] }).collect();
+    let fp = qtcp_fixed_point(capacity_bps, &flows).map_err(|e| PyValueError::new_err(format!("qtcp_fixed_point: {e}")))?;
+    let d = PyDict::new(py);
+    d.set_item("throughput_bps", fp.throughput_bps)?;
+    d.set_item("quality", fp.quality)?;
+    Ok(d)
+}
+
 /// The MMPP(2) whose inter-arrival times have these statistics (mean in seconds), fitted as the
 /// `mmpp_fit` arrival does (SRC §IV-A): {"rates": [λ0, λ1], "switch": [r0, r1]} per second, the
 /// statistics "achieved" and the fit's "residual" (0 = exact). Experiments use it to build
@@ -377,6 +399,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ssd_parts, m)?)?;
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
+    m.add_function(wrap_pyfunction!(qtcp_fixed_point, m)?)?;
     m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;

@@ -109,3 +109,38 @@ pub fn deadline_imminence(f: &Flow, now: SimTime, mss: f64) -> f64 {
     let d = tc / (due - now).0 as f64;
     d.clamp(0.5, 2.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::RateState;
+    use crate::params::DcqcnParams;
+
+    fn at(rc: f64, rt: f64) -> RateState {
+        RateState { rc, rt, line_rate: 10e9, timer_stage: 0, byte_stage: 0, byte_ctr: 0, cnp_in_period: false, timer_gen: 0,
+                    pace_pending: false, cnps: 0, alpha_parked: None, timer_parked: None }
+    }
+
+    /// Why QRDMA's classes stay closer than their ratios (qrdma-bandwidth): eq. 4.6 deepens the
+    /// cut by Q, but RT remembers the rate before the cut and DCQCN's fast recovery halves the
+    /// distance to RT at every timer step, whatever the cut was. After F steps a Q = 0.5 cut and
+    /// a plain one are back within 2^−F of where they started: Q acts only on the rate averaged
+    /// over the recovery after each CNP, not on the level the flows return to.
+    #[test]
+    fn qrdmas_deeper_cut_is_undone_by_fast_recovery() {
+        let p = DcqcnParams::default();
+        let (rc0, alpha) = (8e9, 0.5);
+        let mut plain = at(rc0 * (1.0 - alpha / 2.0), rc0);
+        let mut slack = at(rc0 * (1.0 - alpha / 2.0) * 0.5, rc0);
+        let gap0 = plain.rc - slack.rc;
+        for _ in 0..p.fast_recovery_steps {
+            for s in [&mut plain, &mut slack] {
+                s.timer_stage += 1;
+                assert!(dcqcn_increase(s, &p));
+            }
+        }
+        let gap = plain.rc - slack.rc;
+        assert!(gap > 0.0 && gap <= gap0 / f64::from(1u32 << p.fast_recovery_steps) + 1.0, "{gap0} → {gap}");
+        assert!(slack.rc > 0.95 * rc0 && plain.rc > 0.98 * rc0, "both back near RT: {} {}", plain.rc, slack.rc);
+    }
+}

@@ -11,6 +11,7 @@
 
 pub mod cc;
 pub mod channels;
+pub mod equilibrium;
 pub mod flow;
 pub mod harness;
 pub mod model;

@@ -111,3 +111,79 @@ def roce_switch(scale: int = 1, buffer: str = "16MiB", xoff: str = "400KiB", xon
     (``scale`` multiplies the thresholds for faster links: ×10 at 100 Gb/s), and PFC."""
     return {"buffer": buffer, "ecn": "red", "ecn_kmin": f"{41200 * scale}B", "ecn_kmax": f"{1030000 * scale}B",
             "ecn_pmax": 1.0, "pfc": True, "pfc_xoff": xoff, "pfc_xon": xon}
+
+
+def phase_means(ts: dict, a: float, b: float) -> Dict[tuple, float]:
+    """(entity, metric) → mean of the time series over [a, b) seconds."""
+    acc: Dict[tuple, list] = {}
+    for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"]):
+        if a <= t < b and v is not None:
+            acc.setdefault((e, m), []).append(v)
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def eq45_split(means: Dict[tuple, float], flows: List[dict], ratio: Dict[str, Optional[float]],
+               alpha_scale: float = 1.0) -> Dict[str, float]:
+    """Where QTCP's window rule (thesis eq. 4.5) puts these flows, at the α, RTT and λ they were
+    measured with (``means`` from `phase_means`): the fixed point of
+    ``nest_transport::equilibrium`` over the bottleneck's measured total. ``ratio`` maps a flow
+    to its class ratio (None: unmanaged DCTCP); flows of one class share its target;
+    ``alpha_scale`` scales every α (what-if). Flows that carried nothing are left out.
+
+    The measured split beside this prediction says whether a result is the rule's own (the two
+    agree) or something the rule does not describe (they differ)."""
+    from .. import _native
+
+    names = [f["name"] for f in flows]
+    gbps = {n: means.get((f"flow:{n}", "throughput_gbps"), 0.0) for n in names}
+    active = [n for n in names if gbps[n] > 0.01]
+    managed = [n for n in active if ratio.get(n) is not None]
+    lam = means.get(("qtcp", "lambda_gbps"))
+    if not active or (managed and lam is None):
+        return {}
+    cls = {f["name"]: f["class"] for f in flows}
+    per_class: Dict[str, list] = {}
+    for n in managed:
+        per_class.setdefault(cls[n], []).append(n)
+    sum_r = sum(ratio[v[0]] for v in per_class.values())
+    target = {n: (lam * 1e9 * ratio[n] / sum_r / len(per_class[cls[n]]) if n in managed else None) for n in active}
+    offered = {f["name"]: (parse_gbps(f["rate"]) * 1e9 if f.get("rate") else None) for f in flows}
+    fp = _native.qtcp_fixed_point(
+        sum(gbps[n] for n in active) * 1e9,
+        [means[(f"flow:{n}", "srtt_us")] * 1e-6 for n in active],
+        [min(max(means[(f"flow:{n}", "alpha")] * alpha_scale, 1e-6), 1.0) for n in active],
+        [target[n] for n in active], [offered[n] for n in active])
+    return {n: x / 1e9 for n, x in zip(active, fp["throughput_bps"])}
+
+
+def eq45_alpha_needed(means: Dict[tuple, float], flows: List[dict], ratio: Dict[str, Optional[float]], ok) -> Optional[float]:
+    """The largest mean α at which eq. 4.5's fixed point (every flow's α scaled alike, RTTs and λ
+    as measured) gives a split that ``ok(split)`` accepts; None if even α → 0 does not."""
+    alphas = [means[(f"flow:{f['name']}", "alpha")] for f in flows if (f"flow:{f['name']}", "alpha") in means
+              and means.get((f"flow:{f['name']}", "throughput_gbps"), 0.0) > 0.01]
+    if not alphas:
+        return None
+    mean_alpha = sum(alphas) / len(alphas)
+    good = lambda s: bool(eq45_split(means, flows, ratio, s)) and ok(eq45_split(means, flows, ratio, s))
+    if good(1.0):
+        return mean_alpha
+    lo, hi = 1e-4, 1.0
+    if not good(lo):
+        return None
+    for _ in range(40):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (mid, hi) if good(mid) else (lo, mid)
+    return mean_alpha * lo
+
+
+def split_within(split: Dict[str, float], predicted: Dict[str, float], rel: float) -> bool:
+    """Every flow of ``predicted`` carried within ``rel`` of it (and none is missing)."""
+    return bool(predicted) and all(n in split and within(split[n], x, rel) for n, x in predicted.items())
+
+
+def parse_gbps(rate: str) -> float:
+    """'3Gbps' / '500Mbps' → Gb/s."""
+    for unit, scale in (("Gbps", 1.0), ("Mbps", 1e-3), ("Kbps", 1e-6), ("bps", 1e-9)):
+        if rate.endswith(unit):
+            return float(rate[: -len(unit)]) * scale
+    raise ValueError(f"not a rate: {rate!r}")

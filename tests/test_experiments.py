@@ -266,8 +266,9 @@ def test_experiment_without_a_quick_mode_says_so(cli, tmp_path):
 def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path):
     out = tmp_path / "e2et"
     _run_claims(cli, out, "e2e-throughput",
-                ("write-dctcp-equal", "write-three-points", "read-dctcp-equal", "storage-bottleneck-dctcp", "conservation"),
-                ("write-qtcp-split", "read-qtcp-split", "mixed-split", "mixed-both-congested"))
+                ("write-dctcp-equal", "write-three-points", "read-dctcp-equal", "storage-bottleneck-dctcp", "conservation",
+                 "mixed-both-congested"),
+                ("write-qtcp-split", "read-qtcp-split", "mixed-split"))
     s = json.loads((out / "write-qtcp" / "summary.json").read_text())
     # The experiment's own figures come from the run: per-class bytes through the devices.
     assert s["classes"]["high"]["passed_gbps"]["device"]["write"] > s["classes"]["low"]["passed_gbps"]["device"]["write"] > 1

@@ -285,8 +285,8 @@ def test_e2e_latency_orders_classes_under_qtcp_only(cli, tmp_path):
 
 def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
     out = tmp_path / "unco"
-    _run_claims(cli, out, "uncoordinated-qos", ("coordinated-app1-best", "uncoordinated-app1-worst", "conservation"),
-                ("uncoordinated-app1-latency",))
+    _run_claims(cli, out, "uncoordinated-qos", ("coordinated-app1-best", "uncoordinated-app1-worst",
+                                                "uncoordinated-inversion-is-the-cause", "conservation"))
     s = json.loads((out / "uncoordinated" / "summary.json").read_text())
     assert s["config"]["qos"]["nvme"] == {"high": "low", "low": "high"}
 

@@ -56,3 +56,50 @@ def test_the_conservation_claim_names_every_failing_run():
                             "c": {"conservation": "workload 'w': 1 lost"}})
     assert c.holds is False
     assert c.measured.startswith("1/3 runs ok") and "b: ok, 3 dropped" in c.measured and "c: workload 'w': 1 lost" in c.measured
+
+
+def _claims_table_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "claims_table.py"
+    spec = importlib.util.spec_from_file_location("claims_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
+    import json
+
+    from nestsim.experiments import EXPERIMENTS
+
+    ct = _claims_table_script()
+    for i, name in enumerate(sorted(EXPERIMENTS)):
+        d = tmp_path / name
+        d.mkdir()
+        claims = [{"id": "a", "source": "QTCP paper Fig 5", "claim": "x | y", "expected": "e", "measured": "m", "holds": i % 2 == 0},
+                  {"id": "b", "source": "NeSt: fixed point", "claim": "z", "expected": "e", "measured": "m", "holds": True}]
+        if i % 2:
+            claims[0]["why"] = "because"
+        (d / "claims.json").write_text(json.dumps({"experiment": name, "claims": claims}))
+    out = tmp_path / "claims.md"
+    assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 0
+    text = out.read_text()
+    n = len(EXPERIMENTS)
+    assert f"The sources' claims: {n} — {(n + 1) // 2} hold, {n // 2} do not hold, 0 not evaluated" in text
+    assert f"the DCTCP analysis, NeSt's analyses beside the runs): {n} — {n} hold" in text
+    assert text.count("## `") == n and "x \\| y" in text and "| because |" in text
+    # A missing experiment is named, with exit status 2.
+    (tmp_path / sorted(EXPERIMENTS)[0] / "claims.json").unlink()
+    assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 2
+
+
+def test_docs_claims_table_lists_every_experiment():
+    from pathlib import Path
+
+    from nestsim.experiments import EXPERIMENTS
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "claims.md").read_text()
+    missing = [n for n in EXPERIMENTS if f"## `{n}`" not in text]
+    assert not missing, f"regenerate docs/claims.md (scripts/claims_table.py --run DIR): {missing}"

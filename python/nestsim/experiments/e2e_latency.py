@@ -16,6 +16,7 @@ from typing import Dict, List
 from ..claims import Claim, write_claims
 from . import e2e_common as E, figures
 from .framework import conservation_claim, run_all
+from .net_common import within
 
 NAME = "e2e-latency"
 DESCRIPTION = "QTCP orders E2E latency High < Medium < Low, DCTCP does not (thesis Fig 4.21, 5.8)"
@@ -53,13 +54,19 @@ def run_experiment(out_dir: Path) -> dict:
                              for cc in ("qtcp", "dctcp")})
     res = {cc: measure(out_dir / cc, s, WARMUP_S) for cc, s in runs.items()}
     q, d = res["qtcp"], res["dctcp"]
+    hm, ml = q["high"]["p50"] / max(q["medium"]["p50"], 1e-9), q["medium"]["p50"] / max(q["low"]["p50"], 1e-9)
     claims: List[Claim] = [
         Claim("qtcp-ordered", SOURCE, "With QTCP, E2E latency is ordered High < Medium < Low (p50 and p99)",
               "p50 and p99 both ordered", f"p50 {_fmt(q, 'p50')}; p99 {_fmt(q, 'p99')}",
               q["high"]["p50"] < q["medium"]["p50"] < q["low"]["p50"] and q["high"]["p99"] < q["medium"]["p99"] < q["low"]["p99"]),
         Claim("qtcp-halves", "SPEC §12; thesis Fig 4.21", "With QTCP, High is ~50 % below Medium and Medium ~50 % below Low",
-              "p50: High ≤ 0.5 × Medium and Medium ≤ 0.5 × Low", f"p50 {_fmt(q, 'p50')}",
-              q["high"]["p50"] <= 0.5 * q["medium"]["p50"] and q["medium"]["p50"] <= 0.5 * q["low"]["p50"]),
+              "p50: High / Medium and Medium / Low each 0.5 ± 0.15", f"p50 {_fmt(q, 'p50')}: High / Medium "
+              f"{hm:.2f}, Medium / Low {ml:.2f}", within(hm, 0.5, 0.3) and within(ml, 0.5, 0.3),
+              why=f"the ratios are {hm:.2f} and {ml:.2f}: in this single, growing congestion episode the classes the link "
+                  "cannot carry queue at the host, so their medians grow with the window (the run's length) while High's "
+                  "stays near its network and storage time — the ratio to the next class is not a property of QTCP but of "
+                  "how long the episode has lasted; the thesis' 1–5 s episodes with the SSDs also queueing are not this "
+                  "set-up (see storage-delay)"),
         Claim("dctcp-unordered", SOURCE, "With DCTCP the order is lost: High (the largest requests) is worse than Medium (paper: ~20 % worse)",
               "p50 High > Medium", f"p50 {_fmt(d, 'p50')} (High {100 * (d['high']['p50'] / d['medium']['p50'] - 1):+.0f} % vs Medium)",
               d["high"]["p50"] > d["medium"]["p50"]),

@@ -64,12 +64,19 @@ def run_experiment(out_dir: Path) -> dict:
         for cc in ("qrdma", "dcqcn"):
             net = nets[f"incast{n}-{cc}"]
             totals[(n, cc)] = (net["total_throughput_gbps"], net["packets"]["dropped"], net["switch"]["e0_0"]["pauses_sent"])
-    meas = "; ".join(f"N={n}: QRDMA {totals[(n, 'qrdma')][0]:.2f}, DCQCN {totals[(n, 'dcqcn')][0]:.2f} Gb/s"
-                     for n in (3, 6, 12))
+    gain = {n: 100 * (totals[(n, "qrdma")][0] / max(totals[(n, "dcqcn")][0], 1e-9) - 1) for n in degrees}
+    meas = "; ".join(f"N={n}: QRDMA {totals[(n, 'qrdma')][0]:.2f}, DCQCN {totals[(n, 'dcqcn')][0]:.2f} Gb/s ({gain[n]:+.1f} %)"
+                     for n in degrees)
+    ok_gain = all(1.0 <= g <= 5.0 for g in gain.values())
     claims.append(Claim("incast-throughput", SOURCE + " (Fig 12)",
-                        "Under incast QRDMA carries at least DCQCN's total throughput (paper: ~3 % more)",
-                        "QRDMA total ≥ 0.99 × DCQCN total at every degree", meas,
-                        all(totals[(n, "qrdma")][0] >= 0.99 * totals[(n, "dcqcn")][0] for n in (3, 6, 12))))
+                        "Under incast QRDMA carries slightly more in total than DCQCN (paper: ~3 % more)",
+                        "QRDMA total 1–5 % above DCQCN's at every degree", meas, ok_gain,
+                        why=None if ok_gain else
+                        f"the totals differ by {min(gain.values()):+.1f} to {max(gain.values()):+.1f} %: apart from the "
+                        "Q-deepened cut, which DCQCN's fast recovery undoes within 2^-5 of a plain cut (qrdma-ratio's why), "
+                        "QRDMA's rate control is DCQCN's, so how far below line rate the cuts hold the flows — the total — "
+                        "is DCQCN's too; the paper's 'more controlled' modulation has no mechanism in eq. 4.6 that NeSt could "
+                        "find"))
     claims.append(Claim("incast-lossless", "SPEC §4", "Incast with PFC stays lossless", "0 drops at every degree",
                         ", ".join(f"N={n}: {totals[(n, cc)][1]} drops / {totals[(n, cc)][2]} PAUSEs ({cc})"
                                   for n in (3, 6, 12) for cc in ("qrdma", "dcqcn")),

@@ -39,6 +39,14 @@ def cell(x, limit: int) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def ablated(c: dict) -> str:
+    """The claim judged with its mechanism off (its `ablation`), if it has one."""
+    a = c.get("ablation")
+    if not a:
+        return ""
+    return f"{cell(a['off'], 50)}: " + ("also holds" if a["holds"] else "fails")
+
+
 def render(docs: List[dict]) -> str:
     rows = [c for d in docs for c in d["claims"]]
     src = [c for c in rows if not own_check(c["source"])]
@@ -52,13 +60,16 @@ def render(docs: List[dict]) -> str:
            "claim that does not hold.",
            "",
            f"- The sources' claims: {len(src)} — {count(src)}.",
+           f"- Claims about a mechanism judged with it off too (*mechanism off*): "
+           f"{sum(1 for c in rows if c.get('ablation'))}; one that also holds there is counted as not evaluated.",
            f"- Checks of NeSt (conservation, SPEC items, queueing theory, the DCTCP analysis, NeSt's analyses beside the "
            f"runs): {len(own)} — {count(own)}.",
            ""]
     for d in docs:
-        out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | measured | why |", "|---|---|---|---|---|"]
+        out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | mechanism off | measured | why |",
+                "|---|---|---|---|---|---|"]
         for c in d["claims"]:
-            out.append(f"| {cell(c['claim'], 160)} | {cell(c['source'], 60)} | {MARK[c['holds']]} | "
+            out.append(f"| {cell(c['claim'], 160)} | {cell(c['source'], 60)} | {MARK[c['holds']]} | {ablated(c)} | "
                        f"{cell(c['measured'], 220)} | {cell(c.get('why') or '', 300)} |")
         out.append("")
     return "\n".join(out)

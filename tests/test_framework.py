@@ -103,3 +103,24 @@ def test_docs_claims_table_lists_every_experiment():
     text = (Path(__file__).resolve().parent.parent / "docs" / "claims.md").read_text()
     missing = [n for n in EXPERIMENTS if f"## `{n}`" not in text]
     assert not missing, f"regenerate docs/claims.md (scripts/claims_table.py --run DIR): {missing}"
+
+
+def test_a_claim_that_also_holds_with_its_mechanism_off_is_not_counted_as_held(tmp_path):
+    import json
+
+    from nestsim.claims import Claim, ablation, render_claims, write_claims
+
+    doc = write_claims(tmp_path, "x", [
+        Claim("real", "s", "c", "e", "m", True, ablation=ablation("DCTCP", False)),
+        Claim("vacuous", "s", "c", "e", "m", True, ablation=ablation("no QoS", True)),
+        Claim("plain", "s", "c", "e", "m", True),
+    ])
+    by_id = {c["id"]: c for c in json.loads((tmp_path / "claims.json").read_text())["claims"]}
+    assert by_id["real"]["holds"] is True and "why" not in by_id["real"]
+    assert by_id["real"]["ablation"] == {"off": "DCTCP", "holds": False}
+    v = by_id["vacuous"]
+    assert v["holds"] is None and "also holds with the mechanism off (no QoS)" in v["why"]
+    assert "ablation" not in by_id["plain"]
+    text = render_claims(doc)
+    assert "mechanism off (DCTCP): does not hold, as it should" in text
+    assert "mechanism off (no QoS): also holds" in text

@@ -1,13 +1,16 @@
 """Claims of reference experiments: the source's statement beside what NeSt measured.
 
 ``holds`` is computed from the run's own outputs by the experiment; ``None`` means the claim
-could not be evaluated, and ``why`` says why. Written as ``claims.json``:
-``{"experiment": NAME, "claims": [{"id", "source", "claim", "expected", "measured", "holds"}]}``.
+could not be evaluated, and ``why`` says why. A claim about a mechanism carries its ``ablation``:
+the same test judged on a run with the mechanism off, which must *not* hold there — else the
+claim does not test the mechanism. Written as ``claims.json``:
+``{"experiment": NAME, "claims": [{"id", "source", "claim", "expected", "measured", "holds",
+"why"?, "ablation"?: {"off", "holds"}}]}``.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -23,12 +26,29 @@ class Claim:
     measured: Any
     holds: Optional[bool]
     why: Optional[str] = None
+    ablation: Optional[dict] = None
+
+
+def ablation(off: str, holds: bool) -> dict:
+    """The claim's test judged on a run with its mechanism off (``off`` names that run)."""
+    return {"off": off, "holds": bool(holds)}
+
+
+def _judged(c: Claim) -> Claim:
+    """A claim that also holds with its mechanism off shows nothing about the mechanism: it is
+    reported as not evaluated, saying so, instead of as reproduced."""
+    if c.holds is True and c.ablation and c.ablation["holds"]:
+        note = (f"not evaluated: it also holds with the mechanism off ({c.ablation['off']}), so this set-up cannot "
+                "show the mechanism")
+        return replace(c, holds=None, why=f"{c.why}; {note}" if c.why else note)
+    return c
 
 
 def write_claims(out_dir: Path, experiment: str, claims: List[Claim]) -> dict:
+    claims = [_judged(c) for c in claims]
     # `why` explains a claim that does not hold (or was not evaluated); a holding claim needs none.
-    doc = {"experiment": experiment,
-           "claims": [{k: v for k, v in asdict(c).items() if k != "why" or (v and c.holds is not True)} for c in claims]}
+    keep = lambda c, k, v: (k != "why" or (v and c.holds is not True)) and (k != "ablation" or v is not None)
+    doc = {"experiment": experiment, "claims": [{k: v for k, v in asdict(c).items() if keep(c, k, v)} for c in claims]}
     write_json(out_dir / "claims.json", doc)
     return doc
 
@@ -42,6 +62,10 @@ def render_claims(doc: dict) -> str:
         lines.append(f"      expected: {c['expected']}   measured: {c['measured']}")
         if c.get("why"):
             lines.append(f"      why: {c['why']}")
+        if c.get("ablation"):
+            a = c["ablation"]
+            verdict = "also holds — this set-up cannot show the mechanism" if a["holds"] else "does not hold, as it should"
+            lines.append(f"      mechanism off ({a['off']}): {verdict}")
     return "\n".join(lines)
 
 

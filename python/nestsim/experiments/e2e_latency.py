@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List
 
-from ..claims import Claim, write_claims
+from ..claims import Claim, ablation, write_claims
 from . import e2e_common as E, figures
 from .framework import conservation_claim, run_all
 from .net_common import within
@@ -44,6 +44,11 @@ def measure(run_dir: Path, s: dict, start_s: float) -> Dict[str, dict]:
     return out
 
 
+def ordered(m: Dict[str, dict]) -> bool:
+    """p50 and p99 both High < Medium < Low."""
+    return all(m["high"][k] < m["medium"][k] < m["low"][k] for k in ("p50", "p99"))
+
+
 def _fmt(m: Dict[str, dict], key: str, scale: float = 1e-3, unit: str = "ms") -> str:
     return " / ".join(f"{m[c][key] * scale:.2f}" for c in CLASSES) + f" {unit} (H/M/L)"
 
@@ -57,8 +62,8 @@ def run_experiment(out_dir: Path) -> dict:
     hm, ml = q["high"]["p50"] / max(q["medium"]["p50"], 1e-9), q["medium"]["p50"] / max(q["low"]["p50"], 1e-9)
     claims: List[Claim] = [
         Claim("qtcp-ordered", SOURCE, "With QTCP, E2E latency is ordered High < Medium < Low (p50 and p99)",
-              "p50 and p99 both ordered", f"p50 {_fmt(q, 'p50')}; p99 {_fmt(q, 'p99')}",
-              q["high"]["p50"] < q["medium"]["p50"] < q["low"]["p50"] and q["high"]["p99"] < q["medium"]["p99"] < q["low"]["p99"]),
+              "p50 and p99 both ordered", f"p50 {_fmt(q, 'p50')}; p99 {_fmt(q, 'p99')}", ordered(q),
+              ablation=ablation("DCTCP", ordered(d))),
         Claim("qtcp-halves", "SPEC §12; thesis Fig 4.21", "With QTCP, High is ~50 % below Medium and Medium ~50 % below Low",
               "p50: High / Medium and Medium / Low each 0.5 ± 0.15", f"p50 {_fmt(q, 'p50')}: High / Medium "
               f"{hm:.2f}, Medium / Low {ml:.2f}", within(hm, 0.5, 0.3) and within(ml, 0.5, 0.3),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List
 
-from ..claims import Claim, write_claims
+from ..claims import Claim, ablation, write_claims
 from . import e2e_common as E, figures
 from .framework import conservation_claim, run_all, timeseries
 from .net_common import eq45_alpha_needed, eq45_split, phase_means, within
@@ -88,6 +88,11 @@ def _ordered(g: Dict[str, float]) -> bool:
     return g["high"] > g["medium"] > g["low"]
 
 
+def split_ok(g: Dict[str, float]) -> bool:
+    """Ordered, each class within 15 % of the paper's QTCP split."""
+    return _ordered(g) and all(within(g[c], PAPER_QTCP[c], 0.15) for c in CLASSES)
+
+
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     mixes = {"write": 0.0} if quick else MIXES
     scenarios = {f"{mix}-{cc}": _scenario(f"{mix}-{cc}", rf, cc, E.SERVERS, "100ms", "30ms") for mix, rf in mixes.items() for cc in ("qtcp", "dctcp")}
@@ -108,7 +113,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         f"({rule['alpha']:.2f}), RTTs and λ: {_fmt(rule['predicted'])}, High : Low = "
         f"{rule['predicted']['high'] / max(rule['predicted']['low'], 1e-9):.2f}"
         + (f"; the paper's 2.8 needs α ≤ {rule['alpha_needed']:.3f}" if rule["alpha_needed"] is not None else ""),
-        _ordered(qs) and all(within(qs[c], PAPER_QTCP[c], 0.15) for c in CLASSES),
+        split_ok(qs), ablation=ablation("DCTCP, write-only", split_ok(d["sender"])),
         why="the split is where QTCP's rule goes at this α (the fixed point beside it): a class short of its target "
             "cuts like DCTCP and a class with slack sits above its target by ≈ r·α/2, so High : Low compresses as α "
             "grows (docs/network.md)"))
@@ -127,7 +132,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         claims.append(Claim(
             "read-qtcp-split", "thesis 5.6.2, Fig 5.7", "Read-only, QTCP: the response side (the client's downlink, marked at "
             "its edge switch) splits in the ratio order, as for writes", "ordered, each class within 15 % of 48 / 31 / 17",
-            _fmt(rq), _ordered(rq) and all(within(rq[c], PAPER_QTCP[c], 0.15) for c in CLASSES),
+            _fmt(rq), split_ok(rq), ablation=ablation("DCTCP, read-only", split_ok(rd)),
             why="as for writes: QTCP's Q < 1 cut leaves High short of its target with ten connections per class"))
         claims.append(Claim(
             "read-dctcp-equal", "thesis 5.6.2, Fig 5.7", "Read-only, DCTCP: about equal shares on the response side",

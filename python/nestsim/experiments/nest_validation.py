@@ -5,8 +5,15 @@ TCP-like transport (DCTCP). The SSD is the `consumer-nvme` preset (970 EVO Plus-
 random requests, 70 % reads, closed loop at queue depth 1–32 — once attached to the client
 (local), once in the server (E2E). Then PM: 128 B accesses to a PM device, native vs remote; and
 4 KiB "SCM in storage mode" accesses (Poisson) to the PM device and to the Optane-class SSD
-preset, remote. NVMe-oF software overheads are left at their default (0): NeSt models the
-network and the queues, not the host/target software stacks.
+preset, remote.
+
+The real system's E2E path includes the NVMe/TCP software stack on both ends (SPDK over kernel
+TCP), which NeSt's network and queues do not contain. It is represented by one named, physically
+meaningful parameter, the per-I/O software-path latency (`[nvmeof] host_overhead`, a delay per
+completion, not a serial resource), **calibrated at a single point from the thesis' own
+measurements**: at QD 1 the real E2E minus the real local latency (120 − 40 µs, the low ends of
+the thesis' ranges) minus what NeSt's network adds there. The other queue depths are then a
+prediction, not a fit.
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ DESCRIPTION = "Local vs E2E latency over one switch at 100 Gb/s: SSD by queue de
 FIGURES = ["thesis-fig5.4"]
 SOURCE = "thesis 5.6.1, Fig 5.4"
 QDS = [1, 2, 4, 8, 16, 32]
+#: Thesis 5.6.1 (real system, SPDK): local 40–90 µs and E2E 120–190 µs over the queue depths.
+REAL_LOCAL, REAL_E2E = (40.0, 90.0), (120.0, 190.0)
 
 
-def _scenario(remote: bool, device: dict, workload: dict) -> dict:
+def _scenario(remote: bool, device: dict, workload: dict, software_us: float = 0.0) -> dict:
     dev = dict(device)
     s = {"schema": 1, "name": "nest-validation", "run": {"seed": 1, "duration": "50ms", "warmup": "5ms"},
          "host": [{"name": "h0"}], "device": [dev],
@@ -36,8 +45,15 @@ def _scenario(remote: bool, device: dict, workload: dict) -> dict:
     if remote:
         dev["server"] = "h1"
         s["network"] = star({"h0": "1us", "h1": "1us"}, rate="100Gbps")
-        s["nvmeof"] = {"transport": "dctcp"}
+        s["nvmeof"] = {"transport": "dctcp", "host_overhead": f"{software_us:.3f}us"}
     return s
+
+
+def _band_accuracy(x: float, band: tuple) -> float:
+    """1 − the relative distance from `x` to the band (1 inside it)."""
+    lo, hi = band
+    d = lo - x if x < lo else x - hi if x > hi else 0.0
+    return 1.0 - d / (lo if x < lo else hi)
 
 
 def _lat(s: dict) -> Dict[str, float]:
@@ -68,32 +84,51 @@ def run_experiment(out_dir: Path) -> dict:
     def fmt(d: dict) -> str:
         return ", ".join(f"QD{qd} {d[qd]['mean']:.0f}" for qd in QDS) + " µs (mean)"
     lo, hi = min(v["mean"] for v in local.values()), max(v["mean"] for v in local.values())
-    elo, ehi = min(v["mean"] for v in e2e.values()), max(v["mean"] for v in e2e.values())
     added = [e2e[qd]["mean"] - local[qd]["mean"] for qd in QDS]
+    # The software path, calibrated at QD 1 only (module docstring); then every QD is run with it.
+    software_us = (REAL_E2E[0] - REAL_LOCAL[0]) - added[0]
+    cal = run_all(out_dir, {f"ssd-e2e-sw-qd{qd}": _scenario(True, ssd, {**mixed, "arrival": {"kind": "burst", "outstanding": qd}},
+                                                            software_us) for qd in QDS})
+    e2e_sw = {qd: _lat(cal[f"ssd-e2e-sw-qd{qd}"]) for qd in QDS}
+    runs.update(cal)
+    elo, ehi = min(v["mean"] for v in e2e_sw.values()), max(v["mean"] for v in e2e_sw.values())
+    accuracy = sum([_band_accuracy(local[qd]["mean"], REAL_LOCAL) for qd in QDS]
+                   + [_band_accuracy(e2e_sw[qd]["mean"], REAL_E2E) for qd in QDS]) / (2 * len(QDS))
     claims: List[Claim] = [
         Claim("local-ssd", SOURCE, "Local access to the 970 EVO Plus-like SSD takes 40–90 µs over the queue depths (real device and MQSim alike)",
               "mean latency within 40–90 µs (± 10 %) at every QD", fmt(local), lo >= 36.0 and hi <= 99.0),
         Claim("e2e-ssd", SOURCE, "E2E access through one switch at 100 Gb/s over TCP takes 120–190 µs (real system and NeSt)",
-              "mean latency within 120–190 µs (± 10 %) at every QD", f"{fmt(e2e)}; the network adds {min(added):.1f}–{max(added):.1f} µs",
+              "mean latency within 120–190 µs (± 10 %) at every QD, with the software path calibrated at QD 1 only",
+              f"{fmt(e2e_sw)}: the network adds {min(added):.1f}–{max(added):.1f} µs, the NVMe/TCP software path "
+              f"{software_us:.1f} µs per I/O (calibrated: 120 − 40 − {added[0]:.1f}); without it {fmt(e2e)}",
               elo >= 108.0 and ehi <= 209.0,
-              why="NeSt's E2E path adds the network (two 1 µs links each way, serialisation, DCTCP's ACK clocking: ~4 µs) and "
-                  "the NVMe-oF software overheads, which default to 0; the real system's +80–100 µs is the NVMe/TCP software "
-                  "path (SPDK/kernel TCP processing on both ends), which the thesis also names as the gap. It can be "
-                  "represented with [nvmeof] target_overhead / response_overhead / host_overhead, not measured here"),
+              why="with one per-I/O software latency calibrated at QD 1, the E2E latency at higher queue depths leaves the "
+                  "thesis' range: the software path of the real system does not add a constant per I/O"),
+        Claim("accuracy", "thesis 5 (summary: ≈ 92.5 %)", "NeSt reproduces the real system with ≈ 92.5 % accuracy",
+              "≥ 92.5 %: 1 − the mean relative distance to the thesis' ranges (local 40–90, E2E 120–190 µs) over the QDs",
+              f"{100 * accuracy:.1f} % (the thesis does not say how it computes its figure; this reading counts a value "
+              "inside the real system's range as exact)", accuracy >= 0.925,
+              why="the local or calibrated E2E latencies leave the thesis' ranges at some queue depths (e2e-ssd, local-ssd)"),
         Claim("pm-native", "thesis 5.6.1", "Native PM access takes < 900 ns", "mean < 0.9 µs",
               f"{pm_native['mean'] * 1e3:.0f} ns mean, p99 {pm_native['p99'] * 1e3:.0f} ns", pm_native["mean"] < 0.9),
-        Claim("pm-remote", "thesis 5.6.1, 4.5.4", "Remote PM access takes 3–4 µs", "mean within 3–5 µs (the path's propagation alone is 4 × 1 µs here)",
-              f"{pm_remote['mean']:.2f} µs mean, p99 {pm_remote['p99']:.2f} µs", 3.0 <= pm_remote["mean"] <= 5.0),
+        Claim("pm-remote", "thesis 5.6.1, 4.5.4", "Remote PM access takes 3–4 µs", "mean within 3–4 µs (± 10 %: 2.7–4.4 µs)",
+              f"{pm_remote['mean']:.2f} µs mean, p99 {pm_remote['p99']:.2f} µs", 2.7 <= pm_remote["mean"] <= 4.4,
+              why=f"the round trip over two 1 µs links each way is 4 µs of propagation alone; NeSt adds "
+                  f"{pm_remote['mean'] - 4.0:.2f} µs (the device's {pm_native['mean'] * 1e3:.0f} ns, serialization, NICs). "
+                  "The thesis states no link delay; 3–4 µs needs links of ≲ 0.7 µs (see pm-priority's pm-with-priority)"),
         Claim("scm-4k", "thesis 5.6.3", "4 KiB SCM storage accesses end to end take ~35–40 µs",
               "mean within 35–40 µs (± 10 %)", f"PM device {scm_pm['mean']:.1f} µs; Optane-class SSD {scm_ssd['mean']:.1f} µs",
               any(31.5 <= x["mean"] <= 44.0 for x in (scm_pm, scm_ssd)),
-              why="a 4 KiB access to the PM device costs its media latency plus the transfer (~1 µs) and the Optane-class "
-                  "preset serves 4 KiB in 10–20 µs; with ~4 µs of network neither reaches 35–40 µs — as for the SSD, the "
-                  "missing part is host/target software, which NeSt does not model by default"),
+              why="the thesis' 35–40 µs is its own simulator's figure (5.6.3: Poisson 4 KiB accesses in the Urgent class, "
+                  "no kernel path), so the NVMe/TCP software path calibrated above does not belong in it; the difference is "
+                  "the SCM device's latency: the PM device serves 4 KiB in its media time plus ~1 µs of transfer and the "
+                  "Optane-class preset in 10–20 µs (P4800X-like), where the thesis' device took ~30 µs, a figure it does "
+                  "not give"),
         conservation_claim(runs, "SPEC §5"),
     ]
     figures.lines(out_dir, "thesis-fig5.4", {"970 EVO Plus-like SSD, 4 KiB 70 % reads": {
-        "local": (QDS, [local[qd]["mean"] for qd in QDS]), "end to end (NeSt)": (QDS, [e2e[qd]["mean"] for qd in QDS]),
+        "local": (QDS, [local[qd]["mean"] for qd in QDS]), "end to end, network only": (QDS, [e2e[qd]["mean"] for qd in QDS]),
+        "end to end, + NVMe/TCP software (calibrated at QD 1)": (QDS, [e2e_sw[qd]["mean"] for qd in QDS]),
         "thesis: local 40–90": ([QDS[0], QDS[-1]], [40, 90]), "thesis: E2E 120–190": ([QDS[0], QDS[-1]], [120, 190])}},
         "queue depth", "mean latency (µs)", logx=True, markers=True, title="Validation against the real system (thesis Fig 5.4)")
     return write_claims(out_dir, "nest-validation", claims)

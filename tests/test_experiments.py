@@ -194,8 +194,8 @@ def test_transport_coexistence(cli, tmp_path):
 
 def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
     out = tmp_path / "qc"
-    by_id = _run_claims(cli, out, "qtcp-convergence", (), ("qtcp-converges", "qtcp-faster-than-dctcp"))
-    assert set(by_id) == {"qtcp-converges", "qtcp-faster-than-dctcp"}
+    by_id = _run_claims(cli, out, "qtcp-convergence", ("rule-convergence",), ("qtcp-converges", "qtcp-faster-than-dctcp"))
+    assert set(by_id) == {"qtcp-converges", "rule-convergence", "qtcp-faster-than-dctcp"}
     f = json.loads((out / "qtcp" / "summary.json").read_text())["network"]["flows"]
     assert f["f1"]["throughput_gbps"] > 0 and f["f3"]["q_end"] > 0
     # By the end the three classes are ordered by their ratios.

@@ -63,6 +63,9 @@ pub struct RunStats {
     /// (the sources' E2E throughput set-ups) this is the carried rate at the storage end and the
     /// response side, where per-arrival counts would miss the backlog still in flight.
     pub passed: Vec<[[u64; 2]; 2]>,
+    /// Bytes per workload completed at the host during the window, whatever their arrival time
+    /// (what the system carried for it: the overload warning compares it with the offered load).
+    pub passed_workload: Vec<u64>,
     pub completed: u64,
     pub measured: u64,
     pub last_completion: SimTime,
@@ -113,6 +116,7 @@ impl RunStats {
             per_device: vec![with_tail(); devices.len()],
             per_host: vec![Default::default(); hosts.len()],
             passed: vec![[[0; 2]; 2]; classes.len()],
+            passed_workload: vec![0; workloads.len()],
             completed: 0,
             measured: 0,
             last_completion: SimTime::ZERO,
@@ -139,6 +143,7 @@ impl RunStats {
         let op = r.op.index();
         if self.in_window(r.t_complete) {
             self.passed[r.class as usize][1][op] += r.size as u64;
+            self.passed_workload[r.workload as usize] += r.size as u64;
         }
         if self.record_series {
             let lat_us = (r.t_complete - r.t_arrive).as_us_f64();

@@ -203,14 +203,45 @@ fn passed_json(p: &[[u64; 2]; 2], secs: f64) -> Value {
 
 /// Fewer samples than this make a p99.9 an anecdote (it is the 1 worst of 1,000).
 const P999_SAMPLES: u64 = 1000;
+/// An open-loop workload whose completions during the window carry less than this share of what
+/// it offers (and fewer than its arrivals' noise explains) is reported as overloaded.
+const OVERLOAD_CARRIED: f64 = 0.9;
+
+/// "12.3 Gb/s" / "45.6 Mb/s".
+fn gbps(bps: f64) -> String {
+    if bps >= 1e9 { format!("{:.1} Gb/s", bps / 1e9) } else { format!("{:.1} Mb/s", bps / 1e6) }
+}
 
 impl Simulation {
     /// What a reader of the results must know: requests still in flight when the run stopped
     /// (their latencies are in no percentile: an overloaded or too short run looks better than
     /// it is), and p99.9s from too few samples.
-    fn result_warnings(&self, classes: &Map<String, Value>) -> Vec<String> {
+    fn result_warnings(&self, classes: &Map<String, Value>, secs: f64) -> Vec<String> {
         let rv = &self.resolved;
         let mut out = Vec::new();
+        // Open-loop workloads that the system does not carry: their backlog, and so their
+        // latencies, grow with the run's length — the numbers describe this run, not a steady state.
+        let (from, to) = self.measured_window();
+        let to = to.unwrap_or(self.now);
+        let mut short = Vec::new();
+        for (w, plan) in rv.workloads.iter().enumerate() {
+            let nest_config::resolve::SourcePlan::Synthetic(spec) = &plan.source else { continue };
+            let Some(offered) = spec.offered_bps(from, to) else { continue };
+            let carried = self.stats.passed_workload[w] as f64 * 8.0 / secs.max(1e-12);
+            // Short of the offered load by more than the arrivals' own (Poisson) noise allows.
+            let size_bits = 8.0 * (spec.read_fraction * spec.read_size.mean() + (1.0 - spec.read_fraction) * spec.write_size.mean());
+            let expected_ios = offered * secs / size_bits.max(1.0);
+            let short_ios = (offered - carried) * secs / size_bits.max(1.0);
+            if offered > 0.0 && carried < OVERLOAD_CARRIED * offered && short_ios > 3.0 * expected_ios.sqrt() {
+                short.push(format!("{} offers {} and carried {} ({:.0} %)", plan.name, gbps(offered), gbps(carried), 100.0 * carried / offered));
+            }
+        }
+        if !short.is_empty() {
+            out.push(format!(
+                "overloaded: {} in the measurement window — the system does not carry these open-loop workloads, so their backlog and latencies grow with the run's length (compare runs of two lengths before reading their latencies as a steady state)",
+                short.join("; ")
+            ));
+        }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
         let in_flight: u64 = self.workloads.iter().map(|w| w.books.in_flight()).sum();
         if issued > 0 && in_flight * 100 >= issued {
@@ -364,7 +395,7 @@ impl Simulation {
             "devices": devices,
             "hosts": hosts,
             "volumes": volumes,
-            "warnings": rv.warnings.iter().cloned().chain(late_warnings).chain(self.result_warnings(&classes)).collect::<Vec<_>>(),
+            "warnings": rv.warnings.iter().cloned().chain(late_warnings).chain(self.result_warnings(&classes, secs)).collect::<Vec<_>>(),
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
         });
         if let Some(n) = network {

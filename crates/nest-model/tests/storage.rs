@@ -108,3 +108,20 @@ fn an_overloaded_run_stopped_early_and_thin_percentiles_are_warned_about() {
     let (s, _) = run(&one_server(50_000, "100ms", true));
     assert!(warnings(&s).is_empty(), "{:?}", warnings(&s));
 }
+
+/// An open-loop workload the device cannot carry is named as overloaded (its latencies grow with
+/// the run's length) even when the run drains every request; below capacity it is not, whatever
+/// its Poisson noise.
+#[test]
+fn an_overloaded_open_loop_workload_is_named_even_when_drained() {
+    // 120 K/s offered to a server doing 100 K/s: it carries ~83 %.
+    let (s, _) = run(&one_server(120_000, "200ms", true));
+    let w = warnings(&s);
+    let named: Vec<&String> = w.iter().filter(|m| m.starts_with("overloaded: w offers")).collect();
+    assert_eq!(named.len(), 1, "{w:?}");
+    assert!(named[0].contains("(83 %)") || named[0].contains("(84 %)") || named[0].contains("(82 %)"), "{w:?}");
+    assert!(!w.iter().any(|m| m.contains("still in flight")), "drained: {w:?}");
+    // 90 % load: carried as offered.
+    let (s, _) = run(&one_server(90_000, "200ms", true));
+    assert!(!warnings(&s).iter().any(|m| m.starts_with("overloaded")), "{:?}", warnings(&s));
+}

@@ -17,6 +17,15 @@ pub enum ArrivalSpec {
 }
 
 impl ArrivalSpec {
+    /// Mean arrivals per second of an open-loop process; `None` for a closed loop.
+    pub fn mean_rate(&self) -> Option<f64> {
+        match self {
+            ArrivalSpec::Poisson { rate } | ArrivalSpec::Constant { rate } => Some(*rate),
+            ArrivalSpec::Mmpp(p) => Some(p.mean_rate()),
+            ArrivalSpec::Burst { .. } => None,
+        }
+    }
+
     pub fn outstanding(&self) -> Option<u32> {
         match self {
             ArrivalSpec::Burst { outstanding } => Some(*outstanding),

@@ -42,6 +42,24 @@ pub struct SyntheticWorkload {
     issued: u64,
 }
 
+impl SyntheticSpec {
+    /// The payload it offers over [`from`, `to`), bits per second, when that is known in
+    /// advance: an open-loop process active for the whole interval (its on/off duty cycle
+    /// counted); `None` for a closed loop, an I/O budget, or a start or stop inside the interval.
+    pub fn offered_bps(&self, from: SimTime, to: SimTime) -> Option<f64> {
+        let rate = self.arrival.mean_rate()?;
+        if self.max_ios.is_some() || self.start > from || self.stop.is_some_and(|s| s < to) {
+            return None;
+        }
+        let size = self.read_fraction * self.read_size.mean() + (1.0 - self.read_fraction) * self.write_size.mean();
+        let duty = match self.on_off {
+            Some((on, off)) => on.0 as f64 / (on.0 + off.0).max(1) as f64,
+            None => 1.0,
+        };
+        Some(rate * size * 8.0 * duty)
+    }
+}
+
 impl SyntheticWorkload {
     pub fn new(spec: SyntheticSpec, seed: u64, index: u64) -> Result<Self, String> {
         let mut rng_arrival = RngStream::derive(seed, "workload", index, "arrivals");

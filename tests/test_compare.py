@@ -70,3 +70,47 @@ def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
     assert abs(p99[("urgent", "all")][1] / p99[("urgent", "all")][0] - 1) < 0.05, p99
     assert set(cmp.config_diff) == {f"qos.{layer}" for layer in ("host", "network", "transport", "nvme", "device")}
     assert cmp.headline.startswith("high: p99 ") and "low pays" in cmp.headline
+
+
+def _seeds(cli, small_scenario, root, sets=(), seeds=(1, 2, 3)):
+    for s in seeds:
+        cli("run", small_scenario, "-o", root / f"seed{s}", "-q", "--seed", s, *[a for kv in sets for a in ("--set", kv)], check=0)
+    return root
+
+
+def test_compare_over_seeds_gives_intervals_and_says_whether_a_change_is_real(cli, small_scenario, tmp_path):
+    """A directory of seeds of one configuration is one run: each metric is the mean with its 95 %
+    CI, and a change is called significant (Welch) only when the seeds' noise cannot explain it."""
+    from nestsim.stats import mean_ci, welch_significant
+
+    base = _seeds(cli, small_scenario, tmp_path / "base")
+    busier = _seeds(cli, small_scenario, tmp_path / "busier", sets=["workload[0].arrival.rate_iops=40000"])
+    same = _seeds(cli, small_scenario, tmp_path / "same", seeds=(4, 5, 6))
+    cmp = nestsim.compare([base, busier, same], labels=["base", "busier", "same"])
+    assert cmp.seeds == [3, 3, 3]
+    assert cmp.config_diff == {"workload[hi].arrival.rate_iops": [20000, 40000, 20000]}, "seeds are not a difference"
+    rows = {(r["class"], r["op"], r["metric"]): r for r in cmp.rows}
+    n = rows[("high", "all", "n")]
+    per_seed = [json.loads((base / f"seed{s}" / "summary.json").read_text())["classes"]["high"]["all"]["ios"] for s in (1, 2, 3)]
+    m, h = mean_ci([float(x) for x in per_seed])
+    assert n["values"][0] == pytest.approx(m) and n["ci95"][0] == pytest.approx(h)
+    # Twice the rate is a real change in the number of requests; other seeds of the same
+    # configuration are not.
+    assert n["significant"] == [None, True, False], n
+    assert "3 / 3 seeds" in cmp.headline
+    text = cmp.render()
+    assert "(3 seeds)" in text and "±" in text and "95 % CI" in text
+    write(cmp, tmp_path / "cmp")
+    assert (tmp_path / "cmp" / "compare-cdf.png").stat().st_size > 10_000, "seeds pooled in the CDFs"
+    # Welch's test itself.
+    assert welch_significant([1.0, 1.1, 0.9], [2.0, 2.1, 1.9]) is True
+    assert welch_significant([1.0, 1.5, 0.5], [1.1, 1.6, 0.6]) is False
+    assert welch_significant([1.0], [2.0, 2.1]) is None
+
+
+def test_compare_refuses_a_directory_that_mixes_configurations(cli, small_scenario, tmp_path):
+    mixed = tmp_path / "mixed"
+    _seeds(cli, small_scenario, mixed, seeds=(1,))
+    cli("run", small_scenario, "-o", mixed / "other", "-q", "--set", "workload[0].arrival.rate_iops=40000", check=0)
+    p = cli("compare", mixed, mixed / "other", check=2)
+    assert "differ in more than the seed" in p.stderr and "rate_iops" in p.stderr

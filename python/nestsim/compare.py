@@ -10,8 +10,15 @@ records, overrides included): the differences that explain the deltas.
 The headline says in one line what happened to the most and least important classes, e.g.
 "high: p99 2.66 ms with QoS vs 4.78 ms with no QoS (−44 %); low pays: …".
 
+A run may also be a directory of several runs of one configuration that differ only in their
+seed: immediate subdirectories holding a `summary.json`, or a sweep's `runs/*`. Each metric is
+then the mean over the seeds with its 95 % confidence interval (Student's t), and a change from
+the baseline says whether it is significant (Welch's t test, 95 %) or within the seeds' noise —
+one seed per side can show a difference, not that it is real. A directory whose runs differ in
+anything but the seed is refused, naming the key.
+
 `write(cmp, out_dir)` writes `compare.json`, the figure `compare-cdf` (each class's latency CDF,
-the runs overlaid, measured window only) and `compare.html`.
+the runs overlaid, measured window only, seeds pooled) and `compare.html`.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .stats import mean_ci, welch_significant
 
 #: Classes in priority order (other names follow, alphabetically).
 CLASS_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
@@ -33,14 +42,20 @@ METRICS = [("n", "ios"), ("Gb/s", "bw_gbps"), ("mean µs", "mean"), ("p50 µs", 
 class Comparison:
     labels: List[str]
     dirs: List[str]
-    #: One row per (class, op, metric): values per run, change from the baseline (None for it).
+    #: One row per (class, op, metric): values per run (the mean over its seeds), change from the
+    #: baseline (None for it), and with several seeds the 95 % CI half-widths (`ci95`) and
+    #: whether each change is significant (`significant`: None where a side has one seed).
     rows: List[Dict[str, Any]] = field(default_factory=list)
+    #: Seeds behind each run (1 for a single run directory).
+    seeds: List[int] = field(default_factory=list)
+    #: The run directories behind each run (one, or its seeds').
+    members: List[List[str]] = field(default_factory=list)
     #: Scenario keys whose values differ: {key: [value per run]}.
     config_diff: Dict[str, List[Any]] = field(default_factory=dict)
     headline: str = ""
 
     def to_dict(self) -> dict:
-        return {"schema": 1, "labels": self.labels, "dirs": self.dirs, "headline": self.headline,
+        return {"schema": 1, "labels": self.labels, "dirs": self.dirs, "seeds": self.seeds, "headline": self.headline,
                 "config_diff": self.config_diff, "rows": self.rows}
 
     def render(self) -> str:
@@ -52,7 +67,9 @@ class Comparison:
             for k, vals in self.config_diff.items():
                 lines.append(f"  {k}: " + " | ".join(f"{lab} = {_short(v)}" for lab, v in zip(self.labels, vals)))
             lines.append("")
-        lines.append("runs: " + " → ".join(self.labels))
+        lines.append("runs: " + " → ".join(lab + (f" ({n} seeds)" if n > 1 else "") for lab, n in zip(self.labels, self.seeds or [1] * len(self.labels))))
+        if any(n > 1 for n in self.seeds):
+            lines.append("values: mean ± 95 % CI over the seeds; * the change is significant (Welch, 95 %), (noise) it is not")
         by: Dict[tuple, Dict[str, Dict[str, Any]]] = {}
         for r in self.rows:
             by.setdefault((r["class"], r["op"]), {})[r["metric"]] = r
@@ -65,10 +82,14 @@ class Comparison:
                 if r is None:
                     row.append("")
                     continue
-                txt = " → ".join("—" if v is None else _num(v) for v in r["values"])
+                cis = r.get("ci95") or [None] * len(r["values"])
+                txt = " → ".join("—" if v is None else _num(v) + (f"±{_num(h)}" if h else "") for v, h in zip(r["values"], cis))
                 d = r["change"][-1]
                 if d is not None and m != "n":
                     txt += f" {d:+.0%}"
+                    sig = (r.get("significant") or [None])[-1]
+                    if sig is not None:
+                        txt += "*" if sig else " (noise)"
                 row.append(txt)
             cells.append(row)
         widths = [max(len(r[k]) for r in cells) for k in range(len(cells[0]))]
@@ -124,24 +145,25 @@ def compare(runs: Sequence, labels: Optional[Sequence[str]] = None) -> Compariso
     """Compares run directories (or their summary dicts); the first is the baseline."""
     if len(runs) < 2:
         raise ValueError("compare needs at least two runs")
-    summaries, dirs = [], []
+    groups: List[List[dict]] = []
+    dirs, members = [], []
     for r in runs:
         if isinstance(r, dict):
-            summaries.append(r)
+            groups.append([r])
             dirs.append("")
+            members.append([])
             continue
-        p = Path(r)
-        f = p / "summary.json" if p.is_dir() else p
-        if not f.is_file():
-            raise FileNotFoundError(f"{r}: no summary.json (expected a directory `nestsim run` wrote)")
-        summaries.append(json.loads(f.read_text()))
-        dirs.append(str(p))
+        found = _group(Path(r))
+        groups.append([s for s, _ in found])
+        dirs.append(str(r))
+        members.append([d for _, d in found])
     labels = list(labels) if labels else [Path(d).name or f"run{k}" for k, d in enumerate(dirs)]
-    if len(labels) != len(summaries):
-        raise ValueError(f"{len(labels)} labels for {len(summaries)} runs")
-    cmp = Comparison(labels, dirs)
+    if len(labels) != len(groups):
+        raise ValueError(f"{len(labels)} labels for {len(groups)} runs")
+    cmp = Comparison(labels, dirs, seeds=[len(g) for g in groups], members=members)
+    summaries = [g[0] for g in groups]
 
-    flat = [_flatten(s.get("config", {})) for s in summaries]
+    flat = [_unseeded(_flatten(s.get("config", {}))) for s in summaries]
     for k in sorted(set().union(*flat)):
         vals = [f.get(k) for f in flat]
         if any(v != vals[0] for v in vals[1:]):
@@ -150,16 +172,48 @@ def compare(runs: Sequence, labels: Optional[Sequence[str]] = None) -> Compariso
     classes = _ordered(sorted(set().union(*(s.get("classes", {}) for s in summaries))))
     for c in classes:
         for op in OPS:
-            tables = [s.get("classes", {}).get(c, {}).get(op) for s in summaries]
-            if not any(t and t.get("ios") for t in tables):
+            tables = [[s.get("classes", {}).get(c, {}).get(op) for s in g] for g in groups]
+            if not any(t and t.get("ios") for g in tables for t in g):
                 continue
             for label, key in METRICS:
-                vals = [None if not t else _metric(t, key) for t in tables]
+                samples = [[x for x in (None if not t else _metric(t, key) for t in g) if x is not None] for g in tables]
+                stats = [mean_ci(xs) if xs else (None, None) for xs in samples]
+                vals = [m for m, _ in stats]
                 base = vals[0]
                 change = [None] + [None if v is None or not base else v / base - 1 for v in vals[1:]]
-                cmp.rows.append({"class": c, "op": op, "metric": label, "values": vals, "change": change})
+                row = {"class": c, "op": op, "metric": label, "values": vals, "change": change}
+                if any(len(xs) > 1 for xs in samples):
+                    row["ci95"] = [h for _, h in stats]
+                    row["significant"] = [None] + [welch_significant(samples[0], xs) for xs in samples[1:]]
+                cmp.rows.append(row)
     cmp.headline = _headline(cmp, classes)
     return cmp
+
+
+def _group(p: Path) -> List[Tuple[dict, str]]:
+    """The run behind `p`: its own summary, or the summaries of the runs in it (immediate
+    subdirectories, or a sweep's `runs/*`), which must differ only in their seed."""
+    if p.is_file() or (p / "summary.json").is_file():
+        f = p if p.is_file() else p / "summary.json"
+        return [(json.loads(f.read_text()), str(p))]
+    subs = sorted(d for base in (p, p / "runs") if base.is_dir() for d in base.iterdir() if (d / "summary.json").is_file())
+    if not subs:
+        raise FileNotFoundError(f"{p}: no summary.json, nor runs holding one (expected a directory `nestsim run` wrote, "
+                                "or a directory of such runs, one per seed)")
+    found = [(json.loads((d / "summary.json").read_text()), str(d)) for d in subs]
+    first = _unseeded(_flatten(found[0][0].get("config", {})))
+    for s, d in found[1:]:
+        other = _unseeded(_flatten(s.get("config", {})))
+        diff = sorted(k for k in set(first) | set(other) if first.get(k) != other.get(k))
+        if diff:
+            raise ValueError(f"{p}: its runs differ in more than the seed ({d}: {', '.join(diff[:3])}); "
+                             "compare the runs of one configuration, or each run on its own")
+    return found
+
+
+def _unseeded(flat: Dict[str, Any]) -> Dict[str, Any]:
+    """A flattened config without its seed (seeds are what a run's replicates differ in)."""
+    return {k: v for k, v in flat.items() if k not in ("run.seed", "seed")}
 
 
 def _p99(cmp: Comparison, c: str) -> Optional[List[Optional[float]]]:
@@ -191,6 +245,12 @@ def _headline(cmp: Comparison, classes: List[str]) -> str:
     out = part(ranked[0])
     if len(ranked) > 1:
         out += "; " + part(ranked[-1], pays=True)
+    if any(n > 1 for n in cmp.seeds):
+        sig = next((r.get("significant", [None, None])[1] for r in cmp.rows
+                    if r["class"] == ranked[0] and r["op"] == "all" and r["metric"] == "p99 µs"), None)
+        seeds = " / ".join(str(n) for n in cmp.seeds[:2])
+        out += (f" [{seeds} seeds; {ranked[0]}'s p99 change is " +
+                ("significant at 95 %]" if sig else "within the seeds' noise]" if sig is False else "untested: one seed on a side]"))
     return out
 
 
@@ -204,15 +264,18 @@ def _cdf_figure(cmp: Comparison, out_dir: Path) -> Optional[str]:
     import numpy as np
     import pyarrow.parquet as pq
 
-    data = []  # per run: {class: sorted latencies of its measured requests}
-    for d in cmp.dirs:
-        f = Path(d) / "requests.parquet"
-        if not d or not f.exists():
+    data = []  # per run: {class: sorted latencies of its measured requests, seeds pooled}
+    for run_dirs in cmp.members or [[d] for d in cmp.dirs]:
+        files = [Path(d) / "requests.parquet" for d in run_dirs]
+        if not files or not all(f.exists() for f in files):
             return None
-        t = pq.read_table(str(f), columns=["class", "latency_us", "in_window"])
-        t = t.filter(t["in_window"])
-        cls = np.asarray(t["class"].to_numpy(zero_copy_only=False), dtype=object)
-        lat = t["latency_us"].to_numpy()
+        cls_parts, lat_parts = [], []
+        for f in files:
+            t = pq.read_table(str(f), columns=["class", "latency_us", "in_window"])
+            t = t.filter(t["in_window"])
+            cls_parts.append(np.asarray(t["class"].to_numpy(zero_copy_only=False), dtype=object))
+            lat_parts.append(t["latency_us"].to_numpy())
+        cls, lat = np.concatenate(cls_parts), np.concatenate(lat_parts)
         data.append({c: np.sort(lat[cls == c]) for c in set(cls)})
     classes = _ordered(sorted({c for per_class in data for c in per_class}))
     if not classes:
@@ -248,7 +311,8 @@ def write(cmp: Comparison, out_dir) -> Path:
              "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
              "td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}.better{color:#070}.worse{color:#a00}</style></head><body>",
              f"<h1>{e(' vs '.join(cmp.labels))}</h1><p><b>{e(cmp.headline)}</b></p>"]
-    parts.append("<h2>Runs</h2><ul>" + "".join(f"<li>{e(lab)}: <code>{e(d)}</code></li>" for lab, d in zip(cmp.labels, cmp.dirs)) + "</ul>")
+    parts.append("<h2>Runs</h2><ul>" + "".join(f"<li>{e(lab)}: <code>{e(d)}</code>{f' ({n} seeds: mean ± 95 % CI)' if n > 1 else ''}</li>"
+                                               for lab, d, n in zip(cmp.labels, cmp.dirs, cmp.seeds or [1] * len(cmp.labels))) + "</ul>")
     if cmp.config_diff:
         parts.append("<h2>What differs</h2><table><tr><th>key</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
         for k, vals in cmp.config_diff.items():
@@ -259,14 +323,16 @@ def write(cmp: Comparison, out_dir) -> Path:
     parts.append("<h2>Per class</h2><table><tr><th>class</th><th>op</th><th>metric</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
     for r in cmp.rows:
         cells = []
-        for v, d in zip(r["values"], r["change"]):
-            txt = "—" if v is None else _num(v)
+        cis = r.get("ci95") or [None] * len(r["values"])
+        sigs = r.get("significant") or [None] * len(r["values"])
+        for v, d, h, sig in zip(r["values"], r["change"], cis, sigs):
+            txt = "—" if v is None else _num(v) + (f" ± {_num(h)}" if h else "")
             cls = ""
             if d is not None:
                 # Lower latency is better, higher throughput is better.
                 good = d < 0 if "µs" in r["metric"] else d > 0
-                cls = "" if abs(d) < 0.02 or r["metric"] == "n" else (" class='better'" if good else " class='worse'")
-                txt += f" ({d:+.0%})"
+                cls = "" if abs(d) < 0.02 or r["metric"] == "n" or sig is False else (" class='better'" if good else " class='worse'")
+                txt += f" ({d:+.0%}{'' if sig is None else ', significant' if sig else ', noise'})"
             cells.append(f"<td{cls}>{e(txt)}</td>")
         parts.append(f"<tr><td>{e(r['class'])}</td><td>{r['op']}</td><td>{e(r['metric'])}</td>{''.join(cells)}</tr>")
     parts.append("</table></body></html>")

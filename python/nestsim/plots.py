@@ -27,6 +27,8 @@ import pyarrow.parquet as pq
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .stats import mean_ci, t95  # noqa: F401  (t95 re-exported for the sweep figures' users)
+
 #: At most this many lines per panel: the busiest entities, so a fat-tree's 96 ports stay legible.
 MAX_LINES = 8
 
@@ -293,27 +295,6 @@ def run_figures(run_dir: Path) -> List[Tuple[str, object]]:
 
 
 # ---- sweeps ---------------------------------------------------------------------------------
-
-#: Two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond the table).
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 60: 2.000}
-
-
-def t95(df: int) -> float:
-    if df < 1:
-        return float("nan")
-    return next((v for k, v in sorted(_T95.items()) if df <= k), 1.96)
-
-
-def mean_ci(xs: List[float]) -> Tuple[float, float]:
-    """Mean and the half-width of its 95 % confidence interval (0 for a single value)."""
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, 0.0
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    return m, t95(n - 1) * sd / math.sqrt(n)
-
 
 SWEEP_METRICS = [("all.bw_gbps", "throughput (Gb/s)"), ("all.lat_mean_us", "mean latency (µs)"), ("all.lat_p99_us", "p99 latency (µs)")]
 

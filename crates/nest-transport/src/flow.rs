@@ -45,6 +45,10 @@ pub struct WindowState {
     /// No second cut until `snd_una` passes this (one reaction per window, RFC 8257).
     pub cwr_end: u64,
     pub dupacks: u32,
+    /// NewReno's recovery point (RFC 6582 `recover`): the highest byte sent when the last loss
+    /// recovery (fast retransmit or RTO) began. Duplicate ACKs below it are echoes of that
+    /// recovery's own go-back-N copies, not news of a loss, and start no fast retransmit.
+    pub recover: u64,
     /// The last send attempt stopped at the congestion window (RFC 7661: only a cwnd-limited
     /// flow grows its window).
     pub cwnd_limited: bool,
@@ -101,7 +105,7 @@ impl Sender {
             rto_pending: false,
             app_wake_pending: false,
             nic_wait: false,
-            win: WindowState { cwnd: init_cwnd, ssthresh: f64::INFINITY, win_end: 0, cwr_end: 0, dupacks: 0, cwnd_limited: false },
+            win: WindowState { cwnd: init_cwnd, ssthresh: f64::INFINITY, win_end: 0, cwr_end: 0, dupacks: 0, recover: 0, cwnd_limited: false },
             rate: RateState::default(),
             quality: QualityState { thr_ewma: 0.0, lat_ewma: 0.0, q: 1.0, counted_active: false },
         }

@@ -474,3 +474,27 @@ fn a_flow_that_keeps_losing_backs_off_no_further_than_max_rto() {
         assert!(f.s.rto <= SimTime::from_ms(2), "{}: rto {:?}", f.spec.name, f.s.rto);
     }
 }
+
+/// A flow whose RTT (~1.6 ms) exceeds its first retransmission timeout (min_rto, 1 ms) times out
+/// once, spuriously, and goes back N. The copies of segments the receiver already holds come back
+/// as duplicate ACKs; they must not start fast retransmit after fast retransmit (RFC 6582's
+/// recovery point). Before the fix such a flow resent half its segments and carried 0.02 Gb/s.
+#[test]
+fn a_spurious_timeout_does_not_start_a_storm_of_fast_retransmits() {
+    let end = SimTime::from_ms(300);
+    let topo = Topology::dumbbell(1, 1, G10, SimTime::from_us(400));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), vec![flow("long", 0, 1, 0, Cc::Dctcp)], vec![1.0]).unwrap();
+    tp.set_measure_window(SimTime::from_ms(100), end);
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, end);
+    let f = &tp.flows[0];
+    assert!(f.s.srtt > 1.4e9, "RTT {} ps: longer than the first RTO", f.s.srtt);
+    assert_eq!(fabric.totals.dropped, 0);
+    assert!(f.stats.fast_retransmits <= 1 && f.stats.retransmitted_segments <= 40, "{:?} fast retransmits, {} segments resent",
+            f.stats.fast_retransmits, f.stats.retransmitted_segments);
+    // The spurious timeout still halves ssthresh, and the window then grows by one segment per
+    // 1.6 ms RTT (no F-RTO undo is modelled): well below the link, far above a stuck flow.
+    assert!(gbps(&tp, 0, end) > 0.4, "{} Gb/s", gbps(&tp, 0, end));
+}

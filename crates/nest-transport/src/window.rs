@@ -92,7 +92,12 @@ impl Transports {
             }
         } else if p.seq == fl.s.snd_una && fl.s.snd_nxt > fl.s.snd_una {
             fl.s.win.dupacks += 1;
-            if fl.s.win.dupacks == 3 {
+            // RFC 6582: only duplicate ACKs past the last recovery point signal a new loss. After
+            // a go-back-N, every copy of a segment the receiver already had comes back as a
+            // duplicate ACK; without this check they restart recovery again and again (seen: a
+            // 1.7 ms-RTT flow whose first RTO was spurious retransmitted half its segments).
+            if fl.s.win.dupacks == 3 && fl.s.snd_una > fl.s.win.recover {
+                fl.s.win.recover = fl.s.snd_nxt;
                 fl.stats.fast_retransmits += 1;
                 fl.s.win.ssthresh = (fl.s.win.cwnd / 2.0).max(2.0 * mss);
                 fl.s.win.cwnd = fl.s.win.ssthresh;
@@ -122,6 +127,7 @@ impl Transports {
             return;
         }
         fl.stats.timeouts += 1;
+        fl.s.win.recover = fl.s.win.recover.max(fl.s.snd_nxt);
         fl.s.win.ssthresh = (fl.s.win.cwnd / 2.0).max(2.0 * mss);
         fl.s.win.cwnd = mss;
         fl.s.rto = SimTime(fl.s.rto.0.saturating_mul(2)).min(self.tcp.max_rto.max(fl.s.rto));

@@ -1,8 +1,9 @@
 """rtt-fairness: QTCP's target ratios hold when the high class has a ~5× longer RTT (QTCP Fig 6).
 
 The 3, 6 and 9 Gb/s applications of qtcp-bandwidth, but the 9 Gb/s (high) application's sender
-sits behind a long access link so that its base RTT is ~5× the others' (paper: ~1800 µs vs
-350 µs with queueing). (a) DCTCP with congestion at the ToR only — biased against the long-RTT
+sits behind a long access link so that, with queueing, its RTT is the paper's ~1800 µs against
+the others' ~350 µs (one switch; the fat-tree case keeps ~3×: its long link is a host's access
+link in a 10 µs fabric). (a) DCTCP with congestion at the ToR only — biased against the long-RTT
 flow; (b) QTCP, congestion at the ToR only (one switch); (c) QTCP with the three senders in
 different pods of a k = 4 fat-tree, so that flows also meet at an aggregation → edge link
 (ECMP) as well as at the receiver's edge port.
@@ -33,9 +34,13 @@ def _apps(transport: str, srcs: list, dst: str) -> list:
 
 
 def run_experiment(out_dir: Path) -> dict:
-    # One switch: short links 40 µs (RTT ≈ 160 µs + queue), the high sender's link 360 µs
-    # (RTT ≈ 800 µs + queue): ~5× at the base.
-    tor = star({"s3": "40us", "s6": "40us", "s9": "360us", "r": "40us"})
+    # One switch, RTTs as the paper measured them with queueing: short links 50 µs (RTT 200 µs
+    # + ~150 µs of queue ≈ 350 µs), the high sender's link 775 µs (RTT 1650 + queue ≈ 1800 µs).
+    # A minimum RTO above that RTT (the paper's ns-3 has 1 s): at our 1 ms default the long flow's
+    # first timeout, armed before any RTT sample, would fire spuriously and restart it from one
+    # segment.
+    tor = star({"s3": "50us", "s6": "50us", "s9": "775us", "r": "50us"})
+    tor["tcp"] = {"min_rto": "5ms"}
     # Fat-tree: 10 µs links (RTT ≈ 120 µs + queue); the high sender's access link 250 µs.
     ft = fat_tree_graph(access_delay={"h12": "250us"})
     runs = {

@@ -44,6 +44,8 @@ def run_experiment(out_dir: Path) -> dict:
     pred = {cc: eq45_split(means[cc], flows(cc), ratios[cc]) for cc in ratios}
     rtt = {a: means["dctcp"].get((f"flow:{a}", "srtt_us"), 0.0) for a in ("app3", "app6", "app9")}
     alpha = {a: means["dctcp"].get((f"flow:{a}", "alpha"), 0.0) for a in ("app3", "app6", "app9")}
+    dflows = res["dctcp"]["flows"]
+    marks_per_cut = lambda a: dflows[a]["ece_acks"] / max(dflows[a]["cuts"], 1)
     pr = pred["dctcp"]
     claims = [
         Claim("qtcp-ratio", SOURCE, "QTCP carries the 3/6/9 Gb/s applications in ratio ≈ 1 : 2 : 3 (1.67/3.33/5.0 Gb/s)",
@@ -58,7 +60,11 @@ def run_experiment(out_dir: Path) -> dict:
               f"different α ({alpha['app6']:.3f} vs {alpha['app9']:.3f}, time means), and DCTCP's fixed point at the "
               f"measured α and RTTs is 1 : {pr.get('app6', 0) / max(pr.get('app3', 1e-9), 1e-9):.2f} : "
               f"{pr.get('app9', 0) / max(pr.get('app3', 1e-9), 1e-9):.2f}, as measured (app3 is held by its 3 Gb/s "
-              f"offer). Why their marking fractions stay apart for the whole second is not explained yet"),
+              f"offer). Their α stay apart because the marks are not proportional to rate: per marking episode (a cut) "
+              f"each flow gets about the same number of marked ACKs ({marks_per_cut('app6'):.1f} vs "
+              f"{marks_per_cut('app9'):.1f}), so the faster flow's marked fraction, α and cut are smaller in proportion "
+              f"— every flow loses about the same absolute window per episode and gains the same +1 per RTT, so any split "
+              f"between the two backlogged flows is an equilibrium and it drifts instead of returning to equal"),
         Claim("rule-fixed-point", RULE, "Each run's split is its rule's own: each flow within 10 % of eq. 4.5's fixed point "
               "(DCTCP: Q never applies) at the α, RTTs and λ measured", "each flow within 10 % of the fixed point",
               "Gb/s, measured (fixed point) — " + "; ".join(

@@ -229,7 +229,7 @@ impl Simulation {
             let Some(offered) = spec.offered_bps(from, to) else { continue };
             let carried = self.stats.passed_workload[w] as f64 * 8.0 / secs.max(1e-12);
             // Short of the offered load by more than the arrivals' own (Poisson) noise allows.
-            let size_bits = 8.0 * (spec.read_fraction * spec.read_size.mean() + (1.0 - spec.read_fraction) * spec.write_size.mean());
+            let size_bits = 8.0 * spec.mean_size();
             let expected_ios = offered * secs / size_bits.max(1.0);
             let short_ios = (offered - carried) * secs / size_bits.max(1.0);
             if offered > 0.0 && carried < OVERLOAD_CARRIED * offered && short_ios > 3.0 * expected_ios.sqrt() {

@@ -43,6 +43,11 @@ pub struct SyntheticWorkload {
 }
 
 impl SyntheticSpec {
+    /// Mean request size in bytes over its mix of reads and writes.
+    pub fn mean_size(&self) -> f64 {
+        self.read_fraction * self.read_size.mean() + (1.0 - self.read_fraction) * self.write_size.mean()
+    }
+
     /// The payload it offers over [`from`, `to`), bits per second, when that is known in
     /// advance: an open-loop process active for the whole interval (its on/off duty cycle
     /// counted); `None` for a closed loop, an I/O budget, or a start or stop inside the interval.
@@ -51,7 +56,7 @@ impl SyntheticSpec {
         if self.max_ios.is_some() || self.start > from || self.stop.is_some_and(|s| s < to) {
             return None;
         }
-        let size = self.read_fraction * self.read_size.mean() + (1.0 - self.read_fraction) * self.write_size.mean();
+        let size = self.mean_size();
         let duty = match self.on_off {
             Some((on, off)) => on.0 as f64 / (on.0 + off.0).max(1) as f64,
             None => 1.0,

@@ -164,7 +164,9 @@ def eq45_alpha_needed(means: Dict[tuple, float], flows: List[dict], ratio: Dict[
     if not alphas:
         return None
     mean_alpha = sum(alphas) / len(alphas)
-    good = lambda s: bool(eq45_split(means, flows, ratio, s)) and ok(eq45_split(means, flows, ratio, s))
+    def good(scale: float) -> bool:
+        split = eq45_split(means, flows, ratio, scale)
+        return bool(split) and ok(split)
     if good(1.0):
         return mean_alpha
     lo, hi = 1e-4, 1.0

@@ -27,7 +27,7 @@ CLASSES = ["high", "medium", "low"]
 WARMUP_S = 0.01
 #: The E2E fabric's link delay (e2e_common.network's default).
 LINK_DELAY_US = 1.0
-#: A switch's shared buffer (the fabric's default).
+#: Each switch's shared buffer, set in the scenario (the fabric's default size).
 SWITCH_BUFFER_KIB = 4096
 
 
@@ -46,6 +46,7 @@ def _scenario(tag: str, read_fraction: float, pm_share: Optional[float], priorit
         dev.append({"name": "pmem", "kind": "pm", "server": E.PM_SERVER})
     net = E.network()
     net["switch"]["urgent_reserve"] = reserve
+    net["switch"]["buffer"] = f"{SWITCH_BUFFER_KIB}KiB"
     return E.e2e_scenario(f"pm-priority-{tag}", w, dev, servers, duration="40ms", warmup=f"{WARMUP_S * 1000:.0f}ms",
                           net=net, qos=None if priority else {"network": "ignore"})
 

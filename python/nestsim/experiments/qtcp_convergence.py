@@ -41,9 +41,8 @@ def _scenario(cc: str) -> dict:
     return scenario(net, flows, duration=f"{END * 1e3:g}ms", warmup="0ms", interval=f"{STEP * 1e6:g}us", name=f"qtcp-convergence-{cc}")
 
 
-def _series(run_dir: Path) -> tuple:
-    """Per-flow throughput series and the mean smoothed RTT of a run."""
-    ts = timeseries(run_dir)
+def _series(ts: dict) -> tuple:
+    """Per-flow throughput series and the mean smoothed RTT of a run's time series."""
     thr: Dict[str, List[tuple]] = {}
     rtt: List[float] = []
     for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"]):
@@ -88,8 +87,9 @@ def _targets(present: List[str], qtcp: bool) -> Dict[str, float]:
 def run_experiment(out_dir: Path) -> dict:
     res = {}
     run_all(out_dir, {cc: _scenario(cc) for cc in ("qtcp", "dctcp")})
+    series = {cc: timeseries(out_dir / cc) for cc in ("qtcp", "dctcp")}
     for cc in ("qtcp", "dctcp"):
-        thr, rtt = _series(out_dir / cc)
+        thr, rtt = _series(series[cc])
         per = []
         for i, (f, t) in enumerate(JOINS.items()):
             present = list(JOINS)[:i + 1]
@@ -111,7 +111,7 @@ def run_experiment(out_dir: Path) -> dict:
     tail_txt = ", ".join(f"{f} {tail[f]:.2f} (target {tg[f]:.2f})" for f in JOINS)
     # Where the rule itself goes in each phase (eq. 4.5's fixed point at the α, RTT and λ of the
     # phase's second half), and how fast the flows get there.
-    ts = timeseries(out_dir / "qtcp")
+    ts = series["qtcp"]
     flows = _scenario("qtcp")["flow"]
     starts = list(JOINS.values()) + [END]
     fp_conv, fp_last = [], {}

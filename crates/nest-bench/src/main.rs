@@ -91,6 +91,9 @@ fn main() {
     if args.get(1).is_some_and(|a| a == "cache") {
         return host_cache(quick);
     }
+    if args.get(1).is_some_and(|a| a == "haechi") {
+        return haechi(quick);
+    }
     let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
     println!("== event queue, hold model ({n} events; events per CPU second) ==");
     // Delays up to 1 ms (timers, flash) and up to 2 µs (packet events on 10–100 Gb/s links).
@@ -189,9 +192,30 @@ fn main() {
         .replace("duration = \"300ms\"", if quick { "duration = \"300ms\"" } else { "duration = \"2s\"" });
     let (cpu, ev, ios, s) = run_scenario(&plmlight);
     report("PLMLight: 3 hosts over NVMe-oF, write-handling agent", cpu, ev, ios, s);
+    haechi(quick);
     network(quick);
     host_cache(quick);
     println!("peak RSS of this process: {:.0} MiB", peak_rss_mib());
+}
+
+/// 9) Haechi: ten clients, Zipf(0.6) reservations at 90 % of 1570 K, burst requests, 30 periods
+///    of 1 s (the "10-client 30 s Haechi run"; 3 with --quick).
+fn haechi(quick: bool) {
+    let periods = if quick { 3.0 } else { 30.0 };
+    let w: Vec<f64> = (1..=5).map(|k| 1.0 / (k as f64).powf(0.6)).collect();
+    let norm: f64 = w.iter().sum::<f64>() * 2.0;
+    let clients: Vec<serde_json::Value> = w.iter().flat_map(|x| {
+        let r = (0.9 * 1_570_000.0 * x / norm) as u64;
+        let c = serde_json::json!({"pattern": "burst", "reservation": r, "demand": r + 157_000});
+        [c.clone(), c]
+    }).collect();
+    let spec = nest_model::haechi::HaechiSpec::from_json(&serde_json::json!({"duration_s": periods, "qos": "haechi", "clients": clients}).to_string()).expect("a valid spec");
+    let mut run = nest_model::haechi::HaechiRun::new(spec).expect("a valid run");
+    let t0 = cpu_seconds();
+    run.run();
+    let cpu = cpu_seconds() - t0;
+    let ios: u64 = (0..run.clients()).map(|c| run.per_period(c).iter().sum::<u64>()).sum();
+    report("Haechi: 10 clients, Zipf 90 %, burst", cpu, run.events, ios, run.now().as_secs_f64());
 }
 
 /// Runs a network scenario; returns (CPU-s, events, packet-hops, simulated s).

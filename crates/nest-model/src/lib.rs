@@ -10,6 +10,7 @@
 pub mod device;
 pub mod events;
 pub mod host;
+pub mod haechi;
 pub mod host_cache;
 pub mod ideal_device;
 pub mod net;

@@ -325,6 +325,20 @@ fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: V
     Ok(d)
 }
 
+/// A Haechi run (docs/haechi.md): the spec as JSON text ({"duration_s", "qos", "clients", …});
+/// returns the result as JSON text. A malformed spec raises ConfigError naming the key. The GIL
+/// is released while it runs.
+#[pyfunction]
+fn haechi_run(py: Python<'_>, spec_json: String) -> PyResult<String> {
+    let spec = nest_model::haechi::HaechiSpec::from_json(&spec_json).map_err(ConfigError::new_err)?;
+    let out = py.detach(move || -> Result<String, String> {
+        let mut r = nest_model::haechi::HaechiRun::new(spec)?;
+        r.run();
+        Ok(nest_model::haechi::result(&r).to_string())
+    });
+    out.map_err(ConfigError::new_err)
+}
+
 /// The MMPP(2) whose inter-arrival times have these statistics (mean in seconds), fitted as the
 /// `mmpp_fit` arrival does (SRC §IV-A): {"rates": [λ0, λ1], "switch": [r0, r1]} per second, the
 /// statistics "achieved" and the fit's "residual" (0 = exact). Experiments use it to build
@@ -400,6 +414,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_queue, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_fixed_point, m)?)?;
+    m.add_function(wrap_pyfunction!(haechi_run, m)?)?;
     m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;

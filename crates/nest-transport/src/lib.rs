@@ -21,6 +21,7 @@ mod quality;
 mod rate;
 mod receiver;
 mod send;
+pub mod verbs;
 mod window;
 
 #[cfg(test)]

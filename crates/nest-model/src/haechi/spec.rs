@@ -1,0 +1,273 @@
+//! A Haechi run as the user writes it (JSON from Python, or a scenario's `[haechi]` table): the
+//! clients, their demand and request pattern, the QoS mode and the protocol's parameters, and
+//! overrides of the fabric's costs. Unknown keys are refused by name.
+
+use nest_core::SimTime;
+use nest_transport::verbs::VerbsParams;
+use serde::Deserialize;
+
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum QosMode {
+    /// The bare system: clients issue directly.
+    None,
+    /// Haechi without token conversion.
+    Basic,
+    Haechi,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Keep `outstanding` requests submitted (Haechi's "burst requests": 64).
+    Burst,
+    /// The period's demand at equal spacing over the period.
+    Constant,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Cap {
+    Pace,
+    Idle,
+}
+
+fn d_outstanding() -> u32 {
+    64
+}
+fn d_bytes() -> u32 {
+    4096
+}
+fn d_true() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// R_i, I/Os per period.
+    #[serde(default)]
+    pub reservation: u64,
+    /// L_i, I/Os per period.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// I/Os wanted per period (absent: as many as it can).
+    #[serde(default)]
+    pub demand: Option<u64>,
+    pub pattern: Pattern,
+    #[serde(default = "d_outstanding")]
+    pub outstanding: u32,
+    #[serde(default)]
+    pub two_sided: bool,
+    #[serde(default = "d_bytes")]
+    pub bytes: u32,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Goes through the QoS engine (false: a background job outside Haechi's domain, Set 4).
+    #[serde(default = "d_true")]
+    pub managed: bool,
+}
+
+fn d_batch() -> u64 {
+    nest_qos::haechi::BATCH
+}
+fn d_ms1() -> f64 {
+    1.0
+}
+fn d_capacity() -> u64 {
+    1_570_000
+}
+fn d_sigma() -> f64 {
+    5_000.0
+}
+fn d_eta() -> u64 {
+    5_000
+}
+fn d_window() -> usize {
+    5
+}
+fn d_grace() -> f64 {
+    100.0
+}
+fn d_cap() -> Cap {
+    Cap::Pace
+}
+
+/// Haechi's parameters (SPEC §10); η, M and σ have no source values.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolSpec {
+    #[serde(default = "d_batch")]
+    pub batch: u64,
+    #[serde(default = "d_ms1")]
+    pub delta_ms: f64,
+    #[serde(default = "d_ms1")]
+    pub check_ms: f64,
+    /// Ω_prof (I/Os per period) and its σ.
+    #[serde(default = "d_capacity")]
+    pub capacity: u64,
+    #[serde(default = "d_sigma")]
+    pub sigma: f64,
+    #[serde(default = "d_eta")]
+    pub eta: u64,
+    #[serde(default = "d_window")]
+    pub window: usize,
+    #[serde(default = "d_cap")]
+    pub cap: Cap,
+    /// How long after a period's end the monitor waits for the clients' last reports before
+    /// Algorithm 1 runs and the next period's tokens go out (µs).
+    #[serde(default = "d_grace")]
+    pub report_grace_us: f64,
+}
+
+impl Default for ProtocolSpec {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every field has a default")
+    }
+}
+
+/// Overrides of the fabric's costs (times in ns).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerbsSpec {
+    pub link_gbps: Option<f64>,
+    pub link_delay_ns: Option<f64>,
+    pub switch_latency_ns: Option<f64>,
+    pub mtu: Option<u32>,
+    pub client_cpu_per_verb_ns: Option<f64>,
+    pub client_cpu_two_sided_extra_ns: Option<f64>,
+    pub target_nic_per_message_ns: Option<f64>,
+    pub target_dma_gbps: Option<f64>,
+    pub target_atomic_ns: Option<f64>,
+    pub target_cpu_per_request_ns: Option<f64>,
+    pub target_cpu_threads: Option<u32>,
+}
+
+fn d_period() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HaechiSpec {
+    pub duration_s: f64,
+    #[serde(default)]
+    pub warmup_s: f64,
+    #[serde(default = "d_period")]
+    pub period_s: f64,
+    pub qos: QosMode,
+    #[serde(default)]
+    pub protocol: ProtocolSpec,
+    #[serde(default)]
+    pub verbs: VerbsSpec,
+    pub clients: Vec<ClientSpec>,
+}
+
+fn ns(v: Option<f64>, key: &str, into: &mut SimTime) -> Result<(), String> {
+    if let Some(v) = v {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(format!("verbs.{key}: expected a time in ns ≥ 0, got {v}"));
+        }
+        *into = SimTime((v * 1000.0).round() as u64);
+    }
+    Ok(())
+}
+
+pub(crate) fn secs(v: f64, key: &str) -> Result<SimTime, String> {
+    SimTime::from_secs_f64(v).filter(|_| v.is_finite() && v >= 0.0).ok_or_else(|| format!("{key}: expected seconds ≥ 0, got {v}"))
+}
+
+impl HaechiSpec {
+    pub fn from_json(text: &str) -> Result<HaechiSpec, String> {
+        let s: HaechiSpec = serde_json::from_str(text).map_err(|e| format!("haechi run: {e}"))?;
+        s.check()?;
+        Ok(s)
+    }
+
+    pub fn verbs_params(&self) -> Result<VerbsParams, String> {
+        let v = &self.verbs;
+        let mut p = VerbsParams::default();
+        if let Some(x) = v.link_gbps {
+            p.link_gbps = x;
+        }
+        if let Some(x) = v.target_dma_gbps {
+            p.target_dma_gbps = x;
+        }
+        if let Some(x) = v.mtu {
+            p.mtu = x;
+        }
+        if let Some(x) = v.target_cpu_threads {
+            p.target_cpu_threads = x;
+        }
+        ns(v.link_delay_ns, "link_delay_ns", &mut p.link_delay)?;
+        ns(v.switch_latency_ns, "switch_latency_ns", &mut p.switch_latency)?;
+        ns(v.client_cpu_per_verb_ns, "client_cpu_per_verb_ns", &mut p.client_cpu_per_verb)?;
+        ns(v.client_cpu_two_sided_extra_ns, "client_cpu_two_sided_extra_ns", &mut p.client_cpu_two_sided_extra)?;
+        ns(v.target_nic_per_message_ns, "target_nic_per_message_ns", &mut p.target_nic_per_message)?;
+        ns(v.target_atomic_ns, "target_atomic_ns", &mut p.target_atomic)?;
+        ns(v.target_cpu_per_request_ns, "target_cpu_per_request_ns", &mut p.target_cpu_per_request)?;
+        p.validate().map_err(|e| format!("verbs.{e}"))?;
+        Ok(p)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let d = secs(self.duration_s, "duration_s")?;
+        if d == SimTime::ZERO {
+            return Err("duration_s: expected a positive duration".into());
+        }
+        if secs(self.warmup_s, "warmup_s")? >= d {
+            return Err(format!("warmup_s ({}) must be shorter than duration_s ({})", self.warmup_s, self.duration_s));
+        }
+        if secs(self.period_s, "period_s")? == SimTime::ZERO {
+            return Err("period_s: expected a positive period".into());
+        }
+        if self.clients.is_empty() {
+            return Err("clients: expected at least one client".into());
+        }
+        let p = &self.protocol;
+        if p.batch == 0 {
+            return Err("protocol.batch: expected at least 1 token per FAA".into());
+        }
+        for (k, v) in [("protocol.delta_ms", p.delta_ms), ("protocol.check_ms", p.check_ms)] {
+            if !(v.is_finite() && v > 0.0 && v <= self.period_s * 1000.0) {
+                return Err(format!("{k}: expected a positive interval no longer than the period, got {v}"));
+            }
+        }
+        if !(p.report_grace_us.is_finite() && p.report_grace_us >= 0.0 && p.report_grace_us < p.check_ms * 1000.0) {
+            return Err(format!("protocol.report_grace_us: expected 0 ≤ grace < check_ms, got {}", p.report_grace_us));
+        }
+        if p.window == 0 {
+            return Err("protocol.window: expected M ≥ 1".into());
+        }
+        if !(p.sigma.is_finite() && p.sigma >= 0.0) {
+            return Err(format!("protocol.sigma: expected ≥ 0, got {}", p.sigma));
+        }
+        for (i, c) in self.clients.iter().enumerate() {
+            let at = |k: &str| format!("clients[{i}].{k}");
+            if c.outstanding == 0 {
+                return Err(format!("{}: expected at least 1", at("outstanding")));
+            }
+            if c.bytes == 0 || c.bytes > 1 << 20 {
+                return Err(format!("{}: expected 1 B to 1 MiB, got {}", at("bytes"), c.bytes));
+            }
+            if c.pattern == Pattern::Constant && c.demand.is_none_or(|d| d == 0) {
+                return Err(format!("{}: a constant-rate client needs a positive demand per period", at("demand")));
+            }
+            secs(c.start_s, &at("start_s"))?;
+            if let Some(s) = c.stop_s {
+                if secs(s, &at("stop_s"))? <= secs(c.start_s, &at("start_s"))? {
+                    return Err(format!("{}: must be after start_s", at("stop_s")));
+                }
+            }
+            if !c.managed && (c.reservation > 0 || c.limit.is_some()) {
+                return Err(format!("{}: an unmanaged client (a background job) has no reservation or limit", at("managed")));
+            }
+        }
+        self.verbs_params()?;
+        Ok(())
+    }
+}

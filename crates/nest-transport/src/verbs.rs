@@ -1,0 +1,365 @@
+//! RDMA verbs between clients and one target over an InfiniBand-like lossless fabric, at message
+//! granularity (SPEC §10, Haechi §III-A: ten clients and a data node on one IB switch).
+//!
+//! Where queues form, a FIFO server with a deterministic service time:
+//! - the client's I/O thread (posting the verb, polling its completion: the software cost per
+//!   I/O that caps one client at ~400 KIOPS one-sided in Haechi §III-B);
+//! - the target NIC's receive pipeline (per message; a WRITE's or SEND's payload DMAed into
+//!   memory; an atomic — FAA, CAS — executed by the NIC alone) and its send pipeline (a READ's
+//!   data DMAed out of memory over PCIe);
+//! - the target's CPU, **only for two-sided SEND/RECV**: the server thread that parses the
+//!   request and posts the reply (one-sided verbs never reach it);
+//! - the target's link, and the switch's egress port to each client (the data coming back).
+//!
+//! The fabric is lossless (credit-based IB flow control: no drop, no retransmission) and a
+//! message is serialized whole on each link (store-and-forward; a 4 KiB payload is one IB packet
+//! at MTU 4096). Small messages (requests, atomics, reports, acknowledgements: tens of bytes) are
+//! serialized and propagated but not queued: behind data they would wait at most one packet time
+//! (0.6 µs), and keeping them out of the data queues keeps every queue fed in time order.
+//!
+//! Sans-IO: [`Verbs::post`] returns when the request reaches the target NIC and
+//! [`Verbs::at_target`] when the answer reaches the client (or when a two-sided request's reply
+//! is ready); the caller orders these two points against other messages with its event queue.
+//! Between them every server is fed in time order by one FIFO upstream, so its departures are
+//! computed at once: two events per one-sided I/O, whatever the number of stages.
+
+use nest_core::SimTime;
+
+/// A FIFO server with deterministic service: it starts a job when the job arrives or when the
+/// previous one leaves, whichever is later. Callers feed it in arrival order.
+#[derive(Clone, Debug, Default)]
+pub struct Fifo {
+    free_at: SimTime,
+    /// Total service time given (utilization = busy / elapsed) and jobs served.
+    pub busy: SimTime,
+    pub jobs: u64,
+}
+
+impl Fifo {
+    #[inline]
+    pub fn serve(&mut self, arrival: SimTime, service: SimTime) -> SimTime {
+        let start = arrival.max(self.free_at);
+        self.free_at = start + service;
+        self.busy += service;
+        self.jobs += 1;
+        self.free_at
+    }
+}
+
+/// The verbs a client posts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verb {
+    /// One-sided READ of `bytes` from the target's memory: the target NIC DMAs them out.
+    Read { bytes: u32 },
+    /// One-sided WRITE of `bytes` into the target's memory (Haechi's 64-bit reports).
+    Write { bytes: u32 },
+    /// Atomic Fetch-and-Add on a 64-bit word, executed by the target NIC.
+    FetchAdd,
+    /// Atomic Compare-and-Swap on a 64-bit word, executed by the target NIC.
+    CompareSwap,
+    /// Two-sided SEND of a `bytes` request; the target's CPU answers with `reply` bytes.
+    Send { bytes: u32, reply: u32 },
+}
+
+/// The fabric and the machines' costs. Defaults: Haechi's testbed (ConnectX-3 FDR InfiniBand,
+/// Xeon E5-2670 v3), calibrated as docs/haechi.md explains.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerbsParams {
+    /// Link data rate (FDR 4x: 56 Gb/s signalling, 54.55 Gb/s after 64b/66b).
+    pub link_gbps: f64,
+    /// Propagation of one link (a few metres of cable plus the PHY).
+    pub link_delay: SimTime,
+    /// The switch's forwarding latency.
+    pub switch_latency: SimTime,
+    /// Bytes of IB headers per packet (LRH, BTH, RETH/AETH, ICRC, VCRC) and the path MTU.
+    pub header_bytes: u32,
+    pub mtu: u32,
+    /// The client CPU's time per one-sided verb: building the request, posting it, polling its
+    /// completion (the client's single I/O thread; 2.5 µs ⇒ 400 KIOPS).
+    pub client_cpu_per_verb: SimTime,
+    /// Extra client CPU per two-sided request: posting a receive, copying the reply out of it.
+    pub client_cpu_two_sided_extra: SimTime,
+    /// Target NIC: processing per message, and its DMA rate over PCIe for payloads.
+    pub target_nic_per_message: SimTime,
+    pub target_dma_gbps: f64,
+    /// Target NIC time for an atomic (a PCIe read-modify-write of the word).
+    pub target_atomic: SimTime,
+    /// Target CPU time per two-sided request, and the server threads serving them.
+    pub target_cpu_per_request: SimTime,
+    pub target_cpu_threads: u32,
+}
+
+impl Default for VerbsParams {
+    fn default() -> Self {
+        VerbsParams {
+            link_gbps: 54.55,
+            link_delay: SimTime::from_ns(50),
+            switch_latency: SimTime::from_ns(100),
+            header_bytes: 30,
+            mtu: 4096,
+            client_cpu_per_verb: SimTime::from_ns(2500),
+            client_cpu_two_sided_extra: SimTime::from_ns(560),
+            target_nic_per_message: SimTime::from_ns(30),
+            target_dma_gbps: 54.0,
+            target_atomic: SimTime::from_ns(500),
+            target_cpu_per_request: SimTime::from_ns(2342),
+            target_cpu_threads: 1,
+        }
+    }
+}
+
+impl VerbsParams {
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |v: f64, k: &str| if v.is_finite() && v > 0.0 { Ok(()) } else { Err(format!("{k} must be a positive number (got {v})")) };
+        pos(self.link_gbps, "link_gbps")?;
+        pos(self.target_dma_gbps, "target_dma_gbps")?;
+        if self.mtu < 256 || self.mtu > 4096 {
+            return Err(format!("mtu must be an IB path MTU between 256 and 4096 bytes (got {})", self.mtu));
+        }
+        if self.target_cpu_threads == 0 {
+            return Err("target_cpu_threads must be at least 1".into());
+        }
+        if self.client_cpu_per_verb == SimTime::ZERO {
+            return Err("client_cpu_per_verb must be positive (a client posting for free would issue without bound)".into());
+        }
+        Ok(())
+    }
+
+    fn wire(&self, payload: u32) -> u64 {
+        let packets = payload.div_ceil(self.mtu).max(1) as u64;
+        payload as u64 + packets * self.header_bytes as u64
+    }
+
+    fn at_rate(bytes: u64, gbps: f64) -> SimTime {
+        SimTime((bytes as f64 * 8_000.0 / gbps).round() as u64)
+    }
+
+    fn serialize(&self, payload: u32) -> SimTime {
+        Self::at_rate(self.wire(payload), self.link_gbps)
+    }
+
+    fn dma(&self, bytes: u32) -> SimTime {
+        Self::at_rate(bytes as u64, self.target_dma_gbps)
+    }
+}
+
+/// Payload bytes of a verb's request on the wire (besides the packet headers).
+fn request_payload(v: Verb) -> u32 {
+    match v {
+        // A READ request carries a RETH (16 B); atomics an AtomicETH (28 B).
+        Verb::Read { .. } => 16,
+        Verb::Write { bytes } => 16 + bytes,
+        Verb::FetchAdd | Verb::CompareSwap => 28,
+        Verb::Send { bytes, .. } => bytes,
+    }
+}
+
+/// What the target does with a message that reached its NIC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtTarget {
+    /// Done by the NIC: the answer reaches the client at this time.
+    Answered(SimTime),
+    /// A two-sided request: the target CPU has the reply ready at this time; call
+    /// [`Verbs::reply`] then.
+    Cpu(SimTime),
+}
+
+struct ClientPorts {
+    cpu: Fifo,
+    /// The switch's egress port towards the client (the data it reads queues here).
+    downlink: Fifo,
+}
+
+/// The fabric's resources, and counts for the conservation check and the summary.
+pub struct Verbs {
+    pub p: VerbsParams,
+    clients: Vec<ClientPorts>,
+    /// The target NIC's receive pipeline (requests, writes into memory, atomics) and its send
+    /// pipeline (answers with data: DMA out of memory).
+    pub target_rx: Fifo,
+    pub target_tx: Fifo,
+    /// The target's server threads: when each is free.
+    target_cpu: Vec<SimTime>,
+    pub target_cpu_busy: SimTime,
+    pub target_cpu_requests: u64,
+    target_uplink: Fifo,
+    /// Verbs posted and answered (every verb is answered: lossless, no failures).
+    pub posted: u64,
+    pub answered: u64,
+    /// Messages the target itself sent (two-sided, from its CPU: Haechi's monitor).
+    pub target_sends: u64,
+}
+
+impl Verbs {
+    pub fn new(p: VerbsParams, clients: usize) -> Result<Verbs, String> {
+        p.validate()?;
+        let threads = p.target_cpu_threads as usize;
+        let clients = (0..clients).map(|_| ClientPorts { cpu: Fifo::default(), downlink: Fifo::default() }).collect();
+        Ok(Verbs { p, clients, target_rx: Fifo::default(), target_tx: Fifo::default(), target_cpu: vec![SimTime::ZERO; threads], target_cpu_busy: SimTime::ZERO, target_cpu_requests: 0, target_uplink: Fifo::default(), posted: 0, answered: 0, target_sends: 0 })
+    }
+
+    pub fn clients(&self) -> usize {
+        self.clients.len()
+    }
+
+    /// A small message's trip across the fabric: its serialization on two links, two cables
+    /// and the switch. Requests, atomics, reports and their answers are tens of bytes; queued
+    /// behind data they would wait at most one packet time (0.6 µs), so they are not queued.
+    fn crossing(&self, payload: u32) -> SimTime {
+        let ser = self.p.serialize(payload);
+        ser + ser + self.p.link_delay + self.p.link_delay + self.p.switch_latency
+    }
+
+    /// Client `c` posts `v` at `now`: when the request reaches the target NIC (call
+    /// [`Verbs::at_target`] then). `io_thread`: posted by the client's I/O thread, whose CPU
+    /// time per verb is the client's limit; false for a helper thread (Haechi's reporting).
+    pub fn post(&mut self, now: SimTime, c: usize, v: Verb, io_thread: bool) -> SimTime {
+        self.posted += 1;
+        let cpu = match v {
+            Verb::Send { .. } => self.p.client_cpu_per_verb + self.p.client_cpu_two_sided_extra,
+            _ => self.p.client_cpu_per_verb,
+        };
+        let posted = if io_thread { self.clients[c].cpu.serve(now, cpu) } else { now };
+        posted + self.crossing(request_payload(v))
+    }
+
+    /// The request reached the target NIC.
+    pub fn at_target(&mut self, now: SimTime, c: usize, v: Verb) -> AtTarget {
+        let nic = self.p.target_nic_per_message;
+        match v {
+            Verb::Read { bytes } => {
+                let received = self.target_rx.serve(now, nic);
+                AtTarget::Answered(self.send_data(received, c, bytes))
+            }
+            Verb::Write { bytes } => {
+                let written = self.target_rx.serve(now, nic + self.p.dma(bytes));
+                AtTarget::Answered(written + self.crossing(0))
+            }
+            Verb::FetchAdd | Verb::CompareSwap => {
+                let done = self.target_rx.serve(now, nic + self.p.target_atomic);
+                AtTarget::Answered(done + self.crossing(8))
+            }
+            Verb::Send { bytes, .. } => {
+                // The NIC places the request in a posted receive buffer; a server thread takes it.
+                let received = self.target_rx.serve(now, nic + self.p.dma(bytes));
+                let (i, free) = self.target_cpu.iter().copied().enumerate().min_by_key(|&(_, t)| t).expect("at least one thread");
+                let start = received.max(free);
+                let cost = self.p.target_cpu_per_request;
+                self.target_cpu[i] = start + cost;
+                self.target_cpu_busy += cost;
+                self.target_cpu_requests += 1;
+                AtTarget::Cpu(start + cost)
+            }
+        }
+    }
+
+    /// The target's CPU sends a `bytes` reply to client `c` at `now`: when it reaches the client.
+    pub fn reply(&mut self, now: SimTime, c: usize, bytes: u32) -> SimTime {
+        self.send_data(now, c, bytes)
+    }
+
+    /// A small message the target originates (Haechi's monitor signals; two-sided, from a
+    /// thread of its own): when it reaches client `c`.
+    pub fn target_send(&mut self, now: SimTime, bytes: u32) -> SimTime {
+        self.target_sends += 1;
+        now + self.p.target_nic_per_message + self.crossing(bytes)
+    }
+
+    /// The client got the answer to one of its verbs.
+    pub fn answered(&mut self) {
+        self.answered += 1;
+    }
+
+    /// Data out of the target's memory to client `c`: the NIC's DMA, the target's link, the
+    /// switch's port to the client, the client's cable. Fed in time order, so every stage is
+    /// computed at once.
+    fn send_data(&mut self, from: SimTime, c: usize, bytes: u32) -> SimTime {
+        let out = self.target_tx.serve(from, self.p.target_nic_per_message + self.p.dma(bytes));
+        let ser = self.p.serialize(bytes);
+        let at_switch = self.target_uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;
+        self.clients[c].downlink.serve(at_switch, ser) + self.p.link_delay
+    }
+
+    /// Verbs posted whose answer has not arrived.
+    pub fn in_flight(&self) -> u64 {
+        self.posted - self.answered
+    }
+
+    /// Busy fractions over `elapsed`: the target NIC's send pipeline, the target CPU (threads
+    /// together), the target's link, and the busiest client CPU.
+    pub fn utilization(&self, elapsed: SimTime) -> [f64; 4] {
+        let e = elapsed.0.max(1) as f64;
+        let cpu = self.target_cpu_busy.0 as f64 / (e * self.target_cpu.len() as f64);
+        let client = self.clients.iter().map(|c| c.cpu.busy.0).max().unwrap_or(0) as f64 / e;
+        [self.target_tx.busy.0 as f64 / e, cpu, self.target_uplink.busy.0 as f64 / e, client]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs one verb alone through the fabric: (time at the client, whether the target CPU ran).
+    fn alone(v: Verb) -> (SimTime, u64) {
+        let mut f = Verbs::new(VerbsParams::default(), 1).unwrap();
+        let nic = f.post(SimTime::ZERO, 0, v, true);
+        let t = match f.at_target(nic, 0, v) {
+            AtTarget::Answered(t) => t,
+            AtTarget::Cpu(ready) => f.reply(ready, 0, match v { Verb::Send { reply, .. } => reply, _ => 0 }),
+        };
+        f.answered();
+        assert_eq!(f.in_flight(), 0);
+        (t, f.target_cpu_requests)
+    }
+
+    #[test]
+    fn a_one_sided_read_never_occupies_the_target_cpu_while_a_two_sided_send_does() {
+        let (read, cpu_read) = alone(Verb::Read { bytes: 4096 });
+        let (send, cpu_send) = alone(Verb::Send { bytes: 64, reply: 4096 });
+        let (faa, cpu_faa) = alone(Verb::FetchAdd);
+        assert_eq!((cpu_read, cpu_faa), (0, 0), "one-sided verbs and atomics are the NIC's alone");
+        assert_eq!(cpu_send, 1);
+        // READ: 2.5 µs CPU + the request (46 B) on two links + NIC 0.64 µs + the answer (4126 B)
+        // on two links, 0.6 µs each + 4 × 50 ns cable + 2 × 100 ns switch ≈ 4.76 µs.
+        assert!(read > SimTime::from_ns(4600) && read < SimTime::from_ns(4900), "{read:?}");
+        assert!(send > read + SimTime::from_ns(2342), "the CPU stage is on a two-sided request's path: {send:?}");
+        assert!(faa < read, "an atomic moves 8 B, not 4 KiB");
+    }
+
+    #[test]
+    fn a_fifo_serves_in_arrival_order_and_counts_its_busy_time() {
+        let mut q = Fifo::default();
+        assert_eq!(q.serve(SimTime(10), SimTime(5)), SimTime(15));
+        assert_eq!(q.serve(SimTime(12), SimTime(5)), SimTime(20), "waits behind the first");
+        assert_eq!(q.serve(SimTime(30), SimTime(5)), SimTime(35), "idle in between");
+        assert_eq!((q.busy, q.jobs), (SimTime(15), 3));
+    }
+
+    #[test]
+    fn saturation_rates_follow_from_the_parameters() {
+        let p = VerbsParams::default();
+        // The target NIC per 4 KiB READ: 30 ns + 4096 B at 54 Gb/s = 636.8 ns ⇒ 1570 K/s.
+        let nic = p.target_nic_per_message + p.dma(4096);
+        assert!((1e12 / nic.0 as f64 - 1_570_000.0).abs() < 5_000.0, "{nic:?}");
+        // The target link per READ answer: 4126 B at 54.55 Gb/s = 605 ns ⇒ 1650 K/s: not the bottleneck.
+        assert!(p.serialize(4096) < nic);
+        // Two-sided: the server thread, 2.342 µs ⇒ 427 K/s; one client: 3.06 µs ⇒ 327 K/s.
+        assert!((1e12 / p.target_cpu_per_request.0 as f64 - 427_000.0).abs() < 1_000.0);
+        let client2 = p.client_cpu_per_verb + p.client_cpu_two_sided_extra;
+        assert!((1e12 / client2.0 as f64 - 327_000.0).abs() < 1_000.0);
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_by_name() {
+        let bad = |f: &dyn Fn(&mut VerbsParams)| {
+            let mut p = VerbsParams::default();
+            f(&mut p);
+            Verbs::new(p, 1).err().expect("refused")
+        };
+        assert!(bad(&|p| p.link_gbps = 0.0).contains("link_gbps"));
+        assert!(bad(&|p| p.target_dma_gbps = f64::NAN).contains("target_dma_gbps"));
+        assert!(bad(&|p| p.mtu = 9000).contains("mtu"));
+        assert!(bad(&|p| p.target_cpu_threads = 0).contains("target_cpu_threads"));
+        assert!(bad(&|p| p.client_cpu_per_verb = SimTime::ZERO).contains("client_cpu_per_verb"));
+    }
+}

@@ -431,3 +431,24 @@ def test_haechi_patterns_quick_compares_burst_and_constant_rate(cli, tmp_path):
     assert lat["holds"] or "from the verb's post" in lat["why"]
     for stem in FIGURES["haechi-patterns"]:
         assert (out / f"{stem}.png").stat().st_size > 10_000, stem
+
+
+def test_haechi_capacity_quick_profiles_sigma_and_reports_the_estimators_bound(cli, tmp_path):
+    """`haechi-capacity --quick`: Ω_prof and σ profiled on the fabric; the background jobs take
+    throughput from the Haechi clients; whether the estimate follows is judged with the profiled
+    σ and, where it does not, the why names Ω_min and what the admitting-σ run did."""
+    out = tmp_path / "haechi-capacity"
+    cli("experiment", "haechi-capacity", "--quick", "-o", out, check=0)
+    doc = json.loads((out / "claims.json").read_text())
+    by = {c["id"]: c for c in doc["claims"]}
+    assert by["profile"]["holds"] and by["conservation"]["holds"]
+    assert by["drop-uniform-throughput-falls"]["holds"] and by["drop-zipf-throughput-falls"]["holds"]
+    for d in ("uniform", "zipf"):
+        c = by[f"drop-{d}-estimate-follows"]
+        assert c["holds"] or ("Ω_min" in c["why"] and "admitting-sigma" in c["why"]), c
+    rise = json.loads((out / "rise-uniform-admitting-sigma" / "result.json").read_text())
+    est = [p["capacity"] for p in rise["periods"]][:8]
+    assert est[4] < est[0] and est[5] - est[4] == 5_000, "with σ admitting the background level the estimate drops, then climbs by η"
+    assert all(c.get("why") for c in doc["claims"] if c["holds"] is not True)
+    for stem in FIGURES["haechi-capacity"]:
+        assert (out / f"{stem}.png").stat().st_size > 10_000, stem

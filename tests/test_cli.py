@@ -127,3 +127,32 @@ def test_a_failed_builtin_check_exits_3_and_says_where_the_outputs_are(capsys, t
     assert _checked({"conservation": "device 'd': 1 in flight, 0 observed"}, tmp_path) == 3
     err = capsys.readouterr().err
     assert "lossless mode" in err and "device 'd'" in err and str(tmp_path) in err
+
+
+def test_a_haechi_file_runs_validates_and_names_its_errors(cli, tmp_path):
+    """`nestsim run|validate` on a file with a [haechi] table: a readable per-client table, the
+    usual summary.json / run.json, and a bad key named with the file, its line and the key."""
+    from conftest import ROOT
+    ex = ROOT / "examples" / "haechi.toml"
+    assert cli("validate", ex, check=0).stdout.strip().endswith("OK")
+    p = cli("run", ex, "-o", tmp_path / "h", check=0)
+    assert "qos = haechi" in p.stdout and "C10" in p.stdout and "conservation: ok" in p.stdout
+    s = json.loads((tmp_path / "h" / "summary.json").read_text())
+    assert s["kind"] == "haechi" and s["conservation"] == "ok" and s["requests"]["completed"] > 6_000_000
+    # Uniform reservations at 90 %: every client meets its 141.3 K in every measured period.
+    for c in s["haechi"]["clients"]:
+        assert min(c["per_period"][1:]) >= 141_300, c["name"]
+    assert set(json.loads((tmp_path / "h" / "run.json").read_text())) >= {"wall_s", "cpu_s", "events_per_cpu_s"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text(ex.read_text().replace("reservation = 141_300\ndemand", "reservaton = 141_300\ndemand", 1))
+    p = cli("validate", bad, check=2)
+    assert str(bad) in p.stderr and "reservaton" in p.stderr and "line" in p.stderr, p.stderr
+    neg = tmp_path / "neg.toml"
+    neg.write_text(ex.read_text().replace('pattern = "burst"\nreservation = 141_300\ndemand = 298_300', 'pattern = "constant"\nreservation = 1', 1))
+    p = cli("run", neg, "-o", tmp_path / "n", check=2)
+    assert "haechi.clients[0].demand" in p.stderr, p.stderr
+    assert "no --seed" in cli("run", ex, "--seed", "3", "-o", tmp_path / "s", check=2).stderr
+    # The report shows its table; compare says it reads World runs.
+    cli("report", tmp_path / "h", check=0)
+    assert "C10" in (tmp_path / "h" / "report.html").read_text()
+    assert "Haechi run" in cli("compare", tmp_path / "h", tmp_path / "h", check=2).stderr

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from . import _native
+from . import _native, haechi
 from .display import render
 from .runner import run
 
@@ -70,6 +70,13 @@ def cmd_run(a) -> int:
     if not a.scenario:
         raise ValueError("give a scenario file, or --mqsim SSDCONFIG.xml WORKLOAD.xml")
     out = Path(a.output) if a.output else Path("out") / Path(a.scenario).stem
+    if haechi.is_haechi_file(a.scenario):
+        _haechi_only(a)
+        summary, info = haechi.run_file(a.scenario, out)
+        if not a.quiet:
+            print(haechi.render(summary, info))
+            print(f"\noutputs in {out}/")
+        return _checked(summary, out)
     res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
     if not a.quiet:
         print(render(res.summary, res.run_info))
@@ -107,7 +114,18 @@ def _run_mqsim(a) -> int:
     return status
 
 
+def _haechi_only(a) -> None:
+    """A Haechi run is deterministic and has no seed; its keys are overridden in the file."""
+    if a.overrides or a.seed is not None:
+        raise ValueError(f"{a.scenario}: a Haechi run takes no --seed or --set overrides (it has no random stream; edit the file)")
+
+
 def cmd_validate(a) -> int:
+    if haechi.is_haechi_file(a.scenario):
+        _haechi_only(a)
+        haechi.validate(a.scenario)
+        print(f"{a.scenario}: OK")
+        return 0
     warnings = _native.validate(a.scenario, a.overrides, a.seed)
     for w in warnings:
         print(f"warning: {w}")

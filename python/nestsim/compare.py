@@ -195,7 +195,11 @@ def _group(p: Path) -> List[Tuple[dict, str]]:
     subdirectories, or a sweep's `runs/*`), which must differ only in their seed."""
     if p.is_file() or (p / "summary.json").is_file():
         f = p if p.is_file() else p / "summary.json"
-        return [(json.loads(f.read_text()), str(p))]
+        s = json.loads(f.read_text())
+        if s.get("kind") == "haechi":
+            raise ValueError(f"{p}: a Haechi run (per-period results; docs/haechi.md) — compare reads the runs of World "
+                             "scenarios; the haechi-* experiments compare Haechi with the bare system and Basic Haechi")
+        return [(s, str(p))]
     subs = sorted(d for base in (p, p / "runs") if base.is_dir() for d in base.iterdir() if (d / "summary.json").is_file())
     if not subs:
         raise FileNotFoundError(f"{p}: no summary.json, nor runs holding one (expected a directory `nestsim run` wrote, "

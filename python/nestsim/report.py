@@ -80,6 +80,11 @@ def _run_section(run_dir: Path, title: str) -> str:
     summary = json.loads((run_dir / "summary.json").read_text())
     run_info = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
     parts = [f"<h2>{html.escape(title)}</h2>"]
+    if summary.get("kind") == "haechi":
+        # A Haechi run (docs/haechi.md) has per-period results, not the World's tables: its
+        # per-client table as `nestsim run` prints it.
+        from .haechi import render as render_haechi
+        return parts[0] + f"<pre>{html.escape(render_haechi(summary, run_info))}</pre>"
     req = summary["requests"]
     parts.append(f"<p>simulated {summary['sim_time_s']:.6g} s, {summary['events']:,} events; requests issued {req['issued']:,}, "
                  f"completed {req['completed']:,}, in flight {req['in_flight']:,}; conservation: {html.escape(str(summary['conservation']))}.")

@@ -339,6 +339,25 @@ fn haechi_run(py: Python<'_>, spec_json: String) -> PyResult<String> {
     out.map_err(ConfigError::new_err)
 }
 
+/// A Haechi scenario file (its text, and its path for errors): checked, and run unless `run` is
+/// false. Returns the result as JSON text with the file's name, or None when only checked.
+#[pyfunction]
+#[pyo3(signature = (text, path, run=true))]
+fn haechi_file(py: Python<'_>, text: String, path: String, run: bool) -> PyResult<Option<String>> {
+    let f = nest_model::haechi::HaechiSpec::from_toml(&text, &path).map_err(ConfigError::new_err)?;
+    if !run {
+        return Ok(None);
+    }
+    let out = py.detach(move || -> Result<String, String> {
+        let mut r = nest_model::haechi::HaechiRun::new(f.haechi)?;
+        r.run();
+        let mut v = nest_model::haechi::result(&r);
+        v["name"] = f.name.unwrap_or_default().into();
+        Ok(v.to_string())
+    });
+    out.map(Some).map_err(ConfigError::new_err)
+}
+
 /// The MMPP(2) whose inter-arrival times have these statistics (mean in seconds), fitted as the
 /// `mmpp_fit` arrival does (SRC §IV-A): {"rates": [λ0, λ1], "switch": [r0, r1]} per second, the
 /// statistics "achieved" and the fit's "residual" (0 = exact). Experiments use it to build
@@ -415,6 +434,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(qtcp_model, m)?)?;
     m.add_function(wrap_pyfunction!(qtcp_fixed_point, m)?)?;
     m.add_function(wrap_pyfunction!(haechi_run, m)?)?;
+    m.add_function(wrap_pyfunction!(haechi_file, m)?)?;
     m.add_function(wrap_pyfunction!(mmpp_fit, m)?)?;
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;

@@ -8,7 +8,7 @@ pub mod run;
 pub mod spec;
 
 pub use run::{HaechiRun, PeriodTokens};
-pub use spec::HaechiSpec;
+pub use spec::{HaechiFile, HaechiSpec};
 
 use crate::stats::{lat_json, r6};
 use serde_json::{json, Value};

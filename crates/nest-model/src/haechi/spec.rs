@@ -181,11 +181,30 @@ pub(crate) fn secs(v: f64, key: &str) -> Result<SimTime, String> {
     SimTime::from_secs_f64(v).filter(|_| v.is_finite() && v >= 0.0).ok_or_else(|| format!("{key}: expected seconds ≥ 0, got {v}"))
 }
 
+/// A scenario file for a Haechi run: an optional `name` and the spec as its `[haechi]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HaechiFile {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub schema: Option<u32>,
+    pub haechi: HaechiSpec,
+}
+
 impl HaechiSpec {
     pub fn from_json(text: &str) -> Result<HaechiSpec, String> {
         let s: HaechiSpec = serde_json::from_str(text).map_err(|e| format!("haechi run: {e}"))?;
         s.check()?;
         Ok(s)
+    }
+
+    /// Reads a scenario file (`path` names it in errors): a parse error gives the line and
+    /// column, a bad value the key under `[haechi]`.
+    pub fn from_toml(text: &str, path: &str) -> Result<HaechiFile, String> {
+        let f: HaechiFile = toml::from_str(text).map_err(|e| format!("{path}: {}", e.to_string().trim_end()))?;
+        f.haechi.check().map_err(|e| format!("{path}: haechi.{e}"))?;
+        Ok(f)
     }
 
     pub fn verbs_params(&self) -> Result<VerbsParams, String> {

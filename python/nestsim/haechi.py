@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 import sys
 import time
-import tomllib
 from pathlib import Path
 from statistics import mean
 
 from . import _native
 from .runner import _peak_rss_mb, write_json
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11: the same parser as a package (a dependency there)
+    import tomli as tomllib  # type: ignore[no-redef]
 
 
 def is_haechi_file(path) -> bool:

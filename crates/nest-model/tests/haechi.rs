@@ -153,4 +153,12 @@ fn a_malformed_spec_is_refused_by_key() {
     assert!(err(with("verbs", json!({"link_gbps": -1.0}))).contains("link_gbps"));
     assert!(err(with("protocol", json!({"batch": 0}))).contains("protocol.batch"));
     assert!(err(with("clients", json!([{"pattern": "burst", "managed": false, "reservation": 3}]))).contains("managed"));
+    // Limits that keep a run within a machine: each names its key.
+    assert!(err(with("duration_s", json!(1e9))).contains("duration_s"));
+    assert!(err(with("protocol", json!({"delta_ms": 1e-9}))).contains("protocol.delta_ms"));
+    assert!(err(with("clients", json!([{"pattern": "constant", "demand": 1_000_000_000_000u64}]))).contains("clients[0].demand"));
+    assert!(err(with("clients", json!([{"pattern": "burst", "outstanding": 2_147_483_648u64}]))).contains("clients[0].outstanding"));
+    assert!(err(with("clients", Value::Array(vec![json!({"pattern": "burst"}); 10_001]))).contains("clients"));
+    assert!(err(with("verbs", json!({"link_gbps": 1e-12}))).contains("verbs.link_gbps"));
+    assert!(err(with("verbs", json!({"client_cpu_per_verb_ns": 1e30}))).contains("verbs.client_cpu_per_verb_ns"));
 }

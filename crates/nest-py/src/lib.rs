@@ -331,12 +331,21 @@ fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: V
 #[pyfunction]
 fn haechi_run(py: Python<'_>, spec_json: String) -> PyResult<String> {
     let spec = nest_model::haechi::HaechiSpec::from_json(&spec_json).map_err(ConfigError::new_err)?;
-    let out = py.detach(move || -> Result<String, String> {
+    let out = py.detach(move || guarded(move || -> Result<String, String> {
         let mut r = nest_model::haechi::HaechiRun::new(spec)?;
         r.run();
         Ok(nest_model::haechi::result(&r).to_string())
-    });
+    }));
     out.map_err(ConfigError::new_err)
+}
+
+/// Runs `f`, turning a panic into an error that says it is NeSt's fault (a Haechi run is checked
+/// before it starts, so a panic here is a bug, not bad input).
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Err(format!("internal error in the Haechi run (a NeSt bug, please report it with the input): {what}"))
+    })
 }
 
 /// A Haechi scenario file (its text, and its path for errors): checked, and run unless `run` is
@@ -348,13 +357,13 @@ fn haechi_file(py: Python<'_>, text: String, path: String, run: bool) -> PyResul
     if !run {
         return Ok(None);
     }
-    let out = py.detach(move || -> Result<String, String> {
+    let out = py.detach(move || guarded(move || -> Result<String, String> {
         let mut r = nest_model::haechi::HaechiRun::new(f.haechi)?;
         r.run();
         let mut v = nest_model::haechi::result(&r);
         v["name"] = f.name.unwrap_or_default().into();
         Ok(v.to_string())
-    });
+    }));
     out.map(Some).map_err(ConfigError::new_err)
 }
 

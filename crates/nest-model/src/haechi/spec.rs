@@ -167,10 +167,19 @@ pub struct HaechiSpec {
     pub clients: Vec<ClientSpec>,
 }
 
+/// Bounds that keep a run's memory and event count within a machine (issue 25): at most this
+/// many clients, periods, per-period demand (a constant-rate client's waiting requests are held
+/// until its period ends) and outstanding requests per client; intervals of at least 1 µs.
+pub const MAX_CLIENTS: usize = 10_000;
+pub const MAX_PERIODS: f64 = 1e6;
+pub const MAX_DEMAND: u64 = 100_000_000;
+pub const MAX_OUTSTANDING: u32 = 1 << 20;
+const MIN_INTERVAL_MS: f64 = 0.001;
+
 fn ns(v: Option<f64>, key: &str, into: &mut SimTime) -> Result<(), String> {
     if let Some(v) = v {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(format!("verbs.{key}: expected a time in ns ≥ 0, got {v}"));
+        if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+            return Err(format!("verbs.{key}: expected a time in ns from 0 to 1e9 (1 s), got {v}"));
         }
         *into = SimTime((v * 1000.0).round() as u64);
     }
@@ -210,11 +219,19 @@ impl HaechiSpec {
     pub fn verbs_params(&self) -> Result<VerbsParams, String> {
         let v = &self.verbs;
         let mut p = VerbsParams::default();
+        for (k, x) in [("link_gbps", v.link_gbps), ("target_dma_gbps", v.target_dma_gbps)] {
+            if x.is_some_and(|x| !(x.is_finite() && (0.001..=100_000.0).contains(&x))) {
+                return Err(format!("verbs.{k}: expected a rate from 0.001 to 100000 Gb/s, got {}", x.unwrap_or_default()));
+            }
+        }
         if let Some(x) = v.link_gbps {
             p.link_gbps = x;
         }
         if let Some(x) = v.target_dma_gbps {
             p.target_dma_gbps = x;
+        }
+        if v.target_cpu_threads.is_some_and(|t| t > 1024) {
+            return Err("verbs.target_cpu_threads: expected at most 1024 server threads".into());
         }
         if let Some(x) = v.mtu {
             p.mtu = x;
@@ -244,16 +261,19 @@ impl HaechiSpec {
         if secs(self.period_s, "period_s")? == SimTime::ZERO {
             return Err("period_s: expected a positive period".into());
         }
-        if self.clients.is_empty() {
-            return Err("clients: expected at least one client".into());
+        if self.clients.is_empty() || self.clients.len() > MAX_CLIENTS {
+            return Err(format!("clients: expected 1 to {MAX_CLIENTS} clients, got {}", self.clients.len()));
+        }
+        if self.duration_s / self.period_s > MAX_PERIODS {
+            return Err(format!("duration_s: at most {MAX_PERIODS:e} periods of period_s ({} s) per run, got {:.3e}", self.period_s, self.duration_s / self.period_s));
         }
         let p = &self.protocol;
         if p.batch == 0 {
             return Err("protocol.batch: expected at least 1 token per FAA".into());
         }
         for (k, v) in [("protocol.delta_ms", p.delta_ms), ("protocol.check_ms", p.check_ms)] {
-            if !(v.is_finite() && v > 0.0 && v <= self.period_s * 1000.0) {
-                return Err(format!("{k}: expected a positive interval no longer than the period, got {v}"));
+            if !(v.is_finite() && v >= MIN_INTERVAL_MS && v <= self.period_s * 1000.0) {
+                return Err(format!("{k}: expected an interval from {MIN_INTERVAL_MS} ms (1 µs) to the period, got {v}"));
             }
         }
         if !(p.report_grace_us.is_finite() && p.report_grace_us >= 0.0 && p.report_grace_us < p.check_ms * 1000.0) {
@@ -267,8 +287,11 @@ impl HaechiSpec {
         }
         for (i, c) in self.clients.iter().enumerate() {
             let at = |k: &str| format!("clients[{i}].{k}");
-            if c.outstanding == 0 {
-                return Err(format!("{}: expected at least 1", at("outstanding")));
+            if c.outstanding == 0 || c.outstanding > MAX_OUTSTANDING {
+                return Err(format!("{}: expected 1 to {MAX_OUTSTANDING}, got {}", at("outstanding"), c.outstanding));
+            }
+            if c.demand.is_some_and(|d| d > MAX_DEMAND) {
+                return Err(format!("{}: expected at most {MAX_DEMAND} I/Os per period", at("demand")));
             }
             if c.bytes == 0 || c.bytes > 1 << 20 {
                 return Err(format!("{}: expected 1 B to 1 MiB, got {}", at("bytes"), c.bytes));

@@ -55,6 +55,33 @@ def lines(out_dir: Path, stem: str, panels: Dict[str, Dict[str, Tuple[Sequence[f
     _finish(fig, out_dir, stem, title)
 
 
+def period_bars(out_dir: Path, stem: str, panels: Dict[str, Dict[str, Dict[str, Sequence[float]]]], ylabel: str,
+                title: Optional[str] = None) -> None:
+    """Grouped bars whose height is a sum over periods, drawn as one stacked block per period
+    (Haechi's Fig 9–13 layout: "each small block in the bar is the I/Os done in one QoS period").
+    `panels` is {panel: {series: {category: [value per period]}}}."""
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9.0, 3.2 * len(panels)), squeeze=False)
+    for ax, (name, series) in zip(axes[:, 0], panels.items()):
+        cats = list(next(iter(series.values())))
+        width = 0.8 / len(series)
+        for k, (label, vals) in enumerate(series.items()):
+            colour = f"C{k}"
+            xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(cats))]
+            bottoms = [0.0] * len(cats)
+            for p in range(max(len(vals[c]) for c in cats)):
+                hs = [vals[c][p] if p < len(vals[c]) else 0.0 for c in cats]
+                ax.bar(xs, hs, width, bottom=bottoms, color=colour, edgecolor="white", linewidth=0.3,
+                       label=label if p == 0 else None)
+                bottoms = [b + h for b, h in zip(bottoms, hs)]
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels(cats, fontsize=8)
+        ax.set_title(name, fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    _finish(fig, out_dir, stem, title)
+
+
 def smooth(xs: Sequence[float], ys: Sequence[float], window_s: float) -> Tuple[List[float], List[float]]:
     """Trailing moving average over `window_s` (time-series samples are evenly spaced)."""
     if len(xs) < 2 or window_s <= 0:

@@ -19,11 +19,11 @@ from ..claims import Claim, write_claims
 from . import figures
 from .framework import expect
 from .haechi_common import (CAPACITY, CLIENTS, SPIKE_DEMAND, SPIKE_RESERVATION, client, conserved, measured,
-                            per_second, run_many, spec)
+                            per_second, run_many, spec, totals)
 
 NAME = "haechi-patterns"
 DESCRIPTION = "Haechi Set 3: burst vs constant-rate requests under spike reservations — reservations, node throughput, latency (Haechi Fig 13–15)"
-FIGURES = ["haechi-fig13-14", "haechi-fig15"]
+FIGURES = ["haechi-fig13", "haechi-fig14", "haechi-fig15"]
 SOURCE = "Haechi §III-D"
 PATTERNS = ("burst", "constant")
 
@@ -81,12 +81,13 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "every run conserved", text, ok))
 
     names = [f"C{i + 1}" for i in range(CLIENTS)]
-    figures.bars(out_dir, "haechi-fig13-14", {
-        "completed I/Os per period (Fig 13)": {
-            "reservation": {n: SPIKE_RESERVATION[i] / 1e3 for i, n in enumerate(names)},
-            **{p: {n: per_second(runs[p], i) / 1e3 for i, n in enumerate(names)} for p in PATTERNS}},
-        "node throughput (Fig 14)": {p: {"node": per_second(runs[p]) / 1e3, "C_G": CAPACITY / 1e3} for p in PATTERNS}},
-        "K I/Os per period (mean)")
+    n = periods
+    figures.period_bars(out_dir, "haechi-fig13", {f"completed I/Os, {n} periods (one block per period)": {
+        "reservation": {nm: [SPIKE_RESERVATION[i] / 1e6] * n for i, nm in enumerate(names)},
+        **{p: {nm: [x / 1e6 for x in measured(runs[p], i)] for i, nm in enumerate(names)} for p in PATTERNS}}}, "M I/Os")
+    figures.lines(out_dir, "haechi-fig14", {"node throughput per period": {
+        **{p: (list(range(1, n + 1)), [x / 1e3 for x in totals(runs[p])]) for p in PATTERNS},
+        "C_G": (list(range(1, n + 1)), [CAPACITY / 1e3] * n)}}, "period", "K I/Os", markers=True)
     figures.bars(out_dir, "haechi-fig15", {"read latency (Fig 15)": {
         p: {k: lat[p][k] for k in ("mean", "p99", "p99_9")} for p in PATTERNS}}, "µs", log=True)
     return write_claims(out_dir, NAME, claims)

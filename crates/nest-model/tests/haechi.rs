@@ -82,6 +82,18 @@ fn uniform_reservations_are_met_and_every_token_is_accounted_for() {
         // engine's ledger in `conservation`); one push per period.
         let t = &r["clients"][c]["tokens"];
         assert_eq!(t["reservation_pushed"].as_u64().unwrap() % res[c], 0);
+        // Per closed period: that period's push, and no more tokens used, given back or expired
+        // than it had; what the whole-run ledger has beyond their sum is the open period's.
+        let pp = r["clients"][c]["tokens_per_period"].as_array().unwrap();
+        assert_eq!(pp.len(), 3, "three period ends in 0.4 s");
+        let field = |p: &Value, k: &str| p[k].as_u64().unwrap();
+        for p in pp {
+            assert_eq!(field(p, "reservation_pushed"), res[c], "{p}");
+            assert!(field(p, "reservation_used") + field(p, "reservation_returned") <= res[c], "{p}");
+        }
+        let sum = |k: &str| pp.iter().map(|p| field(p, k)).sum::<u64>();
+        assert_eq!(field(t, "reservation_pushed") - sum("reservation_pushed"), res[c], "one push in the open period");
+        assert!(field(t, "reservation_used") - sum("reservation_used") <= res[c], "{t}");
     }
     assert!(near(node_rate(&r), 1570e3, 0.002), "no throughput lost: {}", node_rate(&r));
     assert_eq!(r["conservation"]["ok"], true, "{}", r["conservation"]);

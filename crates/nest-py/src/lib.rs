@@ -330,12 +330,7 @@ fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: V
 /// is released while it runs.
 #[pyfunction]
 fn haechi_run(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    let spec = nest_model::haechi::HaechiSpec::from_json(&spec_json).map_err(ConfigError::new_err)?;
-    let out = py.detach(move || guarded(move || -> Result<String, String> {
-        let mut r = nest_model::haechi::HaechiRun::new(spec)?;
-        r.run();
-        Ok(nest_model::haechi::result(&r).to_string())
-    }));
+    let out = py.detach(move || guarded(move || nest_model::haechi::run_json(&spec_json).map(|v| v.to_string())));
     out.map_err(ConfigError::new_err)
 }
 

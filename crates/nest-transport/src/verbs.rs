@@ -198,10 +198,6 @@ impl Verbs {
         Ok(Verbs { p, clients, target_rx: Fifo::default(), target_tx: Fifo::default(), target_cpu: vec![SimTime::ZERO; threads], target_cpu_busy: SimTime::ZERO, target_cpu_requests: 0, target_uplink: Fifo::default(), posted: 0, answered: 0, target_sends: 0 })
     }
 
-    pub fn clients(&self) -> usize {
-        self.clients.len()
-    }
-
     /// A small message's trip across the fabric: its serialization on two links, two cables
     /// and the switch. Requests, atomics, reports and their answers are tens of bytes; queued
     /// behind data they would wait at most one packet time (0.6 µs), so they are not queued.
@@ -229,7 +225,7 @@ impl Verbs {
         match v {
             Verb::Read { bytes } => {
                 let received = self.target_rx.serve(now, nic);
-                AtTarget::Answered(self.send_data(received, c, bytes))
+                AtTarget::Answered(self.reply(received, c, bytes))
             }
             Verb::Write { bytes } => {
                 let written = self.target_rx.serve(now, nic + self.p.dma(bytes));
@@ -253,11 +249,6 @@ impl Verbs {
         }
     }
 
-    /// The target's CPU sends a `bytes` reply to client `c` at `now`: when it reaches the client.
-    pub fn reply(&mut self, now: SimTime, c: usize, bytes: u32) -> SimTime {
-        self.send_data(now, c, bytes)
-    }
-
     /// A small message the target originates (Haechi's monitor signals; two-sided, from a
     /// thread of its own): when it reaches client `c`.
     pub fn target_send(&mut self, now: SimTime, bytes: u32) -> SimTime {
@@ -270,10 +261,11 @@ impl Verbs {
         self.answered += 1;
     }
 
-    /// Data out of the target's memory to client `c`: the NIC's DMA, the target's link, the
+    /// `bytes` of data out of the target's memory to client `c` from `from` (a READ's answer, or
+    /// a two-sided reply the target's CPU has ready): the NIC's DMA, the target's link, the
     /// switch's port to the client, the client's cable. Fed in time order, so every stage is
-    /// computed at once.
-    fn send_data(&mut self, from: SimTime, c: usize, bytes: u32) -> SimTime {
+    /// computed at once. When it reaches the client.
+    pub fn reply(&mut self, from: SimTime, c: usize, bytes: u32) -> SimTime {
         let out = self.target_tx.serve(from, self.p.target_nic_per_message + self.p.dma(bytes));
         let ser = self.p.serialize(bytes);
         let at_switch = self.target_uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;

@@ -102,9 +102,12 @@ def met_every_period(r: dict, reservations: Sequence[int], clients: Sequence[int
     return ok, worst[1] if worst else ""
 
 
-def conserved(runs: Mapping[str, dict]) -> tuple:
+def conserved(runs: Mapping[str, dict]) -> Claim:
+    """Every run's own conservation check (requests, verbs, every token ledger) passed."""
     bad = [f"{n}: {r['conservation']['error']}" for n, r in runs.items() if not r["conservation"]["ok"]]
-    return not bad, f"{len(runs) - len(bad)}/{len(runs)} runs conserve requests, verbs and tokens" + (f" ({'; '.join(bad)})" if bad else "")
+    text = f"{len(runs) - len(bad)}/{len(runs)} runs conserve requests, verbs and tokens" + (f" ({'; '.join(bad)})" if bad else "")
+    return Claim("conservation", "SPEC §10", "Every request, verb and token is accounted for in every run",
+                 "every run conserved", text, not bad)
 
 
 def local_capacity_deadline(r1: float, share: float, c_l: float = C_L, t: float = 1.0) -> float:
@@ -112,10 +115,6 @@ def local_capacity_deadline(r1: float, share: float, c_l: float = C_L, t: float 
     `share` I/Os per second can no longer finish its reservation r1 at its own limit c_l
     (R − N(t) > (T − t)·C_L once t > (C_L·T − R)/(C_L − share))."""
     return (c_l * t - r1) / (c_l - share)
-
-
-def mean_k(xs: Sequence[float]) -> str:
-    return f"{mean(xs) / 1e3:.1f}K"
 
 
 def each(id: str, source: str, claim: str, values: Sequence[float], target: float, tol: float, what: str = "clients",

@@ -7,10 +7,11 @@
 pub mod run;
 pub mod spec;
 
-pub use run::{HaechiRun, PeriodTokens};
+pub use run::HaechiRun;
 pub use spec::{HaechiFile, HaechiSpec};
 
 use crate::stats::{lat_json, r6};
+use nest_qos::haechi::Ledger;
 use serde_json::{json, Value};
 
 /// Runs the spec (JSON text) and returns the result as JSON (docs/haechi.md, "Outputs").
@@ -21,11 +22,12 @@ pub fn run_json(spec: &str) -> Result<Value, String> {
     Ok(result(&r))
 }
 
-fn tokens_json(t: &PeriodTokens) -> Value {
+fn ledger_json(l: &Ledger) -> Value {
     json!({
-        "reservation_used": t.reservation_used, "reservation_returned": t.reservation_returned,
-        "reservation_expired": t.reservation_expired, "global_received": t.global_received,
-        "global_used": t.global_used, "faas": t.faas,
+        "reservation_pushed": l.reservation_pushed, "reservation_used": l.reservation_used,
+        "reservation_returned": l.reservation_returned, "reservation_expired": l.reservation_expired,
+        "global_received": l.global_received, "global_used": l.global_used, "global_expired": l.global_expired,
+        "faas": l.faas, "throttled": l.throttled,
     })
 }
 
@@ -49,14 +51,8 @@ pub fn result(r: &HaechiRun) -> Value {
             "submitted": submitted, "completed": completed, "in_flight": in_flight, "waiting": waiting, "abandoned": abandoned,
         });
         if let Some(e) = r.engine(c) {
-            let l = &e.ledger;
-            o["tokens"] = json!({
-                "reservation_pushed": l.reservation_pushed, "reservation_used": l.reservation_used,
-                "reservation_returned": l.reservation_returned, "reservation_expired": l.reservation_expired,
-                "global_received": l.global_received, "global_used": l.global_used, "global_expired": l.global_expired,
-                "faas": l.faas, "throttled": l.throttled,
-            });
-            o["tokens_per_period"] = r.tokens.get(c).map(|v| v.iter().map(tokens_json).collect::<Vec<_>>()).unwrap_or_default().into();
+            o["tokens"] = ledger_json(&e.ledger);
+            o["tokens_per_period"] = r.tokens[c].iter().map(ledger_json).collect::<Vec<_>>().into();
         }
         clients.push(o);
     }

@@ -12,7 +12,7 @@ use nest_core::pool::Pool;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::LatencyHistogram;
 use nest_core::{EventQueue, SimTime};
-use nest_qos::haechi::{CapacityEstimator, Check, DeltaCap, Engine, EngineConfig, GlobalPool, Issue, Monitor, MonitorConfig};
+use nest_qos::haechi::{CapacityEstimator, Check, DeltaCap, Engine, EngineConfig, GlobalPool, Issue, Ledger, Monitor, MonitorConfig};
 use nest_transport::verbs::{AtTarget, Verb, Verbs};
 use std::collections::VecDeque;
 
@@ -86,15 +86,16 @@ struct Client {
     total_submitted: u64,
 }
 
-/// Per client per period, what its engine did with tokens.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PeriodTokens {
-    pub reservation_used: u64,
-    pub reservation_returned: u64,
-    pub reservation_expired: u64,
-    pub global_received: u64,
-    pub global_used: u64,
-    pub faas: u64,
+impl Client {
+    /// The period's demand is not all submitted yet (no demand: never all).
+    fn demand_left(&self) -> bool {
+        self.spec.demand.is_none_or(|d| self.submitted < d)
+    }
+
+    fn drop_pending(&mut self) {
+        self.abandoned += self.pending.len() as u64;
+        self.pending.clear();
+    }
 }
 
 pub struct HaechiRun {
@@ -114,29 +115,13 @@ pub struct HaechiRun {
     monitor: Option<Monitor>,
     /// The monitor's view: last reported completed I/Os per client in the period.
     reported: Vec<u64>,
-    /// Ledger snapshot at the last period end, for per-period token counts.
-    last_ledgers: Vec<PeriodTokens>,
-    pub tokens: Vec<Vec<PeriodTokens>>,
-    /// Pool level at each check (t in s, value), thinned to every `pool_every`-th check.
+    /// Each engine's ledger at the last period end, and what it did in each period since.
+    last_ledgers: Vec<Ledger>,
+    pub tokens: Vec<Vec<Ledger>>,
+    /// Pool level at each check (t in s, value), thinned to every `POOL_EVERY`-th check.
     pub pool_series: Vec<(f64, i64)>,
     checks: u64,
     pub events: u64,
-}
-
-fn ledger_now(e: &Engine) -> PeriodTokens {
-    let l = &e.ledger;
-    PeriodTokens { reservation_used: l.reservation_used, reservation_returned: l.reservation_returned, reservation_expired: l.reservation_expired, global_received: l.global_received, global_used: l.global_used, faas: l.faas }
-}
-
-fn diff(a: PeriodTokens, b: PeriodTokens) -> PeriodTokens {
-    PeriodTokens {
-        reservation_used: a.reservation_used - b.reservation_used,
-        reservation_returned: a.reservation_returned - b.reservation_returned,
-        reservation_expired: a.reservation_expired - b.reservation_expired,
-        global_received: a.global_received - b.global_received,
-        global_used: a.global_used - b.global_used,
-        faas: a.faas - b.faas,
-    }
 }
 
 const POOL_EVERY: u64 = 10;
@@ -167,7 +152,7 @@ impl HaechiRun {
         let n = clients.len();
         let end = secs(spec.duration_s, "duration_s")?;
         let warmup = secs(spec.warmup_s, "warmup_s")?;
-        Ok(HaechiRun { q: EventQueue::new(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, pool: GlobalPool::default(), monitor, reported: vec![0; n], last_ledgers: vec![PeriodTokens::default(); n], tokens: Vec::new(), pool_series: Vec::new(), checks: 0, events: 0, spec })
+        Ok(HaechiRun { q: EventQueue::new(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, pool: GlobalPool::default(), monitor, reported: vec![0; n], last_ledgers: vec![Ledger::default(); n], tokens: vec![Vec::new(); n], pool_series: Vec::new(), checks: 0, events: 0, spec })
     }
 
     pub fn run(&mut self) {
@@ -196,44 +181,20 @@ impl HaechiRun {
     fn handle(&mut self, e: Ev) {
         match e {
             Ev::Start(c) => {
-                let cl = &mut self.clients[c as usize];
-                cl.active = true;
-                cl.period_start = self.now;
-                cl.submitted = 0;
-                cl.next_arrival = 0;
-                cl.chain += 1;
-                if cl.spec.pattern == Pattern::Constant {
-                    self.q.schedule(self.now, Ev::Arrive(c, cl.chain));
-                }
-                self.refill(c as usize);
+                self.clients[c as usize].active = true;
+                self.begin_client_period(c as usize);
             }
             Ev::Stop(c) => {
                 let cl = &mut self.clients[c as usize];
                 cl.active = false;
-                cl.abandoned += cl.pending.len() as u64;
-                cl.pending.clear();
+                cl.drop_pending();
             }
             Ev::Arrive(c, chain) => self.arrive(c as usize, chain),
             Ev::ClientPeriod => {
                 for c in 0..self.clients.len() {
-                    let cl = &mut self.clients[c];
-                    if !cl.active {
-                        continue;
+                    if self.clients[c].active {
+                        self.begin_client_period(c);
                     }
-                    // The period's demand not issued by its end is dropped with it: a client's
-                    // target is per period (Haechi §III-B), and a backlog carried on would grow
-                    // without bound whenever the demand exceeds what the tokens allow.
-                    cl.abandoned += cl.pending.len() as u64;
-                    cl.pending.clear();
-                    cl.submitted = 0;
-                    cl.period_start = self.now;
-                    if cl.spec.pattern == Pattern::Constant {
-                        // Last period's arrivals that did not come are dropped with the period.
-                        cl.next_arrival = 0;
-                        cl.chain += 1;
-                        self.q.schedule(self.now, Ev::Arrive(c as u32, cl.chain));
-                    }
-                    self.refill(c);
                 }
                 self.q.schedule(self.now + self.period, Ev::ClientPeriod);
             }
@@ -282,19 +243,32 @@ impl HaechiRun {
                 m.period_end(&self.reported);
                 for (i, c) in self.clients.iter().enumerate() {
                     if let Some(e) = &c.engine {
-                        let now = ledger_now(e);
-                        let d = diff(now, self.last_ledgers[i]);
-                        self.last_ledgers[i] = now;
-                        if self.tokens.len() <= i {
-                            self.tokens.resize(i + 1, Vec::new());
-                        }
-                        self.tokens[i].push(d);
+                        self.tokens[i].push(e.ledger.since(&self.last_ledgers[i]));
+                        self.last_ledgers[i] = e.ledger.clone();
                     }
                 }
                 self.monitor_period_start();
                 self.q.schedule(self.now + self.period, Ev::PeriodEnd);
             }
         }
+    }
+
+    /// Client `c`'s demand starts over (at its start, and at each k·T). What it submitted and
+    /// did not issue is dropped with the period: a client's target is per period (Haechi
+    /// §III-B), and a backlog carried on would grow without bound whenever the demand exceeds
+    /// what the tokens allow. A constant-rate client's arrivals not yet come stop with their
+    /// chain.
+    fn begin_client_period(&mut self, c: usize) {
+        let cl = &mut self.clients[c];
+        cl.drop_pending();
+        cl.submitted = 0;
+        cl.period_start = self.now;
+        if cl.spec.pattern == Pattern::Constant {
+            cl.next_arrival = 0;
+            cl.chain += 1;
+            self.q.schedule(self.now, Ev::Arrive(c as u32, cl.chain));
+        }
+        self.refill(c);
     }
 
     fn monitor_period_start(&mut self) {
@@ -384,7 +358,7 @@ impl HaechiRun {
     /// The client still wants I/Os this period.
     fn backlogged(&self, c: usize) -> bool {
         let cl = &self.clients[c];
-        !cl.pending.is_empty() || (cl.active && cl.spec.pattern == Pattern::Burst && cl.spec.demand.is_none_or(|d| cl.submitted < d))
+        !cl.pending.is_empty() || (cl.active && cl.spec.pattern == Pattern::Burst && cl.demand_left())
     }
 
     fn arrive(&mut self, c: usize, chain: u32) {
@@ -408,7 +382,7 @@ impl HaechiRun {
     fn refill(&mut self, c: usize) {
         let cl = &mut self.clients[c];
         if cl.active && cl.spec.pattern == Pattern::Burst {
-            while (cl.pending.len() as u64 + cl.in_flight as u64) < cl.spec.outstanding as u64 && cl.spec.demand.is_none_or(|d| cl.submitted < d) {
+            while (cl.pending.len() as u64 + cl.in_flight as u64) < cl.spec.outstanding as u64 && cl.demand_left() {
                 cl.pending.push_back(self.now);
                 cl.submitted += 1;
                 cl.total_submitted += 1;
@@ -452,10 +426,6 @@ impl HaechiRun {
 
     pub fn period(&self) -> SimTime {
         self.period
-    }
-
-    pub fn warmup(&self) -> SimTime {
-        self.warmup
     }
 
     pub fn verbs(&self) -> &Verbs {

@@ -78,6 +78,23 @@ pub struct Ledger {
     pub throttled: u64,
 }
 
+impl Ledger {
+    /// What happened since `earlier`, a snapshot of this ledger (a period's token counts).
+    pub fn since(&self, earlier: &Ledger) -> Ledger {
+        Ledger {
+            reservation_pushed: self.reservation_pushed - earlier.reservation_pushed,
+            reservation_used: self.reservation_used - earlier.reservation_used,
+            reservation_returned: self.reservation_returned - earlier.reservation_returned,
+            reservation_expired: self.reservation_expired - earlier.reservation_expired,
+            global_received: self.global_received - earlier.global_received,
+            global_used: self.global_used - earlier.global_used,
+            global_expired: self.global_expired - earlier.global_expired,
+            faas: self.faas - earlier.faas,
+            throttled: self.throttled - earlier.throttled,
+        }
+    }
+}
+
 /// A report the engine writes to the data node (one-sided, a 64-bit word in the paper).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Report {

@@ -5,6 +5,8 @@
 //!
 //! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
 
+use crate::block_heap::BlockHeap;
+use crate::free_list::FreeList;
 use crate::sparse::SparseTable;
 use crate::geometry::Layout;
 use crate::params::{FtlParams, VictimPolicy};
@@ -30,9 +32,9 @@ pub struct Block {
     pub closed_at: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PlaneBlocks {
-    pub free: Vec<u32>,
+    pub free: FreeList,
     pub user_front: Option<u32>,
     pub gc_front: Option<u32>,
     /// A GC (or wear-levelling) job holds this plane's victim.
@@ -64,14 +66,32 @@ pub struct Ftl {
     rmap: Vec<u32>,
     pub blocks: Vec<Block>,
     pub planes: Vec<PlaneBlocks>,
+    /// Full blocks by victim key (valid pages, then index): the greedy choice, and the fallback
+    /// of the sampling policies. Unused (empty) under FIFO, which scans.
+    by_valid: BlockHeap,
+    /// Full blocks by erase count, then index (static wear levelling's coldest block).
+    by_erases: BlockHeap,
+    /// Each plane's highest erase count (erase counts only grow).
+    max_erases: Vec<u32>,
     close_seq: u64,
     pub soft_free: u32,
     pub hard_free: u32,
     victim: VictimPolicy,
     rga_d: u32,
-    dynamic_wl: bool,
     static_wl: Option<u32>,
     pub counters: FtlCounters,
+}
+
+/// GC's order of full blocks: fewest valid pages first, then the lowest index (as a scan finds).
+#[inline]
+fn valid_key(blocks: &[Block], b: u32) -> u64 {
+    (blocks[b as usize].valid as u64) << 32 | b as u64
+}
+
+/// Static wear levelling's order of full blocks: fewest erases first, then the lowest index.
+#[inline]
+fn erases_key(blocks: &[Block], b: u32) -> u64 {
+    (blocks[b as usize].erases as u64) << 32 | b as u64
 }
 
 /// User writes stop taking new blocks when a plane is down to this many free blocks: they are
@@ -85,19 +105,23 @@ impl Ftl {
         let nblocks = planes * bpp as usize;
         let npages = nblocks * layout.pages_per_block as usize;
         let blocks = vec![Block { valid: 0, written: 0, erases: 0, state: BlockState::Free, closed_at: 0 }; nblocks];
-        let planes_v = (0..planes as u32).map(|p| PlaneBlocks { free: (p * bpp..(p + 1) * bpp).collect(), ..Default::default() }).collect();
+        let planes_v = (0..planes as u32)
+            .map(|p| PlaneBlocks { free: FreeList::new(p * bpp..(p + 1) * bpp, ftl.dynamic_wl), user_front: None, gc_front: None, gc_active: false })
+            .collect();
         Ftl {
             layout,
             map: SparseTable::new(logical_pages as usize),
             rmap: vec![0; npages],
             blocks,
             planes: planes_v,
+            by_valid: BlockHeap::new(if ftl.victim == VictimPolicy::Fifo { 0 } else { planes }, if ftl.victim == VictimPolicy::Fifo { 0 } else { nblocks }),
+            by_erases: BlockHeap::new(if ftl.static_wl_threshold.is_some() { planes } else { 0 }, if ftl.static_wl_threshold.is_some() { nblocks } else { 0 }),
+            max_erases: vec![0; planes],
             close_seq: 0,
             soft_free,
             hard_free,
             victim: ftl.victim,
             rga_d: ftl.rga_d,
-            dynamic_wl: ftl.dynamic_wl,
             static_wl: ftl.static_wl_threshold,
             counters: FtlCounters::default(),
         }
@@ -156,20 +180,8 @@ impl Ftl {
     }
 
     fn take_free_block(&mut self, plane: u32) -> u32 {
-        let free = &mut self.planes[plane as usize].free;
-        let i = if self.dynamic_wl {
-            // Dynamic wear levelling: the least-erased free block.
-            let mut best = 0;
-            for (i, &b) in free.iter().enumerate() {
-                if self.blocks[b as usize].erases < self.blocks[free[best] as usize].erases {
-                    best = i;
-                }
-            }
-            best
-        } else {
-            0
-        };
-        let b = free.remove(i);
+        // Dynamic wear levelling (the least-erased free block) is the free list's own order.
+        let b = self.planes[plane as usize].free.take().expect("a free block");
         self.blocks[b as usize].state = BlockState::Open;
         b
     }
@@ -209,14 +221,45 @@ impl Ftl {
             blk.state = BlockState::Full;
             blk.closed_at = self.close_seq;
             self.close_seq += 1;
+            // A full block is no longer a frontier. Left as one, GC could pick it as its victim
+            // and erase it while the frontier still pointed at it: the next write would then
+            // fill a block that was also in the free pool (found by the victim-index test).
+            let pb = &mut self.planes[plane as usize];
+            if for_gc {
+                pb.gc_front = None;
+            } else {
+                pb.user_front = None;
+            }
+            self.indexed_full(plane, b);
         }
         ppa
     }
 
+    /// A block just became full: a candidate for GC and for wear levelling.
+    fn indexed_full(&mut self, plane: u32, b: u32) {
+        let blocks = &self.blocks;
+        if self.victim != VictimPolicy::Fifo {
+            self.by_valid.insert(plane, b, |x| valid_key(blocks, x));
+        }
+        if self.static_wl.is_some() {
+            self.by_erases.insert(plane, b, |x| erases_key(blocks, x));
+        }
+    }
+
+    /// Block `b`'s valid count changed: re-place it among the GC candidates if it is one.
+    #[inline]
+    fn valid_changed(&mut self, b: u32) {
+        if self.by_valid.contains(b) {
+            let blocks = &self.blocks;
+            self.by_valid.update(self.layout.plane_of_block(b), b, |x| valid_key(blocks, x));
+        }
+    }
+
     #[inline]
     fn invalidate(&mut self, ppa: u32) {
-        let b = self.layout.block_of_ppa(ppa) as usize;
-        self.blocks[b].valid -= 1;
+        let b = self.layout.block_of_ppa(ppa);
+        self.blocks[b as usize].valid -= 1;
+        self.valid_changed(b);
     }
 
     /// A host write of `lpa` programmed at `ppa`: the old copy becomes invalid.
@@ -227,7 +270,9 @@ impl Ftl {
         }
         self.map.set(lpa as usize, ppa + 1);
         self.rmap[ppa as usize] = lpa + 1;
-        self.blocks[self.layout.block_of_ppa(ppa) as usize].valid += 1;
+        let b = self.layout.block_of_ppa(ppa);
+        self.blocks[b as usize].valid += 1;
+        self.valid_changed(b);
         self.counters.user_programs += 1;
     }
 
@@ -242,7 +287,9 @@ impl Ftl {
         }
         self.invalidate(old);
         self.map.set(lpa as usize, new + 1);
-        self.blocks[self.layout.block_of_ppa(new) as usize].valid += 1;
+        let b = self.layout.block_of_ppa(new);
+        self.blocks[b as usize].valid += 1;
+        self.valid_changed(b);
         true
     }
 
@@ -265,17 +312,22 @@ impl Ftl {
         let range = plane * bpp..(plane + 1) * bpp;
         let full = |b: &Block| b.state == BlockState::Full;
         let mut wl = false;
+        // The full block with the fewest valid pages (the lowest-numbered among equals), if it
+        // has an invalid page to reclaim.
+        let fewest_valid = self.by_valid.top(plane).filter(|&b| self.blocks[b as usize].valid < ppb);
         let mut chosen = match self.victim {
-            VictimPolicy::Greedy | VictimPolicy::Fifo => {
+            VictimPolicy::Greedy => fewest_valid,
+            VictimPolicy::Fifo => {
+                // The oldest block that is not fully valid: a scan (FIFO is rare; an index by
+                // age would still have to skip the fully valid ones).
                 let mut best: Option<(u64, u32)> = None;
                 for b in range.clone() {
                     let blk = &self.blocks[b as usize];
                     if !full(blk) || blk.valid >= ppb {
                         continue;
                     }
-                    let key = if self.victim == VictimPolicy::Greedy { blk.valid as u64 } else { blk.closed_at };
-                    if best.is_none_or(|(k, _)| key < k) {
-                        best = Some((key, b));
+                    if best.is_none_or(|(k, _)| blk.closed_at < k) {
+                        best = Some((blk.closed_at, b));
                     }
                 }
                 best.map(|(_, b)| b)
@@ -295,27 +347,24 @@ impl Ftl {
                         break;
                     }
                 }
-                best.or_else(|| range.clone().filter(|&b| full(&self.blocks[b as usize]) && self.blocks[b as usize].valid < ppb).min_by_key(|&b| self.blocks[b as usize].valid))
+                best.or(fewest_valid)
             }
         };
         // Static wear levelling: when the erase-count spread of the plane reaches the
         // threshold, migrate the coldest full block instead (it holds the coldest data).
         if let Some(th) = self.static_wl {
-            let (mut lo, mut hi, mut cold) = (u32::MAX, 0u32, None);
-            for b in range.clone() {
-                let blk = &self.blocks[b as usize];
-                hi = hi.max(blk.erases);
-                if full(blk) && blk.erases < lo {
-                    lo = blk.erases;
-                    cold = Some(b);
+            let hi = self.max_erases[plane as usize];
+            if let Some(cold) = self.by_erases.top(plane) {
+                if hi - self.blocks[cold as usize].erases >= th && self.planes[plane as usize].free.len() as u32 >= self.hard_free {
+                    chosen = Some(cold);
+                    wl = true;
                 }
-            }
-            if cold.is_some() && hi - lo >= th && self.planes[plane as usize].free.len() as u32 >= self.hard_free {
-                chosen = cold;
-                wl = true;
             }
         }
         let b = chosen?;
+        let blocks = &self.blocks;
+        self.by_valid.remove(plane, b, |x| valid_key(blocks, x));
+        self.by_erases.remove(plane, b, |x| erases_key(blocks, x));
         self.blocks[b as usize].state = BlockState::Victim;
         self.planes[plane as usize].gc_active = true;
         if wl {
@@ -335,9 +384,11 @@ impl Ftl {
         blk.written = 0;
         blk.erases += 1;
         blk.state = BlockState::Free;
+        let erases = blk.erases;
+        self.max_erases[plane as usize] = self.max_erases[plane as usize].max(erases);
         self.counters.erases += 1;
         let pb = &mut self.planes[plane as usize];
-        pb.free.push(block);
+        pb.free.push(block, erases);
         pb.gc_active = false;
     }
 
@@ -392,5 +443,66 @@ impl Ftl {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::SsdParams;
+
+    /// The scans the indexes replaced: the full block with the fewest valid pages (first among
+    /// equals) that has an invalid page, and the full block with the fewest erases.
+    fn scanned(f: &Ftl, plane: u32) -> (Option<u32>, Option<u32>) {
+        let bpp = f.layout.blocks_per_plane;
+        let range = plane * bpp..(plane + 1) * bpp;
+        let full = |b: &u32| f.blocks[*b as usize].state == BlockState::Full;
+        let greedy = range.clone().filter(full).filter(|&b| f.blocks[b as usize].valid < f.layout.pages_per_block).min_by_key(|&b| f.blocks[b as usize].valid);
+        let cold = range.clone().filter(full).min_by_key(|&b| f.blocks[b as usize].erases);
+        let hi = range.map(|b| f.blocks[b as usize].erases).max().unwrap_or(0);
+        assert_eq!(hi, f.max_erases[plane as usize]);
+        (greedy, cold)
+    }
+
+    /// Under random overwrites with GC and static wear levelling, the indexed choices are the
+    /// scanned ones at every step (so results did not move when the scans went).
+    #[test]
+    fn indexed_victims_are_the_scanned_ones() {
+        for victim in [VictimPolicy::Greedy, VictimPolicy::Rga] {
+            let mut p = crate::presets::preset("mqsim-default").unwrap();
+            p.geometry.blocks_per_plane = 128;
+            p.geometry.pages_per_block = 32;
+            p.geometry.channels = 2;
+            p.geometry.chips_per_channel = 1;
+            p.ftl.victim = victim;
+            p.ftl.static_wl_threshold = Some(3);
+            let p: SsdParams = p;
+            let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+            let logical = p.logical_pages();
+            let mut f = Ftl::new(layout, logical, &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+            let mut rng = RngStream::derive(5, "ftl", 0, "t");
+            let mut scratch = Vec::new();
+            let planes = f.layout.planes;
+            for k in 0..logical * 4 {
+                let lpa = if k < logical { k } else { rng.below(logical * 8 / 10) };
+                let plane = (k % planes as u64) as u32;
+                if k % 3 != 0 {
+                    f.write_instant(lpa as u32, plane, &mut rng, &mut scratch);
+                    continue;
+                }
+                let (greedy, cold) = scanned(&f, plane);
+                if let Some(t) = f.by_valid.top(plane) {
+                    let b = &f.blocks[t as usize];
+                    assert!(b.state == BlockState::Full && f.layout.plane_of_block(t) == plane, "{victim:?} step {k}: top {t} of plane {plane}: {b:?}, plane {}", f.layout.plane_of_block(t));
+                }
+                assert_eq!(f.by_valid.top(plane).filter(|&b| f.blocks[b as usize].valid < f.layout.pages_per_block), greedy, "{victim:?} step {k}");
+                if f.static_wl.is_some() {
+                    assert_eq!(f.by_erases.top(plane), cold, "{victim:?} step {k}");
+                }
+                f.write_instant(lpa as u32, plane, &mut rng, &mut scratch);
+            }
+            assert!(f.counters.gc_jobs > 100 && f.counters.wl_jobs > 0, "{victim:?}: {} GC, {} WL jobs", f.counters.gc_jobs, f.counters.wl_jobs);
+            f.check().unwrap();
+        }
     }
 }

@@ -8,8 +8,10 @@
 //!   QoS, dies and channels, garbage collection.
 #![deny(unsafe_code)]
 
+pub mod block_heap;
 pub mod cache;
 pub mod cmt;
+pub mod free_list;
 pub mod ftl;
 pub mod geometry;
 pub mod lru;

@@ -43,7 +43,7 @@ def test_the_pool_alternates_and_plmc_reports_per_window_percentiles(tmp_path):
     (('zeta = 0.5', 'zeta = 1.5'), "coordinator[0].zeta"),
     (('zeta = 0.5', 'zeta = 0.5\npredictor = "oracle"'), "coordinator[0].predictor"),
     (('zeta = 0.5', 'zeta = 0.5\nc_min = [1, 2]'), "coordinator[0].c_min"),
-    (('zeta = 0.5', 'zeta = 0.5\novercount = "ask"'), "bad.toml:68:1: overcount"),
+    (('zeta = 0.5', 'zeta = 0.5\novercount = "ask"'), "bad.toml:68:1: coordinator[0].overcount"),
     (('zeta = 0.5', 'zeta = 0.5\noverrun = "beg"'), "coordinator[0].overrun"),
 ])
 def test_bad_pool_and_plmc_keys_are_named(cli, tmp_path, edit, key):

@@ -9,9 +9,9 @@ Quick start::
     res.timeseries      # pyarrow.Table, long format (time_s, entity, metric, value)
 """
 
-from ._native import ConfigError, SimError, __version__
-from .runner import RunResult, run
+from ._native import ConfigError, InternalError, SimError, Stopped, __version__
+from .runner import Budget, RunResult, run
 from .sweep import run_sweep as sweep
 from .compare import compare
 
-__all__ = ["run", "sweep", "compare", "RunResult", "ConfigError", "SimError", "__version__"]
+__all__ = ["run", "sweep", "compare", "Budget", "RunResult", "ConfigError", "SimError", "InternalError", "Stopped", "__version__"]

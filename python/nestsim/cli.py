@@ -1,8 +1,10 @@
 """The `nestsim` command: run, validate, replay, experiment, sweep, report.
 
 Exit status: 0 on success (an experiment whose claims do not hold still succeeds), 2 for bad
-input (scenario, trace, job file, arguments) with a message naming file, line and key, 1 for an
-unexpected internal error.
+input (scenario, trace, job file, arguments) with a message naming file, line and key, 3 when a
+built-in conservation check failed, 4 when a run stopped at a budget (--max-events, --max-wall,
+--max-memory; its partial outputs written), 70 for an internal error (a bug in NeSt: a Rust
+panic or an unexpected Python exception, reported with the input that caused it).
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from typing import List, Optional
 
 from . import _native, haechi
 from .display import render
-from .runner import run
+from .runner import Budget, run
+
+#: Exit status of an internal error (BSD sysexits' EX_SOFTWARE).
+EXIT_INTERNAL = 70
+#: Exit status of a run stopped at a budget, its partial outputs written.
+EXIT_STOPPED = 4
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -50,9 +57,82 @@ def _parse_device(spec: str) -> dict:
     return dev
 
 
+def _add_budget(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
+                   help="stop after N events (deterministic), writing partial outputs; exit 4")
+    p.add_argument("--max-wall", type=_positive_float, default=None, metavar="SECONDS",
+                   help="stop after this much wall-clock time, writing partial outputs; exit 4")
+    p.add_argument("--max-memory", type=_size, default=None, metavar="SIZE",
+                   help="stop when the process holds more than SIZE (e.g. 4GB, 512MiB; default 80%% of the machine), "
+                        "writing partial outputs; exit 4")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a whole number") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a number above 0")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a number of seconds") from None
+    if not 0 < v < 1e9:
+        raise argparse.ArgumentTypeError(f"'{text}': expected seconds above 0")
+    return v
+
+
+_SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+               "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def _size(text: str) -> int:
+    import re
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).upper() not in _SIZE_UNITS:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a size such as 4GB, 512MiB or 1000000 (bytes)")
+    v = int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+    if v < 2**20:
+        raise argparse.ArgumentTypeError(f"'{text}': expected at least 1 MiB")
+    return v
+
+
+def _budget(a) -> Budget:
+    return Budget(events=a.max_events, wall_s=a.max_wall, memory_bytes=a.max_memory)
+
+
+def _stopped_message(summary: dict) -> str:
+    """Why a run stopped early, and — for memory — which workload drove it."""
+    st = summary["stopped"]
+    at = f"at simulated {st.get('at_sim_s', 0):.6g} s"
+    if st["by"] == "events":
+        return f"stopped after {st['limit']:,} events (--max-events) {at}"
+    if st["by"] == "wall_s":
+        return f"stopped after {st['limit']:g} s of wall time (--max-wall) {at}"
+    why = (f"stopped {at}: the process held {st['rss_bytes'] / 2**20:,.0f} MiB, over the memory limit "
+           f"{st['limit_bytes'] / 2**20:,.0f} MiB (--max-memory)")
+    wls = summary.get("workloads", {})
+    if wls:
+        name, w = max(wls.items(), key=lambda kv: kv[1].get("in_flight", 0))
+        if w.get("in_flight", 0) > 1000:
+            why += (f"; {w['in_flight']:,} requests in flight, most of them workload '{name}' "
+                    f"(issued {w.get('issued', 0):,}, completed {w.get('completed', 0):,}): it issues faster than "
+                    f"device '{w.get('device')}' serves — lower its rate or set a queue depth")
+    return why
+
+
 def _checked(summary: dict, out: Path) -> int:
     """Exit status of a finished run: 3 when a built-in check failed (request or network
-    conservation), its outputs kept for inspection; 0 otherwise."""
+    conservation), its outputs kept for inspection; 4 when it stopped at a budget; 0
+    otherwise."""
+    if summary.get("stopped"):
+        print(f"nestsim: {_stopped_message(summary)} (partial outputs in {out}/)", file=sys.stderr)
+        return EXIT_STOPPED
     bad = [f"conservation: {summary['conservation']}"] if summary.get("conservation") != "ok" else []
     net = summary.get("network", {}).get("conservation")
     if net not in (None, "ok"):
@@ -77,7 +157,8 @@ def cmd_run(a) -> int:
             print(haechi.render(summary, info))
             print(f"\noutputs in {out}/")
         return _checked(summary, out)
-    res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+    res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False,
+              budget=_budget(a))
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
@@ -105,7 +186,7 @@ def _run_mqsim(a) -> int:
     for i in picked:
         out = base / f"scenario{i}"
         res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False,
-                  origin=f"{ssd} + {wl}, IO_Scenario {i}")
+                  origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a))
         if not a.quiet:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))
@@ -118,6 +199,8 @@ def _haechi_only(a) -> None:
     """A Haechi run is deterministic and has no seed; its keys are overridden in the file."""
     if a.overrides or a.seed is not None:
         raise ValueError(f"{a.scenario}: a Haechi run takes no --seed or --set overrides (it has no random stream; edit the file)")
+    if any(getattr(a, k, None) is not None for k in ("max_events", "max_wall", "max_memory")):
+        raise ValueError(f"{a.scenario}: a Haechi run takes no --max-events/--max-wall/--max-memory (its size is bounded when it is checked)")
 
 
 def cmd_validate(a) -> int:
@@ -152,7 +235,7 @@ def cmd_replay(a) -> int:
         "output": {"fio_json": bool(a.fio_json)},
     }
     out = Path(a.output) if a.output else Path("out") / f"replay-{trace.stem}"
-    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False)
+    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a))
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
@@ -203,7 +286,10 @@ def cmd_sweep(a) -> int:
     if a.address and a.backend != "ray":
         raise _native.ConfigError("--address is for --backend ray")
     res = run_sweep(Path(a.sweep), Path(a.output) if a.output else None, workers=a.jobs, quiet=a.quiet,
-                    backend=a.backend, address=a.address)
+                    backend=a.backend, address=a.address, dry_run=a.dry_run)
+    if a.dry_run:
+        print(f"{a.sweep}: OK, {res['runs']} runs (nothing run: --dry-run)")
+        return 0
     print(f"{res['runs']} runs: {res['ran']} run now, {res['skipped']} already complete; results in {res['out']}/sweep.parquet")
     return 0
 
@@ -235,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", help="run directory (default out/<scenario name>; with --mqsim one scenarioN/ per IO_Scenario)")
     r.add_argument("-q", "--quiet", action="store_true")
     _add_common(r)
+    _add_budget(r)
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file (and scan its traces) without running it")
@@ -254,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("-o", "--output")
     rp.add_argument("-q", "--quiet", action="store_true")
     _add_common(rp)
+    _add_budget(rp)
     rp.set_defaults(fn=cmd_replay)
 
     e = sub.add_parser("experiment", help="run a named reference experiment ('list' to see them)")
@@ -269,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray tasks")
     sw.add_argument("--address", help="with --backend ray: the cluster to submit to (e.g. ray://head:10001; default: start a local Ray)")
     sw.add_argument("-q", "--quiet", action="store_true")
+    sw.add_argument("--dry-run", action="store_true", help="check the sweep file and every parameter combination, run nothing")
     sw.set_defaults(fn=cmd_sweep)
 
     pl = sub.add_parser("plot", help="write PNG and SVG figures for a run, experiment or sweep directory (into DIR/plots)")
@@ -292,6 +381,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     a = parser.parse_args(argv)
     try:
         return a.fn(a)
+    except _native.Stopped as e:
+        # The wall budget ran out while the run was being built: nothing ran, nothing written.
+        print(f"nestsim: {e} (--max-wall; no outputs)", file=sys.stderr)
+        return EXIT_STOPPED
     except (_native.ConfigError, _native.SimError, ValueError, FileNotFoundError) as e:
         print(f"nestsim: error: {e}", file=sys.stderr)
         return 2
@@ -301,6 +394,31 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except MemoryError:
+        print(f"nestsim: out of memory in `{_command_line(argv)}`: the input asks for more than this machine has "
+              "(lower its sizes or counts; --max-memory stops a run cleanly before this)", file=sys.stderr)
+        return 2
+    except BaseException as e:  # noqa: BLE001 — the boundary: anything else is a bug in NeSt
+        if isinstance(e, SystemExit):
+            raise
+        return _internal_error(e, argv)
+
+
+def _command_line(argv: Optional[List[str]]) -> str:
+    import shlex
+    return "nestsim " + " ".join(shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
+
+
+def _internal_error(e: BaseException, argv: Optional[List[str]]) -> int:
+    """A Rust panic (InternalError, or PyO3's PanicException where no guard caught it) or an
+    unexpected Python exception: one message naming the command and input, exit 70. The
+    traceback is shown with NESTSIM_TRACEBACK=1."""
+    if os.environ.get("NESTSIM_TRACEBACK"):
+        import traceback
+        traceback.print_exception(type(e), e, e.__traceback__)
+    msg = str(e) if isinstance(e, _native.InternalError) else f"internal error (a NeSt bug; please report it with the input): {type(e).__name__}: {e}"
+    print(f"nestsim: {msg}\n  in: {_command_line(argv)}", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

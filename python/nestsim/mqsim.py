@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -506,6 +507,10 @@ def load(ssdconfig: Path, workload: Path, trace_dirs: Optional[List[Path]] = Non
         probe = {k: v for k, v in sc.items()}
         probe["workload"] = [{"name": "probe", "device": "ssd", "arrival": {"kind": "burst", "outstanding": 1}}]
         probe["run"] = dict(sc["run"], duration="1ns")
-        cap = _native.device_capacity(json.dumps(probe), "ssd")
+        try:
+            cap = _native.device_capacity(json.dumps(probe), "ssd")
+        except _native.ConfigError as e:
+            # The generated scenario's lines mean nothing to the user; its keys, with the file, do.
+            raise MqsimError(re.sub(r"<dict>(:\d+(:\d+)?)?", f"{ssdconfig} (converted)", str(e))) from None
         out.append(finalize(sc, cap))
     return out, warnings

@@ -27,6 +27,34 @@ from .progress import Progress
 
 #: Events per engine step between drains (about 0.1–0.5 s of CPU).
 CHUNK_EVENTS = 2_000_000
+#: Steps are shorter once memory passes half the limit, so a run that keeps growing is caught
+#: before it crosses it (a step of CHUNK_EVENTS can add hundreds of MB in an overloaded run).
+CAREFUL_CHUNK_EVENTS = 100_000
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits a run stops at, cleanly, with its partial outputs written and ``summary.stopped``
+    saying which limit and when. ``events`` stops at exactly that many events (deterministic);
+    ``wall_s`` and ``memory_bytes`` (resident set of this process) are checked between steps.
+    ``memory_bytes=None`` means the default: 80 % of the machine's memory."""
+
+    events: Optional[int] = None
+    wall_s: Optional[float] = None
+    memory_bytes: Optional[int] = None
+
+    def memory_limit(self) -> Optional[int]:
+        # The default is the engine's (80 % of the machine), the limit its tables are checked against.
+        return self.memory_bytes if self.memory_bytes is not None else _native.default_memory_limit()
+
+
+def current_rss() -> int:
+    """This process's resident set now (Linux /proc; elsewhere the peak, which is an upper bound)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return int(_peak_rss_mb() * 1024 * 1024)
 
 REQUEST_COLUMNS = [
     "seq", "workload", "class", "host", "device", "op", "size", "offset", "cache_hit_blocks",
@@ -141,6 +169,19 @@ def series_table(raw: Mapping[str, tuple], series_names: Sequence[tuple]) -> pa.
     })
 
 
+def _over_budget(budget: Budget, mem_limit: Optional[int], events: int, wall_s: float) -> Optional[dict]:
+    """Which limit a run has reached between steps, if any."""
+    if budget.events is not None and events >= budget.events:
+        return {"by": "events", "limit": budget.events}
+    if budget.wall_s is not None and wall_s >= budget.wall_s:
+        return {"by": "wall_s", "limit": budget.wall_s}
+    if mem_limit is not None:
+        rss = current_rss()
+        if rss > mem_limit:
+            return {"by": "memory", "limit_bytes": mem_limit, "rss_bytes": rss}
+    return None
+
+
 def _scenario_args(scenario: Union[str, os.PathLike, Mapping]) -> dict:
     if isinstance(scenario, Mapping):
         return {"text": json.dumps(scenario), "name": "<dict>"}
@@ -166,6 +207,7 @@ def run(
     progress: Optional[bool] = None,
     keep_tables: bool = True,
     origin: Optional[str] = None,
+    budget: Optional[Budget] = None,
 ) -> RunResult:
     """Runs a scenario (a TOML path or a dict of the same shape) and returns its results.
 
@@ -173,10 +215,16 @@ def run(
     ``out_dir`` the outputs are written there (incrementally for requests); without it they stay
     in memory. Raises :class:`nestsim.ConfigError` for a malformed scenario. ``origin`` names
     where a dict scenario came from (e.g. the MQSim files it was converted from) in its errors.
+    ``budget`` limits events, wall time and memory (:class:`Budget`; by default only memory, at
+    80 % of the machine): a run that reaches a limit stops with partial results and
+    ``summary["stopped"]`` set.
     """
+    budget = budget or Budget()
+    mem_limit = budget.memory_limit()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     try:
-        sim = _native.Sim(overrides=list(overrides), seed=seed, **_scenario_args(scenario))
+        sim = _native.Sim(overrides=list(overrides), seed=seed, max_memory=budget.memory_bytes, max_wall=budget.wall_s,
+                          **_scenario_args(scenario))
     except _native.ConfigError as e:
         if origin is None or not isinstance(scenario, Mapping):
             raise
@@ -196,9 +244,15 @@ def run(
     series_parts: list = []
     series_names = sim.series_names()
     bar = Progress(enabled=progress)
+    stopped = None
     try:
         while True:
-            finished = sim.step(CHUNK_EVENTS)
+            chunk = CHUNK_EVENTS
+            if mem_limit is not None and current_rss() > mem_limit // 2:
+                chunk = CAREFUL_CHUNK_EVENTS
+            if budget.events is not None:
+                chunk = min(chunk, budget.events - sim.events)
+            finished = sim.step(chunk) if chunk > 0 else False
             if want_requests:
                 t = requests_table(sim.drain_requests(), names)
                 if t.num_rows:
@@ -212,11 +266,17 @@ def run(
             bar.update(sim.progress, sim.now_s, sim.events, sim.completed)
             if finished:
                 break
+            stopped = _over_budget(budget, mem_limit, sim.events, time.perf_counter() - wall0)
+            if stopped is not None:
+                stopped["at_sim_s"] = sim.now_s
+                break
     finally:
         bar.close()
         if writer is not None:
             writer.close()
     summary = json.loads(sim.summary_json())
+    if stopped is not None:
+        summary["stopped"] = stopped
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     run_info = {
         "nest_version": _native.__version__,

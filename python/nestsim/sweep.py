@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -104,12 +105,26 @@ def _err(path: Path, msg: str) -> _native.ConfigError:
     return _native.ConfigError(f"{path}:{line}: {msg}" if line else f"{path}: {msg}")
 
 
+#: The most runs one sweep file may ask for: far beyond a cluster-day of runs, and a bound on the
+#: run table a typo (seeds = 10**12) would otherwise try to build.
+MAX_RUNS = 100_000
+
+
 def load_sweep(path: Path) -> Sweep:
     path = Path(path)
     try:
-        doc = tomllib.loads(path.read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise _err(path, "no such sweep file")
+    except OSError as e:
+        raise _err(path, f"cannot read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise _native.ConfigError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[e.start]:02x})") from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _err(path, f"not valid TOML: {e}")
     sw = doc.get("sweep")
@@ -124,7 +139,7 @@ def load_sweep(path: Path) -> Sweep:
     if not scenario.is_file():
         raise _err(path, f"sweep.scenario: file '{scenario}' does not exist")
     seeds = sw.get("seeds", 1)
-    if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
+    if isinstance(seeds, int) and not isinstance(seeds, bool) and 1 <= seeds <= MAX_RUNS:
         seeds = list(range(1, seeds + 1))
     if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)):
         raise _err(path, "sweep.seeds: expected a positive count or a list of non-negative integers")
@@ -146,6 +161,10 @@ def load_sweep(path: Path) -> Sweep:
         raise _err(path, "sweep.axis: the same key is swept twice")
     if mode == "zip" and len({len(v) for v in values}) > 1:
         raise _err(path, "sweep.mode = 'zip' needs every axis to have the same number of values")
+    n_combos = math.prod(len(v) for v in values) if mode == "grid" else len(values[0]) if values else 1
+    if n_combos * len(seeds) > MAX_RUNS:
+        raise _err(path, f"sweep: {n_combos:,} parameter combinations × {len(seeds):,} seeds = {n_combos * len(seeds):,} runs, "
+                         f"over the limit of {MAX_RUNS:,} (split the sweep)")
     combos = list(itertools.product(*values)) if mode == "grid" else list(zip(*values)) if values else [()]
     runs = []
     for combo in combos:
@@ -323,14 +342,13 @@ BACKENDS = ("local", "ray")
 
 
 def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = None, quiet: bool = False,
-              backend: str = "local", address: Optional[str] = None) -> dict:
+              backend: str = "local", address: Optional[str] = None, dry_run: bool = False) -> dict:
     if backend not in BACKENDS:
         raise ValueError(f"backend '{backend}' is not one of {', '.join(BACKENDS)}")
     if address and backend != "ray":
         raise ValueError("address is for backend='ray'")
     sweep = load_sweep(Path(path))
     out = Path(out) if out else Path("out") / "sweeps" / Path(path).stem
-    (out / "runs").mkdir(parents=True, exist_ok=True)
     # Fail fast, before any run starts, if the base scenario or any parameter value does not
     # validate (each distinct parameter combination is checked once).
     seen = set()
@@ -338,7 +356,15 @@ def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = N
         key = json.dumps(spec.params, sort_keys=True)
         if key not in seen:
             seen.add(key)
-            _native.validate(str(sweep.scenario), spec.overrides(), spec.seed)
+            try:
+                _native.validate(str(sweep.scenario), spec.overrides(), spec.seed)
+            except _native.ConfigError as e:
+                # The sweep file's values are what the user edits: name it and the run's values.
+                raise _native.ConfigError(f"{path}: run {spec.run_id} ({', '.join(f'{k}={v!r}' for k, v in spec.params.items())}): {e}") from None
+    if dry_run:
+        # Checked, nothing run: what a real call would do.
+        return {"runs": len(sweep.runs), "ran": 0, "skipped": 0, "out": out, "dry_run": True}
+    (out / "runs").mkdir(parents=True, exist_ok=True)
     todo = [s for s in sweep.runs if not _is_complete(out / "runs" / s.run_id, s)]
     skipped = len(sweep.runs) - len(todo)
     workers = workers or os.cpu_count() or 1

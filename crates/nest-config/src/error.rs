@@ -24,9 +24,16 @@ impl ConfigError {
     }
 
     pub fn from_toml(file: &str, text: &str, e: &toml::de::Error) -> Self {
-        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
-        let key = e.span().map(|s| key_at(text, s.start)).unwrap_or_default();
-        ConfigError { file: file.into(), line, column, key, message: crate::suggest::with_hint(e.message().trim()) }
+        let message = e.message().trim();
+        // A value inside a tagged table (`[[device]]` picks its type by `kind`) is checked after
+        // serde has buffered the table, so the error's span is the whole table; the value the
+        // message quotes, found inside it, gives the key and its line.
+        let (offset, key) = match e.span().and_then(|s| key_path_at(text, s, message)) {
+            Some((offset, key)) => (Some(offset), key),
+            None => (e.span().map(|s| s.start), e.span().map(|s| key_at(text, s.start)).unwrap_or_default()),
+        };
+        let (line, column) = offset.map(|o| line_col(text, o)).unwrap_or((0, 0));
+        ConfigError { file: file.into(), line, column, key, message: crate::suggest::with_hint(message) }
     }
 
     /// An error about `key`, located by looking the key path up in the source text.
@@ -92,6 +99,153 @@ fn key_at(text: &str, offset: usize) -> String {
     }
 }
 
+/// The key path (`device[0].servers`) of the value an error at `span` is about, and where that
+/// value starts: the innermost value whose span holds the error's; when that is a table and
+/// the message quotes the offending value (`integer `99999999999``, `string "four"`), the one
+/// value inside the table equal to it.
+fn key_path_at(text: &str, span: std::ops::Range<usize>, message: &str) -> Option<(usize, String)> {
+    let holds = |s: std::ops::Range<usize>| s.start <= span.start && span.end <= s.end.max(s.start + 1);
+    let root = DeTable::parse(text).ok()?;
+    let mut path = String::new();
+    let mut at: Option<(usize, &DeValue)> = None;
+    let mut table = root.get_ref();
+    'descend: loop {
+        for (k, v) in table.iter() {
+            if !holds(extent(v.get_ref(), v.span())) {
+                continue;
+            }
+            push_key(&mut path, k.get_ref());
+            at = Some((v.span().start, v.get_ref()));
+            let mut value = v.get_ref();
+            if let DeValue::Array(items) = value {
+                // An array of tables is spanned by its first header only, and serde reports an
+                // error anywhere in it there: then the value is looked for in every item.
+                let first_header = items.len() > 1 && items.first().is_some_and(|it| it.span() == span && it.span() == v.span());
+                let Some((i, item)) = items.iter().enumerate().find(|(_, it)| holds(extent(it.get_ref(), it.span()))).filter(|_| !first_header) else {
+                    break 'descend;
+                };
+                path.push_str(&format!("[{i}]"));
+                at = Some((item.span().start, item.get_ref()));
+                value = item.get_ref();
+            }
+            if let DeValue::Table(t) = value {
+                table = t;
+                continue 'descend;
+            }
+            break 'descend;
+        }
+        break;
+    }
+    let (offset, value) = at?;
+    if matches!(value, DeValue::Table(_) | DeValue::Array(_)) {
+        let unknown = message.strip_prefix("unknown field `").and_then(|r| r.split_once('`')).map(|(k, _)| Want::Key(k.to_string()));
+        if let Some(want) = unknown.or_else(|| quoted_value(message).map(Want::Value)) {
+            let mut found = Vec::new();
+            let mut sub = String::new();
+            visit_value(value, offset..offset, text, &want, &mut sub, &mut found);
+            if let [(sub, off)] = found.as_slice() {
+                let sep = if sub.starts_with('[') { "" } else { "." };
+                return Some((*off, format!("{path}{sep}{sub}")));
+            }
+        }
+    }
+    (!path.is_empty()).then_some((offset, path))
+}
+
+/// The override an error after overrides is about: the only one, or the one whose value is the
+/// value the message quotes.
+pub fn override_quoted<'a>(overrides: &'a [String], message: &str) -> Option<&'a String> {
+    if let [only] = overrides {
+        return Some(only);
+    }
+    let want = quoted_value(message)?;
+    let mut hits = overrides.iter().filter(|o| o.split_once('=').is_some_and(|(_, v)| v.trim().trim_matches('"') == want));
+    match (hits.next(), hits.next()) {
+        (Some(o), None) => Some(o),
+        _ => None,
+    }
+}
+
+/// The text a value covers: its own span joined with its keys' and values' (a table from an
+/// array of tables is spanned by its header only).
+fn extent(v: &DeValue, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let join = |a: std::ops::Range<usize>, b: std::ops::Range<usize>| a.start.min(b.start)..a.end.max(b.end);
+    match v {
+        DeValue::Table(t) => t.iter().fold(span, |acc, (k, x)| join(join(acc, k.span()), extent(x.get_ref(), x.span()))),
+        DeValue::Array(items) => items.iter().fold(span, |acc, x| join(acc, extent(x.get_ref(), x.span()))),
+        _ => span,
+    }
+}
+
+fn push_key(path: &mut String, k: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(k);
+}
+
+/// The value serde's message quotes: `string "four"` → four, ``integer `7` `` → 7, and so on.
+fn quoted_value(message: &str) -> Option<String> {
+    if let Some(rest) = message.split_once("string \"").map(|(_, r)| r) {
+        return rest.split_once('"').map(|(v, _)| v.to_string());
+    }
+    for kind in ["integer `", "floating point `", "boolean `"] {
+        if let Some((_, rest)) = message.split_once(kind) {
+            return rest.split_once('`').map(|(v, _)| v.to_string());
+        }
+    }
+    None
+}
+
+/// What an error is about: a value it quotes, or a key it names (`unknown field`).
+enum Want {
+    Value(String),
+    Key(String),
+}
+
+/// Every scalar under `t` whose value reads as `want` (or every key named so), with its key
+/// path and offset.
+fn find_scalar(t: &DeTable, text: &str, want: &Want, path: &mut String, found: &mut Vec<(String, usize)>) {
+    for (k, v) in t.iter() {
+        let len = path.len();
+        push_key(path, k.get_ref());
+        if matches!(want, Want::Key(name) if name.as_str() == k.get_ref().as_ref()) {
+            found.push((path.clone(), k.span().start));
+        }
+        visit_value(v.get_ref(), v.span(), text, want, path, found);
+        path.truncate(len);
+    }
+}
+
+fn visit_value(v: &DeValue, span: std::ops::Range<usize>, text: &str, want: &Want, path: &mut String, found: &mut Vec<(String, usize)>) {
+    let same = match (v, want) {
+        (DeValue::Table(t), _) => {
+            find_scalar(t, text, want, path, found);
+            false
+        }
+        (DeValue::Array(items), _) => {
+            for (i, it) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                visit_value(it.get_ref(), it.span(), text, want, path, found);
+                path.truncate(len);
+            }
+            false
+        }
+        (_, Want::Key(_)) => false,
+        (DeValue::String(s), Want::Value(w)) => s.as_ref() == w,
+        (DeValue::Integer(_) | DeValue::Float(_), Want::Value(w)) => {
+            let raw = text.get(span.clone()).unwrap_or("").replace('_', "");
+            raw == *w || matches!((raw.parse::<f64>(), w.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+        }
+        (DeValue::Boolean(b), Want::Value(w)) => b.to_string() == *w,
+        (DeValue::Datetime(_), _) => false,
+    };
+    if same {
+        found.push((path.clone(), span.start));
+    }
+}
+
 /// Finds the line and column of a key path such as `workload[1].arrival.rate_iops`; falls back
 /// to the deepest part of the path that exists.
 pub fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
@@ -140,5 +294,25 @@ mod tests {
         assert_eq!(locate(text, "workload[1].name").map(|p| p.0), Some(6));
         assert_eq!(locate(text, "workload[0].missing").map(|p| p.0), Some(2));
         assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+
+    /// A type error inside a `kind`-tagged table used to point at the table's header with no
+    /// key; it now names the key and its line.
+    #[test]
+    fn type_errors_in_tagged_tables_name_the_key() {
+        let text = "schema = 1\n[[device]]\nname = \"a\"\nkind = \"pm\"\n\n[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = \"four\"\n";
+        let e = crate::load_str(text, "t.toml", std::path::PathBuf::new(), &[], None).unwrap_err();
+        let e = e.0.iter().find(|e| e.message.contains("four")).expect("the servers error");
+        assert_eq!((e.key.as_str(), e.line), ("device[1].servers", 9), "{e}");
+        let text = "schema = 1\n[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = 99999999999\n";
+        let e = crate::load_str(text, "t.toml", std::path::PathBuf::new(), &[], None).unwrap_err();
+        assert_eq!((e.0[0].key.as_str(), e.0[0].line), ("device[0].servers", 5), "{}", e.0[0]);
+        assert_eq!(quoted_value("invalid type: floating point `0.5`, expected u32").as_deref(), Some("0.5"));
+        // An unknown key inside an array of tables gets its whole path.
+        let text = "schema = 1\n[[host]]\nname = \"a\"\n[[host]]\nname = \"b\"\ncache = { algorithm = \"lru\", capacity = \"8MiB\" }\n";
+        let e = crate::load_str(text, "t.toml", std::path::PathBuf::new(), &[], None).unwrap_err();
+        assert_eq!((e.0[0].key.as_str(), e.0[0].line), ("host[1].cache.capacity", 6), "{}", e.0[0]);
+        let ovs = vec!["run.seed=3".to_string(), "host[0].queue_depth=0.5".to_string()];
+        assert_eq!(override_quoted(&ovs, "invalid type: floating point `0.5`, expected u32"), Some(&ovs[1]));
     }
 }

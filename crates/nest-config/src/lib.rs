@@ -33,6 +33,18 @@ pub struct Loaded {
     pub table: toml::Table,
     pub file: String,
     pub base_dir: PathBuf,
+    /// The memory a run may take (bytes): the tables a scenario implies are estimated before
+    /// anything is built, and a scenario over this is refused naming the key that drives it.
+    /// Defaults to 80 % of this machine's memory (`--max-memory` sets it).
+    pub memory_limit: Option<u64>,
+}
+
+/// 80 % of this machine's memory (Linux /proc/meminfo), the default limit of a run; None when
+/// it cannot be read.
+pub fn default_memory_limit() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = info.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 5 * 4)
 }
 
 /// A scenario file's text; a file that is not UTF-8 is named with the line and column of its
@@ -78,10 +90,14 @@ pub fn load_str(text: &str, file: &str, base_dir: PathBuf, overrides: &[String],
         }
         // Second pass on the overridden table: an error here was caused by an override.
         scenario = toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
-            ConfigErrors::one(ConfigError::file_level(file, format!("after --set/--seed overrides: {}", suggest::with_hint(e.message().trim()))))
+            let message = suggest::with_hint(e.message().trim());
+            match error::override_quoted(overrides, e.message()) {
+                Some(o) => ConfigErrors::one(ConfigError::override_level(file, o, message)),
+                None => ConfigErrors::one(ConfigError::file_level(file, format!("after --set/--seed overrides: {message}"))),
+            }
         })?;
     }
-    Ok(Loaded { scenario, table, file: file.to_string(), base_dir })
+    Ok(Loaded { scenario, table, file: file.to_string(), base_dir, memory_limit: default_memory_limit() })
 }
 
 /// Loads and fully validates a scenario (what `nestsim validate` runs).

@@ -128,15 +128,50 @@ pub struct Resolved {
     pub table: toml::Table,
 }
 
+/// `bytes` in the largest binary unit that keeps it above 1 (`12.3 GiB`).
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", units[i]) }
+}
+
 pub(crate) struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
     base: &'a Path,
     errors: Vec<ConfigError>,
     warnings: Vec<String>,
+    /// The run's memory limit, and what the scenario's large tables need: (key, bytes, what).
+    memory_limit: Option<u64>,
+    memory: Vec<(String, u64, String)>,
 }
 
 impl Ctx<'_> {
+    /// Records that the structure `key` configures takes `bytes` when built; refuses it at once
+    /// (returning false, so the caller does not build it) when it alone is over the limit.
+    pub(crate) fn memory(&mut self, key: &str, bytes: u64, what: String) -> bool {
+        if let Some(limit) = self.memory_limit.filter(|&l| bytes > l) {
+            self.err(key, format!("{what} need about {}, over the memory limit of {} (80 % of this machine, or --max-memory)", human_bytes(bytes), human_bytes(limit)));
+            return false;
+        }
+        self.memory.push((key.to_string(), bytes, what));
+        true
+    }
+
+    /// Refuses a scenario whose large tables together are over the memory limit, naming the
+    /// largest.
+    fn check_memory_total(&mut self) {
+        let total: u64 = self.memory.iter().map(|m| m.1).sum();
+        let Some(limit) = self.memory_limit.filter(|&l| total > l) else { return };
+        let Some((key, bytes, what)) = self.memory.iter().max_by_key(|m| m.1).cloned() else { return };
+        self.err(&key, format!("the scenario's tables need about {} in all, over the memory limit of {} (80 % of this machine, or --max-memory); the largest: {what}, {}", human_bytes(total), human_bytes(limit), human_bytes(bytes)));
+    }
+
     pub(crate) fn err(&mut self, key: &str, msg: impl Into<String>) {
         let e = ConfigError::at_key(self.file, self.text, key, msg.into());
         self.errors.push(e);
@@ -270,7 +305,7 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
 /// Validates a loaded scenario; `text` is the original file text (for line numbers).
 pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let sc = &loaded.scenario;
-    let mut cx = Ctx { file: &loaded.file, text, base: &loaded.base_dir, errors: Vec::new(), warnings: Vec::new() };
+    let mut cx = Ctx { file: &loaded.file, text, base: &loaded.base_dir, errors: Vec::new(), warnings: Vec::new(), memory_limit: loaded.memory_limit, memory: Vec::new() };
     if sc.schema != SCHEMA_VERSION {
         cx.err("schema", format!("schema version {} is not supported by this build (expected {SCHEMA_VERSION})", sc.schema));
     }
@@ -362,6 +397,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         timeseries: sc.output.timeseries.unwrap_or(true),
         fio_json: sc.output.fio_json.unwrap_or(false),
     };
+    cx.check_memory_total();
     if !cx.errors.is_empty() {
         return Err(ConfigErrors(cx.errors));
     }

@@ -11,6 +11,7 @@
 
 pub mod class;
 pub mod conservation;
+pub mod deadline;
 pub mod fingerprint;
 pub mod ids;
 pub mod pool;

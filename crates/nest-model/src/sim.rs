@@ -217,7 +217,8 @@ impl Simulation {
         self.queue.schedule(t, Event::WorkloadWake(w));
     }
 
-    /// Runs up to `max_events` events. Errors (a malformed trace line met mid-run) stop the run.
+    /// Runs up to `max_events` events (a sampling event counts once per series it writes).
+    /// Errors (a malformed trace line met mid-run) stop the run.
     pub fn step(&mut self, max_events: u64) -> Result<StepState, String> {
         if self.finished {
             return Ok(StepState::Finished);
@@ -266,6 +267,10 @@ impl Simulation {
                 Event::PartsDone(r) => self.finish(r, false),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => {
+                    // A sample writes every series: a step's budget is work, so a step over a
+                    // long drain with many series returns (and the caller checks its memory)
+                    // as often as one of as many other events would.
+                    budget = budget.saturating_sub(self.stats.series.names().len() as u64);
                     if self.queue.is_empty() {
                         // Nothing else will happen: the final (partial) interval ends with the
                         // last event, so the sampling interval never lengthens the run.

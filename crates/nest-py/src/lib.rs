@@ -19,12 +19,51 @@ use std::path::{Path, PathBuf};
 
 create_exception!(_native, ConfigError, PyValueError, "A scenario, trace or job file is malformed (the message names file, line and key).");
 create_exception!(_native, SimError, PyRuntimeError, "The simulation stopped on an error (e.g. a malformed trace line met mid-run).");
+create_exception!(_native, Stopped, SimError, "A budget (--max-wall) ran out before the run could start (e.g. while preconditioning a large drive); nothing was run.");
+create_exception!(_native, InternalError, PyRuntimeError, "A bug in NeSt: the engine panicked. The message names where; please report it with the input.");
+
+/// The last panic's message and place, kept by the hook instead of printed: the boundary turns it
+/// into an InternalError, so a user sees one clear message, not a Rust backtrace note.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(info.to_string());
+        }
+    }));
+}
+
+/// Runs `f` at the boundary to Python: a panic inside comes back as an InternalError saying it
+/// is NeSt's fault and where it happened (`what` names the step: the run, the check, …), never as
+/// a crash or a BaseException that `except Exception` would miss.
+fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let recorded = LAST_PANIC.lock().ok().and_then(|mut l| l.take());
+        let what_panicked = recorded
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(InternalError::new_err(format!(
+            "internal error in {what} (a NeSt bug; please report it with the input): {}",
+            what_panicked.replace('\n', " ")
+        )))
+    })
+}
 
 fn config_err(e: ConfigErrors) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
 
-fn load(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>) -> Result<nest_config::Resolved, PyErr> {
+/// Loads and resolves a scenario; `max_memory` replaces the default memory limit (80 % of the
+/// machine) its tables are checked against.
+fn load(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>, max_memory: Option<u64>) -> Result<nest_config::Resolved, PyErr> {
+    let limit = |mut l: nest_config::Loaded| {
+        if max_memory.is_some() {
+            l.memory_limit = max_memory;
+        }
+        l
+    };
     let text = match (name.as_deref(), text) {
         // A scenario given as a dict arrives as JSON; it is rewritten as TOML so the same
         // loader (and its key-located errors) applies.
@@ -38,13 +77,13 @@ fn load(path: Option<String>, text: Option<String>, name: Option<String>, overri
         (Some(p), None) => {
             let p = PathBuf::from(p);
             let text = nest_config::read_scenario(&p).map_err(config_err)?;
-            let loaded = load_file(&p, &overrides, seed).map_err(config_err)?;
+            let loaded = limit(load_file(&p, &overrides, seed).map_err(config_err)?);
             resolve(&loaded, &text).map_err(config_err)
         }
         (None, Some(t)) => {
             let file = name.unwrap_or_else(|| "<scenario>".into());
             let base = std::env::current_dir().unwrap_or_default();
-            let loaded = load_str(&t, &file, base, &overrides, seed).map_err(config_err)?;
+            let loaded = limit(load_str(&t, &file, base, &overrides, seed).map_err(config_err)?);
             resolve(&loaded, &t).map_err(config_err)
         }
         _ => Err(PyValueError::new_err("give exactly one of path= or text=")),
@@ -68,21 +107,29 @@ struct Sim {
 #[pymethods]
 impl Sim {
     #[new]
-    #[pyo3(signature = (path=None, text=None, name=None, overrides=Vec::new(), seed=None))]
-    fn new(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Self> {
-        let resolved = load(path, text, name, overrides, seed)?;
-        let sim = Simulation::new(resolved).map_err(SimError::new_err)?;
-        Ok(Sim { sim })
+    #[pyo3(signature = (path=None, text=None, name=None, overrides=Vec::new(), seed=None, max_memory=None, max_wall=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(py: Python<'_>, path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>, max_memory: Option<u64>, max_wall: Option<f64>) -> PyResult<Self> {
+        let resolved = guarded("loading the scenario", || load(path, text, name, overrides, seed, max_memory))?;
+        // The wall budget holds while the simulation is built too (preconditioning a large
+        // drive can take minutes): past it, building stops and nothing is run.
+        let budget = max_wall.filter(|w| w.is_finite() && *w > 0.0).map(std::time::Duration::from_secs_f64);
+        nest_core::deadline::set(budget);
+        let built = py.detach(move || guarded("building the scenario", move || Simulation::new(resolved).map_err(SimError::new_err)));
+        let stopped = nest_core::deadline::passed();
+        nest_core::deadline::set(None);
+        match built {
+            Ok(sim) => Ok(Sim { sim }),
+            Err(e) if stopped => Err(Stopped::new_err(e.value(py).to_string())),
+            Err(e) => Err(e),
+        }
     }
 
     /// Runs up to `max_events` events with the GIL released; returns True when finished.
     fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let sim = &mut self.sim;
-        let r = py.detach(move || sim.step(max_events));
-        match r {
-            Ok(state) => Ok(state == StepState::Finished),
-            Err(e) => Err(SimError::new_err(e)),
-        }
+        py.detach(move || guarded("the run", || sim.step(max_events).map_err(SimError::new_err)))
+            .map(|state| state == StepState::Finished)
     }
 
     #[getter]
@@ -177,26 +224,28 @@ impl Sim {
 
     /// The deterministic summary as JSON text (call when finished).
     fn summary_json(&mut self) -> PyResult<String> {
-        serde_json::to_string_pretty(&self.sim.summary()).map_err(|e| SimError::new_err(e.to_string()))
+        guarded("the summary", || serde_json::to_string_pretty(&self.sim.summary()).map_err(|e| SimError::new_err(e.to_string())))
     }
 
     fn check_conservation(&self) -> PyResult<()> {
-        self.sim.check_conservation().map_err(SimError::new_err)
+        guarded("the conservation check", || self.sim.check_conservation().map_err(SimError::new_err))
     }
 }
 
 /// Validates a scenario file; returns its warnings or raises ConfigError listing every problem.
 #[pyfunction]
-#[pyo3(signature = (path, overrides=Vec::new(), seed=None))]
-fn validate(path: String, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Vec<String>> {
-    let r = load(Some(path), None, None, overrides, seed)?;
-    // Scan every trace once (streaming) so a bad line is reported now, not mid-run.
-    for w in &r.workloads {
-        if let nest_config::resolve::SourcePlan::Trace { path, format, opts } = &w.source {
-            count_records(path, *format, opts.clone()).map_err(|e| ConfigError::new_err(format!("workload '{}': {e}", w.name)))?;
+#[pyo3(signature = (path, overrides=Vec::new(), seed=None, max_memory=None))]
+fn validate(path: String, overrides: Vec<String>, seed: Option<u64>, max_memory: Option<u64>) -> PyResult<Vec<String>> {
+    guarded("validation", || {
+        let r = load(Some(path), None, None, overrides, seed, max_memory)?;
+        // Scan every trace once (streaming) so a bad line is reported now, not mid-run.
+        for w in &r.workloads {
+            if let nest_config::resolve::SourcePlan::Trace { path, format, opts } = &w.source {
+                count_records(path, *format, opts.clone()).map_err(|e| ConfigError::new_err(format!("workload '{}': {e}", w.name)))?;
+            }
         }
-    }
-    Ok(r.warnings)
+        Ok(r.warnings)
+    })
 }
 
 /// Counts a trace's I/O records (streaming); returns (count, stats dict).
@@ -208,7 +257,7 @@ fn trace_count<'py>(py: Python<'py>, path: String, format: String, time_unit: Op
     if let Some(u) = time_unit {
         opts.time_unit_ps = Some(nest_core::units::parse_duration(&format!("1{u}")).map_err(ConfigError::new_err)?.0);
     }
-    let (n, st) = count_records(Path::new(&path), f, opts).map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let (n, st) = guarded("the trace scan", || count_records(Path::new(&path), f, opts).map_err(|e| ConfigError::new_err(e.to_string())))?;
     let d = PyDict::new(py);
     d.set_item("lines", st.lines)?;
     d.set_item("headers", st.headers)?;
@@ -223,7 +272,7 @@ fn trace_count<'py>(py: Python<'py>, path: String, format: String, time_unit: Op
 /// Capacity in bytes of device `device` of a scenario given as JSON text (validates it).
 #[pyfunction]
 fn device_capacity(scenario_json: String, device: String) -> PyResult<u64> {
-    let r = load(None, Some(scenario_json), Some("<dict>".into()), Vec::new(), None)?;
+    let r = load(None, Some(scenario_json), Some("<dict>".into()), Vec::new(), None, None)?;
     r.devices.iter().find(|d| d.name == device).map(|d| d.capacity).ok_or_else(|| ConfigError::new_err(format!("no device named '{device}'")))
 }
 
@@ -330,17 +379,8 @@ fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: V
 /// is released while it runs.
 #[pyfunction]
 fn haechi_run(py: Python<'_>, spec_json: String) -> PyResult<String> {
-    let out = py.detach(move || guarded(move || nest_model::haechi::run_json(&spec_json).map(|v| v.to_string())));
-    out.map_err(ConfigError::new_err)
-}
-
-/// Runs `f`, turning a panic into an error that says it is NeSt's fault (a Haechi run is checked
-/// before it starts, so a panic here is a bug, not bad input).
-fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
-        let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
-        Err(format!("internal error in the Haechi run (a NeSt bug, please report it with the input): {what}"))
-    })
+    // A spec is checked before it runs, so a panic here is a bug, not bad input.
+    py.detach(move || guarded("the Haechi run", move || nest_model::haechi::run_json(&spec_json).map(|v| v.to_string()).map_err(ConfigError::new_err)))
 }
 
 /// A Haechi scenario file (its text, and its path for errors): checked, and run unless `run` is
@@ -348,18 +388,19 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 #[pyfunction]
 #[pyo3(signature = (text, path, run=true))]
 fn haechi_file(py: Python<'_>, text: String, path: String, run: bool) -> PyResult<Option<String>> {
-    let f = nest_model::haechi::HaechiSpec::from_toml(&text, &path).map_err(ConfigError::new_err)?;
+    let f = guarded("reading the Haechi file", || nest_model::haechi::HaechiSpec::from_toml(&text, &path).map_err(ConfigError::new_err))?;
     if !run {
         return Ok(None);
     }
-    let out = py.detach(move || guarded(move || -> Result<String, String> {
-        let mut r = nest_model::haechi::HaechiRun::new(f.haechi)?;
-        r.run();
-        let mut v = nest_model::haechi::result(&r);
-        v["name"] = f.name.unwrap_or_default().into();
-        Ok(v.to_string())
-    }));
-    out.map(Some).map_err(ConfigError::new_err)
+    py.detach(move || {
+        guarded("the Haechi run", move || {
+            let mut r = nest_model::haechi::HaechiRun::new(f.haechi).map_err(ConfigError::new_err)?;
+            r.run();
+            let mut v = nest_model::haechi::result(&r);
+            v["name"] = f.name.unwrap_or_default().into();
+            Ok(Some(v.to_string()))
+        })
+    })
 }
 
 /// The MMPP(2) whose inter-arrival times have these statistics (mean in seconds), fitted as the
@@ -425,6 +466,20 @@ fn src_feature_names() -> Vec<&'static str> {
     nest_qos::rate_control::FEATURE_NAMES.to_vec()
 }
 
+/// The default memory limit of a run: 80 % of this machine's memory (None when unknown). The
+/// same number the scenario's tables are checked against before a run.
+#[pyfunction]
+fn default_memory_limit() -> Option<u64> {
+    nest_config::default_memory_limit()
+}
+
+/// Panics inside the boundary on purpose: it exists so tests can check that a Rust panic comes
+/// back as an InternalError naming where it happened (there is no input known to cause one).
+#[pyfunction]
+fn _panic_probe() -> PyResult<()> {
+    guarded("the panic probe", || -> PyResult<()> { panic!("a deliberate panic") })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -443,8 +498,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(tpm_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_probe, m)?)?;
+    m.add_function(wrap_pyfunction!(default_memory_limit, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("Stopped", m.py().get_type::<Stopped>())?;
+    install_panic_hook();
     m.add("__version__", nest_model::NEST_VERSION)?;
     Ok(())
 }

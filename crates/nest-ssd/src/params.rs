@@ -403,6 +403,23 @@ impl SsdParams {
     pub fn capacity(&self) -> u64 {
         self.logical_pages() * self.geometry.page_size as u64
     }
+    /// The memory the drive's tables take when built and filled (bytes, an upper estimate): per
+    /// physical page its reverse map entry; per block its state and free-list entry; per
+    /// logical page its mapping entry (the map fills as the drive is written or preconditioned)
+    /// and the CMT's bit; per cache slot its page, state, class, write stamp and two LRU links;
+    /// per translation page its waiting list head and flags. Checked before a run, so a
+    /// geometry or cache typo is refused instead of exhausting the machine.
+    pub fn memory_bytes(&self) -> u64 {
+        let g = &self.geometry;
+        let blocks = g.planes() as u64 * g.blocks_per_plane as u64;
+        let physical = blocks * g.pages_per_block as u64;
+        let logical = self.logical_pages();
+        let translation_pages = logical.div_ceil((g.page_size / self.model.map_entry_bytes.max(1)).max(1) as u64);
+        let block_bytes = std::mem::size_of::<crate::ftl::Block>() as u64 + 4;
+        // CMT: LRU links, dirty bit and slot entry per cached unit (a translation page or an entry).
+        let cmt_units = self.ftl.cmt_bytes.map_or(0, |b| (b / self.model.cmt_entry_bytes.clamp(1, g.page_size) as u64).min(u32::MAX as u64 / 2));
+        physical * 4 + blocks * block_bytes + logical * 4 + logical / 8 + self.cache_slots() as u64 * 32 + translation_pages * 6 + cmt_units * 16
+    }
     pub fn cache_slots(&self) -> u32 {
         if self.cache.mode == CacheMode::Off {
             0

@@ -27,6 +27,16 @@ impl SizeDist {
         Ok(SizeDist::Empirical { values, cumulative })
     }
 
+    /// The largest size it can draw.
+    pub fn max(&self) -> u32 {
+        match self {
+            SizeDist::Fixed(b) => *b,
+            SizeDist::Exponential { max, .. } => *max,
+            SizeDist::UniformBlocks { max_blocks, block, .. } => max_blocks.saturating_mul(*block),
+            SizeDist::Empirical { values, .. } => values.iter().copied().max().unwrap_or(0),
+        }
+    }
+
     pub fn sample(&self, rng: &mut RngStream) -> u32 {
         match self {
             SizeDist::Fixed(b) => *b,

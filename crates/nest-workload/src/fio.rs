@@ -340,6 +340,12 @@ pub fn parse_job_file(text: &str, path: &str) -> Result<Vec<FioJob>, FioError> {
     if jobs.is_empty() {
         return Err(FioError { path: path.into(), line: 0, message: "the job file has no job sections (only [global] or nothing)".into() });
     }
+    // fio would run both; NeSt names each job's workload after its section, so two would clash.
+    for (i, job) in jobs.iter().enumerate() {
+        if let Some(first) = jobs[..i].iter().find(|j| j.name == job.name) {
+            return Err(FioError { path: path.into(), line: job.line, message: format!("job [{}] appears twice (first at line {}): give each job section its own name", job.name, first.line) });
+        }
+    }
     jobs.into_iter().map(|job| JobBuilder { path, global, job }.build()).collect()
 }
 
@@ -396,6 +402,8 @@ mod tests {
         assert!(e.to_string().starts_with("bad.fio:2: option 'bs'"), "{e}");
         assert!(parse_job_file("rw=read\n", "x").unwrap_err().message.contains("before any [section]"));
         assert!(parse_job_file("[global]\nbs=4k\n", "x").unwrap_err().message.contains("no job sections"));
+        let e = parse_job_file("[j]\nrw=read\n[j]\nrw=write\n", "dup.fio").unwrap_err();
+        assert!(e.to_string().starts_with("dup.fio:3: job [j] appears twice (first at line 1)"), "{e}");
         let e = parse_job_file("[j]\nrw=randread\nrandom_distribution=pareto:0.2\n", "x").unwrap_err();
         assert!(e.message.contains("pareto"));
     }

@@ -269,6 +269,12 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     for (k, m) in problems {
         cx.err(&format!("{key}.{}", section(&k)), m);
     }
+    let ok = ok && {
+        let g = &p.geometry;
+        let what = format!("the drive's FTL, cache and mapping tables ({} physical pages, {} cache slots)", g.planes() as u64 * g.blocks_per_plane as u64 * g.pages_per_block as u64, p.cache_slots());
+        let part = if p.cache_slots() as u64 * 64 > p.memory_bytes() { "cache" } else { "geometry" };
+        cx.memory(&format!("{key}.{part}"), p.memory_bytes(), what)
+    };
     ok.then_some(SsdPlan { params: p, nvme })
 }
 

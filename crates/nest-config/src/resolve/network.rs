@@ -45,6 +45,10 @@ fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
     }
 }
 
+/// The most hosts a generated topology may have (a 1M-host fabric's routing tables alone are
+/// beyond any machine; the memory estimate refuses far smaller ones on small machines).
+const MAX_HOSTS: u128 = 1_000_000;
+
 pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[ClassPlan]) -> Option<Box<NetworkPlan>> {
     let Some(n) = &sc.network else {
         if !sc.flows.is_empty() {
@@ -69,6 +73,17 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             38
         }
     };
+    // Sized before it is built: a typo in k or a count must not build a billion-host fabric.
+    let planned_hosts = match n.topology.as_str() {
+        "dumbbell" => n.senders.unwrap_or(2) as u128 + n.receivers.unwrap_or(1) as u128,
+        "fat_tree" => (n.k.unwrap_or(4) as u128).pow(3) / 4,
+        "clos" => n.pods.unwrap_or(4) as u128 * n.tors.unwrap_or(4) as u128 * n.hosts_per_tor.unwrap_or(16) as u128,
+        _ => 0,
+    };
+    if planned_hosts > MAX_HOSTS {
+        cx.err("network.topology", format!("a {} of {planned_hosts} hosts: at most {MAX_HOSTS} (check k, senders, pods, tors, hosts_per_tor)", n.topology));
+        return None;
+    }
     let topo = match n.topology.as_str() {
         "dumbbell" => Ok(Topology::dumbbell(n.senders.unwrap_or(2), n.receivers.unwrap_or(1), rate_u, delay)),
         "fat_tree" => Topology::fat_tree(n.k.unwrap_or(4), rate_u, delay),
@@ -83,8 +98,14 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             return None;
         }
     };
-    if let Err(e) = nest_net::Routes::compute(&topology) {
-        cx.err("network.topology", e);
+    // The routing table holds every node × destination host (and the search keeps as many
+    // distances): sized before it is computed.
+    let (nodes, hosts) = (topology.nodes.len() as u64, topology.hosts.len() as u64);
+    let routes = cx.memory("network.topology", nodes * hosts * 12, format!("the routing tables of {nodes} nodes × {hosts} hosts"));
+    if routes {
+        if let Err(e) = nest_net::Routes::compute(&topology) {
+            cx.err("network.topology", e);
+        }
     }
     let fabric = switch(cx, &n.switch);
     let tcp = tcp(cx, &n.tcp, mtu, framing);

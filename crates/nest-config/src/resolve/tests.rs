@@ -89,7 +89,11 @@ fn overrides_and_seed() {
     assert_eq!(r.run.seed, 99);
     assert_eq!(r.run.duration, Some(SimTime::from_ms(20)));
     let e = load_str(GOOD, "s.toml", PathBuf::from("."), &["workload[0].read_fraction=\"x\"".into()], None).unwrap_err();
-    assert!(e.to_string().contains("overrides"), "{e}");
+    assert!(e.to_string().contains("--set workload[0].read_fraction"), "{e}");
+    // Of several overrides, the one whose value the error quotes is named; else all are blamed.
+    let ovs = ["run.duration=\"20ms\"".into(), "workload[0].read_fraction=\"x\"".into()];
+    let e = load_str(GOOD, "s.toml", PathBuf::from("."), &ovs, None).unwrap_err();
+    assert!(e.to_string().contains("--set workload[0].read_fraction"), "{e}");
 }
 
 #[test]
@@ -238,4 +242,33 @@ fn scenarios_that_would_hang_are_refused() {
     // A sampling interval that would give billions of samples.
     let e = check(&GOOD.replace("warmup = \"10%\"", "warmup = \"10%\"\ninterval = \"1ps\"")).unwrap_err().to_string();
     assert!(e.contains("run.interval") && e.contains("samples per series"), "{e}");
+}
+
+/// Found by the mutation test: a 4 GB request on a 512 MiB drive ran off the end of its mapping
+/// table (a panic); requests larger than the workload's range are refused at validation.
+#[test]
+fn requests_larger_than_the_range_are_refused() {
+    let text = GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"64KiB\"");
+    let e = check(&text).unwrap_err().to_string();
+    assert!(e.contains("workload[0].size") && e.contains("do not fit in the workload's range of 65536 B"), "{e}");
+    let ok = GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"120KiB\"");
+    check(&ok).unwrap();
+}
+
+/// A drive whose tables would not fit in the memory limit is refused before it is built, at
+/// the key that sizes it.
+#[test]
+fn the_memory_limit_refuses_a_drive_too_large() {
+    let text = GOOD.replace("kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }", "kind = \"ssd\"\npreset = \"mlc\"");
+    let mut l = load_str(&text, "s.toml", PathBuf::from("."), &[], None).unwrap();
+    let need = match &resolve(&l, &text).unwrap().devices[0].kind {
+        crate::resolve::DeviceKindPlan::Ssd(p) => p.params.memory_bytes(),
+        _ => unreachable!(),
+    };
+    assert!(need > 1 << 20, "an MLC drive's tables take {need} B");
+    l.memory_limit = Some(need - 1);
+    let e = resolve(&l, &text).unwrap_err().to_string();
+    assert!(e.contains("device[0].geometry") && e.contains("over the memory limit"), "{e}");
+    l.memory_limit = Some(need);
+    resolve(&l, &text).unwrap();
 }

@@ -308,6 +308,14 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
     if range < align as u64 || range > room {
         cx.err(&format!("{key}.range"), format!("must be between the alignment ({align} B) and the space after range_start ({room} B)"));
     }
+    // A request must fit in the range it is placed in (one larger ran off the device's end).
+    for (part, d) in [("read_size", &read_size), ("write_size", &write_size)] {
+        if d.max() as u64 > range {
+            let k = if w.size.is_some() { "size" } else { part };
+            cx.err(&format!("{key}.{k}"), format!("requests of up to {} B do not fit in the workload's range of {range} B (the device's capacity after range_start, or `range`)", d.max()));
+            break;
+        }
+    }
     let on_off = match &w.on_off {
         None => None,
         Some(o) => match (cx.dur(&format!("{key}.on_off.on"), &o.on), cx.dur(&format!("{key}.on_off.off"), &o.off)) {

@@ -46,8 +46,10 @@ impl PlmAttrs {
         if self.c_wr == 0 {
             bad.push(("c_wr", "must be at least 1 (optimal-size writes per DTWin)".to_string()));
         }
-        if self.t_dw == SimTime::ZERO {
-            bad.push(("t_dw", "must be positive".to_string()));
+        // A window shorter than a microsecond is shorter than any flash operation it is meant
+        // to schedule; at picoseconds the run would do nothing but switch windows.
+        if self.t_dw < SimTime::from_us(1) {
+            bad.push(("t_dw", format!("{} is under 1 µs: a DTWin must outlast the flash operations it schedules", self.t_dw)));
         }
         if self.t_ndwl > self.t_ndwh {
             bad.push(("t_ndwl", format!("{} exceeds t_ndwh {}: the low NDWin minimum cannot be above the high one", self.t_ndwl, self.t_ndwh)));

@@ -208,7 +208,7 @@ impl Ssd {
             params,
         };
         if let Some(p) = ssd.params.precondition.clone() {
-            ssd.precondition(p.occupancy, p.overwrites, seed, index);
+            ssd.precondition(p.occupancy, p.overwrites, seed, index)?;
         }
         Ok(ssd)
     }

@@ -8,7 +8,8 @@ impl Ssd {
     /// Fills the drive to steady state before time 0 (see `params::Precondition`): n pages in
     /// order, then random overwrites among them. Dynamic allocation spreads the writes
     /// over the planes in turn.
-    pub(super) fn precondition(&mut self, occupancy: f64, overwrites: f64, seed: u64, index: u64) {
+    /// Fails only when the build's wall-clock deadline passes (`nest_core::deadline`).
+    pub(super) fn precondition(&mut self, occupancy: f64, overwrites: f64, seed: u64, index: u64) -> Result<(), String> {
         let mut n = (self.logical_pages as f64 * occupancy) as u64;
         if self.layout.sets > 1 {
             n = n.min(self.layout.set_lpas * self.layout.sets as u64);
@@ -17,6 +18,10 @@ impl Ssd {
         let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
         let mut scratch = std::mem::take(&mut self.scratch);
         for k in 0..n + m {
+            if k % (1 << 16) == 0 && nest_core::deadline::passed() {
+                self.scratch = scratch;
+                return Err(format!("stopped at the wall-clock budget while preconditioning the drive ({:.0} % of its {} page writes done)", 100.0 * k as f64 / (n + m) as f64, n + m));
+            }
             let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) });
             let plane = match self.params.ftl.allocation {
                 Allocation::Static(_) => self.layout.data_plane(lpa),
@@ -31,6 +36,7 @@ impl Ssd {
         self.scratch = scratch;
         // Preconditioning is not part of the measured run.
         self.ftl.counters = Default::default();
+        Ok(())
     }
 
     /// The `i`-th page preconditioning fills: LPA `i` on a one-set drive; with NVM sets, the

@@ -1,0 +1,180 @@
+"""Issue 25: budgets that stop a run cleanly with partial outputs, memory estimates that refuse a
+scenario before it is built, the internal-error boundary (a Rust panic or an unexpected Python
+exception is exit 70 with the input named), and the sweep file's own limits."""
+
+import json
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import nestsim
+from nestsim import _native, cli as nest_cli
+
+from conftest import ROOT, SMALL
+
+OVERLOAD = SMALL.replace('rate_iops = 20000', 'rate_iops = 2000000').replace('duration = "20ms"', 'duration = "10s"')
+
+
+def test_max_events_stops_cleanly_with_partial_outputs_and_the_same_summary_twice(tmp_path, cli):
+    (tmp_path / "s.toml").write_text(SMALL.replace('duration = "20ms"', 'duration = "1s"'))
+    outs = []
+    for i in range(2):
+        p = cli("run", "s.toml", "-q", "-o", f"o{i}", "--max-events", 20000)
+        assert p.returncode == 4, p.stderr
+        assert "stopped after 20,000 events (--max-events)" in p.stderr
+        s = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
+        assert s["stopped"]["by"] == "events" and s["events"] == 20000
+        # Partial, and says so: requests still in flight are counted, not lost.
+        assert s["requests"]["issued"] == s["requests"]["completed"] + s["requests"]["in_flight"]
+        assert 0 < s["sim_time_s"] < 1
+        assert pq.read_table(tmp_path / f"o{i}" / "requests.parquet").num_rows == s["requests"]["completed"]
+        outs.append(s)
+    assert outs[0] == outs[1]
+
+
+def test_a_run_that_outgrows_max_memory_stops_and_names_the_workload(tmp_path, cli):
+    # 2M IOPS offered to a device that serves ~80K: requests pile up without bound.
+    (tmp_path / "s.toml").write_text(OVERLOAD)
+    p = cli("run", "s.toml", "-q", "-o", "o", "--max-memory", "150MiB")
+    assert p.returncode == 4, p.stderr
+    assert "over the memory limit" in p.stderr and "workload 'hi'" in p.stderr, p.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["stopped"]["by"] == "memory" and s["stopped"]["rss_bytes"] > s["stopped"]["limit_bytes"]
+    assert s["workloads"]["hi"]["in_flight"] > 100_000
+
+
+def test_max_wall_stops_a_long_run(tmp_path):
+    # 60 simulated seconds take seconds of CPU; the budget is checked after each step.
+    text = OVERLOAD.replace('rate_iops = 2000000', 'rate_iops = 20000').replace('duration = "10s"', 'duration = "60s"')
+    res = nestsim.run(nestsim_toml(tmp_path, text), budget=nestsim.Budget(wall_s=0.1), keep_tables=False)
+    assert res.summary["stopped"]["by"] == "wall_s"
+    assert 0 < res.summary["sim_time_s"] < 60
+
+
+def nestsim_toml(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "scenario.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("arg,value,message", [
+    ("--max-events", "0", "above 0"),
+    ("--max-wall", "-1", "above 0"),
+    ("--max-memory", "12 parsecs", "expected a size"),
+    ("--max-memory", "10KB", "at least 1 MiB"),
+])
+def test_budget_arguments_are_checked(tmp_path, cli, arg, value, message):
+    (tmp_path / "s.toml").write_text(SMALL)
+    p = cli("run", "s.toml", arg, value)
+    assert p.returncode == 2 and message in p.stderr
+
+
+def test_an_ssd_too_big_for_the_memory_limit_is_refused_before_it_is_built(tmp_path, cli):
+    text = (ROOT / "examples" / "ssd-smoke.toml").read_text().replace("blocks_per_plane = 64", "blocks_per_plane = 200000")
+    (tmp_path / "big.toml").write_text(text)
+    p = cli("run", "big.toml", "-q", "--max-memory", "2GiB")
+    assert p.returncode == 2
+    assert "big.toml:" in p.stderr and "device[0].geometry" in p.stderr and "over the memory limit of 2.0 GiB" in p.stderr, p.stderr
+    # A drive cache of a terabyte is blamed on the cache.
+    text = (ROOT / "examples" / "ssd-smoke.toml").read_text().replace("[[workload]]", "cache = { capacity = \"1TiB\" }\n\n[[workload]]", 1)
+    (tmp_path / "cache.toml").write_text(text)
+    with pytest.raises(nestsim.ConfigError, match=r"device\[0\]\.cache.*cache slots"):
+        nestsim.run(tmp_path / "cache.toml", budget=nestsim.Budget(memory_bytes=2**30), keep_tables=False)
+
+
+def test_a_fabric_whose_routing_tables_would_not_fit_is_refused_at_validation(tmp_path, cli):
+    text = (ROOT / "examples" / "dctcp-dumbbell.toml").read_text().replace("senders = 3", "senders = 200000")
+    (tmp_path / "db.toml").write_text(text)
+    p = cli("validate", "db.toml")
+    assert p.returncode == 2 and "network.topology" in p.stderr and "routing tables" in p.stderr, p.stderr
+    (tmp_path / "ft.toml").write_text((ROOT / "examples" / "e2e-throughput.toml").read_text().replace("\nk = 4", "\nk = 2000"))
+    p = cli("validate", "ft.toml")
+    assert p.returncode == 2 and "2000000000 hosts: at most 1000000" in p.stderr, p.stderr
+
+
+def test_a_rust_panic_is_an_internal_error_naming_where():
+    with pytest.raises(nestsim.InternalError, match=r"internal error in the panic probe .*panicked at crates/nest-py/src/lib\.rs:\d+:\d+: a deliberate panic"):
+        _native._panic_probe()
+    # Not a BaseException that `except Exception` would miss.
+    assert issubclass(nestsim.InternalError, Exception)
+
+
+def test_the_cli_reports_internal_errors_with_the_command_and_exit_70(monkeypatch, capsys):
+    def boom(a):
+        raise KeyError("no such thing")
+    monkeypatch.setattr(nest_cli, "cmd_validate", boom)
+    assert nest_cli.main(["validate", "x.toml"]) == 70
+    err = capsys.readouterr().err
+    assert "internal error" in err and "KeyError" in err and "nestsim validate x.toml" in err
+    assert "Traceback" not in err
+
+    def panicked(a):
+        _native._panic_probe()
+    monkeypatch.setattr(nest_cli, "cmd_validate", panicked)
+    assert nest_cli.main(["validate", "y.toml"]) == 70
+    assert "a deliberate panic" in capsys.readouterr().err
+
+
+def test_type_errors_inside_device_tables_name_the_key(tmp_path):
+    text = SMALL.replace("servers = 4", 'servers = "four"')
+    with pytest.raises(nestsim.ConfigError, match=r"scenario\.toml:\d+:\d+: device\[0\]\.servers: invalid type: string \"four\""):
+        nestsim.run(nestsim_toml(tmp_path, text))
+    with pytest.raises(nestsim.ConfigError, match=r"--set device\[0\]\.servers=0\.5"):
+        nestsim.run(nestsim_toml(tmp_path, SMALL), overrides=["run.duration=1ms", "device[0].servers=0.5"])
+
+
+SWEEP = """[sweep]
+scenario = "s.toml"
+seeds = 2
+[[sweep.axis]]
+key = "device[0].servers"
+values = [2, 4]
+"""
+
+
+def test_sweep_dry_run_checks_every_combination_and_runs_nothing(tmp_path, cli):
+    (tmp_path / "s.toml").write_text(SMALL)
+    (tmp_path / "sw.toml").write_text(SWEEP)
+    p = cli("sweep", "sw.toml", "--dry-run", "-o", "out", check=0)
+    assert "OK, 4 runs" in p.stdout and not (tmp_path / "out").exists()
+    (tmp_path / "bad.toml").write_text(SWEEP.replace("[2, 4]", '[2, "x"]'))
+    p = cli("sweep", "bad.toml", "--dry-run")
+    assert p.returncode == 2 and "bad.toml: run r0002 (device[0].servers='x')" in p.stderr, p.stderr
+
+
+def test_sweep_limits_and_non_utf8_files(tmp_path, cli):
+    (tmp_path / "s.toml").write_text(SMALL)
+    (tmp_path / "huge.toml").write_text(SWEEP.replace("seeds = 2", "seeds = 1000000000000"))
+    p = cli("sweep", "huge.toml", "--dry-run")
+    assert p.returncode == 2 and "huge.toml" in p.stderr and "seeds" in p.stderr
+    (tmp_path / "grid.toml").write_text(SWEEP.replace("values = [2, 4]", f"values = {list(range(1, 60000))}"))
+    p = cli("sweep", "grid.toml", "--dry-run")
+    assert p.returncode == 2 and "over the limit of 100,000" in p.stderr, p.stderr
+    (tmp_path / "bin.toml").write_bytes(SWEEP.encode().replace(b"seeds", b"se\xffeds"))
+    p = cli("sweep", "bin.toml", "--dry-run")
+    assert p.returncode == 2 and "bin.toml:3: not UTF-8" in p.stderr, p.stderr
+
+
+def test_mqsim_errors_in_the_converted_scenario_name_the_ssdconfig(tmp_path, cli):
+    fx = ROOT / "tests" / "fixtures" / "mqsim"
+    xml = (fx / "ssdconfig-small.xml").read_text()
+    import re
+    bad = re.sub(r"<Block_No_Per_Plane>\d+</Block_No_Per_Plane>", "<Block_No_Per_Plane>99999999999</Block_No_Per_Plane>", xml)
+    assert bad != xml
+    (tmp_path / "ssd.xml").write_text(bad)
+    p = cli("run", "--mqsim", "ssd.xml", fx / "workload-small.xml", "--trace-dir", fx, "-q")
+    assert p.returncode == 2 and "ssd.xml (converted)" in p.stderr and "<dict>" not in p.stderr, p.stderr
+
+
+def test_max_wall_holds_while_a_large_drive_is_preconditioned(tmp_path, cli):
+    # Found by the mutation test: 128,000 blocks per plane, preconditioned, took minutes to
+    # build before the first event, past any --max-wall.
+    big = ROOT / "tests" / "fixtures" / "mutation" / "scenario--plmc.toml--128000-blocks-per-plane-precondition"
+    (tmp_path / "big.toml").write_text(big.read_text())
+    p = cli("run", "big.toml", "-q", "-o", "o", "--max-wall", "0.5")
+    assert p.returncode == 4, p.stderr
+    assert "while preconditioning the drive" in p.stderr and "no outputs" in p.stderr
+    with pytest.raises(nestsim.Stopped):
+        nestsim.run(tmp_path / "big.toml", budget=nestsim.Budget(wall_s=0.2), keep_tables=False)

@@ -1,0 +1,55 @@
+"""Issue 25: swarm testing — random scenarios from a fixed set of seeds (scripts/swarm.py), each
+run twice with the invariant checks on. The long mode is `scripts/swarm.py --seeds 10000`."""
+
+import copy
+import importlib.util
+import sys
+
+import pytest
+
+import nestsim
+from conftest import ROOT
+
+spec = importlib.util.spec_from_file_location("swarm", ROOT / "scripts" / "swarm.py")
+swarm = importlib.util.module_from_spec(spec)
+sys.modules["swarm"] = swarm
+spec.loader.exec_module(swarm)
+
+SEEDS = range(1, 61)
+
+
+def test_the_fixed_seed_set_keeps_every_invariant(capsys):
+    status = swarm.main(["--seeds", str(len(SEEDS)), "--start", str(SEEDS[0])])
+    out = capsys.readouterr().out
+    assert status == 0, out
+
+
+def test_the_draws_cover_the_features():
+    drawn = [swarm.draw(s) for s in SEEDS]
+    kinds = {d["kind"] for sc in drawn for d in sc["device"]}
+    assert kinds == {"ideal", "ssd", "pm"}
+    assert sum("network" in sc for sc in drawn) > 10
+    assert any(sc.get("network", {}).get("switch", {}).get("pfc") for sc in drawn)
+    assert {sc["nvmeof"]["transport"] for sc in drawn if "nvmeof" in sc} == set(swarm.TRANSPORTS)
+    assert any("volume" in sc for sc in drawn) and any("cache" in sc["host"][0] for sc in drawn)
+    assert {w["arrival"]["kind"] for sc in drawn for w in sc["workload"]} == {"poisson", "constant", "burst", "mmpp"}
+    assert swarm.draw(7) == swarm.draw(7)
+
+
+def test_the_checks_can_fail(monkeypatch):
+    real = nestsim.run
+    calls = []
+
+    def tampered(sc, **kw):
+        res = real(sc, **kw)
+        calls.append(1)
+        s = copy.deepcopy(res.summary)
+        if len(calls) == 2:
+            s["events"] += 1  # the second run differs
+        s["conservation"] = "issued 10 != completed 9 + in flight 0"
+        res.summary = s
+        return res
+
+    monkeypatch.setattr(nestsim, "run", tampered)
+    bad = swarm.check(3)
+    assert any("request conservation" in b for b in bad) and any("differ" in b for b in bad), bad

@@ -12,7 +12,8 @@ each scenario exercises a different mix) from:
   sizes, any read mix and class.
 
 It runs each scenario twice and checks:
-- every request issued is completed or in flight (`conservation`);
+- every request issued is completed or in flight (`conservation`, which also checks each SSD's
+  FTL books: the map against the reverse map, valid counts against mapped pages);
 - bytes are conserved across links and switches (`network.conservation`);
 - a lossless fabric drops no packet;
 - time is monotone (the engine refuses to go back);

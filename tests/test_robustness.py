@@ -178,3 +178,22 @@ def test_max_wall_holds_while_a_large_drive_is_preconditioned(tmp_path, cli):
     assert "while preconditioning the drive" in p.stderr and "no outputs" in p.stderr
     with pytest.raises(nestsim.Stopped):
         nestsim.run(tmp_path / "big.toml", budget=nestsim.Budget(wall_s=0.2), keep_tables=False)
+
+
+def test_a_sweep_run_stopped_at_its_budget_is_not_sealed_as_done(tmp_path, monkeypatch):
+    import importlib
+    runner = importlib.import_module("nestsim.runner")
+    sweep = importlib.import_module("nestsim.sweep")  # the module; `nestsim.sweep` is its run_sweep
+
+    real = runner.run
+
+    def stopped(*a, **kw):
+        res = real(*a, **kw)
+        res.summary["stopped"] = {"by": "memory", "at_sim_s": 0.001}
+        return res
+
+    (tmp_path / "s.toml").write_text(SMALL)
+    monkeypatch.setattr(runner, "run", stopped)
+    with pytest.raises(nestsim.SimError, match="not counted as done"):
+        sweep._run_one(str(tmp_path / "s.toml"), str(tmp_path / "r0000"), 1, {}, False)
+    assert not sweep._is_complete(tmp_path / "r0000", sweep.RunSpec("r0000", 1, {}))

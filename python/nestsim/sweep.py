@@ -216,7 +216,12 @@ def _simulate(scenario: str, run_dir: Path, seed: int, params: Dict[str, Any], r
     overrides = [f"{k}={json.dumps(v)}" for k, v in params.items()]
     if not requests:
         overrides.append("output.requests=false")
-    run(scenario, seed=seed, overrides=overrides, out_dir=run_dir, progress=False, keep_tables=False)
+    res = run(scenario, seed=seed, overrides=overrides, out_dir=run_dir, progress=False, keep_tables=False)
+    if res.summary.get("stopped"):
+        # Not sealed: a resumed sweep runs it again (with more memory, say) instead of keeping
+        # partial results as if they were the run's.
+        raise _native.SimError(f"{run_dir}: the run stopped at its memory budget before the end ({res.summary['stopped']}); "
+                               "partial outputs kept, the run is not counted as done")
 
 
 def _run_one(scenario: str, run_dir: str, seed: int, params: Dict[str, Any], requests: bool) -> str:

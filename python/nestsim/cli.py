@@ -87,16 +87,12 @@ def _positive_float(text: str) -> float:
     return v
 
 
-_SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-               "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-
-
 def _size(text: str) -> int:
-    import re
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).upper() not in _SIZE_UNITS:
-        raise argparse.ArgumentTypeError(f"'{text}': expected a size such as 4GB, 512MiB or 1000000 (bytes)")
-    v = int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+    """A size as scenarios write them (the engine's own parser)."""
+    try:
+        v = _native.parse_size(text)
+    except _native.ConfigError as e:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a size such as 4GB, 512MiB or 1000000 (bytes): {e}") from None
     if v < 2**20:
         raise argparse.ArgumentTypeError(f"'{text}': expected at least 1 MiB")
     return v

@@ -466,6 +466,12 @@ fn src_feature_names() -> Vec<&'static str> {
     nest_qos::rate_control::FEATURE_NAMES.to_vec()
 }
 
+/// Bytes in a size written as scenarios write them ("4GB", "512MiB", "4k", bare bytes).
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    nest_core::units::parse_size(text).map_err(ConfigError::new_err)
+}
+
 /// The default memory limit of a run: 80 % of this machine's memory (None when unknown). The
 /// same number the scenario's tables are checked against before a run.
 #[pyfunction]
@@ -500,6 +506,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tpm_predict, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_probe, m)?)?;
     m.add_function(wrap_pyfunction!(default_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimError", m.py().get_type::<SimError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;

@@ -3,6 +3,7 @@
 
     python scripts/claims_table.py --run DIR      # run every experiment into DIR/NAME, then write
     python scripts/claims_table.py --from DIR     # only read DIR/NAME/claims.json
+    python scripts/claims_table.py --update DIR   # DIR/NAME/claims.json where present, the rest kept
     (-o FILE: where to write the table; default docs/claims.md)
 
 Per experiment and source figure: each claim, whether it holds, what was measured and, for one
@@ -75,19 +76,57 @@ def render(docs: List[dict]) -> str:
     return "\n".join(out)
 
 
+def split_row(line: str) -> List[str]:
+    """The cells of a table row, with `cell`'s escaped bars restored."""
+    cells, cur, k = [], "", 1
+    while k < len(line):
+        if line[k] == "\\" and line[k + 1:k + 2] == "|":
+            cur, k = cur + "|", k + 2
+        elif line[k] == "|":
+            cells.append(cur.strip())
+            cur, k = "", k + 1
+        else:
+            cur, k = cur + line[k], k + 1
+    return cells
+
+
+def parse(text: str) -> dict:
+    """NAME → claims document, read back from a table `render` wrote (cells as they were cut)."""
+    verdict = {v: k for k, v in MARK.items()}
+    docs, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("## `"):
+            name = line[4:line.index("`", 4)]
+            docs[name] = {"experiment": name, "claims": []}
+        elif name and line.startswith("| ") and not line.startswith("| claim |"):
+            claim, source, mark, off, measured, why = split_row(line)
+            c = {"claim": claim, "source": source, "holds": verdict[mark], "measured": measured, "why": why or None}
+            if off:
+                what, _, result = off.rpartition(": ")
+                c["ablation"] = {"off": what, "holds": result == "also holds"}
+            docs[name]["claims"].append(c)
+    return docs
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--run", type=Path, help="run every experiment into this directory first")
     g.add_argument("--from", dest="src", type=Path, help="read DIR/NAME/claims.json")
+    g.add_argument("--update", type=Path, help="read DIR/NAME/claims.json where present; keep the other experiments' rows "
+                   "from the current table")
     ap.add_argument("-o", "--output", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "claims.md")
     a = ap.parse_args(argv)
     from nestsim.experiments import EXPERIMENTS
 
-    root = a.run or a.src
+    root = a.run or a.src or a.update
+    kept = parse(a.output.read_text()) if a.update and a.output.exists() else {}
     docs = []
     for name in sorted(EXPERIMENTS):
         out = root / name
+        if a.update and not (out / "claims.json").exists() and name in kept:
+            docs.append(kept[name])
+            continue
         if a.run:
             print(f"running {name} …", file=sys.stderr, flush=True)
             subprocess.run([sys.executable, "-m", "nestsim", "experiment", name, "-o", str(out)], check=True,

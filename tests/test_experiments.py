@@ -384,6 +384,65 @@ def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_pa
     _figures_and_report(cli, out, "src-dynamic")
 
 
+def _src_claims(out):
+    doc = json.loads((out / "claims.json").read_text())
+    assert all(c["holds"] in (True, False, None) for c in doc["claims"])
+    assert all(c.get("why") for c in doc["claims"] if c["holds"] is not True), "every claim not held says why"
+    return {c["id"]: c for c in doc["claims"]}
+
+
+def _src_pair(out, base, src, targets):
+    """The DCQCN-only run's coordinators only count (w_max 1, w stays 1); the SRC run's may act;
+    both runs have the same workloads and complete every request."""
+    a, b = (json.loads((out / r / "summary.json").read_text()) for r in (base, src))
+    for j in range(targets):
+        assert a["coordinators"][f"src{j}"]["params"]["w_max"] == 1 and a["coordinators"][f"src{j}"]["report"]["max_w"] == 1
+        assert b["coordinators"][f"src{j}"]["params"]["w_max"] == 8
+        assert a["coordinators"][f"src{j}"]["report"]["commands_seen"] == b["coordinators"][f"src{j}"]["report"]["commands_seen"]
+    assert a["requests"]["in_flight"] == b["requests"]["in_flight"] == 0 and set(a["workloads"]) == set(b["workloads"])
+    return a, b
+
+
+def test_src_throughput_quick_compares_dcqcn_only_with_src_in_the_clos(cli, tmp_path):
+    """`src-throughput --quick`: SRC's Clos, one initiator, two ssd-a targets, DCQCN-only vs SRC;
+    the claims are computed (read/aggregate in congestion, pauses, where congestion clears)."""
+    out = tmp_path / "src-throughput"
+    cli("experiment", "src-throughput", "--quick", "-o", out, check=0)
+    by = _src_claims(out)
+    assert {"reads-fall-dcqcn", "reads-fall-src", "dcqcn-aggregate-collapses", "src-aggregate-holds", "src-raises-aggregate",
+            "congestion-clears-80ms", "conservation"} <= set(by)
+    assert by["conservation"]["holds"], by["conservation"]
+    a, _ = _src_pair(out, "dcqcn", "src", 2)
+    assert a["network"]["hosts"] == 256 and sum(w["all"]["ios"] for w in a["workloads"].values()) == 4 * 1500
+    # Pauses are counted at the targets: the DCQCN cuts on their channels back to the initiator.
+    cuts = sum(f["cuts"] for f in a["network"]["flows"].values() if f["src"] in ("h64", "h128"))
+    assert cuts > 0 and cuts == sum(a["coordinators"][f"src{j}"]["report"]["rate_cuts"] for j in range(2))
+    _figures_and_report(cli, out, "src-throughput")
+
+
+def test_src_intensity_quick_runs_three_loads_with_and_without_src(cli, tmp_path):
+    out = tmp_path / "src-intensity"
+    cli("experiment", "src-intensity", "--quick", "-o", out, check=0)
+    by = _src_claims(out)
+    assert {"light-no-difference", "moderate-congests-at-14ms", "heavy-congests-at-7ms", "moderate-src-raises-writes",
+            "heavy-src-raises-writes", "conservation"} <= set(by)
+    for load in ("light", "moderate", "heavy"):
+        _src_pair(out, f"{load}-dcqcn", f"{load}-src", 2)
+    _figures_and_report(cli, out, "src-intensity")
+
+
+def test_src_incast_quick_runs_table_4s_ratios(cli, tmp_path):
+    out = tmp_path / "src-incast"
+    cli("experiment", "src-incast", "--quick", "-o", out, check=0)
+    by = _src_claims(out)
+    assert {f"improvement-{r}" for r in ("2to1", "3to1", "4to1", "4to4")} | {"improvement-shrinks", "conservation"} <= set(by)
+    for ratio, targets, initiators in (("2to1", 2, 1), ("3to1", 3, 1), ("4to1", 4, 1), ("4to4", 4, 4)):
+        a, _ = _src_pair(out, f"{ratio}-dcqcn", f"{ratio}-src", targets)
+        assert len({w["host"] for w in a["workloads"].values()}) == initiators, ratio
+        assert len(a["devices"]) == targets
+    _figures_and_report(cli, out, "src-incast")
+
+
 def test_haechi_profile_reproduces_set_1_from_the_fabric_parameters(cli, tmp_path):
     """`haechi-profile`: the bare system's per-client and node saturation (one- and two-sided) and
     Exp 1C's demand patterns follow from the fabric model's named costs alone."""

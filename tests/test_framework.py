@@ -90,8 +90,23 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
     assert f"The sources' claims: {n} — {(n + 1) // 2} hold, {n // 2} do not hold, 0 not evaluated" in text
     assert f"the DCTCP analysis, NeSt's analyses beside the runs): {n} — {n} hold" in text
     assert text.count("## `") == n and "x \\| y" in text and "| because |" in text
+    # --update keeps the rows of an experiment it has no new claims.json for, exactly as they were
+    # (escaped bars, why, the mechanism-off column), and takes the new ones of the others.
+    first, second = sorted(EXPERIMENTS)[:2]
+    docs = json.loads((tmp_path / first / "claims.json").read_text())
+    docs["claims"][0]["ablation"] = {"off": "plain: run", "holds": True}
+    (tmp_path / first / "claims.json").write_text(json.dumps(docs))
+    assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 0
+    before = out.read_text()
+    (tmp_path / first / "claims.json").unlink()
+    assert ct.main(["--update", str(tmp_path), "-o", str(out)]) == 0
+    assert out.read_text() == before
+    docs = json.loads((tmp_path / second / "claims.json").read_text())
+    docs["claims"][1]["holds"] = False
+    (tmp_path / second / "claims.json").write_text(json.dumps(docs))
+    assert ct.main(["--update", str(tmp_path), "-o", str(out)]) == 0
+    assert out.read_text() != before and "| plain: run: also holds |" in out.read_text()
     # A missing experiment is named, with exit status 2.
-    (tmp_path / sorted(EXPERIMENTS)[0] / "claims.json").unlink()
     assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 2
 
 

@@ -1,0 +1,268 @@
+"""What the SRC experiments share (SRC §IV): the paper's Clos, its initiators and targets, the
+VDI-like read and write streams, the DCQCN-only baseline, the model SRC runs on, and the paper's
+two metrics — pauses per millisecond and the aggregate throughput.
+
+**The network** (SRC §IV-A): a Clos of 4 pods, each with 2 leaf and 4 ToR switches and 64 nodes
+(16 per ToR), 2 spines, 40 Gb/s links with 1 µs delay, DCQCN with PFC (lossless). The paper does
+not give its switches' ECN set-up; NeSt uses the DCQCN authors' (`net_common.roce_switch`: RED,
+KMIN 40 / KMAX 1000 cells of 1,030 B, PMAX 1).
+
+**Placement** (not in the paper): initiators are the first hosts of pod 0 (`h0`, `h1`, …);
+targets are spread over pods 1–3 (`h64`, `h128`, `h192`, `h65`, …), so their read data crosses
+the spines and converges on the initiators' ToR ports.
+
+**Targets.** Each target is one SSD of the preset behind split SQs (`nvme.arbitration = "ssq"`)
+with an SRC coordinator. The paper's targets held "multiple SSD-A devices"; NeSt's SRC controls
+one device per target (docs/src.md), so each target has one.
+
+**The DCQCN-only baseline** runs the same split SQs and the same coordinator with `w_max = 1`:
+Algorithm 1 can then only return w = 1, so the coordinator only counts (pauses, rate events) and
+the two runs differ in nothing but SRC's weight.
+
+**Initiators** have unbounded queues (host depth and NVMe-oF SQ depth), as in `src-dynamic`: with
+bounded ones, slow writes fill them and the reads starve at the initiator whatever the target does
+(docs/src.md), which is not what SRC controls.
+
+**Aggregate throughput** (SRC §IV-B): read bytes completed at the initiators plus write bytes
+completed by the drives at the targets, per millisecond. The timeline runs from 0 to the last
+completion; the first and last 10 % are trimmed, as the paper does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from .net_common import roce_switch
+
+PRESET = "ssd-a"
+TRIM = 0.1
+CLOS = {"topology": "clos", "pods": 4, "leaves": 2, "tors": 4, "hosts_per_tor": 16, "spines": 2,
+        "link_rate": "40Gbps", "link_delay": "1us", "sample_ports": "none"}
+
+
+def initiator(i: int) -> str:
+    return f"h{i}"
+
+
+def target(j: int) -> str:
+    """Target j: pods 1, 2, 3 in turn, then the next host of each."""
+    return f"h{64 * (1 + j % 3) + j // 3}"
+
+
+@dataclass(frozen=True)
+class Model:
+    """An exported throughput prediction model and the share of the forest's importance w has."""
+    path: Path
+    w_importance: float
+
+
+def train_model(out_dir: Path, preset: str, quick: bool, seed: int = 21) -> Model:
+    """A random forest trained on NeSt's own `preset` (as `src-tpm` does), exported to
+    ``out_dir/models/PRESET.json``; 150 + 150 samples with `quick`, else 500 + 500."""
+    from .. import tpm
+
+    per_kind = 150 if quick else 500
+    samples = tpm.join(tpm.samples(preset, per_kind, seed=seed, kind="micro"), tpm.samples(preset, per_kind, seed=seed + 1, kind="synthetic"))
+    path = (Path(out_dir) / "models" / f"{preset}.json").resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    forest = tpm.fit(samples)
+    tpm.export(forest, path, preset=preset, samples=len(samples.x))
+    return Model(path, float(forest.feature_importances_[tpm.FEATURES.index("w")]))
+
+
+@dataclass(frozen=True)
+class Load:
+    """The trace: reads and writes per second summed over every initiator → target pair (each pair
+    gets an equal share), their mean sizes (exponential, SRC's micro traces), and the reads and
+    writes each target processes."""
+    read_rate: float
+    write_rate: float
+    read_bytes: int
+    write_bytes: int
+    per_target: int
+
+    @property
+    def read_gbps(self) -> float:
+        return self.read_rate * self.read_bytes * 8 / 1e9
+
+
+def scenario(name: str, load: Load, initiators: int, targets: int, model: Model, src: bool, seed: int = 1,
+             preset: str = PRESET) -> dict:
+    """`initiators` initiators each sending an equal share of `load` to every one of `targets`
+    targets; SRC acts when `src`, else the coordinators only count (the baseline)."""
+    pairs = initiators * targets
+    per_pair = load.per_target // initiators
+
+    def stream(kind: str, i: int, j: int, rate: float, mean_b: int) -> dict:
+        return {"name": f"{kind}{i}_{j}", "host": initiator(i), "device": f"ssd{j}", "class": "high",
+                "arrival": {"kind": "poisson", "rate_iops": rate / pairs},
+                "size": {"dist": "exp", "mean": f"{mean_b}B", "align": "4KiB", "min": "4KiB", "max": "1MiB"},
+                "read_fraction": 1.0 if kind == "r" else 0.0, "max_ios": per_pair}
+
+    workloads = [stream(k, i, j, rate, mean_b) for j in range(targets) for i in range(initiators)
+                 for k, rate, mean_b in (("r", load.read_rate, load.read_bytes), ("w", load.write_rate, load.write_bytes))]
+    return {
+        "schema": 1, "name": name,
+        "run": {"seed": seed, "interval": "1ms"},
+        "network": dict(CLOS, switch=roce_switch()),
+        "nvmeof": {"transport": "dcqcn"},
+        "host": [{"name": initiator(i), "queue_depth": 1 << 20} for i in range(initiators)],
+        "device": [{"name": f"ssd{j}", "kind": "ssd", "preset": preset, "server": target(j),
+                    "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16}} for j in range(targets)],
+        "workload": workloads,
+        "coordinator": [dict({"name": f"src{j}", "kind": "src", "device": f"ssd{j}", "model": str(model.path)},
+                             **({} if src else {"w_max": 1})) for j in range(targets)],
+    }
+
+
+@dataclass
+class Throughput:
+    """Per-millisecond throughput of one run (Gb/s) and pauses per ms summed over the targets."""
+    read: np.ndarray
+    write: np.ndarray
+    pauses: np.ndarray
+
+    @property
+    def aggregate(self) -> np.ndarray:
+        return self.read + self.write
+
+    @property
+    def window(self) -> slice:
+        """The timeline with its first and last 10 % trimmed."""
+        n = len(self.read)
+        return slice(int(TRIM * n), max(int(TRIM * n) + 1, int((1 - TRIM) * n)))
+
+    def mean(self, series: str) -> float:
+        return float(getattr(self, series)[self.window].mean())
+
+
+def throughput(run_dir: Path, targets: int) -> Throughput:
+    import pyarrow.parquet as pq
+
+    from .framework import timeseries
+
+    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=["t_complete_ps", "t_dev_done_ps", "size", "op"]).to_pydict()
+    reads = np.asarray([o == "read" for o in t["op"]])
+    size = np.asarray(t["size"], dtype=float)
+    at_initiator = np.asarray(t["t_complete_ps"], dtype=float) / 1e9
+    at_target = np.asarray(t["t_dev_done_ps"], dtype=float) / 1e9
+    n = int(max(at_initiator[reads].max(initial=0), at_target[~reads].max(initial=0))) + 1
+    read, write = np.zeros(n), np.zeros(n)
+    np.add.at(read, at_initiator[reads].astype(int), size[reads])
+    np.add.at(write, at_target[~reads].astype(int), size[~reads])
+    ts = timeseries(run_dir)
+    servers = {f"router:{target(j)}" for j in range(targets)}
+    pauses = np.zeros(n)
+    for tm, e, m, v in zip(ts["time_s"], ts["entity"], ts["metric"], ts["value"]):
+        # A sample at t counts the pauses of the millisecond before it.
+        if m == "pauses_per_ms" and e in servers and v is not None and 1 <= round(tm * 1e3) <= n:
+            pauses[round(tm * 1e3) - 1] += v
+    gbps = 8 / 1e-3 / 1e9
+    return Throughput(read * gbps, write * gbps, pauses)
+
+
+def congestion_onset(th: Throughput, share: float = 0.1) -> Optional[int]:
+    """The first millisecond whose pauses reach `share` of the run's busiest millisecond."""
+    if th.pauses.max() <= 0:
+        return None
+    return int(np.nonzero(th.pauses >= share * th.pauses.max())[0][0])
+
+
+def congestion_end(th: Throughput, share: float = 0.1) -> Optional[int]:
+    """The last millisecond whose pauses reach `share` of the run's busiest millisecond."""
+    if th.pauses.max() <= 0:
+        return None
+    return int(np.nonzero(th.pauses >= share * th.pauses.max())[0][-1])
+
+
+def binned(x: np.ndarray, ms: int) -> List[float]:
+    """Means over consecutive `ms`-millisecond bins (Fig 7's bars)."""
+    k = len(x) // ms * ms
+    return list(x[:k].reshape(-1, ms).mean(axis=1)) if k else [float(x.mean())]
+
+
+def weights(run_dir: Path, targets: int) -> Dict[str, float]:
+    """Per target, the time-weighted mean write weight SRC ran at."""
+    import json
+
+    s = json.loads((Path(run_dir) / "summary.json").read_text())
+    return {target(j): s["coordinators"][f"src{j}"]["report"]["mean_w"] for j in range(targets)}
+
+
+def busy_period(x: np.ndarray) -> slice:
+    """The milliseconds until 99 % of a series' bytes are done (a straggler does not stretch it)."""
+    total = np.cumsum(x)
+    if total[-1] <= 0:
+        return slice(0, 1)
+    return slice(0, int(np.searchsorted(total, 0.99 * total[-1])) + 1)
+
+
+def read_period(th: Throughput) -> slice:
+    """The milliseconds in which read data reaches the initiators."""
+    return busy_period(th.read)
+
+
+def delivered(th: Throughput, targets: int) -> str:
+    """Reads and writes each target delivered while they flowed (Gb/s)."""
+    def while_busy(x: np.ndarray) -> float:
+        return float(x[busy_period(x)].mean()) / targets
+
+    return f"{while_busy(th.read):.1f} Gb/s of reads and {while_busy(th.write):.1f} Gb/s of writes while they flowed"
+
+
+def dcqcn_rates(run_dir: Path, th: Throughput) -> List[float]:
+    """Mean DCQCN sending rate (Gb/s) of each target → initiator channel while reads flow."""
+    from .framework import timeseries
+
+    ts = timeseries(run_dir)
+    lo, hi = 0.0, read_period(th).stop / 1e3
+    acc: Dict[str, List[float]] = {}
+    for tm, e, m, v in zip(ts["time_s"], ts["entity"], ts["metric"], ts["value"]):
+        if m == "rate_gbps" and lo <= tm < hi and v is not None and e.startswith("flow:nvmeof:h") and ">h" in e:
+            src_host = e.split(":")[2].split(">")[0]
+            if src_host in {target(j) for j in range(64)}:
+                acc.setdefault(e, []).append(v)
+    return [sum(v) / len(v) for v in acc.values()]
+
+
+def read_waits(run_dir: Path) -> tuple:
+    """Mean µs a read spent on the way back (`back_network_us`) and in the drive (`device_us`)."""
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=["op", "back_network_us", "device_us"]).to_pydict()
+    reads = np.asarray([o == "read" for o in t["op"]])
+    if not reads.any():
+        return 0.0, 0.0
+    return float(np.asarray(t["back_network_us"])[reads].mean()), float(np.asarray(t["device_us"])[reads].mean())
+
+
+def why_w_stays(run_dir: Path, th: Throughput, targets: int, src_summary: dict, model: Model) -> str:
+    """What a run with SRC shows about why the weight did or did not move: the weights it ran
+    at, DCQCN's rates on the targets' channels beside the reads each drive delivered."""
+    rates = dcqcn_rates(run_dir, th)
+    ws = [src_summary["coordinators"][f"src{j}"]["report"] for j in range(targets)]
+    per_target_reads = float(th.read[read_period(th)].mean()) / targets
+    rate_txt = f"{min(rates):.1f}–{max(rates):.1f}" if rates else "n/a"
+    mean_ws = ", ".join(f"{r['mean_w']:.2f}" for r in ws)
+    back, device = read_waits(run_dir)
+    return (f"SRC ran at mean w {mean_ws} (max {max(r['max_w'] for r in ws):.0f}); "
+            f"while reads flowed, DCQCN's mean rate on the targets' channels was {rate_txt} Gb/s against "
+            f"{per_target_reads:.1f} Gb/s of reads delivered per target (a read spent {back:.0f} µs on the way back — the target's NIC "
+            f"queue and the wire — and {device:.0f} µs in the drive, on average); Algorithm 1 keeps w = 1 whenever the "
+            f"model's reads at w = 1 are below the demanded rate, and stops when they change by < τ from one w to the next (w carries "
+            f"{model.w_importance:.3f} of the forest's importance); on NeSt's {PRESET} the writes are bound by the DRAM "
+            f"(~200 MB/s per drive, MQSim's stock 100 MT/s × 1 B) whatever w, so a higher w cannot raise them (docs/src.md)")
+
+
+def unless_idle(c, src_summary: dict, targets: int):
+    """A claim comparing SRC with DCQCN-only is no evidence when SRC never moved the weight (the
+    two runs are then the same): reported as not evaluated, saying so."""
+    from dataclasses import replace
+
+    if c.holds and all(src_summary["coordinators"][f"src{j}"]["report"]["max_w"] <= 1 for j in range(targets)):
+        return replace(c, holds=None, why="SRC never changed the weight, so the two runs are the same and agree trivially")
+    return c

@@ -94,6 +94,9 @@ fn main() {
     if args.get(1).is_some_and(|a| a == "haechi") {
         return haechi(quick);
     }
+    if args.get(1).is_some_and(|a| a == "src") {
+        return src_incast(quick);
+    }
     let n: u64 = if quick { 2_000_000 } else { 20_000_000 };
     println!("== event queue, hold model ({n} events; events per CPU second) ==");
     // Delays up to 1 ms (timers, flash) and up to 2 µs (packet events on 10–100 Gb/s links).
@@ -271,6 +274,32 @@ fn network(quick: bool) {
     let text = include_str!("../../../examples/e2e-throughput.toml").replace("[output]\nrequests = false", "[output]\nrequests = false\ntimeseries = false");
     let text = if quick { text.replace("duration = \"100ms\"", "duration = \"40ms\"") } else { text };
     report_net(&format!("e2e-throughput (NVMe-oF, 10 SSDs, {})", if quick { "40 ms" } else { "100 ms" }), run_net(&text));
+    src_incast(quick);
+}
+
+/// A throughput model whose read throughput falls with w (a tree on w only): SRC's Algorithm 1
+/// then moves the weight on DCQCN's cuts, so the bench pays for the controller as well.
+const SRC_MODEL: &str = r#"{"format":"nestsim-tpm","version":1,"model":"decision_tree","features":["read_share","scv_size_read","scv_size_write","scv_gap_read","scv_gap_write","speed_read","speed_write","w"],"outputs":["read_Bps","write_Bps"],"w_max":8,"trees":[{"feature":[7,-2,7,-2,7,-2,-2],"threshold":[1.5,-2,2.5,-2,3.5,-2,-2],"left":[1,-1,3,-1,5,-1,-1],"right":[2,-1,4,-1,6,-1,-1],"value":[[0,0],[1.2e9,1e8],[0,0],[0.6e9,2e8],[0,0],[0.4e9,3e8],[0.3e9,4e8]]}]}"#;
+
+/// 10) SRC: the `src-incast` 4:1 set-up (SRC's Clos of 256 hosts, 40 Gb/s, DCQCN with PFC; one
+///     initiator reading 44 KB and writing 23 KB on four ssd-a targets behind split SQs, each
+///     with an SRC coordinator), 38 Gb/s of reads offered, every request to completion.
+fn src_incast(quick: bool) {
+    let model = std::env::temp_dir().join(format!("nest-bench-src-{}.json", std::process::id()));
+    std::fs::write(&model, SRC_MODEL).expect("temp model");
+    let per_target = if quick { 1_000 } else { 5_000 };
+    let rate = 38e9 / 8.0 / 44_000.0 / 4.0;
+    let mut text = String::from("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nseed = 1\n[network]\ntopology = \"clos\"\nlink_rate = \"40Gbps\"\nlink_delay = \"1us\"\nsample_ports = \"none\"\n[network.switch]\nbuffer = \"16MiB\"\necn = \"red\"\necn_kmin = \"41200B\"\necn_kmax = \"1030000B\"\necn_pmax = 1.0\npfc = true\npfc_xoff = \"400KiB\"\npfc_xon = \"300KiB\"\n[nvmeof]\ntransport = \"dcqcn\"\n[[host]]\nname = \"h0\"\nqueue_depth = 1048576\n");
+    for (j, server) in ["h64", "h128", "h192", "h65"].iter().enumerate() {
+        text += &format!("[[device]]\nname = \"ssd{j}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{server}\"\nnvme = {{ arbitration = \"ssq\", sq_depth = 65536 }}\n");
+        text += &format!("[[coordinator]]\nname = \"src{j}\"\nkind = \"src\"\ndevice = \"ssd{j}\"\nmodel = \"{}\"\n", model.display());
+        for (op, mean, rf) in [("r", 44_000, 1.0), ("w", 23_000, 0.0)] {
+            text += &format!("[[workload]]\nname = \"{op}{j}\"\nhost = \"h0\"\ndevice = \"ssd{j}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", rate_iops = {rate} }}\nsize = {{ dist = \"exp\", mean = \"{mean}B\", align = \"4KiB\", min = \"4KiB\", max = \"1MiB\" }}\nread_fraction = {rf}\nmax_ios = {per_target}\n");
+        }
+    }
+    let r = run_net(&text);
+    std::fs::remove_file(&model).ok();
+    report_net(&format!("SRC incast 4:1 (Clos, DCQCN, 4 ssd-a, {per_target}+{per_target} each)"), r);
 }
 
 fn peak_rss_mib() -> f64 {

@@ -8,7 +8,7 @@ STAMPS := .stamps
 # Shared reference material (traces, MQSim files); tests skip with a reason when it is absent.
 export NEST_SHARED ?= $(abspath ../shared)
 
-PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6" "ray" "scikit-learn>=1.3"
+PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6" "ray" "scikit-learn>=1.3" "fio-plot==1.1.21"
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
 .PHONY: demo test test-rust test-python test-install bench build clean help

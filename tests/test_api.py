@@ -94,3 +94,37 @@ def test_requests_mark_the_measured_window_and_a_result_prints_short():
     assert sum(inside) == res.summary["requests"]["measured"], "the flag is what the summary counts"
     r = repr(res)
     assert len(r) < 400 and r.startswith("RunResult('small', seed 3") and "high:" in r and "p99" in r, r
+
+
+def test_the_python_tour_notebook_runs(tmp_path, monkeypatch):
+    """examples/python-tour.ipynb: every code cell runs, in order, in one namespace, from a copy of
+    examples/ (what a reader does with "Run all"); its last expression of each cell is evaluated."""
+    import ast
+    import json as _json
+    import shutil
+
+    import matplotlib
+
+    from conftest import ROOT
+
+    matplotlib.use("Agg")
+    work = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", work)
+    monkeypatch.chdir(work)
+    nb = _json.loads((work / "python-tour.ipynb").read_text())
+    ns: dict = {}
+    ran = 0
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        tree = ast.parse("".join(cell["source"]))
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, "python-tour.ipynb", "exec"), ns)
+        if last is not None:
+            repr(eval(compile(ast.Expression(last.value), "python-tour.ipynb", "eval"), ns))
+        ran += 1
+    assert ran >= 6
+    # What the tour shows holds: the runs finished, the comparison names the changed keys.
+    assert ns["qos"].summary["requests"]["in_flight"] == 0 or ns["qos"].summary["warnings"]
+    assert any("qos" in k for k in ns["cmp"].config_diff), ns["cmp"].config_diff
+    assert ns["figs"], "the run has figures"

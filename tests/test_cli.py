@@ -1,4 +1,6 @@
 import json
+import re
+from pathlib import Path
 
 import pyarrow.parquet as pq
 
@@ -156,3 +158,64 @@ def test_a_haechi_file_runs_validates_and_names_its_errors(cli, tmp_path):
     cli("report", tmp_path / "h", check=0)
     assert "C10" in (tmp_path / "h" / "report.html").read_text()
     assert "Haechi run" in cli("compare", tmp_path / "h", tmp_path / "h", check=2).stderr
+
+
+def test_outputs_say_where_they_came_from(cli, small_scenario, tmp_path):
+    """run.json, both Parquet tables and the report carry the provenance: NeSt's version and git
+    commit, the scenario, seed, command line and start time; the output layout has a version."""
+    import subprocess
+
+    import pyarrow.parquet as pq
+    from conftest import ROOT
+
+    cli("run", small_scenario, "-o", tmp_path / "o", "-q", "--seed", "9", check=0)
+    info = json.loads((tmp_path / "o" / "run.json").read_text())
+    p = info["provenance"]
+    assert info["output_schema"] == 1 and p["seed"] == 9 and p["scenario"] == str(Path(small_scenario).resolve())
+    assert p["command"].startswith("nestsim run ") and "--seed 9" in p["command"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", p["started_utc"])
+    commit = p["git_commit"]
+    if (ROOT / ".git").exists() and commit != "unknown":
+        # The commit the package was built from: this checkout's HEAD or one before it.
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", commit, "HEAD"], cwd=ROOT).returncode == 0, commit
+    for table in ("requests.parquet", "timeseries.parquet"):
+        meta = json.loads(pq.read_schema(tmp_path / "o" / table).metadata[b"nestsim"])
+        assert meta["output_schema"] == 1 and meta["seed"] == 9 and meta["git_commit"] == commit and meta["command"] == p["command"]
+    cli("report", tmp_path / "o", check=0)
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert f"commit {commit}" in html and "--seed 9" in html
+
+
+def test_a_scenario_with_several_mistakes_gets_them_all_at_once_with_the_lines_shown(cli, tmp_path):
+    (tmp_path / "bad.toml").write_text('schema = 1\nname = "x"\n[run]\nduraton = "1ms"\nseed = "eight"\n[[device]]\nname = "d"\n'
+                                       'kind = "idael"\n')
+    err = cli("validate", "bad.toml", check=2).stderr
+    assert err.startswith("nestsim: error: bad.toml:4:1: run.duraton: unknown field"), err
+    assert "bad.toml:5:8: run.seed: invalid type" in err and "did you mean `ideal`?" in err and "did you mean `duration`?" in err
+    assert '  8 | kind = "idael"\n    |        ^' in err, err
+    assert "missing field" not in err, "no follow-on errors"
+
+
+def test_the_report_shows_classes_in_priority_order_the_path_the_network_and_the_scenario_as_toml(cli, tmp_path):
+    """The report has the latency decomposition and per-flow network tables, classes urgent first,
+    and the scenario as TOML that reads back to the same document."""
+    import tomllib
+
+    from conftest import ROOT
+
+    from nestsim.report import to_toml
+
+    cli("run", ROOT / "examples" / "demo.toml", "-o", tmp_path / "d", "-q", "--set", "run.duration=30ms", "--set", "run.warmup=5ms",
+        check=0)
+    cli("report", tmp_path / "d", check=0)
+    html = (tmp_path / "d" / "report.html").read_text()
+    assert "latency decomposition per class" in html and "<h3>network</h3>" in html and "scenario (TOML)" in html
+    per_class = html.split("<h3>per class</h3>", 1)[1].split("</table>", 1)[0]
+    order = [c for c in ("urgent", "high", "medium", "low") if f"<td>{c}</td>" in per_class]
+    assert order == sorted(order, key=["urgent", "high", "medium", "low"].index) and len(order) >= 3, order
+    assert per_class.index("<td>urgent</td>") < per_class.index("<td>high</td>") < per_class.index("<td>low</td>")
+    config = json.loads((tmp_path / "d" / "summary.json").read_text())["config"]
+    assert tomllib.loads(to_toml(config)) == config
+    for example in sorted((ROOT / "examples").glob("*.toml")):
+        doc = tomllib.loads(example.read_text())
+        assert tomllib.loads(to_toml(doc)) == doc, example.name

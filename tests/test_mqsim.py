@@ -3,6 +3,7 @@ stock files (NEST_SHARED)."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -47,6 +48,40 @@ def test_fixture_setup_maps_every_parameter(cli, tmp_path):
     assert s2["workloads"]["flow0"]["issued"] == 100
     assert s2["conservation"] == "ok"
 
+
+
+def test_mqsim_runs_write_mqsims_results_file_per_scenario(cli, tmp_path):
+    """`workload-small_scenario_N.xml` in each scenario's directory: MQSim's layout, flow names and
+    fields, with values that follow from the run's own requests."""
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from nestsim.mqsim_results import FIELDS
+
+    out = tmp_path / "mq"
+    cli("run", "--mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "-o", out, "-q", check=0)
+    for n in (1, 2):
+        path = out / f"scenario{n}" / f"workload-small_scenario_{n}.xml"
+        text = path.read_text(encoding="ascii")
+        assert text.startswith('<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_Results>\n\t<Host>\n\t\t<Host.IO_Flow>\n\t\t\t\t <Name>')
+        flows = ET.fromstring(text.split("\n", 1)[1]).find("Host").findall("Host.IO_Flow")
+        s = json.loads((out / f"scenario{n}" / "summary.json").read_text())
+        assert len(flows) == len(s["config"]["workload"])
+        t = pq.read_table(out / f"scenario{n}" / "requests.parquet").to_pydict()
+        for i, (f, w) in enumerate(zip(flows, s["config"]["workload"])):
+            assert [c.tag for c in f] == FIELDS
+            v = {c.tag: c.text for c in f}
+            mine = [k for k in range(len(t["seq"])) if t["workload"][k] == w["name"]]
+            assert v["Name"] == (f"Host.IO_Flow.Synth.No_{i}" if "arrival" in w else f"Host.IO_Flow.Trace.{Path(w['trace']['path']).name}")
+            assert int(v["Request_Count"]) == len(mine) == int(v["Read_Request_Count"]) + int(v["Write_Request_Count"])
+            assert float(v["Bytes_Transferred"]) == sum(t["size"][k] for k in mine)
+            assert abs(float(v["IOPS"]) - len(mine) / s["sim_time_s"]) < 1e-3 * max(1.0, float(v["IOPS"]))
+            e2e = np.array([t["t_complete_ps"][k] - t["t_arrive_ps"][k] for k in mine])
+            assert int(v["End_to_End_Request_Delay"]) == int(e2e.mean() // 1_000_000)
+            assert int(v["Max_End_to_End_Request_Delay"]) == int(e2e.max() // 1_000_000)
+            assert int(v["Min_Device_Response_Time"]) <= int(v["Device_Response_Time"]) <= int(v["Max_Device_Response_Time"])
 
 
 def test_compat_runs_the_setup_with_mqsims_model_choices(cli, tmp_path):

@@ -32,7 +32,8 @@ def test_lossless_network_run_gets_flow_queue_and_pause_figures(tmp_path):
     nestsim.run(sc, out_dir=tmp_path / "net")
     written = plots.write_plots(tmp_path / "net")
     assert {"flows", "switch-queues", "pfc-pauses"} <= _stems(tmp_path / "net")
-    assert len(written) == 2 * len(_stems(tmp_path / "net"))
+    assert len(written) == 3 * len(_stems(tmp_path / "net")), "PNG, SVG and PDF"
+    assert all(p.read_bytes()[:5] == b"%PDF-" for p in written if p.suffix == ".pdf")
     # Without PFC there is nothing paused to draw.
     sc["network"]["switch"] = {"buffer": "1MiB"}
     nestsim.run(sc, out_dir=tmp_path / "ecn")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -153,11 +154,40 @@ def cmd_run(a) -> int:
             print(haechi.render(summary, info))
             print(f"\noutputs in {out}/")
         return _checked(summary, out)
-    res = run(a.scenario, seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False,
+    res = run(a.scenario, seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
               budget=_budget(a))
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
+    return _checked(res.summary, out)
+
+
+def _fio_override(a) -> list:
+    """`--fio-json` is `--set output.fio_json=true`."""
+    return list(a.overrides) + (["output.fio_json=true"] if getattr(a, "fio_json", False) else [])
+
+
+def cmd_fio(a) -> int:
+    """A fio job file run directly against one device: each job is a workload; fio.json is
+    written beside the usual outputs."""
+    job = Path(a.job)
+    if not job.is_file():
+        raise _native.ConfigError(f"{job}: no such fio job file")
+    scenario = {
+        "schema": 1,
+        "name": f"fio-{job.stem}",
+        "run": {"seed": a.seed if a.seed is not None else 1, **({"duration": a.runtime} if a.runtime else {})},
+        "device": [_parse_device(a.device)],
+        "host": [{"name": "host0"}],
+        "workload": [{"name": job.stem, "device": "dev0", "class": "high", "fio": {"path": str(job.resolve())}}],
+        "output": {"fio_json": True},
+    }
+    out = Path(a.output) if a.output else Path("out") / f"fio-{job.stem}"
+    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a),
+              origin=str(job))
+    if not a.quiet:
+        print(render(res.summary, res.run_info))
+        print(f"\noutputs in {out}/ (fio.json: fio's JSON output)")
     return _checked(res.summary, out)
 
 
@@ -181,12 +211,15 @@ def _run_mqsim(a) -> int:
     status = 0
     for i in picked:
         out = base / f"scenario{i}"
-        res = run(scenarios[i - 1], seed=a.seed, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False,
+        res = run(scenarios[i - 1], seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
                   origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a))
+        from . import mqsim_results
+
+        xml = mqsim_results.write(out, wl, i, res.summary, res.requests if res.requests.num_columns else None)
         if not a.quiet:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))
-            print(f"outputs in {out}/\n")
+            print(f"outputs in {out}/ (MQSim's results file: {xml.name})\n")
         status = max(status, _checked(res.summary, out))
     return status
 
@@ -273,7 +306,7 @@ def cmd_report(a) -> int:
 def cmd_plot(a) -> int:
     from .plots import write_plots
     paths = write_plots(Path(a.dir))
-    print(f"wrote {len(paths)} files ({len(paths) // 2} figures, PNG and SVG) under {a.dir}")
+    print(f"wrote {len(paths)} files ({len(paths) // 3} figures, PNG, SVG and PDF) under {a.dir}")
     return 0
 
 
@@ -315,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --mqsim: model the drive as MQSim does (compat = \"mqsim\": one command per chip, eager destage with "
                         "back-pressure, single-entry CMT, …; docs/mqsim.md) instead of NeSt's defaults")
     r.add_argument("-o", "--output", help="run directory (default out/<scenario name>; with --mqsim one scenarioN/ per IO_Scenario)")
+    r.add_argument("--fio-json", action="store_true", help="also write fio.json (fio's JSON output; docs/outputs.md)")
     r.add_argument("-q", "--quiet", action="store_true")
     _add_common(r)
     _add_budget(r)
@@ -340,6 +374,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_budget(rp)
     rp.set_defaults(fn=cmd_replay)
 
+    fi = sub.add_parser("fio", help="run a fio job file against one device (writes fio.json)")
+    fi.add_argument("job")
+    fi.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..], ssd:PRESET or pm")
+    fi.add_argument("--runtime", help="stop after this simulated time (run.duration, e.g. 1s); jobs also end at their size or runtime")
+    fi.add_argument("-o", "--output")
+    fi.add_argument("-q", "--quiet", action="store_true")
+    _add_common(fi)
+    _add_budget(fi)
+    fi.set_defaults(fn=cmd_fio)
+
     e = sub.add_parser("experiment", help="run a named reference experiment ('list' to see them)")
     e.add_argument("name")
     e.add_argument("-o", "--output")
@@ -356,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dry-run", action="store_true", help="check the sweep file and every parameter combination, run nothing")
     sw.set_defaults(fn=cmd_sweep)
 
-    pl = sub.add_parser("plot", help="write PNG and SVG figures for a run, experiment or sweep directory (into DIR/plots)")
+    pl = sub.add_parser("plot", help="write PNG, SVG and PDF figures for a run, experiment or sweep directory (into DIR/plots)")
     pl.add_argument("dir")
     pl.set_defaults(fn=cmd_plot)
 
@@ -375,6 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
+    from . import runner
+
+    runner.COMMAND = _command_line(argv)
     try:
         return a.fn(a)
     except _native.Stopped as e:
@@ -382,7 +429,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"nestsim: {e} (--max-wall; no outputs)", file=sys.stderr)
         return EXIT_STOPPED
     except (_native.ConfigError, _native.SimError, ValueError, FileNotFoundError) as e:
-        print(f"nestsim: error: {e}", file=sys.stderr)
+        print(f"nestsim: error: {with_snippets(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("nestsim: interrupted", file=sys.stderr)
@@ -398,6 +445,38 @@ def main(argv: Optional[List[str]] = None) -> int:
         if isinstance(e, SystemExit):
             raise
         return _internal_error(e, argv)
+
+
+_PLACE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): ")
+
+
+def with_snippets(message: str, limit: int = 20) -> str:
+    """Each `FILE:LINE:COL: …` line of an error followed by that line of the file and a caret under
+    the column (for the first `limit` of them), as compilers show it."""
+    out = []
+    shown = 0
+    for line in message.split("\n"):
+        out.append(line)
+        m = _PLACE.match(line)
+        if not m or shown >= limit:
+            continue
+        try:
+            with open(m["file"], encoding="utf-8", errors="replace") as f:
+                for k, src in enumerate(f, 1):
+                    if k == int(m["line"]):
+                        break
+                else:
+                    continue
+        except OSError:
+            continue
+        src = src.rstrip("\n").expandtabs(1)
+        if len(src) > 200:
+            continue
+        n = m["line"]
+        out.append(f"  {n} | {src}")
+        out.append(f"  {' ' * len(n)} | {' ' * max(0, int(m['col']) - 1)}^")
+        shown += 1
+    return "\n".join(out)
 
 
 def _command_line(argv: Optional[List[str]]) -> str:

@@ -1,6 +1,6 @@
 """Figures of a run directory and of a sweep (matplotlib, Agg backend: no display needed).
 
-`nestsim plot DIR` writes each figure as PNG and SVG into ``DIR/plots``; `nestsim report` embeds
+`nestsim plot DIR` writes each figure as PNG, SVG and PDF into ``DIR/plots``; `nestsim report` embeds
 the same figures. A figure whose data the run does not have (no network, no PFC, no GC) is
 left out rather than drawn empty.
 
@@ -361,11 +361,11 @@ def sweep_figures(table: Dict[str, list]) -> List[Tuple[str, object]]:
 # ---- writing --------------------------------------------------------------------------------
 
 def save(fig, out_dir: Path, stem: str) -> List[Path]:
-    """Writes `stem`.png and `stem`.svg (each via a temporary name, so no half-written file) and
-    closes the figure."""
+    """Writes `stem`.png, `stem`.svg and `stem`.pdf (for papers; each via a temporary name, so no
+    half-written file) and closes the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for ext in ("png", "svg"):
+    for ext in ("png", "svg", "pdf"):
         path = out_dir / f"{stem}.{ext}"
         tmp = out_dir / f".{stem}.partial.{ext}"
         fig.savefig(tmp, dpi=110, bbox_inches="tight")

@@ -36,9 +36,20 @@ def _img(path: Path) -> str:
             f"<figcaption>{html.escape(path.name)}</figcaption></figure>")
 
 
+def _ordered(summary: dict, key: str) -> list:
+    """Classes in priority order (urgent first), as the terminal summary lists them; other
+    tables by name."""
+    from .display import PRIORITY_ORDER
+
+    items = list(summary[key].items())
+    if key == "classes":
+        items.sort(key=lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")) if kv[1].get("priority", "best_effort") in PRIORITY_ORDER else len(PRIORITY_ORDER))
+    return items
+
+
 def _table(summary: dict, key: str) -> str:
     rows = []
-    for name, d in summary[key].items():
+    for name, d in _ordered(summary, key):
         for op in ("read", "write"):
             x = d[op]
             if not x["ios"]:
@@ -48,6 +59,88 @@ def _table(summary: dict, key: str) -> str:
                         f"<td>{x['bw_gbps']:.3f}</td><td>{lat['mean']:.1f}</td><td>{lat['p50']:.1f}</td><td>{lat['p99']:.1f}</td><td>{lat['p99_9']:.1f}</td></tr>")
     head = "<tr><th>name</th><th>op</th><th>ios</th><th>IOPS</th><th>Gb/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th></tr>"
     return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _decomposition_table(summary: dict) -> str:
+    """Per class and op, the mean µs in each part of the path (they add up to the mean)."""
+    from .display import PARTS
+
+    rows = []
+    for name, d in _ordered(summary, "classes"):
+        for op in ("read", "write"):
+            a = d[op]
+            if a["ios"] and a.get("decomposition_us"):
+                rows.append(f"<tr><td>{html.escape(name)} {op}</td>" + "".join(f"<td>{a['decomposition_us'][k]:.2f}</td>" for k, _ in PARTS)
+                            + f"<td>{a['lat_us']['mean']:.2f}</td></tr>")
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in PARTS)
+    return ("<h3>latency decomposition per class</h3><p>Mean µs per part of the path; the parts add up to the mean.</p>"
+            f"<table><tr><th></th>{head}<th>= mean</th></tr>{''.join(rows)}</table>")
+
+
+def _network_table(summary: dict) -> str:
+    """Per flow: transport, class, endpoints, throughput, RTT, congestion signals, completion."""
+    flows = summary.get("network", {}).get("flows") or {}
+    if not flows:
+        return ""
+    cell = lambda v, f: "" if v is None else format(v, f)  # noqa: E731
+    rows = "".join(
+        f"<tr><td>{html.escape(n)}</td><td>{html.escape(str(f.get('transport')))}</td><td>{html.escape(str(f.get('class')))}</td>"
+        f"<td>{html.escape(str(f.get('src')))}→{html.escape(str(f.get('dst')))}</td><td>{cell(f.get('throughput_gbps'), '.3f')}</td>"
+        f"<td>{cell(f.get('mean_rtt_us'), '.1f')}</td><td>{f.get('cuts', 0):,}</td><td>{f.get('timeouts', 0):,}</td>"
+        f"<td>{cell(f.get('fct_us'), ',.1f')}</td></tr>" for n, f in sorted(flows.items()))
+    net = summary["network"]
+    pk = net.get("packets", {})
+    return (f"<h3>network</h3><p>{net.get('hosts', '?')} hosts; packets injected {pk.get('injected', 0):,}, dropped "
+            f"{pk.get('dropped', 0):,}; {'lossless (PFC)' if net.get('lossless') else 'lossy'}.</p>"
+            "<table><tr><th>flow</th><th>transport</th><th>class</th><th>path</th><th>Gb/s</th><th>RTT µs</th><th>cuts</th>"
+            f"<th>timeouts</th><th>FCT µs</th></tr>{rows}</table>")
+
+
+def to_toml(d: dict) -> str:
+    """A scenario (summary.json's `config`) as TOML, as a user would write it: each table's plain
+    keys first (flat tables inline), then its sub-tables and arrays of tables. Reading it back
+    gives the same document (tested)."""
+    import json as _json
+
+    def key(k: str) -> str:
+        return k if k and k.replace("_", "").replace("-", "").isalnum() else _json.dumps(k)
+
+    def value(v) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return repr(v) if v == v and abs(v) != float("inf") else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{key(k)} = {value(x)}" for k, x in v.items()) + " }"
+        return _json.dumps(str(v), ensure_ascii=False)
+
+    def is_array_of_tables(v) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+    def table(t: dict, path: str, out: list, top: bool) -> None:
+        # At the top every table gets a header ([run]); deeper, only tables that hold tables.
+        subs = [k for k, v in t.items() if isinstance(v, dict) and (top or any(isinstance(x, dict) or is_array_of_tables(x) for x in v.values()))]
+        arrays = [k for k, v in t.items() if is_array_of_tables(v) and k not in subs]
+        for k, v in t.items():
+            if k not in subs and k not in arrays:
+                out.append(f"{key(k)} = {value(v)}")
+        for k in subs:
+            out.append(f"\n[{path}{key(k)}]")
+            table(t[k], f"{path}{key(k)}.", out, False)
+        for k in arrays:
+            for item in t[k]:
+                out.append(f"\n[[{path}{key(k)}]]")
+                table(item, f"{path}{key(k)}.", out, False)
+
+    out: list = []
+    table(d, "", out, True)
+    return "\n".join(out).lstrip("\n") + "\n"
 
 
 def _ssd_table(summary: dict) -> str:
@@ -76,6 +169,16 @@ def _claims_html(doc: dict) -> str:
             + "".join(rows) + "</table>")
 
 
+def _provenance_html(p: Optional[dict]) -> str:
+    """Where the run came from (run.json's provenance): NeSt's version and commit, the scenario,
+    seed, command and start time."""
+    if not p:
+        return "<p class='prov'>provenance: not recorded (run.json from an older NeSt)</p>"
+    rows = [("NeSt", f"{p.get('nest_version')} (commit {p.get('git_commit')})"), ("scenario", p.get("scenario")),
+            ("seed", p.get("seed")), ("command", p.get("command") or "Python API (nestsim.run)"), ("started (UTC)", p.get("started_utc"))]
+    return "<table class='prov'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows) + "</table>"
+
+
 def _run_section(run_dir: Path, title: str) -> str:
     summary = json.loads((run_dir / "summary.json").read_text())
     run_info = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
@@ -92,12 +195,15 @@ def _run_section(run_dir: Path, title: str) -> str:
         eps = run_info.get("events_per_cpu_s") or 0
         parts.append(f" Wall {run_info['wall_s']:.2f} s, CPU {run_info['cpu_s']:.2f} s, {eps / 1e6:.2f} M events per CPU second.")
     parts.append("</p>")
+    parts.append(_provenance_html(run_info.get("provenance")))
     for key in ("classes", "workloads", "devices"):
         parts.append(f"<h3>per {key.removesuffix('es') if key == 'classes' else key[:-1]}</h3>{_table(summary, key)}")
+    parts.append(_decomposition_table(summary))
     parts.append(_ssd_table(summary))
+    parts.append(_network_table(summary))
     for _, fig in plots.run_figures(run_dir):
         parts.append(f"<div class='fig'>{_svg(fig)}</div>")
-    parts.append(f"<details><summary>scenario</summary><pre>{html.escape(json.dumps(summary.get('config', {}), indent=2))}</pre></details>")
+    parts.append(f"<details><summary>scenario (TOML)</summary><pre>{html.escape(to_toml(summary.get('config', {})))}</pre></details>")
     return "".join(parts)
 
 

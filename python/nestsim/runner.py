@@ -199,6 +199,36 @@ def write_json(path: Path, obj: Any) -> None:
     tmp.replace(path)
 
 
+#: Version of the output files' layout (summary.json, run.json, the Parquet tables); raised when
+#: a column or key changes meaning or goes away (new ones do not raise it).
+OUTPUT_SCHEMA = 1
+
+#: The command line a run came from, set by the CLI (None from the Python API).
+COMMAND: Optional[str] = None
+
+
+def provenance(summary: Mapping, scenario: Any, started: float) -> dict:
+    """Where a run's outputs came from: the simulator's version and git commit, the scenario and
+    seed, the command (from the CLI) and when it started (UTC)."""
+    return {
+        "nest_version": _native.__version__,
+        "git_commit": _native.__git_commit__,
+        "scenario": str(Path(scenario).resolve()) if not isinstance(scenario, Mapping) else f"<dict: {summary.get('scenario')}>",
+        "scenario_name": summary.get("scenario"),
+        "seed": summary.get("seed"),
+        "command": COMMAND,
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+    }
+
+
+def with_provenance(schema: pa.Schema, seed: Optional[int], started: float) -> pa.Schema:
+    """A Parquet table's schema with NeSt's metadata (key ``nestsim``): output schema, version,
+    git commit, command and start time, so a table read on its own still says where it came from."""
+    meta = {"output_schema": OUTPUT_SCHEMA, "nest_version": _native.__version__, "git_commit": _native.__git_commit__,
+            "seed": seed, "command": COMMAND, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))}
+    return schema.with_metadata({**(schema.metadata or {}), b"nestsim": json.dumps(meta).encode()})
+
+
 def run(
     scenario: Union[str, os.PathLike, Mapping],
     seed: Optional[int] = None,
@@ -221,6 +251,7 @@ def run(
     """
     budget = budget or Budget()
     mem_limit = budget.memory_limit()
+    started = time.time()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     try:
         sim = _native.Sim(overrides=list(overrides), seed=seed, max_memory=budget.memory_bytes, max_wall=budget.wall_s,
@@ -258,7 +289,7 @@ def run(
                 if t.num_rows:
                     if req_path is not None:
                         if writer is None:
-                            writer = pq.ParquetWriter(req_path, t.schema, compression="zstd")
+                            writer = pq.ParquetWriter(req_path, with_provenance(t.schema, names.get("seed"), started), compression="zstd")
                         writer.write_table(t)
                     if keep_tables or req_path is None:
                         req_parts.append(t)
@@ -279,7 +310,9 @@ def run(
         summary["stopped"] = stopped
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     run_info = {
+        "output_schema": OUTPUT_SCHEMA,
         "nest_version": _native.__version__,
+        "provenance": provenance(summary, scenario, started),
         "wall_s": round(wall, 4),
         "cpu_s": round(cpu, 4),
         "events": summary["events"],
@@ -297,11 +330,15 @@ def run(
             req_path.replace(out / "requests.parquet")
         if names["output_timeseries"] and timeseries is not None:
             tmp = out / "timeseries.parquet.partial"
-            pq.write_table(timeseries, tmp, compression="zstd")
+            pq.write_table(timeseries.replace_schema_metadata(with_provenance(timeseries.schema, summary.get("seed"), started).metadata),
+                           tmp, compression="zstd")
             tmp.replace(out / "timeseries.parquet")
         if names["output_fio_json"]:
             from .fio_json import fio_json
-            write_json(out / "fio.json", fio_json(summary))
+
+            reqs = requests if requests is not None else (pq.read_table(out / "requests.parquet") if (out / "requests.parquet").exists() else None)
+            base = Path(scenario).resolve().parent if not isinstance(scenario, Mapping) else Path.cwd()
+            write_json(out / "fio.json", fio_json(summary, reqs, timeseries, base))
         write_json(out / "run.json", run_info)
         # summary.json last: its presence marks a complete run directory.
         write_json(out / "summary.json", summary)

@@ -36,6 +36,22 @@ impl ConfigError {
         ConfigError { file: file.into(), line, column, key, message: crate::suggest::with_hint(message) }
     }
 
+    /// The lines a retry blanks to look past this serde error for the next one (see
+    /// `crate::parse_all`): the line of the key it names, or the lines of its span when that is
+    /// short; None when the error is not tied to a few lines (a missing field, a whole table).
+    pub fn retry_region(text: &str, e: &toml::de::Error) -> Option<std::ops::Range<usize>> {
+        let span = e.span()?;
+        let at = key_path_at(text, span.clone(), e.message().trim()).map(|(o, _)| o).unwrap_or(span.start);
+        let line_start = |o: usize| text[..o.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = |o: usize| text[o.min(text.len())..].find('\n').map_or(text.len(), |i| o + i);
+        let start = line_start(at);
+        // A short span (a value over a line or two) is blanked whole; a long one (a whole tagged
+        // table, where `at` is the value inside it) only on the line of `at`.
+        let span_lines = text[span.clone()].matches('\n').count();
+        let end = if span_lines <= 2 && at <= span.start { line_end(span.end.saturating_sub(1).max(at)) } else { line_end(at) };
+        (text[start..end].matches('\n').count() <= 4).then_some(start..end)
+    }
+
     /// An error about `key`, located by looking the key path up in the source text.
     pub fn at_key(file: &str, text: &str, key: &str, message: String) -> Self {
         let (line, column) = locate(text, key).unwrap_or((0, 0));

@@ -61,6 +61,90 @@ pub fn read_scenario(path: &Path) -> Result<String, ConfigErrors> {
     })
 }
 
+/// Most problems a scenario file has, in one pass, are worth more than one per run.
+const MAX_PARSE_ERRORS: usize = 20;
+
+/// Parses scenario text, reporting up to [`MAX_PARSE_ERRORS`] errors at once: after each error
+/// tied to a few lines, those lines are blanked (spaces: every other offset and line stays) and
+/// the text parsed again. Follow-on errors are not reported: a missing field in a table that
+/// lost a key sets that table aside unreported; the pass ends at a syntax error, when blanking
+/// breaks the syntax, and at an error inside a blanked region.
+fn parse_all(text: &str, file: &str) -> Result<Scenario, ConfigErrors> {
+    let mut e = match toml::from_str::<Scenario>(text) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    let mut errors = vec![ConfigError::from_toml(file, text, &e)];
+    let mut cur = text.to_string();
+    let mut blanked: Vec<std::ops::Range<usize>> = Vec::new();
+    while errors.len() < MAX_PARSE_ERRORS && toml::de::DeTable::parse(&cur).is_ok() {
+        let Some(region) = ConfigError::retry_region(&cur, &e) else { break };
+        blank(&mut cur, region.clone());
+        blanked.push(region);
+        if toml::de::DeTable::parse(&cur).is_err() {
+            break;
+        }
+        let mut next = match toml::from_str::<Scenario>(&cur) {
+            Ok(_) => break,
+            Err(next) => next,
+        };
+        // A missing field in a table that lost a key is a follow-on: that table is set aside
+        // whole (unless it is the whole file) and the search goes on past it.
+        while next.message().starts_with("missing field") {
+            let Some(sp) = next.span().map(|sp| table_extent(&cur, sp)).filter(|sp| sp.start > 0 && blanked.iter().any(|b| sp.start <= b.start && b.end <= sp.end)) else {
+                return Err(sorted(errors));
+            };
+            blank(&mut cur, sp.clone());
+            blanked.push(sp);
+            next = match toml::from_str::<Scenario>(&cur) {
+                Ok(_) => return Err(sorted(errors)),
+                Err(n) => n,
+            };
+        }
+        if next.span().is_some_and(|sp| blanked.iter().any(|b| b.start < sp.end.max(sp.start + 1) && sp.start < b.end)) {
+            break;
+        }
+        errors.push(ConfigError::from_toml(file, &cur, &next));
+        e = next;
+    }
+    Err(sorted(errors))
+}
+
+/// The text a table takes: serde spans a `[table]` or `[[array]]` item by its header only; it
+/// runs to the next header.
+fn table_extent(text: &str, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    if !text[span.start..].starts_with('[') {
+        return span;
+    }
+    let mut end = text[span.end..].find('\n').map_or(text.len(), |i| span.end + i + 1);
+    while end < text.len() {
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+        if text[end..line_end].trim_start().starts_with('[') {
+            break;
+        }
+        end = line_end;
+    }
+    span.start..end
+}
+
+/// Errors in the order of the file (serde meets them in its own order).
+fn sorted(mut errors: Vec<ConfigError>) -> ConfigErrors {
+    errors.sort_by_key(|e| (e.line == 0, e.line, e.column));
+    ConfigErrors(errors)
+}
+
+/// `text[region]` becomes spaces, newlines kept: the text stays UTF-8 (only ASCII is written)
+/// and every other offset keeps its line and column.
+fn blank(text: &mut String, region: std::ops::Range<usize>) {
+    let mut bytes = std::mem::take(text).into_bytes();
+    for b in &mut bytes[region] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    *text = String::from_utf8(bytes).expect("only ASCII spaces were written");
+}
+
 /// Reads and parses a scenario file, applying `overrides` (`key.path=value`) and `seed`.
 pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result<Loaded, ConfigErrors> {
     let file = path.display().to_string();
@@ -72,7 +156,7 @@ pub fn load_file(path: &Path, overrides: &[String], seed: Option<u64>) -> Result
 /// Parses scenario text. `file` is only used in messages.
 pub fn load_str(text: &str, file: &str, base_dir: PathBuf, overrides: &[String], seed: Option<u64>) -> Result<Loaded, ConfigErrors> {
     // First pass on the original text: serde errors carry spans into it.
-    let scenario: Scenario = toml::from_str(text).map_err(|e| ConfigErrors::one(ConfigError::from_toml(file, text, &e)))?;
+    let scenario: Scenario = parse_all(text, file)?;
     let mut table: toml::Table = toml::from_str(text).map_err(|e| ConfigErrors::one(ConfigError::from_toml(file, text, &e)))?;
     let mut scenario = scenario;
     if !overrides.is_empty() || seed.is_some() {

@@ -1,20 +1,28 @@
 //! "Did you mean …?" for a misspelt key or value: serde names the unknown word and the ones it
 //! expected; the closest of those by edit distance, when close enough, is suggested.
 
-/// Levenshtein distance (insertions, deletions, substitutions), on chars.
+/// Edit distance with insertions, deletions, substitutions and transpositions of neighbours
+/// (optimal string alignment), on chars: `idael` is one edit from `ideal`, as a typist sees it.
 fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let up = row[j + 1];
-            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
-            diag = up;
+    // d[i][j]: distance between a[..i] and b[..j], three rows kept.
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(prev2[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
     }
-    row[b.len()]
+    prev[b.len()]
 }
 
 /// The candidate closest to `word`, if within a third of its length (at least 1, at most 3 edits).
@@ -52,6 +60,9 @@ mod tests {
         assert_eq!(with_hint(m), m, "nothing close");
         assert_eq!(with_hint("invalid type: string \"x\", expected u32"), "invalid type: string \"x\", expected u32");
         assert_eq!(closest("w", ["ios", "x"]), Some("x"), "one edit allowed even for short words");
+        assert_eq!((distance("idael", "ideal"), distance("ab", "ba"), distance("", "abc")), (1, 1, 3), "a swap of neighbours is one edit");
+        let m = "unknown variant `idael`, expected one of `ideal`, `ssd`, `pm`";
+        assert!(with_hint(m).ends_with("did you mean `ideal`?"), "{}", with_hint(m));
     }
 
     #[test]

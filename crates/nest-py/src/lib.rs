@@ -168,6 +168,7 @@ impl Sim {
         d.set_item("output_requests", r.output.requests)?;
         d.set_item("output_timeseries", r.output.timeseries)?;
         d.set_item("output_fio_json", r.output.fio_json)?;
+        d.set_item("seed", r.run.seed)?;
         let (start, end) = self.sim.measured_window();
         d.set_item("window_start_ps", start.0)?;
         d.set_item("window_end_ps", end.map(|e| e.0))?;
@@ -513,5 +514,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Stopped", m.py().get_type::<Stopped>())?;
     install_panic_hook();
     m.add("__version__", nest_model::NEST_VERSION)?;
+    m.add("__git_commit__", env!("NEST_GIT_COMMIT"))?;
     Ok(())
 }

@@ -62,6 +62,29 @@ fn wrong_type_and_bad_units_are_located() {
 }
 
 #[test]
+fn every_parse_error_is_reported_in_one_pass_without_follow_ons() {
+    // A misspelt key, a wrong type, an unknown variant (in a kind-tagged table) and a misspelt
+    // nested key: four errors, each at its own line, in the order of the file.
+    let text = GOOD
+        .replace("seed = 7", "seed = \"seven\"")
+        .replace("duration = \"10ms\"", "duraton = \"10ms\"")
+        .replace("kind = \"ideal\"", "kind = \"idael\"")
+        .replace("read_fraction = 0.7", "read_fractoin = 0.7");
+    let e = check(&text).unwrap_err();
+    let lines: Vec<usize> = e.0.iter().map(|x| x.line).collect();
+    assert_eq!(lines, [5, 6, 11, 22], "{e}");
+    assert!(e.0[0].message.contains("invalid type") && e.0[1].message.contains("did you mean `duration`?"), "{e}");
+    assert!(e.0[2].message.contains("did you mean `ideal`?") && e.0[3].message.contains("did you mean `read_fraction`?"), "{e}");
+    // Blanking a required key makes "missing field" follow-ons: they are not reported.
+    let e = check(&GOOD.replace("name = \"ssd0\"", "name = 5")).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert!(!e.to_string().contains("missing field"), "{e}");
+    // A syntax error ends the pass at once.
+    let e = check(&format!("{GOOD}\n[run\nseed = 1\n")).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+}
+
+#[test]
 fn every_semantic_error_is_collected() {
     let text = GOOD.replace("class = \"high\"", "class = \"gold\"").replace("read_fraction = 0.7", "read_fraction = 1.7").replace("rate_iops = 10000", "rate_iops = -1");
     let e = check(&text).unwrap_err();

@@ -1,0 +1,93 @@
+"""MQSim's per-flow results file (`WORKLOAD_scenario_N.xml`) for a `nestsim run --mqsim` run, so
+scripts that parse MQSim's output read NeSt's unchanged.
+
+MQSim writes, per IO_Scenario, ``<MQSim_Results><Host><Host.IO_Flow>…`` with one child element
+per statistic, in this order and in its own layout (tabs, ``us-ascii``, numbers as C++'s
+``std::to_string``). NeSt writes the same elements for each flow. What they mean here:
+- ``Name``: MQSim's flow id, ``Host.IO_Flow.Synth.No_I`` or ``Host.IO_Flow.Trace.FILE`` (the
+  trace's file name); NeSt's workload ``flowI``.
+- counts are the flow's completed requests over the whole run, warm-up included (MQSim counts
+  the requests it generated; an `--mqsim` run drains, so every generated request completes);
+  ``IOPS*`` and ``Bandwidth*`` divide by the simulated time, as MQSim does;
+  ``Bytes_Transferred*`` is the bytes of those requests.
+- ``Device_Response_Time`` is from entering the SQ to completion (MQSim: ``Enqueue_time`` to the
+  CQE), ``End_to_End_Request_Delay`` from arrival; µs, truncated to integers, as MQSim prints them.
+MQSim also writes the drive's internal statistics (``SSDDevice…``); NeSt's are in
+summary.json and are not repeated here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+
+FIELDS = ["Name", "Request_Count", "Read_Request_Count", "Write_Request_Count", "IOPS", "IOPS_Read", "IOPS_Write",
+          "Bytes_Transferred", "Bytes_Transferred_Read", "Bytes_Transferred_Write", "Bandwidth", "Bandwidth_Read",
+          "Bandwidth_Write", "Device_Response_Time", "Min_Device_Response_Time", "Max_Device_Response_Time",
+          "End_to_End_Request_Delay", "Min_End_to_End_Request_Delay", "Max_End_to_End_Request_Delay"]
+
+
+def _double(x: float) -> str:
+    """C++'s std::to_string(double): fixed, six decimals."""
+    return f"{x:.6f}"
+
+
+def flow_name(index: int, workload: dict) -> str:
+    trace = workload.get("trace")
+    if isinstance(trace, dict) and trace.get("path"):
+        return f"Host.IO_Flow.Trace.{Path(trace['path']).name}"
+    return f"Host.IO_Flow.Synth.No_{index}"
+
+
+def flow_stats(name: str, sim_s: float, requests: Optional[dict], workload: str, generated: dict) -> List[str]:
+    """The values of FIELDS for one flow, as MQSim prints them."""
+    ops = np.asarray(requests["op"], dtype=object) if requests else np.zeros(0, dtype=object)
+    mine = (np.asarray(requests["workload"], dtype=object) == workload) if requests else np.zeros(0, dtype=bool)
+    size = np.asarray(requests["size"], dtype=np.int64) if requests else np.zeros(0, dtype=np.int64)
+    arrive, sq, done = (np.asarray(requests[k], dtype=np.int64) if requests else np.zeros(0, dtype=np.int64)
+                        for k in ("t_arrive_ps", "t_dispatch_ps", "t_complete_ps"))
+    reads, writes = mine & (ops == "read"), mine & (ops == "write")
+    per_s = lambda n: _double(n / sim_s if sim_s > 0 else 0.0)  # noqa: E731
+    us = lambda ps: str(int(ps // 1_000_000))  # noqa: E731
+
+    def rt(start: np.ndarray) -> List[str]:
+        if not mine.any():
+            return ["0", "0", "0"]
+        d = done[mine] - start[mine]
+        return [us(d.mean()), us(d.min()), us(d.max())]
+
+    b_r, b_w = int(size[reads].sum()), int(size[writes].sum())
+    n_r, n_w = generated["read"], generated["write"]
+    return [name, str(n_r + n_w), str(n_r), str(n_w), per_s(n_r + n_w), per_s(n_r), per_s(n_w),
+            _double(b_r + b_w), _double(b_r), _double(b_w), per_s(b_r + b_w), per_s(b_r), per_s(b_w),
+            *rt(sq), *rt(arrive)]
+
+
+def results_xml(summary: dict, requests=None) -> str:
+    """The results document of one IO_Scenario run (``summary`` and its requests table)."""
+    sim_s = summary["sim_time_s"]
+    cols = requests.select(["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"]).to_pydict() if requests is not None else None
+    lines = ['<?xml version="1.0" encoding="us-ascii"?>', "<MQSim_Results>", "\t<Host>"]
+    for i, w in enumerate(summary.get("config", {}).get("workload", [])):
+        s = summary["workloads"].get(w["name"])
+        if s is None:
+            continue
+        generated = {op: s[op]["ios"] for op in ("read", "write")}
+        if cols is not None:
+            ops = [o for wl, o in zip(cols["workload"], cols["op"]) if wl == w["name"]]
+            generated = {"read": ops.count("read"), "write": ops.count("write")}
+        lines.append("\t\t<Host.IO_Flow>")
+        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, cols, w["name"], generated)):
+            lines.append(f"\t\t\t\t <{field}>{value}</{field}>")
+        lines.append("\t\t</Host.IO_Flow>")
+    lines += ["\t</Host>", "</MQSim_Results>"]
+    return "\n".join(lines) + "\n"
+
+
+def write(out_dir: Path, workload_xml: Path, scenario_index: int, summary: dict, requests=None) -> Path:
+    """Writes ``WORKLOAD_scenario_N.xml`` (MQSim's name for it) into the run directory."""
+    path = Path(out_dir) / f"{Path(workload_xml).stem}_scenario_{scenario_index}.xml"
+    path.write_text(results_xml(summary, requests), encoding="ascii", errors="replace")
+    return path

@@ -9,10 +9,12 @@ each scenario exercises a different mix) from:
   and device-level QoS, persistent memory), optionally striped into a volume;
 - one to three hosts with random queue depths, optionally a host cache;
 - one to four workloads: Poisson, constant, closed-loop or MMPP arrivals, fixed or spread
-  sizes, any read mix and class.
+  sizes, any read mix and class;
+- without a fabric or host cache, sometimes a device that dies mid-run (`[[fault]]`) and a
+  short host I/O timeout.
 
 It runs each scenario twice and checks:
-- every request issued is completed or in flight (`conservation`, which also checks each SSD's
+- every request issued is completed, failed or in flight (`conservation`, which also checks each SSD's
   FTL books: the map against the reverse map, valid counts against mapped pages);
 - bytes are conserved across links and switches (`network.conservation`);
 - a lossless fabric drops no packet;
@@ -124,6 +126,13 @@ def draw(seed: int) -> dict:
         targets = ["vol"]
     small = any(d["kind"] == "ssd" for d in sc["device"])
     sc["workload"] = [_workload(r, i, r.choice(hosts), r.choice(targets), classes, small) for i in range(r.choice([1, 2, 3, 4]))]
+    # Drawn last, so the scenarios of earlier draws stay as they were: a device that dies mid-run
+    # (directly attached devices, no host cache: what faults support; docs/faults.md).
+    if not networked and not any("cache" in h for h in sc["host"]) and r.random() < 0.3:
+        dur_ms = float(sc["run"]["duration"][:-2])
+        sc["fault"] = [{"kind": "device_fail", "device": r.choice([d["name"] for d in sc["device"]]), "at": f"{r.uniform(0.2, dur_ms):.3f}ms"}]
+        for h in sc["host"]:
+            h["io_timeout"] = r.choice(["100us", "500us", "2ms"])
     return sc
 
 
@@ -151,7 +160,10 @@ def check(seed: int) -> List[str]:
     drops = net.get("packets", {}).get("dropped", 0)
     if lossless and drops:
         bad.append(f"lossless fabric dropped {drops} packets")
-    if a.get("requests", {}).get("completed", 0) == 0 and not any(w.get("start") for w in sc["workload"]):
+    req = a.get("requests", {})
+    if req.get("issued") != req.get("completed", 0) + req.get("failed", 0) + req.get("in_flight", 0):
+        bad.append(f"requests issued {req.get('issued')} != completed + failed + in flight ({req})")
+    if a.get("requests", {}).get("completed", 0) == 0 and not any(w.get("start") for w in sc["workload"]) and not sc.get("fault"):
         bad.append("no request completed")
     if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
         bad.append("two runs of the same scenario and seed differ")

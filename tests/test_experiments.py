@@ -443,6 +443,22 @@ def test_src_incast_quick_runs_table_4s_ratios(cli, tmp_path):
     _figures_and_report(cli, out, "src-incast")
 
 
+def test_device_failure_replicas_serve_on_and_failures_are_counted(cli, tmp_path):
+    """`device-failure`: a drive dies at 40 ms; the replicated volume fails nothing and stalls one
+    I/O timeout; the single drive's later requests fail, each counted."""
+    out = tmp_path / "device-failure"
+    cli("experiment", "device-failure", "-o", out, check=0)
+    by = _claims(out)
+    for cid in ("replicas-serve-on", "replica-throughput", "failures-accounted", "one-timeout-stall", "tail-after-detection", "conservation"):
+        assert by[cid]["holds"] is True, by[cid]
+    assert by["replicas-serve-on"]["ablation"] == {"off": "single (no replica)", "holds": False}
+    s = json.loads((out / "single" / "summary.json").read_text())
+    assert s["faults"]["happened"] == [{"kind": "device_fail", "device": "d0", "at_s": 0.04}]
+    assert s["workloads"]["w"]["failed"] == s["requests"]["failed"] > 1000
+    assert json.loads((out / "mirror-healthy" / "summary.json").read_text()).get("faults") is None
+    _figures_and_report(cli, out, "device-failure")
+
+
 def test_haechi_profile_reproduces_set_1_from_the_fabric_parameters(cli, tmp_path):
     """`haechi-profile`: the bare system's per-client and node saturation (one- and two-sided) and
     Exp 1C's demand patterns follow from the fabric model's named costs alone."""

@@ -94,6 +94,26 @@ pub struct HostPlan {
     pub name: String,
     pub queue_depth: u32,
     pub cache: Option<cache::CachePlan>,
+    /// An I/O unanswered this long fails (or is retried on another replica), and its device is
+    /// taken as dead from then on.
+    pub io_timeout: SimTime,
+}
+
+/// The default I/O timeout: Linux's `nvme_core.io_timeout`.
+pub const DEFAULT_IO_TIMEOUT: SimTime = SimTime::from_ms(30_000);
+
+/// A fault injected at a time in the run (`[[fault]]`, docs/faults.md).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultPlan {
+    pub at: SimTime,
+    pub kind: FaultKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultKind {
+    /// The device (index) stops answering: commands inside it and sent to it are never
+    /// completed; hosts find out by their I/O timeout.
+    DeviceFail { device: usize },
 }
 
 #[derive(Debug, Clone)]
@@ -121,6 +141,8 @@ pub struct Resolved {
     pub tagging: e2e::Tagging,
     /// QoS coordinators (`[[coordinator]]`).
     pub coordinators: Vec<crate::coordinator::CoordinatorPlan>,
+    /// Faults, in time order.
+    pub faults: Vec<FaultPlan>,
     pub output: OutputPlan,
     /// Non-fatal notes (fio options not modelled, …).
     pub warnings: Vec<String>,
@@ -338,7 +360,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     check_unique(&mut cx, "device", sc.devices.iter().map(|d| d.name()));
 
     let hosts: Vec<HostPlan> = if sc.hosts.is_empty() {
-        vec![HostPlan { name: "host0".into(), queue_depth: 1024, cache: None }]
+        vec![HostPlan { name: "host0".into(), queue_depth: 1024, cache: None, io_timeout: DEFAULT_IO_TIMEOUT }]
     } else {
         sc.hosts.iter().enumerate().map(|(i, h)| {
             let qd = h.queue_depth.unwrap_or(1024);
@@ -346,7 +368,17 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
                 cx.err(&format!("host[{i}].queue_depth"), "must be at least 1");
             }
             let cache = h.cache.as_ref().and_then(|c| cache::resolve_cache(&mut cx, &format!("host[{i}].cache"), c));
-            HostPlan { name: h.name.clone(), queue_depth: qd.max(1), cache }
+            let key = format!("host[{i}].io_timeout");
+            let io_timeout = match h.io_timeout.as_deref().map(|t| (t, cx.dur(&key, t))) {
+                None => DEFAULT_IO_TIMEOUT,
+                Some((_, None)) => DEFAULT_IO_TIMEOUT,
+                Some((t, Some(d))) if d < SimTime::from_us(1) => {
+                    cx.err(&key, format!("'{t}': expected at least 1us (a shorter timeout would fail healthy I/O)"));
+                    DEFAULT_IO_TIMEOUT
+                }
+                Some((_, Some(d))) => d,
+            };
+            HostPlan { name: h.name.clone(), queue_depth: qd.max(1), cache, io_timeout }
         }).collect()
     };
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
@@ -392,6 +424,8 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         agents.push((server, c.name.as_str()));
     }
 
+    let faults = faults(&mut cx, sc, &devices);
+
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
         timeseries: sc.output.timeseries.unwrap_or(true),
@@ -413,10 +447,48 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         nvmeof,
         tagging,
         coordinators,
+        faults,
         output,
         warnings: cx.warnings,
         table: loaded.table.clone(),
     })
+}
+
+/// `[[fault]]`s, in time order. A device behind NVMe-oF cannot fail yet: its host would need
+/// the target's connection torn down with it (not modelled), so that is refused.
+fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan]) -> Vec<FaultPlan> {
+    let mut out = Vec::new();
+    for (i, f) in sc.faults.iter().enumerate() {
+        let key = |k: &str| format!("fault[{i}].{k}");
+        let at = cx.dur(&key("at"), &f.at);
+        match f.kind.as_str() {
+            "device_fail" => {
+                let Some(d) = devices.iter().position(|d| d.name == f.device) else {
+                    let hint = crate::suggest::closest(&f.device, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+                    cx.err(&key("device"), format!("no device named '{}'{hint}", f.device));
+                    continue;
+                };
+                if sc.hosts.iter().any(|h| h.cache.is_some()) {
+                    cx.err(&key("kind"), "faults with host caches are not modelled yet (a cache's own I/O to a dead device)");
+                    continue;
+                }
+                if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.contains(&f.device)) {
+                    cx.err(&key("device"), format!("'{}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet", f.device));
+                    continue;
+                }
+                if sc.devices.get(d).and_then(|c| c.server()).is_some() {
+                    cx.err(&key("device"), format!("'{}' sits in a storage server: a device failure behind NVMe-oF is not modelled yet (only directly attached devices fail)", f.device));
+                    continue;
+                }
+                if let Some(at) = at {
+                    out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
+                }
+            }
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`"))),
+        }
+    }
+    out.sort_by_key(|f| f.at);
+    out
 }
 
 fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a str>) {

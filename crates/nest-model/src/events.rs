@@ -10,6 +10,8 @@
 //! | `PartsDone(r)` | the last device part of split request `r` (or its host cache, when every block hit) | `r`'s workload | `r`'s parts are all back and the cache's CPU work for it (lookups, insertions, copies) is done |
 //! | `Nvmeof(e)` | an NVMe-oF target or initiator | the same | a target finished a command at the head of its FIFO request queue or a completion at the head of its response queue; a host finished a completion (`nvmeof::NvmeofEvent`) |
 //! | `Qos(e)` | a coordinator (through the QoS seam's outbox) | that coordinator | a wake-up it asked for: a period starts, a window ends (`qos::QosEvent`) |
+//! | `Fault(i)` | the run's start | the World | fault `i` of `[[fault]]` happens (a device stops answering) |
+//! | `IoTimeout(r)` | a dead device holding `r` | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -30,6 +32,8 @@ pub enum Event {
     PartsDone(ReqId),
     Nvmeof(crate::nvmeof::NvmeofEvent),
     Qos(crate::qos::QosEvent),
+    Fault(u32),
+    IoTimeout(ReqId),
     Sample,
 }
 
@@ -46,6 +50,8 @@ impl Event {
             Event::PartsDone(r) => (7 << 60) | r.0 as u64,
             Event::Nvmeof(e) => (8 << 60) ^ e.tag(),
             Event::Qos(e) => (9 << 60) ^ e.tag(),
+            Event::Fault(i) => (10 << 60) | i as u64,
+            Event::IoTimeout(r) => (11 << 60) | r.0 as u64,
             Event::Sample => 3 << 60,
         }
     }

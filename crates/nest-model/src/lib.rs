@@ -9,6 +9,7 @@
 
 pub mod device;
 pub mod events;
+pub mod fault;
 pub mod host;
 pub mod haechi;
 pub mod host_cache;

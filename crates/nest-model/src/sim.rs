@@ -65,6 +65,8 @@ pub struct Simulation {
     stop_at: SimTime,
     pub(crate) finished: bool,
     pub(crate) hit_time_limit: bool,
+    /// The run's `[[fault]]`s, when it has any.
+    pub(crate) faults: Option<Box<crate::fault::FaultRt>>,
 }
 
 impl Simulation {
@@ -157,7 +159,9 @@ impl Simulation {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
         };
+        let faults = (!resolved.faults.is_empty()).then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len())));
         let mut sim = Simulation {
+            faults,
             record_requests: resolved.output.requests,
             resolved,
             queue: EventQueue::with_capacity(4096),
@@ -194,6 +198,7 @@ impl Simulation {
         self.qos_start();
         self.pools_start();
         self.routers_start();
+        self.faults_start();
         for w in 0..self.workloads.len() {
             match self.workloads[w].source {
                 Source::Closed { .. } => self.refill(w as u32),
@@ -264,7 +269,9 @@ impl Simulation {
                         self.qos_congestion();
                     }
                 }
-                Event::PartsDone(r) => self.finish(r, false),
+                Event::PartsDone(r) => self.parts_done(r),
+                Event::Fault(i) => self.on_fault(i),
+                Event::IoTimeout(r) => self.on_io_timeout(r),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => {
                     // A sample writes every series: a step's budget is work, so a step over a
@@ -331,7 +338,7 @@ impl Simulation {
     }
 
     /// Closed loop: issue until `target` requests are outstanding, or wait for the next on period.
-    fn refill(&mut self, w: u32) {
+    pub(crate) fn refill(&mut self, w: u32) {
         loop {
             let wl = &self.workloads[w as usize];
             let Source::Closed { gen, target } = &wl.source else { return };

@@ -413,6 +413,17 @@ impl Simulation {
         if let (Some(rt), Some(net)) = (self.nvmeof.as_deref(), self.net.as_deref()) {
             out["nvmeof"] = nvmeof_json(rt, net, &rv.classes);
         }
+        if let Some(f) = self.faults_json() {
+            // Failed requests leave their workloads' books as completions do: said apart here, so
+            // issued = completed + failed + in flight.
+            out["requests"]["failed"] = f["failed"].clone();
+            for (w, n) in f["failed_by_workload"].as_object().into_iter().flatten() {
+                let done = out["workloads"][w]["completed"].as_u64().unwrap_or(0);
+                out["workloads"][w]["completed"] = json!(done - n.as_u64().unwrap_or(0));
+                out["workloads"][w]["failed"] = n.clone();
+            }
+            out["faults"] = f;
+        }
         out
     }
 }

@@ -15,6 +15,21 @@ pub struct HostConfig {
     /// A host cache between this host's workloads and its storage (docs/fussycache.md).
     #[serde(default)]
     pub cache: Option<HostCacheConfig>,
+    /// How long an I/O may go unanswered before the host gives up on it and on its device
+    /// (Linux's `nvme_core.io_timeout`, 30 s by default).
+    #[serde(default)]
+    pub io_timeout: Option<String>,
+}
+
+/// `[[fault]]`: something that goes wrong at a time in the run (docs/faults.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultConfig {
+    /// device_fail: the device stops answering (a dead or hung drive).
+    pub kind: String,
+    pub device: String,
+    /// When it happens.
+    pub at: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -57,6 +57,9 @@ pub struct Scenario {
     /// QoS coordinators (PLMC, SRC, Haechi…; `crate::coordinator`).
     #[serde(default, rename = "coordinator")]
     pub coordinators: Vec<crate::coordinator::CoordinatorConfig>,
+    /// Faults injected during the run (docs/faults.md).
+    #[serde(default, rename = "fault")]
+    pub faults: Vec<FaultConfig>,
     #[serde(default)]
     pub output: OutputConfig,
 }

@@ -23,17 +23,39 @@ impl VolumeRt {
 /// Where an extent of a workload's target lives: its volume's parts, or its device as it is.
 /// `dt`: a pool's read goes to the DT-active replica (else to one in NDWin).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, dt: bool, offset: u64, size: u64, out: &mut Vec<(usize, u64, u64)>) {
+/// `dead`: devices the hosts take as dead (faults): a replicated volume's reads skip them and
+/// its writes leave them out, while a replica lives.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, dt: bool, offset: u64, size: u64, dead: Option<&[bool]>, out: &mut Vec<(usize, u64, u64)>) {
     match volume {
         None => out.push((device.ix(), offset, size)),
         Some(v) => {
             let rt = &mut volumes[v as usize];
-            let pick = match rt.pool.as_mut() {
+            let mut pick = match rt.pool.as_mut() {
                 Some(pool) if !write => pool.read_replica(dt),
                 _ => rt.next_read,
             };
             if !write {
                 rt.next_read = rt.next_read.wrapping_add(1);
+            }
+            let from = out.len();
+            if let Some(dead) = dead.filter(|_| matches!(rt.plan.layout, Layout::Replicate)) {
+                let n = rt.plan.devices.len();
+                if let Some(k) = (0..n).find(|k| !dead[rt.plan.devices[(pick + k) % n]]) {
+                    pick += k;
+                }
+                map_extent(&rt.plan, write, offset, size, pick, out);
+                if out[from..].iter().any(|&(d, _, _)| !dead[d]) {
+                    let mut i = from;
+                    while i < out.len() {
+                        if dead[out[i].0] {
+                            out.remove(i);
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                return;
             }
             map_extent(&rt.plan, write, offset, size, pick, out);
         }

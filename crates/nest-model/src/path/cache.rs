@@ -61,7 +61,7 @@ impl Simulation {
                 let (block, dirty) = rt.fx.evicted[i];
                 rt.inflight.remove(&block);
                 if dirty {
-                    map_target(&mut self.volumes, vol, req.device, true, true, block * BLOCK, BLOCK, &mut targets);
+                    map_target(&mut self.volumes, vol, req.device, true, true, block * BLOCK, BLOCK, None, &mut targets);
                     for &(d, off, _) in &targets {
                         spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, true, prio, now);
                     }
@@ -70,7 +70,7 @@ impl Simulation {
             }
             for i in 0..rt.fx.fetched.len() {
                 let block = rt.fx.fetched[i];
-                map_target(&mut self.volumes, vol, req.device, false, true, block * BLOCK, BLOCK, &mut targets);
+                map_target(&mut self.volumes, vol, req.device, false, true, block * BLOCK, BLOCK, None, &mut targets);
                 for &(d, off, _) in &targets {
                     let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, false, prio, now);
                     rt.inflight.insert(block, id.0);

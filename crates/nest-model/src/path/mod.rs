@@ -5,6 +5,7 @@
 
 mod cache;
 mod conservation;
+mod fault;
 mod nvmeof;
 mod pool;
 mod qos;

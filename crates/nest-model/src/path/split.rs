@@ -37,7 +37,8 @@ impl Simulation {
         }
         let mut parts = std::mem::take(&mut self.map_scratch);
         for &(offset, size) in extents {
-            map_target(&mut self.volumes, volume, req.device, req.op == Op::Write, req.dt, offset, size, &mut parts);
+            let dead = self.faults.as_ref().map(|f| &f.known_dead[..]);
+            map_target(&mut self.volumes, volume, req.device, req.op == Op::Write, req.dt, offset, size, dead, &mut parts);
         }
         let n = parts.len() as u32;
         for &(device, offset, size) in &parts {
@@ -93,7 +94,7 @@ impl Simulation {
     }
 
     /// One of `parent`'s device parts (a child, or a fetch it waited for) is done.
-    fn part_done(&mut self, parent: ReqId, part: &Request) {
+    pub(crate) fn part_done(&mut self, parent: ReqId, part: &Request) {
         let now = self.now;
         let p = self.pool.get_mut(parent);
         p.pending -= 1;

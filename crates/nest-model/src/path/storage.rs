@@ -15,6 +15,9 @@ use nest_workload::Op;
 impl Simulation {
     /// Request `r` from host `h` enters device `d` (an SSD: its SQ of NVMe level `level`).
     pub(crate) fn submit_to_device(&mut self, d: DeviceId, r: ReqId, h: HostId, level: Priority) {
+        if self.device_dead(d.ix()) {
+            return self.hang(r);
+        }
         let d = d.0;
         match &mut self.devices[d as usize] {
             DeviceRt::Ideal(dev) => {
@@ -85,8 +88,13 @@ impl Simulation {
             // Arbitrations that share the device's depth by type count each completion.
             dev.ctrl.done(req.op == Op::Write);
         }
-        for d in &done {
-            self.device_done(ReqId(d.tag));
+        let dead = self.device_dead(d as usize);
+        for item in &done {
+            if dead {
+                self.hang(ReqId(item.tag));
+            } else {
+                self.device_done(ReqId(item.tag));
+            }
         }
         done.clear();
         self.done_scratch = done;
@@ -120,7 +128,11 @@ impl Simulation {
             }
             DeviceRt::Ssd(_) => unreachable!("SSD completions come through its outbox"),
         }
-        self.device_done(r);
+        if self.device_dead(d as usize) {
+            self.hang(r);
+        } else {
+            self.device_done(r);
+        }
         if was_full {
             self.wake_hosts();
         }

@@ -1,0 +1,42 @@
+//! The state of a run's faults (`[[fault]]`): which devices are dead, which the hosts know to be
+//! dead, and what the faults did. How requests meet them is in `path/fault.rs`.
+
+use nest_config::resolve::FaultPlan;
+use nest_core::SimTime;
+use std::collections::BTreeSet;
+
+/// The faults of a run and what they did.
+pub struct FaultRt {
+    pub plan: Vec<FaultPlan>,
+    /// The device answers nothing (its fault happened).
+    pub dead: Vec<bool>,
+    /// Some host timed out on it: hosts steer around it and fail what they still send it.
+    pub known_dead: Vec<bool>,
+    /// Split requests one of whose parts failed: they fail when their last part is back.
+    pub failed_parents: BTreeSet<u32>,
+    pub timeouts: u64,
+    pub failed: u64,
+    pub retried: u64,
+    pub degraded_writes: u64,
+    pub failed_by_workload: Vec<u64>,
+    /// (time, device) of each failure that happened.
+    pub happened: Vec<(SimTime, usize)>,
+}
+
+impl FaultRt {
+    pub fn new(plan: &[FaultPlan], devices: usize, workloads: usize) -> Self {
+        FaultRt {
+            plan: plan.to_vec(),
+            dead: vec![false; devices],
+            known_dead: vec![false; devices],
+            failed_parents: BTreeSet::new(),
+            timeouts: 0,
+            failed: 0,
+            retried: 0,
+            degraded_writes: 0,
+            failed_by_workload: vec![0; workloads],
+            happened: Vec::new(),
+        }
+    }
+}
+

@@ -1,0 +1,162 @@
+//! Faults as scenario events (`[[fault]]`, docs/faults.md): a device that stops answering, and
+//! what its hosts do about it.
+//!
+//! - From the fault on, the device answers nothing: a command inside it runs to its end inside
+//!   the device, but its completion never reaches the host; a command sent to it is never taken.
+//! - A host gives an unanswered I/O `io_timeout` (Linux's `nvme_core.io_timeout`) from its
+//!   dispatch. Then it takes the device as dead: an I/O it sends there afterwards fails at once.
+//! - A timed-out read of a replicated volume is retried on a live replica, and later reads skip
+//!   the dead one; a write's part on a dead replica is dropped (the volume runs degraded) while
+//!   another replica takes it. Anything else fails: the request is counted as failed, never
+//!   silently dropped (issued = completed + failed + in flight).
+
+use crate::events::Event;
+use crate::request::{Kind, ReqId, Request};
+use crate::sim::Simulation;
+use nest_config::resolve::volume::Layout;
+use nest_config::resolve::FaultKind;
+use nest_core::queue::PendingEvents;
+use nest_core::{DeviceId, SimTime};
+use nest_workload::Op;
+
+/// How long an I/O to a device its host already takes as dead takes to fail: the driver's error
+/// path. Not zero, so a closed loop against a dead device fails at a finite rate instead of
+/// livelocking at one instant.
+pub const FAIL_FAST: SimTime = SimTime::from_us(10);
+
+impl Simulation {
+    pub(crate) fn faults_start(&mut self) {
+        let Some(f) = self.faults.as_ref() else { return };
+        let times: Vec<SimTime> = f.plan.iter().map(|p| p.at).collect();
+        for (i, at) in times.into_iter().enumerate() {
+            self.queue.schedule(at, Event::Fault(i as u32));
+        }
+    }
+
+    pub(crate) fn on_fault(&mut self, i: u32) {
+        let now = self.now;
+        let f = self.faults.as_mut().expect("a fault event comes from the run's faults");
+        match f.plan[i as usize].kind {
+            FaultKind::DeviceFail { device } => {
+                f.dead[device] = true;
+                f.happened.push((now, device));
+            }
+        }
+    }
+
+    /// Whether device `d` answers nothing (a fault killed it).
+    #[inline]
+    pub(crate) fn device_dead(&self, d: usize) -> bool {
+        self.faults.as_ref().is_some_and(|f| f.dead[d])
+    }
+
+    /// Request `r` sits at a dead device: its host hears nothing, and gives up `io_timeout` after
+    /// dispatching it — after [`FAIL_FAST`] when the host already takes the device as dead.
+    pub(crate) fn hang(&mut self, r: ReqId) {
+        let req = self.pool.get(r);
+        let f = self.faults.as_ref().expect("only a dead device hangs");
+        let at = if f.known_dead[req.served.ix()] {
+            self.now + FAIL_FAST
+        } else {
+            (req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout).max(self.now)
+        };
+        self.queue.schedule(at, Event::IoTimeout(r));
+    }
+
+    /// The host gives up on request `r` (dispatched to a dead device).
+    pub(crate) fn on_io_timeout(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        let f = self.faults.as_mut().expect("timeouts come from faults");
+        f.timeouts += 1;
+        f.known_dead[req.served.ix()] = true;
+        let host = req.host;
+        self.hosts[host.ix()].completed();
+        match req.kind {
+            Kind::App => self.fail(r),
+            Kind::Child => {
+                self.parts.complete(1);
+                self.pool.release(r);
+                self.part_failed(&req);
+            }
+            Kind::Split | Kind::Background | Kind::TargetIo => {
+                unreachable!("faults are refused with host caches and behind NVMe-oF; split requests never reach a device")
+            }
+        }
+        self.try_dispatch(host);
+    }
+
+    /// A device part of a split request failed: retried on a live replica (a read), dropped (a
+    /// write another replica takes), else its request fails once its other parts are back.
+    fn part_failed(&mut self, part: &Request) {
+        let parent = part.parent.expect("a device part has a parent");
+        let volume = self.workloads[part.workload as usize].volume;
+        let replicas: Vec<usize> = match volume {
+            Some(v) if matches!(self.volumes[v as usize].plan.layout, Layout::Replicate) => self.volumes[v as usize].plan.devices.clone(),
+            _ => Vec::new(),
+        };
+        let f = self.faults.as_mut().expect("faults");
+        let alive = replicas.iter().copied().find(|&d| !f.known_dead[d] && d != part.served.ix());
+        match (alive, part.op) {
+            (Some(d), Op::Read) => {
+                f.retried += 1;
+                let mut retry = Request { device: DeviceId(d as u32), served: DeviceId(d as u32), ..*part };
+                retry.stamp_all(self.now);
+                let c = self.pool.alloc(retry);
+                self.parts.issue(1);
+                let prio = self.workloads[part.workload as usize].prio;
+                self.hosts[part.host.ix()].enqueue(c, DeviceId(d as u32), prio);
+            }
+            (Some(_), Op::Write) => {
+                f.degraded_writes += 1;
+                self.part_done(parent, part);
+            }
+            (None, _) => {
+                f.failed_parents.insert(parent.0);
+                self.part_done(parent, part);
+            }
+        }
+    }
+
+    /// A split request's parts are all back: it completes, or fails when one of them did.
+    pub(crate) fn parts_done(&mut self, r: ReqId) {
+        if self.faults.as_mut().is_some_and(|f| f.failed_parents.remove(&r.0)) {
+            return self.fail(r);
+        }
+        self.finish(r, false);
+    }
+
+    /// Application request `r` failed: its workload hears an error (counted, not in the latency
+    /// statistics) and moves on.
+    fn fail(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        self.pool.release(r);
+        let f = self.faults.as_mut().expect("faults");
+        f.failed += 1;
+        f.failed_by_workload[req.workload as usize] += 1;
+        self.qos_completed(&req);
+        let wl = &mut self.workloads[req.workload as usize];
+        wl.in_flight -= 1;
+        wl.books.complete(1);
+        if matches!(wl.source, crate::workload::Source::Closed { .. }) {
+            self.refill(req.workload);
+        }
+        self.try_dispatch(req.host);
+    }
+
+    /// The summary's `faults` section.
+    pub(crate) fn faults_json(&self) -> Option<serde_json::Value> {
+        let f = self.faults.as_ref()?;
+        let names = |d: usize| self.resolved.devices[d].name.clone();
+        let workloads: serde_json::Map<String, serde_json::Value> =
+            self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.failed_by_workload[i]))).collect();
+        Some(serde_json::json!({
+            "happened": f.happened.iter().map(|&(t, d)| serde_json::json!({"kind": "device_fail", "device": names(d), "at_s": t.as_secs_f64()})).collect::<Vec<_>>(),
+            "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
+            "timeouts": f.timeouts,
+            "failed": f.failed,
+            "retried_reads": f.retried,
+            "degraded_writes": f.degraded_writes,
+            "failed_by_workload": workloads,
+        }))
+    }
+}

@@ -1,0 +1,113 @@
+//! Faults as scenario events (docs/faults.md): a device that stops answering, hosts that time
+//! out on it, replicated volumes that keep serving reads, and books that account for every
+//! request (issued = completed + failed + in flight).
+
+mod common;
+use common::{f, run};
+use nest_config::{load_str, resolve};
+use std::path::PathBuf;
+
+const DEVICES: &str = r#"
+[[device]]
+name = "d0"
+kind = "ideal"
+servers = 4
+read = { dist = "fixed", value = "50us" }
+write = { dist = "fixed", value = "20us" }
+[[device]]
+name = "d1"
+kind = "ideal"
+servers = 4
+read = { dist = "fixed", value = "50us" }
+write = { dist = "fixed", value = "20us" }
+"#;
+
+fn scenario(target: &str, extra: &str) -> String {
+    format!(
+        "schema = 1\n[run]\nseed = 3\nduration = \"40ms\"\n[[host]]\nname = \"h\"\nqueue_depth = 64\nio_timeout = \"2ms\"\n{DEVICES}\n\
+         [[volume]]\nname = \"mirror\"\nlayout = \"replicate\"\ndevices = [\"d0\", \"d1\"]\n\
+         [[workload]]\nname = \"w\"\nhost = \"h\"\ndevice = \"{target}\"\narrival = {{ kind = \"poisson\", rate_iops = 20000 }}\nread_fraction = 0.7\n\
+         [[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"10ms\"\n{extra}"
+    )
+}
+
+fn books_balance(s: &serde_json::Value) {
+    let r = &s["requests"];
+    assert_eq!(f(r, "issued"), f(r, "completed") + f(r, "failed") + f(r, "in_flight"), "{r}");
+    let w = &s["workloads"]["w"];
+    assert_eq!(f(w, "issued"), f(w, "completed") + f(w, "failed") + f(w, "in_flight"), "{w}");
+    assert_eq!(s["conservation"], "ok");
+}
+
+#[test]
+fn a_dead_device_fails_the_requests_sent_to_it_after_its_hosts_timeout() {
+    let (s, sim) = run(&scenario("d0", ""));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    assert_eq!(fl["happened"][0]["device"], "d0");
+    assert_eq!(fl["dead_devices"], serde_json::json!(["d0"]));
+    // ~20 k IOPS for the 30 ms after the fault: ~600 requests fail; none is retried (no replica).
+    assert!(f(fl, "failed") > 400.0 && f(fl, "failed") < 800.0, "{fl}");
+    assert_eq!(f(fl, "retried_reads"), 0.0);
+    assert_eq!(f(fl, "failed"), f(&s, "workloads.w.failed"));
+    // Only the I/Os the host sent before it knew waited the 2 ms timeout; later ones failed at once.
+    assert!(f(fl, "timeouts") >= f(fl, "failed") && f(fl, "timeouts") < f(fl, "failed") + 1.0, "every failure is one timeout event");
+    // Before the fault everything completed; the latency statistics hold only completed I/Os.
+    assert!(f(&s, "requests.completed") > 150.0);
+    assert!(f(&s, "workloads.w.all.lat_us.max") < 1000.0, "failed requests are not in the latency statistics");
+}
+
+#[test]
+fn a_replicated_volume_keeps_serving_through_a_device_failure() {
+    let (s, sim) = run(&scenario("mirror", ""));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    assert_eq!(f(fl, "failed"), 0.0, "no request fails: {fl}");
+    // Reads in flight at d0 when it died were retried on d1; writes went on degraded (d1 alone).
+    assert!(f(fl, "retried_reads") >= 1.0 && f(fl, "degraded_writes") >= 1.0, "{fl}");
+    // Those retried reads waited for the 2 ms timeout: the tail shows it, the median does not.
+    let lat = &s["workloads"]["w"]["read"]["lat_us"];
+    assert!(f(lat, "max") >= 2000.0 && f(lat, "p50") < 200.0, "{lat}");
+    // After the hosts knew, reads went to d1 only: d0 served nothing more than its share before.
+    assert!(f(&s, "devices.d1.read.ios") > 1.5 * f(&s, "devices.d0.read.ios"), "{}", s["devices"]);
+    // The same run without the fault has no `faults` section and the same issued count.
+    let plain = scenario("mirror", "").split("[[fault]]").next().unwrap().to_string();
+    let (p, _) = run(&plain);
+    assert!(p.get("faults").is_none() && p["requests"].get("failed").is_none());
+    assert_eq!(f(&p, "requests.issued"), f(&s, "requests.issued"), "the arrivals are the same");
+}
+
+#[test]
+fn an_ssd_that_dies_mid_run_discards_what_it_was_doing_and_the_books_still_balance() {
+    let text = "schema = 1\n[run]\nseed = 1\nduration = \"30ms\"\n[[host]]\nname = \"h\"\nio_timeout = \"1ms\"\n\
+                [[device]]\nname = \"d0\"\nkind = \"ssd\"\npreset = \"mqsim-default\"\n\
+                [[workload]]\nname = \"w\"\nhost = \"h\"\ndevice = \"d0\"\narrival = { kind = \"burst\", outstanding = 32 }\nread_fraction = 0.7\n\
+                [[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"5ms\"\n";
+    let (s, sim) = run(text);
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    // The 32 commands inside the drive at 5 ms time out; then the closed loop keeps failing
+    // at once until the run ends.
+    assert!(f(&s, "faults.failed") > 32.0, "{}", s["faults"]);
+    assert!(f(&s, "requests.completed") > 100.0);
+}
+
+#[test]
+fn fault_configuration_errors_name_their_key() {
+    let err = |extra: &str, replace: (&str, &str)| {
+        let t = scenario("d0", extra).replace(replace.0, replace.1);
+        let l = load_str(&t, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &t).unwrap_err().to_string()
+    };
+    let e = err("", ("device = \"d0\"\nat", "device = \"dO\"\nat"));
+    assert!(e.contains("fault[0].device") && e.contains("no device named 'dO'; did you mean `d0`?"), "{e}");
+    let e = err("", ("kind = \"device_fail\"", "kind = \"device_fial\""));
+    assert!(e.contains("fault[0].kind") && e.contains("did you mean `device_fail`?"), "{e}");
+    let e = err("", ("at = \"10ms\"", "at = \"soon\""));
+    assert!(e.contains("fault[0].at"), "{e}");
+    let e = err("", ("io_timeout = \"2ms\"", "io_timeout = \"10ns\""));
+    assert!(e.contains("host[0].io_timeout") && e.contains("at least 1us"), "{e}");
+}
+

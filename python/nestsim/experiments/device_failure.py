@@ -1,0 +1,122 @@
+"""device-failure: tail latency through a device failure, with and without replication (issue 25,
+docs/faults.md).
+
+One host runs 4 KiB random I/O, 70 % reads, Poisson at 20 k IOPS, on `consumer-nvme` drives for
+100 ms (10 ms warm-up). At 40 ms drive `d0` stops answering (`[[fault]] kind = "device_fail"`).
+The host's I/O timeout is 5 ms (Linux's default is 30 s; a shorter one keeps the run short and
+changes nothing but how long the stall lasts). Three runs:
+- `single`: the workload on `d0` alone;
+- `mirror`: on a volume replicating `d0` and `d1` (writes to both, reads round robin);
+- `mirror-healthy`: the same volume without the fault (the baseline).
+
+Claims (what users expect of a failure, from the issue):
+- a replicated volume keeps serving reads through the failure: no request fails, and its read
+  throughput after the host found out is what it was before;
+- without replication, every request sent after the failure fails — counted, never lost
+  (issued = completed + failed + in flight);
+- the failure costs the replicated volume a stall of one I/O timeout, once: the reads in flight at
+  `d0` wait `io_timeout` and are retried on `d1` (the slowest read ≈ timeout + service), and
+  reads arriving after the host found out have the healthy run's latency.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import numpy as np
+
+from ..claims import Claim, ablation, write_claims
+from . import figures
+from .framework import conservation_claim, expect, run_all
+
+NAME = "device-failure"
+DESCRIPTION = "A drive stops answering mid-run: requests fail without replication; a replicated volume stalls one I/O timeout, retries, and serves on"
+FIGURES = ["device-failure-latency"]
+SOURCE = "issue 25 (faults as scenario events)"
+FAIL_MS = 40.0
+TIMEOUT_MS = 5.0
+DURATION_MS = 100.0
+
+
+def _scenario(name: str, target: str, fault: bool) -> dict:
+    dev = lambda n: {"name": n, "kind": "ssd", "preset": "consumer-nvme"}  # noqa: E731
+    sc = {
+        "schema": 1, "name": f"device-failure-{name}",
+        "run": {"seed": 5, "duration": f"{DURATION_MS:g}ms", "warmup": "10ms", "interval": "1ms"},
+        "host": [{"name": "h", "queue_depth": 256, "io_timeout": f"{TIMEOUT_MS:g}ms"}],
+        "device": [dev("d0"), dev("d1")],
+        "volume": [{"name": "mirror", "layout": "replicate", "devices": ["d0", "d1"]}],
+        "workload": [{"name": "w", "host": "h", "device": target, "arrival": {"kind": "poisson", "rate_iops": 20000},
+                      "read_fraction": 0.7}],
+    }
+    if fault:
+        sc["fault"] = [{"kind": "device_fail", "device": "d0", "at": f"{FAIL_MS:g}ms"}]
+    return sc
+
+
+def _reads(run_dir: Path):
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(str(run_dir / "requests.parquet"), columns=["op", "t_arrive_ps", "latency_us"]).to_pydict()
+    reads = np.asarray([o == "read" for o in t["op"]])
+    return np.asarray(t["t_arrive_ps"], dtype=float)[reads] / 1e9, np.asarray(t["latency_us"], dtype=float)[reads]
+
+
+def run_experiment(out_dir: Path, quick: bool = False) -> dict:
+    out_dir = Path(out_dir)
+    runs = run_all(out_dir, {"single": _scenario("single", "d0", True), "mirror": _scenario("mirror", "mirror", True),
+                             "mirror-healthy": _scenario("mirror-healthy", "mirror", False)})
+    arrive, lat = {}, {}
+    for k in runs:
+        arrive[k], lat[k] = _reads(out_dir / k)
+
+    def window(k: str, lo: float, hi: float) -> np.ndarray:
+        m = (arrive[k] >= lo) & (arrive[k] < hi)
+        return lat[k][m]
+
+    # Read throughput (completed reads per ms, by arrival) before the failure and after the
+    # host found out (one timeout later), in the replicated run.
+    detect = FAIL_MS + TIMEOUT_MS
+    rate = lambda k, lo, hi: len(window(k, lo, hi)) / (hi - lo)  # noqa: E731
+    before, after = rate("mirror", 10.0, FAIL_MS), rate("mirror", detect + 1.0, DURATION_MS)
+
+    bins = np.arange(0, DURATION_MS + 1, 1.0)
+
+    def p99_per_ms(k: str):
+        xs, ys = [], []
+        for lo in bins[:-1]:
+            w = window(k, lo, lo + 1)
+            if len(w):
+                xs.append(lo)
+                ys.append(float(np.percentile(w, 99)))
+        return xs, ys
+    figures.lines(out_dir, "device-failure-latency", {
+        "read p99 by arrival (1 ms)": {k: p99_per_ms(k) for k in ("mirror", "mirror-healthy", "single")},
+    }, "arrival time (ms)", "µs", logy=True)
+
+    claims: List[Claim] = []
+    m, s = runs["mirror"], runs["single"]
+    claims.append(Claim("replicas-serve-on", SOURCE, "A replicated volume keeps serving reads through a device failure: no request "
+                        "fails", "0 failed", f"{m['faults']['failed']} failed, {m['faults']['retried_reads']} reads retried on d1, "
+                        f"{m['faults']['degraded_writes']} writes degraded", m["faults"]["failed"] == 0,
+                        ablation=ablation("single (no replica)", s["faults"]["failed"] == 0)))
+    claims.append(expect("replica-throughput", SOURCE, "After the host found out, the replicated volume reads at its rate before the "
+                         "failure (reads per ms, by arrival)", after / before, target=1.0, tol=0.1))
+    r = s["requests"]
+    accounted = r["issued"] == r["completed"] + r["failed"] + r["in_flight"]
+    claims.append(Claim("failures-accounted", SOURCE, "Without replication the requests sent after the failure fail, each counted: "
+                        "issued = completed + failed + in flight", f"{r['failed']} failed ≈ the {(DURATION_MS - FAIL_MS) * 20:.0f} "
+                        "sent after the failure, books balanced", f"issued {r['issued']}, completed {r['completed']}, failed {r['failed']}, "
+                        f"in flight {r['in_flight']}", accounted and abs(r["failed"] - (DURATION_MS - FAIL_MS) * 20) <= 0.1 * (DURATION_MS - FAIL_MS) * 20))
+    stall = float(lat["mirror"].max()) / 1e3
+    service = float(np.median(window("mirror-healthy", 10.0, DURATION_MS))) / 1e3
+    claims.append(expect("one-timeout-stall", SOURCE, "The reads caught at the dead drive wait one I/O timeout and are retried: the "
+                         f"slowest read takes ≈ io_timeout ({TIMEOUT_MS:g} ms) + a read's service", stall,
+                         target=TIMEOUT_MS + service, tol=0.2, unit=" ms"))
+    late = window("mirror", detect + 1.0, DURATION_MS)
+    healthy = window("mirror-healthy", detect + 1.0, DURATION_MS)
+    claims.append(expect("tail-after-detection", SOURCE, "Reads arriving after the host found out have the healthy volume's tail "
+                         "(p99)", float(np.percentile(late, 99)), target=float(np.percentile(healthy, 99)), tol=0.25, unit=" µs"))
+    claims.append(conservation_claim(runs))
+    return write_claims(out_dir, NAME, claims)

@@ -78,7 +78,15 @@ fn parse_all(text: &str, file: &str) -> Result<Scenario, ConfigErrors> {
     let mut cur = text.to_string();
     let mut blanked: Vec<std::ops::Range<usize>> = Vec::new();
     while errors.len() < MAX_PARSE_ERRORS && toml::de::DeTable::parse(&cur).is_ok() {
+        // A missing field is about a whole table, and blanking a table's header would hand its
+        // keys to the table above: either ends the pass.
+        if e.message().starts_with("missing field") {
+            break;
+        }
         let Some(region) = ConfigError::retry_region(&cur, &e) else { break };
+        if cur[region.clone()].lines().any(|l| l.trim_start().starts_with('[')) {
+            break;
+        }
         blank(&mut cur, region.clone());
         blanked.push(region);
         if toml::de::DeTable::parse(&cur).is_err() {

@@ -79,6 +79,11 @@ fn every_parse_error_is_reported_in_one_pass_without_follow_ons() {
     let e = check(&GOOD.replace("name = \"ssd0\"", "name = 5")).unwrap_err();
     assert_eq!(e.0.len(), 1, "{e}");
     assert!(!e.to_string().contains("missing field"), "{e}");
+    // A missing field is reported alone: its table's header is never blanked (that would hand
+    // the table's keys to the one above and report them as unknown there).
+    let e = check(&GOOD.replace("read = { dist = \"exp\", mean = \"80us\" }\n", "")).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert!(e.0[0].message.contains("missing field `read`"), "{e}");
     // A syntax error ends the pass at once.
     let e = check(&format!("{GOOD}\n[run\nseed = 1\n")).unwrap_err();
     assert_eq!(e.0.len(), 1, "{e}");

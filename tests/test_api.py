@@ -128,3 +128,27 @@ def test_the_python_tour_notebook_runs(tmp_path, monkeypatch):
     assert ns["qos"].summary["requests"]["in_flight"] == 0 or ns["qos"].summary["warnings"]
     assert any("qos" in k for k in ns["cmp"].config_diff), ns["cmp"].config_diff
     assert ns["figs"], "the run has figures"
+
+
+def test_plot_writes_a_results_figures_and_refuses_an_in_memory_one(tmp_path):
+    import pytest
+
+    res = nestsim.run({"schema": 1, "run": {"duration": "5ms"}, "device": [{"name": "d", "kind": "ideal", "read": {"dist": "fixed", "value": "50us"}, "write": {"dist": "fixed", "value": "20us"}}],
+                       "workload": [{"name": "w", "device": "d", "arrival": {"kind": "poisson", "rate_iops": 20000}}]},
+                      out_dir=tmp_path / "r", progress=False)
+    paths = nestsim.plot(res)
+    assert paths and {p.suffix for p in paths} == {".png", ".svg", ".pdf"} and all(p.parent == tmp_path / "r" / "plots" for p in paths)
+    assert sorted(nestsim.plot(tmp_path / "r")) == sorted(paths), "a directory works the same"
+    with pytest.raises(ValueError, match="out_dir"):
+        nestsim.plot(nestsim.run({"schema": 1, "run": {"duration": "1ms"}, "device": [{"name": "d", "kind": "ideal", "read": {"dist": "fixed", "value": "50us"}, "write": {"dist": "fixed", "value": "20us"}}],
+                                  "workload": [{"name": "w", "device": "d", "arrival": {"kind": "poisson", "rate_iops": 1000}}]}))
+
+
+def test_a_dict_scenarios_errors_name_the_key_not_a_line_of_its_serialisation():
+    import re
+
+    with pytest.raises(nestsim.ConfigError) as e:
+        nestsim.run({"schema": 1, "run": {"duration": "1ms"}, "device": [{"name": "d", "kind": "ideal"}],
+                     "workload": [{"name": "w", "device": "d", "arrival": {"kind": "poisson", "rate_iops": 1000}}]})
+    assert "<dict>: device[0]: missing field `read`" in str(e.value), e.value
+    assert not re.search(r"<dict>:\d", str(e.value))

@@ -210,6 +210,8 @@ def test_the_report_shows_classes_in_priority_order_the_path_the_network_and_the
     cli("report", tmp_path / "d", check=0)
     html = (tmp_path / "d" / "report.html").read_text()
     assert "latency decomposition per class" in html and "<h3>network</h3>" in html and "scenario (TOML)" in html
+    # The scenario's question (its description) and a headline: each class's p99 and sample count.
+    assert "<p class='question'>k=4 fat-tree" in html and "<p class='headline'><b>urgent p99 " in html and "(n = " in html
     per_class = html.split("<h3>per class</h3>", 1)[1].split("</table>", 1)[0]
     order = [c for c in ("urgent", "high", "medium", "low") if f"<td>{c}</td>" in per_class]
     assert order == sorted(order, key=["urgent", "high", "medium", "low"].index) and len(order) >= 3, order

@@ -14,4 +14,20 @@ from .runner import Budget, RunResult, run
 from .sweep import run_sweep as sweep
 from .compare import compare
 
-__all__ = ["run", "sweep", "compare", "Budget", "RunResult", "ConfigError", "SimError", "InternalError", "Stopped", "__version__"]
+__all__ = ["run", "sweep", "compare", "plot", "Budget", "RunResult", "ConfigError", "SimError", "InternalError", "Stopped",
+           "__version__"]
+
+
+def plot(run, out_dir=None):
+    """Writes the figures of a run as `nestsim plot` does (PNG, SVG and PDF into ``DIR/plots``) and
+    returns their paths. ``run`` is a :class:`RunResult` written to disk (``out_dir=`` given to
+    :func:`run`) or a run, experiment or sweep directory. Figures are drawn from the written
+    outputs, so an in-memory result cannot be plotted: run it with ``out_dir``."""
+    from pathlib import Path
+
+    from . import plots
+
+    root = getattr(run, "out_dir", run)
+    if root is None:
+        raise ValueError("this result was not written to disk: run it with nestsim.run(..., out_dir=DIR) to plot it")
+    return plots.write_plots(Path(root))

@@ -169,6 +169,36 @@ def _claims_html(doc: dict) -> str:
             + "".join(rows) + "</table>")
 
 
+def headline(summary: dict) -> str:
+    """One line a reader takes in at a glance: each class's p99 (and sample count) in priority
+    order, and whatever went wrong (requests still in flight or failed, a broken check)."""
+    parts = []
+    for name, d in _ordered(summary, "classes"):
+        a = d["all"]
+        if a["ios"]:
+            parts.append(f"{name} p99 {_us(a['lat_us']['p99'])} (n = {a['ios']:,})")
+    req = summary["requests"]
+    tail = []
+    if req.get("in_flight"):
+        tail.append(f"{req['in_flight']:,} still in flight")
+    if req.get("failed"):
+        tail.append(f"{req['failed']:,} failed")
+    if summary.get("conservation") != "ok":
+        tail.append("conservation check FAILED")
+    return " · ".join(parts) + ("; " + ", ".join(tail) if tail else "")
+
+
+def _us(x: float) -> str:
+    return f"{x / 1000:.3g} ms" if x >= 1000 else f"{x:.3g} µs"
+
+
+def _headline_html(summary: dict) -> str:
+    """The scenario's question (its description) and the headline."""
+    question = summary.get("config", {}).get("description")
+    q = f"<p class='question'>{html.escape(str(question))}</p>" if question else ""
+    return q + f"<p class='headline'><b>{html.escape(headline(summary))}</b></p>"
+
+
 def _provenance_html(p: Optional[dict]) -> str:
     """Where the run came from (run.json's provenance): NeSt's version and commit, the scenario,
     seed, command and start time."""
@@ -189,6 +219,7 @@ def _run_section(run_dir: Path, title: str) -> str:
         from .haechi import render as render_haechi
         return parts[0] + f"<pre>{html.escape(render_haechi(summary, run_info))}</pre>"
     req = summary["requests"]
+    parts.append(_headline_html(summary))
     parts.append(f"<p>simulated {summary['sim_time_s']:.6g} s, {summary['events']:,} events; requests issued {req['issued']:,}, "
                  f"completed {req['completed']:,}, in flight {req['in_flight']:,}; conservation: {html.escape(str(summary['conservation']))}.")
     if run_info:

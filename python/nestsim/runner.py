@@ -257,10 +257,10 @@ def run(
         sim = _native.Sim(overrides=list(overrides), seed=seed, max_memory=budget.memory_bytes, max_wall=budget.wall_s,
                           **_scenario_args(scenario))
     except _native.ConfigError as e:
-        if origin is None or not isinstance(scenario, Mapping):
+        if not isinstance(scenario, Mapping):
             raise
-        # Lines of the generated TOML mean nothing to the user; the key paths do.
-        msg = re.sub(r"<dict>(:\d+(:\d+)?)?", f"{origin} (converted)", str(e))
+        # Lines of the TOML a dict was serialised to mean nothing to the user; the key paths do.
+        msg = re.sub(r"<dict>(:\d+(:\d+)?)?", f"{origin} (converted)" if origin else "<dict>", str(e))
         raise _native.ConfigError(msg) from None
     names = sim.names()
     out = Path(out_dir) if out_dir is not None else None

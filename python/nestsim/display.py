@@ -8,6 +8,12 @@ from .runner import SSD_PARTS as _SSD_PART_NAMES
 PRIORITY_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
 
 
+def by_priority(classes: dict) -> list:
+    """A summary's classes as (name, stats) in priority order, urgent first."""
+    rank = lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")) if kv[1].get("priority", "best_effort") in PRIORITY_ORDER else len(PRIORITY_ORDER)  # noqa: E731
+    return sorted(classes.items(), key=rank)
+
+
 def _row(name: str, d: dict) -> str:
     lat = d["lat_us"]
     return (f"  {name:<22} {d['ios']:>10,} {d['iops']:>12,.0f} {d['bw_gbps']:>9.3f} "
@@ -59,7 +65,7 @@ PARTS = [("host_queue", "host q"), ("fwd_network", "fwd net"), ("target_request_
 def _decomposition_lines(summary: dict) -> list[str]:
     out = ["", "latency decomposition per class (mean µs; the parts add up to the mean):",
            f"  {'':<22}" + "".join(f" {label:>9}" for _, label in PARTS) + f" {'= mean':>9}"]
-    items = sorted(summary["classes"].items(), key=lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")))
+    items = by_priority(summary["classes"])
     for name, d in items:
         for op in ("read", "write"):
             a = d[op]
@@ -133,7 +139,7 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         out.append(head)
         items = summary[key].items()
         if key == "classes":
-            items = sorted(items, key=lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")))
+            items = by_priority(summary[key])
         for name, d in items:
             for op in ("read", "write"):
                 if d[op]["ios"]:

@@ -41,45 +41,45 @@ def flow_name(index: int, workload: dict) -> str:
     return f"Host.IO_Flow.Synth.No_{index}"
 
 
-def flow_stats(name: str, sim_s: float, requests: Optional[dict], workload: str, generated: dict) -> List[str]:
-    """The values of FIELDS for one flow, as MQSim prints them."""
-    ops = np.asarray(requests["op"], dtype=object) if requests else np.zeros(0, dtype=object)
-    mine = (np.asarray(requests["workload"], dtype=object) == workload) if requests else np.zeros(0, dtype=bool)
-    size = np.asarray(requests["size"], dtype=np.int64) if requests else np.zeros(0, dtype=np.int64)
-    arrive, sq, done = (np.asarray(requests[k], dtype=np.int64) if requests else np.zeros(0, dtype=np.int64)
-                        for k in ("t_arrive_ps", "t_dispatch_ps", "t_complete_ps"))
-    reads, writes = mine & (ops == "read"), mine & (ops == "write")
+def flow_stats(name: str, sim_s: float, cols: Optional[dict], mine: np.ndarray, counts: tuple = (0, 0)) -> List[str]:
+    """The values of FIELDS for one flow (``mine``: its rows of ``cols``), as MQSim prints them.
+    Without the requests table only the (read, write) ``counts`` the summary has are known."""
     per_s = lambda n: _double(n / sim_s if sim_s > 0 else 0.0)  # noqa: E731
     us = lambda ps: str(int(ps // 1_000_000))  # noqa: E731
+    if cols is None or not mine.any():
+        n_r, n_w = counts if cols is None else (0, 0)
+        return [name, str(n_r + n_w), str(n_r), str(n_w), per_s(n_r + n_w), per_s(n_r), per_s(n_w), _double(0), _double(0),
+                _double(0), per_s(0), per_s(0), per_s(0), "0", "0", "0", "0", "0", "0"]
+    reads, writes = mine & cols["read"], mine & ~cols["read"]
+    b_r, b_w = int(cols["size"][reads].sum()), int(cols["size"][writes].sum())
+    n_r, n_w = int(reads.sum()), int(writes.sum())
 
     def rt(start: np.ndarray) -> List[str]:
-        if not mine.any():
-            return ["0", "0", "0"]
-        d = done[mine] - start[mine]
+        d = cols["done"][mine] - start[mine]
         return [us(d.mean()), us(d.min()), us(d.max())]
 
-    b_r, b_w = int(size[reads].sum()), int(size[writes].sum())
-    n_r, n_w = generated["read"], generated["write"]
     return [name, str(n_r + n_w), str(n_r), str(n_w), per_s(n_r + n_w), per_s(n_r), per_s(n_w),
             _double(b_r + b_w), _double(b_r), _double(b_w), per_s(b_r + b_w), per_s(b_r), per_s(b_w),
-            *rt(sq), *rt(arrive)]
+            *rt(cols["sq"]), *rt(cols["arrive"])]
 
 
 def results_xml(summary: dict, requests=None) -> str:
     """The results document of one IO_Scenario run (``summary`` and its requests table)."""
     sim_s = summary["sim_time_s"]
-    cols = requests.select(["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"]).to_pydict() if requests is not None else None
+    cols = None
+    if requests is not None:
+        t = requests.select(["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"]).to_pydict()
+        cols = {"workload": np.asarray(t["workload"], dtype=object), "read": np.asarray([o == "read" for o in t["op"]], dtype=bool),
+                "size": np.asarray(t["size"], dtype=np.int64), "arrive": np.asarray(t["t_arrive_ps"], dtype=np.int64),
+                "sq": np.asarray(t["t_dispatch_ps"], dtype=np.int64), "done": np.asarray(t["t_complete_ps"], dtype=np.int64)}
     lines = ['<?xml version="1.0" encoding="us-ascii"?>', "<MQSim_Results>", "\t<Host>"]
     for i, w in enumerate(summary.get("config", {}).get("workload", [])):
-        s = summary["workloads"].get(w["name"])
-        if s is None:
+        if w["name"] not in summary["workloads"]:
             continue
-        generated = {op: s[op]["ios"] for op in ("read", "write")}
-        if cols is not None:
-            ops = [o for wl, o in zip(cols["workload"], cols["op"]) if wl == w["name"]]
-            generated = {"read": ops.count("read"), "write": ops.count("write")}
+        mine = cols["workload"] == w["name"] if cols is not None else np.zeros(0, dtype=bool)
         lines.append("\t\t<Host.IO_Flow>")
-        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, cols, w["name"], generated)):
+        counts = tuple(summary["workloads"][w["name"]][op]["ios"] for op in ("read", "write"))
+        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, cols, mine, counts)):
             lines.append(f"\t\t\t\t <{field}>{value}</{field}>")
         lines.append("\t\t</Host.IO_Flow>")
     lines += ["\t</Host>", "</MQSim_Results>"]

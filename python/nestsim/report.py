@@ -39,12 +39,9 @@ def _img(path: Path) -> str:
 def _ordered(summary: dict, key: str) -> list:
     """Classes in priority order (urgent first), as the terminal summary lists them; other
     tables by name."""
-    from .display import PRIORITY_ORDER
+    from .display import by_priority
 
-    items = list(summary[key].items())
-    if key == "classes":
-        items.sort(key=lambda kv: PRIORITY_ORDER.index(kv[1].get("priority", "best_effort")) if kv[1].get("priority", "best_effort") in PRIORITY_ORDER else len(PRIORITY_ORDER))
-    return items
+    return by_priority(summary[key]) if key == "classes" else list(summary[key].items())
 
 
 def _table(summary: dict, key: str) -> str:
@@ -172,11 +169,13 @@ def _claims_html(doc: dict) -> str:
 def headline(summary: dict) -> str:
     """One line a reader takes in at a glance: each class's p99 (and sample count) in priority
     order, and whatever went wrong (requests still in flight or failed, a broken check)."""
+    from .compare import _us as fmt_us
+
     parts = []
     for name, d in _ordered(summary, "classes"):
         a = d["all"]
         if a["ios"]:
-            parts.append(f"{name} p99 {_us(a['lat_us']['p99'])} (n = {a['ios']:,})")
+            parts.append(f"{name} p99 {fmt_us(a['lat_us']['p99'])} (n = {a['ios']:,})")
     req = summary["requests"]
     tail = []
     if req.get("in_flight"):
@@ -186,10 +185,6 @@ def headline(summary: dict) -> str:
     if summary.get("conservation") != "ok":
         tail.append("conservation check FAILED")
     return " · ".join(parts) + ("; " + ", ".join(tail) if tail else "")
-
-
-def _us(x: float) -> str:
-    return f"{x / 1000:.3g} ms" if x >= 1000 else f"{x:.3g} µs"
 
 
 def _headline_html(summary: dict) -> str:

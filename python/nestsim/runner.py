@@ -207,25 +207,23 @@ OUTPUT_SCHEMA = 1
 COMMAND: Optional[str] = None
 
 
+def _origin(seed: Optional[int], started: float) -> dict:
+    """What every output says of where it came from: NeSt's version and git commit, the seed,
+    the command (from the CLI) and when the run started (UTC)."""
+    return {"nest_version": _native.__version__, "git_commit": _native.__git_commit__, "seed": seed, "command": COMMAND,
+            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))}
+
+
 def provenance(summary: Mapping, scenario: Any, started: float) -> dict:
-    """Where a run's outputs came from: the simulator's version and git commit, the scenario and
-    seed, the command (from the CLI) and when it started (UTC)."""
-    return {
-        "nest_version": _native.__version__,
-        "git_commit": _native.__git_commit__,
-        "scenario": str(Path(scenario).resolve()) if not isinstance(scenario, Mapping) else f"<dict: {summary.get('scenario')}>",
-        "scenario_name": summary.get("scenario"),
-        "seed": summary.get("seed"),
-        "command": COMMAND,
-        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-    }
+    """run.json's provenance: the origin and the scenario."""
+    where = str(Path(scenario).resolve()) if not isinstance(scenario, Mapping) else f"<dict: {summary.get('scenario')}>"
+    return {**_origin(summary.get("seed"), started), "scenario": where, "scenario_name": summary.get("scenario")}
 
 
 def with_provenance(schema: pa.Schema, seed: Optional[int], started: float) -> pa.Schema:
-    """A Parquet table's schema with NeSt's metadata (key ``nestsim``): output schema, version,
-    git commit, command and start time, so a table read on its own still says where it came from."""
-    meta = {"output_schema": OUTPUT_SCHEMA, "nest_version": _native.__version__, "git_commit": _native.__git_commit__,
-            "seed": seed, "command": COMMAND, "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))}
+    """A Parquet table's schema with NeSt's metadata (key ``nestsim``): the output schema and the
+    origin, so a table read on its own still says where it came from."""
+    meta = {"output_schema": OUTPUT_SCHEMA, **_origin(seed, started)}
     return schema.with_metadata({**(schema.metadata or {}), b"nestsim": json.dumps(meta).encode()})
 
 

@@ -220,11 +220,11 @@ def dcqcn_rates(run_dir: Path, th: Throughput) -> List[float]:
 
     ts = timeseries(run_dir)
     lo, hi = 0.0, read_period(th).stop / 1e3
+    targets = {target(j) for j in range(64)}
     acc: Dict[str, List[float]] = {}
     for tm, e, m, v in zip(ts["time_s"], ts["entity"], ts["metric"], ts["value"]):
         if m == "rate_gbps" and lo <= tm < hi and v is not None and e.startswith("flow:nvmeof:h") and ">h" in e:
-            src_host = e.split(":")[2].split(">")[0]
-            if src_host in {target(j) for j in range(64)}:
+            if e.split(":")[2].split(">")[0] in targets:
                 acc.setdefault(e, []).append(v)
     return [sum(v) / len(v) for v in acc.values()]
 

@@ -48,11 +48,11 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     agg, why, flows = {}, {}, {}
     for ratio, (targets, _, _, _) in TABLE4.items():
         key = ratio.replace(":", "to")
-        for mode in ("dcqcn", "src"):
-            th = sc.throughput(out_dir / f"{key}-{mode}", targets)
-            agg[(ratio, mode)] = th.mean("aggregate")
-        flows[ratio] = sc.delivered(th, targets)
-        why[ratio] = sc.why_w_stays(out_dir / f"{key}-src", sc.throughput(out_dir / f"{key}-src", targets), targets, runs[f"{key}-src"], model)
+        th = {mode: sc.throughput(out_dir / f"{key}-{mode}", targets) for mode in ("dcqcn", "src")}
+        for mode, t in th.items():
+            agg[(ratio, mode)] = t.mean("aggregate")
+        flows[ratio] = sc.delivered(th["src"], targets)
+        why[ratio] = sc.why_w_stays(out_dir / f"{key}-src", th["src"], targets, runs[f"{key}-src"], model)
 
     figures.bars(out_dir, "src-table4", {"aggregate throughput (Gb/s)": {
         "paper DCQCN-SRC": {r: v[2] for r, v in TABLE4.items()}, "paper DCQCN-only": {r: v[3] for r, v in TABLE4.items()},

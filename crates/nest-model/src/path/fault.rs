@@ -72,17 +72,18 @@ impl Simulation {
         let host = req.host;
         self.hosts[host.ix()].completed();
         match req.kind {
+            // `fail` lets the host dispatch again.
             Kind::App => self.fail(r),
             Kind::Child => {
                 self.parts.complete(1);
                 self.pool.release(r);
                 self.part_failed(&req);
+                self.try_dispatch(host);
             }
             Kind::Split | Kind::Background | Kind::TargetIo => {
                 unreachable!("faults are refused with host caches and behind NVMe-oF; split requests never reach a device")
             }
         }
-        self.try_dispatch(host);
     }
 
     /// A device part of a split request failed: retried on a live replica (a read), dropped (a

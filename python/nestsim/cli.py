@@ -155,7 +155,7 @@ def cmd_run(a) -> int:
             print(f"\noutputs in {out}/")
         return _checked(summary, out)
     res = run(a.scenario, seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
-              budget=_budget(a))
+              budget=_budget(a), keep_tables=False)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
@@ -184,7 +184,7 @@ def cmd_fio(a) -> int:
     }
     out = Path(a.output) if a.output else Path("out") / f"fio-{job.stem}"
     res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a),
-              origin=str(job))
+              origin=str(job), keep_tables=False)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/ (fio.json: fio's JSON output)")
@@ -212,10 +212,11 @@ def _run_mqsim(a) -> int:
     for i in picked:
         out = base / f"scenario{i}"
         res = run(scenarios[i - 1], seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
-                  origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a))
+                  origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a), keep_tables=False)
         from . import mqsim_results
 
-        xml = mqsim_results.write(out, wl, i, res.summary, res.requests if res.requests.num_columns else None)
+        reqs = out / "requests.parquet"
+        xml = mqsim_results.write(out, wl, i, res.summary, reqs if reqs.exists() else None)
         if not a.quiet:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))
@@ -264,7 +265,7 @@ def cmd_replay(a) -> int:
         "output": {"fio_json": bool(a.fio_json)},
     }
     out = Path(a.output) if a.output else Path("out") / f"replay-{trace.stem}"
-    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a))
+    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a), keep_tables=False)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")

@@ -32,6 +32,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .columns import columns
+
 #: fio's default ``percentile_list``.
 PERCENTILES = [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99]
 #: fio's latency bucket edges per unit (a key counts values below it, from the previous edge).
@@ -197,18 +199,18 @@ def scenario_options(w: dict, host_depth: Optional[int]) -> Dict[str, str]:
     return opts
 
 
+#: The requests table's columns fio.json is computed from (a run read back from disk reads only these).
+REQUEST_COLUMNS = ["workload", "device", "op", "t_arrive_ps", "t_dispatch_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
+                   "t_complete_ps", "in_window"]
+
+
 def _requests_by(requests) -> Dict[Tuple[str, str], dict]:
     """(workload, op) → slat/clat/lat (ns) and dispatch/complete stamps, for in-window requests."""
     if requests is None or requests.num_rows == 0:
         return {}
-    cols = ["workload", "op", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps", "in_window"]
-    t = requests.select(cols).to_pydict()
-    wl = np.asarray(t["workload"], dtype=object)
-    op = np.asarray(t["op"], dtype=object)
-    arrive = np.asarray(t["t_arrive_ps"], dtype=np.int64)
-    dispatch = np.asarray(t["t_dispatch_ps"], dtype=np.int64)
-    complete = np.asarray(t["t_complete_ps"], dtype=np.int64)
-    inw = np.asarray(t["in_window"], dtype=bool)
+    t = columns(requests, ["workload", "op", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps", "in_window"])
+    wl, op, inw = t["workload"], t["op"], t["in_window"].astype(bool)
+    arrive, dispatch, complete = (t[k].astype(np.int64) for k in ("t_arrive_ps", "t_dispatch_ps", "t_complete_ps"))
     out = {}
     for w in set(wl):
         job = wl == w
@@ -238,14 +240,26 @@ def _samples_by(series, window: dict) -> Dict[Tuple[str, str], Tuple[np.ndarray,
     return {k: (np.asarray([b for b, _ in v]) / 1024 / step, np.asarray([c for _, c in v]) / step, step) for k, v in acc.items()}
 
 
+def union_length(start: np.ndarray, end: np.ndarray) -> int:
+    """Length of the union of the intervals [start, end): the time a device had a command in
+    service. Sorted by start, an interval opens a new busy period when it starts after every
+    earlier one ended (the running maximum of the ends)."""
+    if len(start) == 0:
+        return 0
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], np.maximum.accumulate(end[order])
+    opens = np.flatnonzero(s[1:] > e[:-1]) + 1
+    first = np.concatenate(([0], opens))
+    last = np.concatenate((opens - 1, [len(s) - 1]))
+    return int((e[last] - s[first]).sum())
+
+
 def _disk_util(requests, window: dict, devices: List[str]) -> List[dict]:
     if requests is None or requests.num_rows == 0:
         return []
-    t = requests.select(["device", "op", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps", "in_window"]).to_pydict()
-    dev = np.asarray(t["device"], dtype=object)
-    op = np.asarray(t["op"], dtype=object)
-    sq, start, done = (np.asarray(t[k], dtype=np.int64) for k in ("t_sq_ps", "t_dev_start_ps", "t_dev_done_ps"))
-    inw = np.asarray(t["in_window"], dtype=bool)
+    t = columns(requests, ["device", "op", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps", "in_window"])
+    dev, op, inw = t["device"], t["op"], t["in_window"].astype(bool)
+    sq, start, done = (t[k].astype(np.int64) for k in ("t_sq_ps", "t_dev_start_ps", "t_dev_done_ps"))
     span_ps = max(1.0, (window["end_s"] - window["start_s"]) * 1e12) if window.get("end_s") is not None else max(1.0, float(done.max() - start.min()))
     out = []
     for d in devices:
@@ -254,17 +268,7 @@ def _disk_util(requests, window: dict, devices: List[str]) -> List[dict]:
             continue
         service = (done[m] - start[m]) / 1e9  # ms
         reads = op[m] == "read"
-        # Busy time: the union of [start, done) over the device's commands.
-        order = np.argsort(start[m], kind="stable")
-        s, e = start[m][order], done[m][order]
-        busy, cur_s, cur_e = 0, int(s[0]), int(e[0])
-        for a, b in zip(s[1:], e[1:]):
-            if a > cur_e:
-                busy += cur_e - cur_s
-                cur_s, cur_e = int(a), int(b)
-            else:
-                cur_e = max(cur_e, int(b))
-        busy += cur_e - cur_s
+        busy = union_length(start[m], done[m])
         out.append({"name": d, "read_ios": int(reads.sum()), "write_ios": int((~reads).sum()), "read_merges": 0, "write_merges": 0,
                     "read_ticks": int(round(service[reads].sum())), "write_ticks": int(round(service[~reads].sum())),
                     "in_queue": int(round(((done[m] - sq[m]) / 1e9).sum())), "util": round(min(100.0, 100.0 * busy / span_ps), 6)})

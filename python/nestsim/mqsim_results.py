@@ -23,6 +23,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from .columns import columns
+
 FIELDS = ["Name", "Request_Count", "Read_Request_Count", "Write_Request_Count", "IOPS", "IOPS_Read", "IOPS_Write",
           "Bytes_Transferred", "Bytes_Transferred_Read", "Bytes_Transferred_Write", "Bandwidth", "Bandwidth_Read",
           "Bandwidth_Write", "Device_Response_Time", "Min_Device_Response_Time", "Max_Device_Response_Time",
@@ -64,14 +66,15 @@ def flow_stats(name: str, sim_s: float, cols: Optional[dict], mine: np.ndarray, 
 
 
 def results_xml(summary: dict, requests=None) -> str:
-    """The results document of one IO_Scenario run (``summary`` and its requests table)."""
+    """The results document of one IO_Scenario run (``summary`` and its requests table, or the
+    path of its requests.parquet)."""
     sim_s = summary["sim_time_s"]
     cols = None
     if requests is not None:
-        t = requests.select(["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"]).to_pydict()
-        cols = {"workload": np.asarray(t["workload"], dtype=object), "read": np.asarray([o == "read" for o in t["op"]], dtype=bool),
-                "size": np.asarray(t["size"], dtype=np.int64), "arrive": np.asarray(t["t_arrive_ps"], dtype=np.int64),
-                "sq": np.asarray(t["t_dispatch_ps"], dtype=np.int64), "done": np.asarray(t["t_complete_ps"], dtype=np.int64)}
+        t = columns(requests, ["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"])
+        cols = {"workload": t["workload"], "read": t["op"] == "read", "size": t["size"].astype(np.int64),
+                "arrive": t["t_arrive_ps"].astype(np.int64), "sq": t["t_dispatch_ps"].astype(np.int64),
+                "done": t["t_complete_ps"].astype(np.int64)}
     lines = ['<?xml version="1.0" encoding="us-ascii"?>', "<MQSim_Results>", "\t<Host>"]
     for i, w in enumerate(summary.get("config", {}).get("workload", [])):
         if w["name"] not in summary["workloads"]:

@@ -6,19 +6,23 @@
 //! Keys are u64 with the block index in the low 32 bits where ties are possible, so the top is
 //! the lowest-numbered block among equals — the block the scan used to pick.
 
-const NONE: u32 = u32::MAX;
+use crate::lazy_vec::LazyVec;
+
+/// `pos` of a block not in its heap (places are stored plus one).
+const NONE: u32 = 0;
 
 #[derive(Debug, Clone)]
 pub struct BlockHeap {
     /// One heap of block ids per plane.
     heaps: Vec<Vec<u32>>,
-    /// Each block's place in its plane's heap (NONE when not in it).
-    pos: Vec<u32>,
+    /// Each block's place in its plane's heap plus one (NONE when not in it); created as blocks
+    /// fill, so an idle drive's index holds nothing.
+    pos: LazyVec<u32>,
 }
 
 impl BlockHeap {
     pub fn new(planes: usize, blocks: usize) -> Self {
-        BlockHeap { heaps: vec![Vec::new(); planes], pos: vec![NONE; blocks] }
+        BlockHeap { heaps: vec![Vec::new(); planes], pos: LazyVec::new(blocks, NONE) }
     }
 
     /// The block with the smallest key on `plane`.
@@ -30,7 +34,7 @@ impl BlockHeap {
     /// Whether `block` is in the index (an index built for no blocks holds none).
     #[inline]
     pub fn contains(&self, block: u32) -> bool {
-        self.pos.get(block as usize).is_some_and(|&p| p != NONE)
+        (block as usize) < self.pos.len() && self.pos[block as usize] != NONE
     }
 
     pub fn insert(&mut self, plane: u32, block: u32, key: impl Fn(u32) -> u64) {
@@ -38,7 +42,7 @@ impl BlockHeap {
         let h = &mut self.heaps[plane as usize];
         h.push(block);
         let i = h.len() - 1;
-        self.pos[block as usize] = i as u32;
+        self.pos[block as usize] = i as u32 + 1;
         self.sift_up(plane, i, &key);
     }
 
@@ -46,13 +50,13 @@ impl BlockHeap {
         if !self.contains(block) {
             return;
         }
-        let i = self.pos[block as usize];
+        let i = self.pos[block as usize] - 1;
         let h = &mut self.heaps[plane as usize];
         let last = h.pop().expect("a block in the heap");
         self.pos[block as usize] = NONE;
         if last != block {
             h[i as usize] = last;
-            self.pos[last as usize] = i;
+            self.pos[last as usize] = i + 1;
             self.fix(plane, i as usize, &key);
         }
     }
@@ -61,7 +65,7 @@ impl BlockHeap {
     #[inline]
     pub fn update(&mut self, plane: u32, block: u32, key: impl Fn(u32) -> u64) {
         if self.contains(block) {
-            let i = self.pos[block as usize];
+            let i = self.pos[block as usize] - 1;
             self.fix(plane, i as usize, &key);
         }
     }
@@ -81,11 +85,11 @@ impl BlockHeap {
                 break;
             }
             h[i] = h[parent];
-            self.pos[h[i] as usize] = i as u32;
+            self.pos[h[i] as usize] = i as u32 + 1;
             i = parent;
         }
         h[i] = b;
-        self.pos[b as usize] = i as u32;
+        self.pos[b as usize] = i as u32 + 1;
         i
     }
 
@@ -105,11 +109,11 @@ impl BlockHeap {
                 break;
             }
             h[i] = h[c];
-            self.pos[h[i] as usize] = i as u32;
+            self.pos[h[i] as usize] = i as u32 + 1;
             i = c;
         }
         h[i] = b;
-        self.pos[b as usize] = i as u32;
+        self.pos[b as usize] = i as u32 + 1;
     }
 }
 

@@ -29,7 +29,11 @@ pub struct DataCache {
     pub class: Vec<u8>,
     /// LPA → slot + 1 (sparse: a random workload would otherwise fault in the whole table).
     index: SparseTable,
+    /// Slots freed since they were first used (taken last in, first out).
     free: Vec<u32>,
+    /// Slots `fresh..slots` have never been used; they go after `free`'s, lowest first. (A list
+    /// of every slot up front cost 4 B per slot before the drive served anything.)
+    fresh: u32,
     clean: LruList,
     dirty: LruList,
     pub flushing: u32,
@@ -60,7 +64,8 @@ impl DataCache {
             state: vec![Slot::Free; n],
             class: vec![0; n],
             index: SparseTable::new(logical_pages as usize),
-            free: (0..slots).rev().collect(),
+            free: Vec::new(),
+            fresh: 0,
             clean: LruList::new(n),
             dirty: LruList::new(n),
             flushing: 0,
@@ -88,7 +93,7 @@ impl DataCache {
     /// Slots a write could take now without waiting for a flush.
     #[inline]
     pub fn available(&self) -> u32 {
-        self.free.len() as u32 + self.clean.len()
+        self.free.len() as u32 + (self.slots - self.fresh) + self.clean.len()
     }
 
     pub fn dirty_slots(&self) -> u32 {
@@ -98,6 +103,10 @@ impl DataCache {
     fn take_slot(&mut self) -> Option<u32> {
         if let Some(s) = self.free.pop() {
             return Some(s);
+        }
+        if self.fresh < self.slots {
+            self.fresh += 1;
+            return Some(self.fresh - 1);
         }
         let s = self.clean.pop_lru()?;
         self.index.set(self.lpa[s as usize] as usize, 0);

@@ -7,9 +7,20 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::ops::Range;
 
 #[derive(Debug, Clone)]
-pub enum FreeList {
+pub struct FreeList {
+    /// Blocks never used yet, in order: they arrived first and have never been erased, so they
+    /// go before every block in `used` in both orders. Kept as a range, they cost nothing until
+    /// taken — a drive that serves little keeps most of its blocks here (item 4 of issue 24: an
+    /// idle drive's memory does not grow with its geometry).
+    fresh: Range<u32>,
+    used: Used,
+}
+
+#[derive(Debug, Clone)]
+enum Used {
     /// Oldest first.
     Fifo(VecDeque<u32>),
     /// Least erased first, then oldest: (erases, arrival, block). A free block's erase count
@@ -19,19 +30,17 @@ pub enum FreeList {
 
 impl FreeList {
     /// `blocks`, in order, all with `erases` 0.
-    pub fn new(blocks: impl Iterator<Item = u32>, dynamic_wl: bool) -> Self {
-        let mut l = if dynamic_wl { FreeList::ByWear { heap: BinaryHeap::new(), arrivals: 0 } } else { FreeList::Fifo(VecDeque::new()) };
-        for b in blocks {
-            l.push(b, 0);
-        }
-        l
+    pub fn new(blocks: Range<u32>, dynamic_wl: bool) -> Self {
+        let used = if dynamic_wl { Used::ByWear { heap: BinaryHeap::new(), arrivals: 0 } } else { Used::Fifo(VecDeque::new()) };
+        FreeList { fresh: blocks, used }
     }
 
     pub fn len(&self) -> usize {
-        match self {
-            FreeList::Fifo(q) => q.len(),
-            FreeList::ByWear { heap, .. } => heap.len(),
-        }
+        self.fresh.len()
+            + match &self.used {
+                Used::Fifo(q) => q.len(),
+                Used::ByWear { heap, .. } => heap.len(),
+            }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -40,9 +49,9 @@ impl FreeList {
 
     /// A block arrives (just erased, `erases` times in all).
     pub fn push(&mut self, block: u32, erases: u32) {
-        match self {
-            FreeList::Fifo(q) => q.push_back(block),
-            FreeList::ByWear { heap, arrivals } => {
+        match &mut self.used {
+            Used::Fifo(q) => q.push_back(block),
+            Used::ByWear { heap, arrivals } => {
                 heap.push(Reverse((erases, *arrivals, block)));
                 *arrivals += 1;
             }
@@ -51,10 +60,11 @@ impl FreeList {
 
     /// The next block to use.
     pub fn take(&mut self) -> Option<u32> {
-        match self {
-            FreeList::Fifo(q) => q.pop_front(),
-            FreeList::ByWear { heap, .. } => heap.pop().map(|Reverse((_, _, b))| b),
-        }
+        // A fresh block is the oldest arrival with the fewest erases (0): first in both orders.
+        self.fresh.next().or_else(|| match &mut self.used {
+            Used::Fifo(q) => q.pop_front(),
+            Used::ByWear { heap, .. } => heap.pop().map(|Reverse((_, _, b))| b),
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 //! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
 
 use crate::block_heap::BlockHeap;
+use crate::lazy_vec::LazyVec;
 use crate::free_list::FreeList;
 use crate::sparse::SparseTable;
 use crate::geometry::Layout;
@@ -30,6 +31,11 @@ pub struct Block {
     pub state: BlockState,
     /// Order in which the block was filled (FIFO victim policy).
     pub closed_at: u64,
+}
+
+impl Block {
+    /// A free, never-erased block.
+    pub const FREE: Block = Block { valid: 0, written: 0, erases: 0, state: BlockState::Free, closed_at: 0 };
 }
 
 #[derive(Debug)]
@@ -64,7 +70,8 @@ pub struct Ftl {
     map: SparseTable,
     /// PPA → LPA + 1.
     rmap: Vec<u32>,
-    pub blocks: Vec<Block>,
+    /// Created as blocks are first used (an idle drive holds none).
+    pub blocks: LazyVec<Block>,
     pub planes: Vec<PlaneBlocks>,
     /// Full blocks by victim key (valid pages, then index): the greedy choice, and the fallback
     /// of the sampling policies. Unused (empty) under FIFO, which scans.
@@ -84,13 +91,13 @@ pub struct Ftl {
 
 /// GC's order of full blocks: fewest valid pages first, then the lowest index (as a scan finds).
 #[inline]
-fn valid_key(blocks: &[Block], b: u32) -> u64 {
+fn valid_key(blocks: &LazyVec<Block>, b: u32) -> u64 {
     (blocks[b as usize].valid as u64) << 32 | b as u64
 }
 
 /// Static wear levelling's order of full blocks: fewest erases first, then the lowest index.
 #[inline]
-fn erases_key(blocks: &[Block], b: u32) -> u64 {
+fn erases_key(blocks: &LazyVec<Block>, b: u32) -> u64 {
     (blocks[b as usize].erases as u64) << 32 | b as u64
 }
 
@@ -104,7 +111,7 @@ impl Ftl {
         let bpp = layout.blocks_per_plane;
         let nblocks = planes * bpp as usize;
         let npages = nblocks * layout.pages_per_block as usize;
-        let blocks = vec![Block { valid: 0, written: 0, erases: 0, state: BlockState::Free, closed_at: 0 }; nblocks];
+        let blocks = LazyVec::new(nblocks, Block::FREE);
         let planes_v = (0..planes as u32)
             .map(|p| PlaneBlocks { free: FreeList::new(p * bpp..(p + 1) * bpp, ftl.dynamic_wl), user_front: None, gc_front: None, gc_active: false })
             .collect();

@@ -17,7 +17,10 @@ pub struct LruList {
 
 impl LruList {
     pub fn new(n: usize) -> Self {
-        LruList { prev: vec![NONE; n], next: vec![NONE; n], head: NONE, tail: NONE, len: 0, member: vec![false; n] }
+        // A member's links are written when it joins (`touch`) and read only while it is one, so
+        // they start as zeroes: allocated zeroed, the lists of an idle drive's cache slots stay
+        // untouched pages.
+        LruList { prev: vec![0; n], next: vec![0; n], head: NONE, tail: NONE, len: 0, member: vec![false; n] }
     }
 
     pub fn len(&self) -> u32 {

@@ -420,6 +420,26 @@ impl SsdParams {
         let cmt_units = self.ftl.cmt_bytes.map_or(0, |b| (b / self.model.cmt_entry_bytes.clamp(1, g.page_size) as u64).min(u32::MAX as u64 / 2));
         physical * 4 + blocks * block_bytes + logical * 4 + logical / 8 + self.cache_slots() as u64 * 32 + translation_pages * 6 + cmt_units * 16
     }
+    /// What the drive holds before it is written, when it is not preconditioned (then
+    /// [`memory_bytes`](Self::memory_bytes): preconditioning fills the tables). Blocks, the free
+    /// lists, the GC indexes' places and the maps' chunks are created as pages are written, so an
+    /// idle drive costs its cache's and CMT's arrays, the chunk directories (8 B per 64 Ki
+    /// logical pages per map; 24 B per 128 blocks for the block records and each GC index) and
+    /// its translation pages' entries. What the workloads write later is watched by the run's
+    /// memory budget.
+    pub fn memory_bytes_at_start(&self) -> u64 {
+        if self.precondition.is_some() {
+            return self.memory_bytes();
+        }
+        let g = &self.geometry;
+        let blocks = g.planes() as u64 * g.blocks_per_plane as u64;
+        let logical = self.logical_pages();
+        let translation_pages = logical.div_ceil((g.page_size / self.model.map_entry_bytes.max(1)).max(1) as u64);
+        let cmt_units = self.ftl.cmt_bytes.map_or(0, |b| (b / self.model.cmt_entry_bytes.clamp(1, g.page_size) as u64).min(u32::MAX as u64 / 2));
+        let maps = if self.cache.mode == CacheMode::Off { 1 } else { 2 };
+        maps * logical.div_ceil(128 * 512) * 8 + 3 * blocks.div_ceil(128) * 24 + self.cache_slots() as u64 * 32
+            + translation_pages * 6 + cmt_units * 16
+    }
     pub fn cache_slots(&self) -> u32 {
         if self.cache.mode == CacheMode::Off {
             0

@@ -271,9 +271,11 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     }
     let ok = ok && {
         let g = &p.geometry;
-        let what = format!("the drive's FTL, cache and mapping tables ({} physical pages, {} cache slots)", g.planes() as u64 * g.blocks_per_plane as u64 * g.pages_per_block as u64, p.cache_slots());
-        let part = if p.cache_slots() as u64 * 64 > p.memory_bytes() { "cache" } else { "geometry" };
-        cx.memory(&format!("{key}.{part}"), p.memory_bytes(), what)
+        let what = format!("the drive's FTL, cache and mapping tables ({} physical pages, {} cache slots{})", g.planes() as u64 * g.blocks_per_plane as u64 * g.pages_per_block as u64, p.cache_slots(),
+                           if p.precondition.is_some() { ", preconditioned" } else { "" });
+        let need = p.memory_bytes_at_start();
+        let part = if p.cache_slots() as u64 * 64 > need { "cache" } else { "geometry" };
+        cx.memory(&format!("{key}.{part}"), need, what)
     };
     ok.then_some(SsdPlan { params: p, nvme })
 }

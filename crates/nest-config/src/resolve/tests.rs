@@ -284,19 +284,28 @@ fn requests_larger_than_the_range_are_refused() {
 }
 
 /// A drive whose tables would not fit in the memory limit is refused before it is built, at
-/// the key that sizes it.
+/// the key that sizes it. A drive that is not preconditioned is charged what it holds before
+/// it is written (its tables grow with the pages written, watched by the run's budget); a
+/// preconditioned one what preconditioning fills.
 #[test]
 fn the_memory_limit_refuses_a_drive_too_large() {
     let text = GOOD.replace("kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }", "kind = \"ssd\"\npreset = \"mlc\"");
     let mut l = load_str(&text, "s.toml", PathBuf::from("."), &[], None).unwrap();
-    let need = match &resolve(&l, &text).unwrap().devices[0].kind {
-        crate::resolve::DeviceKindPlan::Ssd(p) => p.params.memory_bytes(),
+    let (need, full) = match &resolve(&l, &text).unwrap().devices[0].kind {
+        crate::resolve::DeviceKindPlan::Ssd(p) => (p.params.memory_bytes_at_start(), p.params.memory_bytes()),
         _ => unreachable!(),
     };
-    assert!(need > 1 << 20, "an MLC drive's tables take {need} B");
+    assert!(need > 1 << 16, "an idle MLC drive's tables take {need} B");
+    assert!(need * 100 < full, "idle {need} B vs written {full} B");
     l.memory_limit = Some(need - 1);
     let e = resolve(&l, &text).unwrap_err().to_string();
     assert!(e.contains("device[0].geometry") && e.contains("over the memory limit"), "{e}");
     l.memory_limit = Some(need);
     resolve(&l, &text).unwrap();
+    // Preconditioned, the same drive is charged its written tables.
+    let pre = text.replace("preset = \"mlc\"", "preset = \"mlc\"\nprecondition = { occupancy = 0.5 }");
+    let mut l = load_str(&pre, "s.toml", PathBuf::from("."), &[], None).unwrap();
+    l.memory_limit = Some(full - 1);
+    let e = resolve(&l, &pre).unwrap_err().to_string();
+    assert!(e.contains("device[0].geometry") && e.contains("preconditioned"), "{e}");
 }

@@ -1,0 +1,126 @@
+"""What users run, measured as they run it: each case is one `nestsim` command in a child
+process, with its outputs on. Prints CPU seconds (user + system of the child: the machine is
+shared, wall time is noisy), the rate per CPU second, peak RSS, and each figure beside the last
+recorded run (`benches/recorded.json`).
+
+    python benches/pipeline.py              # measure, compare with the recorded run
+    python benches/pipeline.py --record     # ... and record this run as the new baseline
+    python benches/pipeline.py --only ssd   # the cases whose name starts so
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RECORDED = HERE / "recorded.json"
+
+
+def msr_trace(path: Path, n: int) -> None:
+    """A synthetic MSR-Cambridge trace of `n` records (deterministic): 4–64 KiB, 70 % reads,
+    one record every 5 µs on average (200 K IOPS offered, a pace the stock drive keeps up with)."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    t = 128166385295514663 + np.cumsum(rng.exponential(50.0, n)).astype(np.int64)  # 100 ns ticks
+    kind = np.where(rng.random(n) < 0.7, "Read", "Write")
+    off = rng.integers(0, 1 << 24, n) * 4096
+    size = 4096 * rng.integers(1, 17, n)
+    with open(path, "w") as f:
+        for a, k, o, s in zip(t.tolist(), kind.tolist(), off.tolist(), size.tolist()):
+            f.write(f"{a},hm,0,{k},{o},{s},100\n")
+
+
+def cases(tmp: Path):
+    """(name, argv after `nestsim`, what to count: 'ios' or 'packets')."""
+    ssd = str(HERE / "ssd-rand4k.toml")
+    trace = tmp / "msr-1m.csv"
+    yield ("ssd-rand4k-qd64-1M", ["run", ssd], "ios")
+    yield ("ssd-rand4k-qd64-1M-no-requests", ["run", ssd, "--set", "output.requests=false"], "ios")
+    # Written by a child process: a parent grown by building it would pass its size on to every
+    # child's peak RSS (a forked child counts its parent's pages until it executes).
+    make = [sys.executable, str(Path(__file__).resolve()), "--make-trace", str(trace), "1000000"]
+    yield ("replay-msr-1M-ideal", lambda: subprocess.run(make, check=True) and
+           ["replay", str(trace), "--format", "msr", "--device", "ideal:servers=64,read=20us,write=20us"], "ios")
+    shared = Path(os.environ.get("NEST_SHARED", ROOT.parent / "shared"))
+    ref = shared / "mqsim" / "reference" / "rand4k-r70w30-qd64" / "workload.xml"
+    if ref.exists():
+        # The same run as MQSim's files, the way the issue measured it (MQSim's results file too).
+        yield ("mqsim-rand4k-qd64-1M", ["run", "--mqsim", str(shared / "mqsim" / "ssdconfig.xml"), str(ref)], "ios")
+    dumbbell = str(ROOT / "examples" / "dctcp-dumbbell.toml")
+    yield ("dctcp-dumbbell-0.5s", ["run", dumbbell], "packets")
+    yield ("dctcp-dumbbell-0.5s-1us-series", ["run", dumbbell, "--set", "run.interval=1us"], "packets")
+
+
+def measure(argv, out: Path) -> dict:
+    """Runs `nestsim ARGV -o OUT -q` and returns its CPU seconds, peak RSS and summary."""
+    cmd = [sys.executable, "-m", "nestsim", *argv, "-o", str(out), "-q"]
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode() if p.stderr else ""
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {p.returncode}:\n{err[-2000:]}")
+    found = sorted(out.rglob("summary.json"))  # `--mqsim` writes scenario1/summary.json
+    return {"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": wall, "peak_rss_mb": ru.ru_maxrss / 1024,
+            "summary": json.loads(found[0].read_text())}
+
+
+def count(summary: dict, what: str) -> float:
+    if what == "ios":
+        return summary["requests"]["completed"]
+    return summary["network"]["packets"]["delivered"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--record", action="store_true", help="record this run in benches/recorded.json")
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--make-trace", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.make_trace:
+        msr_trace(Path(a.make_trace[0]), int(a.make_trace[1]))
+        return 0
+    before = json.loads(RECORDED.read_text()) if RECORDED.exists() else {}
+    prev = before.get("cases", {})
+    now = {}
+    print(f"== whole pipeline through the CLI, outputs on (vs recorded {before.get('date', 'never')}) ==")
+    print(f"{'case':<34} {'CPU-s':>7} {'rate / CPU-s':>16} {'peak RSS':>9}   {'vs recorded (CPU-s, RSS)':>24}")
+    with tempfile.TemporaryDirectory() as d:
+        for name, argv, what in cases(Path(d)):
+            if a.only is not None and not any(name.startswith(o) for o in a.only):
+                continue
+            if callable(argv):
+                argv = argv()
+            m = measure(argv, Path(d) / name)
+            n = count(m["summary"], what)
+            rate = n / m["cpu_s"]
+            now[name] = {"cpu_s": round(m["cpu_s"], 3), "rate_per_cpu_s": round(rate), "unit": what, "count": n,
+                         "peak_rss_mb": round(m["peak_rss_mb"], 1)}
+            old = prev.get(name)
+            vs = (f"{old['cpu_s'] / m['cpu_s']:5.2f}x faster, RSS {m['peak_rss_mb'] / old['peak_rss_mb']:4.2f}x"
+                  if old else "(not recorded)")
+            unit = "I/Os" if what == "ios" else "pkts"
+            print(f"{name:<34} {m['cpu_s']:7.2f} {rate / 1e6:9.3f} M {unit} {m['peak_rss_mb']:7.0f} MB   {vs:>24}", flush=True)
+    if a.record:
+        cases_all = {**prev, **now}
+        RECORDED.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
+                                        f"{os.cpu_count()} CPUs, {platform.python_version()}", "cases": cases_all},
+                                       indent=1, sort_keys=True) + "\n")
+        print(f"recorded in {RECORDED.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+//! A vector whose elements are created in small chunks on first write: reading an element of a
+//! chunk never written returns the fill value without creating it.
+//!
+//! The FTL's per-block records and the GC indexes' places were vectors filled in at set-up —
+//! 32 B + 8 B per block, 10 MiB for MQSim's stock geometry before the drive served anything,
+//! most of an idle drive's memory in a run with thousands of drives (issue 24, item 4). Blocks
+//! are taken in order within each plane, so a drive that has written a little has touched the
+//! first chunk of each plane's range.
+
+use std::ops::{Index, IndexMut};
+
+/// Elements per chunk (4 KiB of block records: a drive that has written one block per plane
+/// holds one chunk per plane).
+const CHUNK_BITS: u32 = 7;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+#[derive(Debug, Clone)]
+pub struct LazyVec<T: Copy> {
+    /// Chunk `i` holds elements `i·CHUNK ..`; empty until one of them is written.
+    chunks: Vec<Vec<T>>,
+    len: usize,
+    fill: T,
+}
+
+impl<T: Copy> LazyVec<T> {
+    /// `n` elements, each `fill`.
+    pub fn new(n: usize, fill: T) -> Self {
+        LazyVec { chunks: vec![Vec::new(); n.div_ceil(CHUNK)], len: n, fill }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every element in order (an unwritten chunk's as the fill value).
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        (0..self.len).map(move |i| &self[i])
+    }
+
+    /// Chunks created so far (for tests of what an idle structure holds).
+    pub fn chunks_created(&self) -> usize {
+        self.chunks.iter().filter(|c| !c.is_empty()).count()
+    }
+}
+
+impl<T: Copy> Index<usize> for LazyVec<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        assert!(i < self.len, "index {i} out of range ({})", self.len);
+        self.chunks[i >> CHUNK_BITS].get(i & (CHUNK - 1)).unwrap_or(&self.fill)
+    }
+}
+
+impl<T: Copy> IndexMut<usize> for LazyVec<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        assert!(i < self.len, "index {i} out of range ({})", self.len);
+        let chunk = &mut self.chunks[i >> CHUNK_BITS];
+        if chunk.is_empty() {
+            *chunk = vec![self.fill; CHUNK];
+        }
+        &mut chunk[i & (CHUNK - 1)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwritten_elements_read_the_fill_and_take_no_chunk() {
+        let mut t = LazyVec::new(1000, 5u32);
+        assert_eq!(t.len(), 1000);
+        assert!(t.iter().all(|&x| x == 5));
+        assert_eq!(t.chunks_created(), 0);
+        t[999] = 3;
+        t[130] = 7;
+        assert_eq!((t[999], t[130], t[131], t[0]), (3, 7, 5, 5));
+        // Only the chunks of elements 130 and 999 exist.
+        assert_eq!(t.chunks_created(), 2);
+        assert_eq!(t.iter().filter(|&&x| x != 5).count(), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "index 1000 out of range (1000)")]
+    fn an_index_past_the_end_panics_like_a_vector() {
+        let t = LazyVec::new(1000, 0u8);
+        let _ = &t[1000];
+    }
+}

@@ -1,0 +1,85 @@
+"""Outputs written as the run goes (issue 24): the tables on disk are the ones kept in memory,
+gathered into row groups; the time series is dictionary-encoded; the helpers that read columns
+without a Python object per cell agree with `to_pydict`."""
+
+import numpy as np
+import pyarrow.parquet as pq
+import tomllib
+from conftest import SMALL
+
+import nestsim
+from nestsim import runner
+from nestsim.columns import columns
+from nestsim.fio_json import union_length
+
+
+def _run(tmp_path, monkeypatch, keep):
+    # Short steps and small row groups, so the run drains many chunks and writes several groups.
+    monkeypatch.setattr(runner, "CHUNK_EVENTS", 2_000)
+    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 1_000)
+    sc = tomllib.loads(SMALL)
+    sc["run"]["interval"] = "20us"
+    return nestsim.run(sc, out_dir=tmp_path, keep_tables=keep, progress=False)
+
+
+def test_tables_on_disk_equal_the_tables_kept_in_memory(tmp_path, monkeypatch):
+    res = _run(tmp_path / "kept", monkeypatch, keep=True)
+    for name, kept in (("requests", res._requests), ("timeseries", res._timeseries)):
+        f = pq.ParquetFile(tmp_path / "kept" / f"{name}.parquet")
+        on_disk = f.read()
+        assert on_disk.num_rows == kept.num_rows > 1_000
+        assert f.metadata.num_row_groups >= 2, name
+        assert on_disk.to_pydict() == kept.to_pydict(), name
+        assert b"nestsim" in f.schema_arrow.metadata
+    assert res.requests.num_rows == res.summary["requests"]["completed"]
+
+
+def test_a_run_that_keeps_nothing_still_writes_everything_and_reads_it_back(tmp_path, monkeypatch):
+    kept = _run(tmp_path / "kept", monkeypatch, keep=True)
+    res = _run(tmp_path / "lean", monkeypatch, keep=False)
+    assert res._requests is None and res._timeseries is None
+    # The lazy properties read the files back: the same rows as the run that kept them.
+    assert res.requests.to_pydict() == kept.requests.to_pydict()
+    assert res.timeseries.to_pydict() == kept.timeseries.to_pydict()
+    assert not list((tmp_path / "lean").glob("*.partial"))
+
+
+def test_time_series_names_are_dictionary_encoded_and_sums_stay_sums(tmp_path):
+    res = nestsim.run(tomllib.loads(SMALL), out_dir=tmp_path, progress=False)
+    ts = res.timeseries
+    assert str(ts.schema.field("entity").type).startswith("dictionary")
+    t = ts.to_pydict()
+    for m, v, s, c in zip(t["metric"], t["value"], t["sum"], t["count"]):
+        assert v == (s if m.endswith("_bytes") else s / max(c, 1))
+    assert any(e.startswith("workload:") for e in t["entity"])
+
+
+def test_an_empty_time_series_still_gets_its_file(tmp_path):
+    sc = tomllib.loads(SMALL)
+    sc["run"]["duration"] = "1ns"
+    sc["run"]["warmup"] = "0ns"
+    nestsim.run(sc, out_dir=tmp_path, progress=False, keep_tables=False)
+    assert (tmp_path / "timeseries.parquet").exists()
+
+
+def test_columns_agree_with_to_pydict(tmp_path):
+    res = nestsim.run(tomllib.loads(SMALL), out_dir=tmp_path, progress=False)
+    names = ["workload", "op", "size", "t_arrive_ps", "in_window", "latency_us"]
+    want = res.requests.select(names).to_pydict()
+    for source in (res.requests, tmp_path / "requests.parquet"):
+        got = columns(source, names)
+        for n in names:
+            assert list(got[n]) == want[n], n
+
+
+def test_union_length_is_the_busy_time_a_scan_finds():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        start = rng.integers(0, 1000, n)
+        end = start + rng.integers(0, 100, n)
+        busy = set()
+        for s, e in zip(start, end):
+            busy.update(range(int(s), int(e)))
+        assert union_length(start, end) == len(busy)
+    assert union_length(np.array([], dtype=np.int64), np.array([], dtype=np.int64)) == 0

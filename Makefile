@@ -16,7 +16,7 @@ SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Car
 help:
 	@echo "make demo   - set up, run the default scenario, print a summary, write a report"
 	@echo "make test   - set up and run every test (cargo + pytest)"
-	@echo "make bench  - engine and replay benchmarks (figures go in BENCHMARKS.md)"
+	@echo "make bench  - engine, replay and whole-pipeline benchmarks (figures go in BENCHMARKS.md)"
 
 $(STAMPS)/venv: Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (NeSt needs Python >= 3.9)"; exit 1; }
@@ -73,6 +73,7 @@ endif
 bench: $(STAMPS)/build
 	cargo run --release --quiet -p nest-bench
 	$(PY) benches/replay.py
+	$(PY) benches/pipeline.py
 
 clean:
 	rm -rf $(STAMPS) $(VENV) target out

@@ -139,3 +139,22 @@ def test_a_claim_that_also_holds_with_its_mechanism_off_is_not_counted_as_held(t
     text = render_claims(doc)
     assert "mechanism off (DCTCP): does not hold, as it should" in text
     assert "mechanism off (no QoS): also holds" in text
+
+
+def test_an_experiment_counts_its_finished_runs_on_a_terminal(monkeypatch, capsys):
+    import sys
+
+    from nestsim.experiments import framework
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    done = framework._RunsDone(3, 2)
+    done.one("a")
+    done.one("b")
+    done.close()
+    err = capsys.readouterr().err
+    assert "1/3 runs done on 2 worker(s)" in err and "2/3 runs done" in err and "(last: b)" in err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    quiet = framework._RunsDone(3, 2)
+    quiet.one("a")
+    quiet.close()
+    assert capsys.readouterr().err == ""

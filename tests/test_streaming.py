@@ -83,3 +83,18 @@ def test_union_length_is_the_busy_time_a_scan_finds():
             busy.update(range(int(s), int(e)))
         assert union_length(start, end) == len(busy)
     assert union_length(np.array([], dtype=np.int64), np.array([], dtype=np.int64)) == 0
+
+
+def test_the_pipeline_benchmark_runs_a_case_and_compares_it_with_the_recorded_run():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, str(root / "benches" / "pipeline.py"), "--only", "dctcp-dumbbell-0.5s"],
+                       cwd=root, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("dctcp-dumbbell-0.5s "))
+    assert "M pkts" in line and "x faster" in line, p.stdout
+    # Only the cases asked for (by name prefix) ran.
+    assert "ssd-rand4k" not in p.stdout and "replay-msr" not in p.stdout

@@ -62,17 +62,7 @@ fn rw_json(acc: &[OpAcc; 2], seconds: f64) -> Map<String, Value> {
     m.insert("read".into(), op_json(&acc[0], seconds));
     m.insert("write".into(), op_json(&acc[1], seconds));
     let mut all = acc[0].clone();
-    all.ios += acc[1].ios;
-    all.bytes += acc[1].bytes;
-    all.latency.merge(&acc[1].latency);
-    all.host_wait.merge(&acc[1].host_wait);
-    all.device_time.merge(&acc[1].device_time);
-    all.device_queue.merge(&acc[1].device_queue);
-    all.service.merge(&acc[1].service);
-    for (a, b) in all.parts_ps.iter_mut().zip(&acc[1].parts_ps) {
-        *a += b;
-    }
-    all.ssd.merge(&acc[1].ssd);
+    all.merge(&acc[1]);
     m.insert("all".into(), op_json(&all, seconds));
     m
 }
@@ -282,12 +272,13 @@ impl Simulation {
             }
         }
         let secs = self.stats.window_seconds(end);
+        let agg = self.stats.aggregate();
         let rv = &self.resolved;
         let used_classes: Vec<bool> = (0..rv.classes.len()).map(|c| rv.workloads.iter().any(|w| w.class == c)).collect();
         let mut classes = Map::new();
         for (c, plan) in rv.classes.iter().enumerate() {
             if used_classes[c] {
-                let mut m = rw_json(&self.stats.per_class[c], secs);
+                let mut m = rw_json(&agg.per_class[c], secs);
                 m.insert("priority".into(), json!(plan.priority.name()));
                 m.insert("passed_gbps".into(), passed_json(&self.stats.passed[c], secs));
                 classes.insert(plan.name.clone(), Value::Object(m));
@@ -296,7 +287,7 @@ impl Simulation {
         let mut workloads = Map::new();
         let mut late_warnings: Vec<String> = Vec::new();
         for (w, plan) in rv.workloads.iter().enumerate() {
-            let mut m = rw_json(&self.stats.per_workload[w], secs);
+            let mut m = rw_json(&agg.per_workload[w], secs);
             m.insert("class".into(), json!(rv.classes[plan.class].name));
             m.insert("host".into(), json!(rv.hosts[plan.host].name));
             m.insert("device".into(), json!(rv.devices[plan.device].name));
@@ -322,7 +313,7 @@ impl Simulation {
         }
         let mut devices = Map::new();
         for (d, dev) in self.devices.iter_mut().enumerate() {
-            let mut m = rw_json(&self.stats.per_device[d], secs);
+            let mut m = rw_json(&agg.per_device[d], secs);
             match dev {
                 DeviceRt::Ideal(dev) => {
                     let (util, qlen) = dev.utilisation(end);
@@ -346,7 +337,7 @@ impl Simulation {
         }
         let mut hosts = Map::new();
         for (i, h) in self.hosts.iter().enumerate() {
-            let mut m = rw_json(&self.stats.per_host[i], secs);
+            let mut m = rw_json(&agg.per_host[i], secs);
             m.insert("issued".into(), json!(h.books.issued));
             m.insert("completed".into(), json!(h.books.completed));
             m.insert("in_flight".into(), json!(h.books.in_flight()));

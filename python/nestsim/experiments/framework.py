@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from statistics import mean
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -46,6 +48,28 @@ def _run_one(scenario: Mapping, out_dir: str) -> Optional[Tuple[str, str]]:
     return None
 
 
+class _RunsDone:
+    """A line on stderr counting an experiment's finished runs (on a terminal only, as the
+    run progress line; each run's own line is off in the workers)."""
+
+    def __init__(self, total: int, workers: int):
+        self.total, self.workers, self.n = total, workers, 0
+        self.start = time.perf_counter()
+        self.enabled = sys.stderr.isatty() and total > 1
+
+    def one(self, name: str) -> None:
+        self.n += 1
+        if self.enabled:
+            sys.stderr.write(f"\r{self.n}/{self.total} runs done on {self.workers} worker(s), "
+                             f"{time.perf_counter() - self.start:.0f} s (last: {name})\x1b[K")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.n:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
 def _raise(name: str, err: Optional[Tuple[str, str]]) -> None:
     if err is not None:
         from .. import _native
@@ -59,14 +83,18 @@ def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[i
     out_dir = Path(out_dir)
     workers = min(workers or jobs(), len(scenarios)) or 1
     dirs = {name: str(out_dir / name) for name in scenarios}
+    done = _RunsDone(len(scenarios), workers)
     if workers == 1:
         for name, sc in scenarios.items():
             _raise(name, _run_one(sc, dirs[name]))
+            done.one(name)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {name: pool.submit(_run_one, sc, dirs[name]) for name, sc in scenarios.items()}
-            for name, f in futures.items():
-                _raise(name, f.result())
+            futures = {pool.submit(_run_one, sc, dirs[name]): name for name, sc in scenarios.items()}
+            for f in as_completed(futures):
+                _raise(futures[f], f.result())
+                done.one(futures[f])
+    done.close()
     return {name: json.loads((Path(d) / "summary.json").read_text()) for name, d in dirs.items()}
 
 

@@ -91,7 +91,7 @@ def test_the_pipeline_benchmark_runs_a_case_and_compares_it_with_the_recorded_ru
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    p = subprocess.run([sys.executable, str(root / "benches" / "pipeline.py"), "--only", "dctcp-dumbbell-0.5s"],
+    p = subprocess.run([sys.executable, str(root / "benches" / "pipeline.py"), "--only", "dctcp-dumbbell-0.5s", "--repeat", "1"],
                        cwd=root, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("dctcp-dumbbell-0.5s "))

@@ -426,17 +426,25 @@ impl Ftl {
 
     /// Mean, min and max erase counts.
     pub fn erase_spread(&self) -> (f64, u32, u32) {
+        // Blocks never used were never erased: only the created ones are scanned.
         let n = self.blocks.len().max(1) as f64;
-        let sum: u64 = self.blocks.iter().map(|b| b.erases as u64).sum();
-        let lo = self.blocks.iter().map(|b| b.erases).min().unwrap_or(0);
-        let hi = self.blocks.iter().map(|b| b.erases).max().unwrap_or(0);
+        let (mut sum, mut lo, mut hi) = (0u64, u32::MAX, 0u32);
+        for (_, b) in self.blocks.created() {
+            sum += b.erases as u64;
+            lo = lo.min(b.erases);
+            hi = hi.max(b.erases);
+        }
+        if self.blocks.not_created() > 0 || self.blocks.is_empty() {
+            lo = 0;
+        }
         (sum as f64 / n, lo, hi)
     }
 
     /// Checks the books: per-block valid counts equal the pages the map points at.
     pub fn check(&self) -> Result<(), String> {
         let ppb = self.layout.pages_per_block;
-        let mut counted = vec![0u32; self.blocks.len()];
+        // Counted lazily as the blocks are: an idle drive's check touches nothing.
+        let mut counted = LazyVec::new(self.blocks.len(), 0u32);
         for (lpa, p) in self.map.nonzero() {
             let ppa = p - 1;
             if self.rmap[ppa as usize] != lpa as u32 + 1 {
@@ -444,10 +452,14 @@ impl Ftl {
             }
             counted[(ppa / ppb) as usize] += 1;
         }
-        for (b, blk) in self.blocks.iter().enumerate() {
+        // Every block with a valid count or a mapped page is in a created chunk of one of them.
+        for (b, blk) in self.blocks.created() {
             if blk.valid != counted[b] {
                 return Err(format!("block {b}: valid count {} but {} mapped pages", blk.valid, counted[b]));
             }
+        }
+        if let Some((b, n)) = counted.created().find(|&(b, &n)| n > 0 && !self.blocks.is_created(b)) {
+            return Err(format!("block {b}: valid count 0 but {n} mapped pages"));
         }
         Ok(())
     }

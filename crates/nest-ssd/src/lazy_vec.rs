@@ -45,6 +45,24 @@ impl<T: Copy> LazyVec<T> {
     pub fn chunks_created(&self) -> usize {
         self.chunks.iter().filter(|c| !c.is_empty()).count()
     }
+
+    /// The elements of the chunks created so far, with their indexes: every other element is
+    /// the fill value. A scan over these costs what was used, not the whole length (the summary
+    /// of 2,000 idle drives scanned 5 × 10⁸ free blocks).
+    pub fn created(&self) -> impl Iterator<Item = (usize, &T)> + '_ {
+        self.chunks.iter().enumerate().flat_map(|(k, c)| c.iter().enumerate().map(move |(j, x)| ((k << CHUNK_BITS) + j, x)))
+            .filter(move |(i, _)| *i < self.len)
+    }
+
+    /// Elements in chunks not created yet (all the fill value).
+    pub fn not_created(&self) -> usize {
+        self.len - self.created().count()
+    }
+
+    /// Whether element `i`'s chunk exists.
+    pub fn is_created(&self, i: usize) -> bool {
+        !self.chunks[i >> CHUNK_BITS].is_empty()
+    }
 }
 
 impl<T: Copy> Index<usize> for LazyVec<T> {
@@ -84,6 +102,12 @@ mod tests {
         assert_eq!((t[999], t[130], t[131], t[0]), (3, 7, 5, 5));
         // Only the chunks of elements 130 and 999 exist.
         assert_eq!(t.chunks_created(), 2);
+        // The last chunk holds 1000 - 896 = 104 elements.
+        assert_eq!(t.created().count(), 128 + 104);
+        assert_eq!(t.not_created(), 1000 - 232);
+        assert!(t.is_created(131) && !t.is_created(0));
+        let changed: Vec<(usize, u32)> = t.created().filter(|&(_, &x)| x != 5).map(|(i, &x)| (i, x)).collect();
+        assert_eq!(changed, vec![(130, 7), (999, 3)]);
         assert_eq!(t.iter().filter(|&&x| x != 5).count(), 2);
     }
 

@@ -73,9 +73,15 @@ struct Sq<C> {
 pub struct Arbiter<C> {
     cfg: ArbiterConfig,
     sqs: Vec<Sq<C>>,
-    /// SQ ids of each level in round-robin order, and the next position to serve.
-    members: [Vec<u32>; 5],
-    rr: [usize; 5],
+    /// (order key, SQ id) of each level's SQs, sorted by key: the round-robin order. Keys are
+    /// the creation order unless given ([`Arbiter::add_sq_at`]), so SQs created late, as their
+    /// first command comes, take the place they would have had.
+    members: [Vec<(u64, u32)>; 5],
+    /// Per level, the key the next round-robin turn starts from (after the last SQ served). A
+    /// key, not a position, so that SQs joining do not move it.
+    rr: [u64; 5],
+    /// Key of the next SQ created without one.
+    next_key: u64,
     /// The SQ currently in its burst and how many commands it may still give.
     in_burst: Option<(u32, u32)>,
     wrr: Wrr,
@@ -88,14 +94,26 @@ impl<C> Arbiter<C> {
             return Err(format!("WRR weights and burst must be at least 1 (got {:?}, burst {})", cfg.weights, cfg.burst));
         }
         let wrr = Wrr::new(cfg.weights);
-        Ok(Arbiter { cfg, sqs: Vec::new(), members: Default::default(), rr: [0; 5], in_burst: None, wrr, queued: [0; 5] })
+        Ok(Arbiter { cfg, sqs: Vec::new(), members: Default::default(), rr: [0; 5], next_key: 0, in_burst: None, wrr, queued: [0; 5] })
     }
 
     /// Creates a submission queue at `level` holding at most `depth` commands.
     pub fn add_sq(&mut self, level: Level, depth: usize) -> SqId {
+        let key = self.next_key;
+        self.add_sq_at(level, depth, key)
+    }
+
+    /// Creates a submission queue whose place in its level's round robin is `key` (keys order
+    /// the SQs; an empty SQ is passed over, so creating one when its first command comes serves
+    /// the same order as creating them all up front with these keys).
+    pub fn add_sq_at(&mut self, level: Level, depth: usize, key: u64) -> SqId {
         let id = self.sqs.len() as u32;
         self.sqs.push(Sq { level, depth: depth.max(1), cmds: VecDeque::new() });
-        self.members[level as usize].push(id);
+        let m = &mut self.members[level as usize];
+        let at = m.partition_point(|&(k, _)| k < key);
+        debug_assert!(m.get(at).is_none_or(|&(k, _)| k != key), "two SQs with key {key}");
+        m.insert(at, (key, id));
+        self.next_key = self.next_key.max(key + 1);
         SqId(id)
     }
 
@@ -139,12 +157,13 @@ impl<C> Arbiter<C> {
     /// Round-robin within a level: the next non-empty SQ after the last one served.
     fn pick_rr(&mut self, level: Level) -> Option<u32> {
         let l = level as usize;
-        let n = self.members[l].len();
-        for k in 0..n {
-            let pos = (self.rr[l] + k) % n;
-            let sq = self.members[l][pos];
+        let m = &self.members[l];
+        let n = m.len();
+        let start = m.partition_point(|&(k, _)| k < self.rr[l]);
+        for j in 0..n {
+            let (key, sq) = m[(start + j) % n];
             if !self.sqs[sq as usize].cmds.is_empty() {
-                self.rr[l] = (pos + 1) % n;
+                self.rr[l] = key + 1;
                 return Some(sq);
             }
         }
@@ -283,5 +302,31 @@ mod tests {
             got[sq.0 as usize].push(c);
         }
         assert_eq!(sent, got);
+    }
+
+    /// SQs created as their first command comes, each at the key it would have had, serve the
+    /// same commands in the same order as SQs created up front — under WRR with bursts and on
+    /// one round-robin level.
+    #[test]
+    fn sqs_created_late_at_their_key_serve_as_if_created_up_front() {
+        for (weights, burst, levels) in [([3, 2, 1], 2, [Level::High, Level::Medium, Level::Low]), ([1, 1, 1], 1, [Level::Low; 3])] {
+            let cfg = ArbiterConfig { weights, burst };
+            let mut eager = Arbiter::new(cfg.clone()).unwrap();
+            let mut lazy = Arbiter::new(cfg).unwrap();
+            let n = 12;
+            let eager_ids: Vec<SqId> = (0..n).map(|i| eager.add_sq(levels[i % 3], 4)).collect();
+            let mut lazy_ids: Vec<Option<SqId>> = vec![None; n];
+            let mut rng = nest_core::rng::RngStream::derive(11, "arb", 0, "t");
+            for step in 0..5000u32 {
+                if rng.below(3) > 0 {
+                    let i = rng.below(n as u64) as usize;
+                    let id = *lazy_ids[i].get_or_insert_with(|| lazy.add_sq_at(levels[i % 3], 4, i as u64));
+                    assert_eq!(eager.submit(eager_ids[i], step).is_ok(), lazy.submit(id, step).is_ok(), "step {step}");
+                } else {
+                    assert_eq!(eager.next().map(|x| x.1), lazy.next().map(|x| x.1), "step {step}");
+                }
+            }
+            assert!(lazy_ids.iter().any(|x| x.is_some()));
+        }
     }
 }

@@ -40,36 +40,47 @@ pub trait Arbitration<C>: Send + Sync {
 
 /// NVMe's arbitration over one SQ per (host, class level): urgent strict, then WRR over High,
 /// Medium and Low (best effort shares Low) — or, without QoS, round robin over every SQ.
+///
+/// A host's SQ is created when its first command comes, at the place in the round robin it
+/// would have had (host order): a drive behind a fabric of thousands of hosts holds SQs only for
+/// those that use it (up front it held 4 per host: 4,096 per drive on a k = 16 fat-tree).
 pub struct PerHostLevels<C> {
     arb: Arbiter<C>,
+    /// Each host's SQ per class level (`NO_SQ` until created).
     sqs: Vec<[SqId; CLASS_LEVELS]>,
+    wrr: bool,
+    depth: usize,
 }
+
+const NO_SQ: SqId = SqId(u32::MAX);
 
 impl<C> PerHostLevels<C> {
     /// `wrr`: urgent + WRR (else every SQ on one round-robin level); `depth` per SQ.
     pub fn new(hosts: usize, wrr: bool, cfg: ArbiterConfig, depth: usize) -> Result<Self, String> {
-        let mut arb = Arbiter::new(cfg)?;
-        let sqs = (0..hosts)
-            .map(|_| {
-                let mut row = [SqId(0); CLASS_LEVELS];
-                for (p, slot) in row.iter_mut().enumerate() {
-                    *slot = arb.add_sq(Level::of_class(Priority::from_index(p), wrr), depth);
-                }
-                row
-            })
-            .collect();
-        Ok(PerHostLevels { arb, sqs })
+        Ok(PerHostLevels { arb: Arbiter::new(cfg)?, sqs: vec![[NO_SQ; CLASS_LEVELS]; hosts], wrr, depth })
+    }
+
+    fn sq(&mut self, host: HostId, class: Priority) -> SqId {
+        let slot = &mut self.sqs[host.ix()][class.index()];
+        if *slot == NO_SQ {
+            // The key is the SQ's place had every host's been created in order.
+            let key = (host.ix() * CLASS_LEVELS + class.index()) as u64;
+            *slot = self.arb.add_sq_at(Level::of_class(class, self.wrr), self.depth, key);
+        }
+        *slot
     }
 }
 
 impl<C: Send + Sync> Arbitration<C> for PerHostLevels<C> {
     #[inline]
     fn has_room(&self, host: HostId, class: Priority, _write: bool) -> bool {
-        self.arb.has_room(self.sqs[host.ix()][class.index()])
+        let sq = self.sqs[host.ix()][class.index()];
+        sq == NO_SQ || self.arb.has_room(sq)
     }
     #[inline]
     fn submit(&mut self, host: HostId, class: Priority, _write: bool, cmd: C) -> Result<(), SqFull> {
-        self.arb.submit(self.sqs[host.ix()][class.index()], cmd)
+        let sq = self.sq(host, class);
+        self.arb.submit(sq, cmd)
     }
     #[inline]
     fn next(&mut self) -> Option<C> {
@@ -164,6 +175,7 @@ mod tests {
         c.submit(HostId(0), Priority::Low, false, 2);
         assert!(!c.has_room(HostId(0), Priority::Low, false), "host 0's low SQ is full");
         assert!(c.has_room(HostId(1), Priority::Low, false), "host 1's is not");
+        assert!(c.has_room(HostId(1), Priority::High, false), "a host's SQ that does not exist yet has room");
         c.submit(HostId(1), Priority::Urgent, true, 3);
         assert_eq!(c.waiting(), 3);
         assert_eq!(c.queued_by_level(), [0, 1, 0, 0, 2]);

@@ -24,6 +24,8 @@ pub enum Slot {
 
 pub struct DataCache {
     pub slots: u32,
+    /// Per slot used so far (slots are taken lowest first, so these grow as the cache fills:
+    /// an idle drive's cache holds none of them).
     lpa: Vec<u32>,
     pub state: Vec<Slot>,
     pub class: Vec<u8>,
@@ -60,9 +62,11 @@ impl DataCache {
         let n = slots as usize;
         DataCache {
             slots,
-            lpa: vec![NONE; n],
-            state: vec![Slot::Free; n],
-            class: vec![0; n],
+            // Filled in up front, the stock drive's 32 K slots cost ~1 MB with their LRU links
+            // for each of thousands of drives that may never be used (issue 24).
+            lpa: Vec::new(),
+            state: Vec::new(),
+            class: Vec::new(),
             index: SparseTable::new(logical_pages as usize),
             free: Vec::new(),
             fresh: 0,
@@ -71,7 +75,7 @@ impl DataCache {
             flushing: 0,
             rewritten: 0,
             reserve: ((slots as f64 * reserve_fraction).ceil() as u32).max(1),
-            written: vec![0; n],
+            written: Vec::new(),
             page_size,
             eager_window,
             last_window: SparseTable::new(if eager_window.is_some() { logical_pages as usize } else { 0 }),
@@ -106,6 +110,10 @@ impl DataCache {
         }
         if self.fresh < self.slots {
             self.fresh += 1;
+            self.lpa.push(NONE);
+            self.state.push(Slot::Free);
+            self.class.push(0);
+            self.written.push(0);
             return Some(self.fresh - 1);
         }
         let s = self.clean.pop_lru()?;
@@ -251,6 +259,20 @@ mod tests {
 
     fn drain(c: &mut DataCache, want: u32) -> Vec<u32> {
         std::iter::from_fn(|| c.next_flush(want).map(|(s, ..)| s)).collect()
+    }
+
+    /// An idle cache holds no per-slot state whatever its size; slots come into use lowest
+    /// first and bring their state with them.
+    #[test]
+    fn per_slot_state_grows_with_the_slots_used() {
+        let mut c = DataCache::new(1 << 20, 1 << 24, 0.125, 4096, None);
+        assert_eq!((c.lpa.len(), c.state.len(), c.clean.len()), (0, 0, 0));
+        assert_eq!(c.available(), 1 << 20);
+        for lpa in [9, 4, 9, 100] {
+            c.write(lpa, 0, 4096, 0);
+        }
+        assert_eq!((c.lpa.len(), c.state.len(), c.written.len()), (3, 3, 3), "three distinct pages, three slots");
+        assert_eq!(c.available(), (1 << 20) - 3);
     }
 
     #[test]

@@ -5,6 +5,8 @@ use crate::geometry::NONE;
 
 #[derive(Clone, Debug)]
 pub struct LruList {
+    /// Links and membership of the members so far: the vectors grow to the highest member
+    /// index (cache slots are taken lowest first), so an idle list holds nothing.
     prev: Vec<u32>,
     next: Vec<u32>,
     /// Most recently used.
@@ -13,14 +15,13 @@ pub struct LruList {
     tail: u32,
     len: u32,
     member: Vec<bool>,
+    /// Members may be `0..n`.
+    n: usize,
 }
 
 impl LruList {
     pub fn new(n: usize) -> Self {
-        // A member's links are written when it joins (`touch`) and read only while it is one, so
-        // they start as zeroes: allocated zeroed, the lists of an idle drive's cache slots stay
-        // untouched pages.
-        LruList { prev: vec![0; n], next: vec![0; n], head: NONE, tail: NONE, len: 0, member: vec![false; n] }
+        LruList { prev: Vec::new(), next: Vec::new(), head: NONE, tail: NONE, len: 0, member: Vec::new(), n }
     }
 
     pub fn len(&self) -> u32 {
@@ -31,12 +32,12 @@ impl LruList {
     }
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
-        self.member[i as usize]
+        self.member.get(i as usize).copied().unwrap_or(false)
     }
 
     #[inline]
     pub fn remove(&mut self, i: u32) {
-        if !self.member[i as usize] {
+        if !self.contains(i) {
             return;
         }
         let (p, n) = (self.prev[i as usize], self.next[i as usize]);
@@ -57,6 +58,13 @@ impl LruList {
     /// Makes `i` the most recently used (inserting it if absent).
     #[inline]
     pub fn touch(&mut self, i: u32) {
+        if i as usize >= self.member.len() {
+            assert!((i as usize) < self.n, "LRU member {i} of {}", self.n);
+            let len = i as usize + 1;
+            self.prev.resize(len, NONE);
+            self.next.resize(len, NONE);
+            self.member.resize(len, false);
+        }
         self.remove(i);
         self.prev[i as usize] = NONE;
         self.next[i as usize] = self.head;

@@ -118,7 +118,11 @@ impl LatencyHistogram {
         if other.counts.len() > self.counts.len() {
             self.counts.resize(other.counts.len(), 0);
         }
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+        // Only the buckets between the other's min and max can hold counts: a histogram of a
+        // few requests spans a few buckets of its ~2,600, and a summary merges one per stream
+        // (4,000 streams of a few requests each spent 5 s adding zeroes).
+        let (lo, hi) = (index_of(other.min), index_of(other.max).min(other.counts.len() - 1));
+        for (a, b) in self.counts[lo..=hi].iter_mut().zip(&other.counts[lo..=hi]) {
             *a += b;
         }
         if self.count == 0 || other.min < self.min {

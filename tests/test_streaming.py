@@ -98,3 +98,18 @@ def test_the_pipeline_benchmark_runs_a_case_and_compares_it_with_the_recorded_ru
     assert "M pkts" in line and "x faster" in line, p.stdout
     # Only the cases asked for (by name prefix) ran.
     assert "ssd-rand4k" not in p.stdout and "replay-msr" not in p.stdout
+
+
+def test_the_scale_scenario_generator_writes_a_scenario_that_runs(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run([sys.executable, str(root / "benches" / "scale.py"), "4", "6", "2", "4", "1ms"],
+                          capture_output=True, text=True, check=True).stdout
+    (tmp_path / "scale.toml").write_text(text)
+    res = nestsim.run(tmp_path / "scale.toml", out_dir=tmp_path / "out", progress=False, keep_tables=False)
+    s = res.summary
+    assert len(s["devices"]) == 6 and len(s["workloads"]) == 4
+    assert s["conservation"] == "ok" and s["requests"]["completed"] > 0

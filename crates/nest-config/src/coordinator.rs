@@ -58,6 +58,11 @@ pub struct CoordinatorConfig {
     /// plmc: a read beyond the host's allocation: send (default, thesis) | ask (PLMC §III-A) | nd (PLMC eq. 5).
     #[serde(default)]
     pub overrun: Option<String>,
+    /// plmc: how PLMC and its hosts exchange closes, reports, allocations and asks: network (over
+    /// the fabric, from the storage server of the pool's first replica; the default when it
+    /// sits in one) | instant (they take no time).
+    #[serde(default)]
+    pub messages: Option<String>,
     /// plmlight: the SSD (without PLM, in a storage server) whose windows it emulates.
     #[serde(default)]
     pub device: Option<String>,
@@ -148,6 +153,19 @@ pub struct PlmcPlan {
     /// true: minimums beyond C are scaled; false: granted by priority.
     pub scale_minimums: bool,
     pub overrun: OverrunPlan,
+    /// Where PLMC runs when its messages cross the network (`None`: they take no time).
+    pub links: Option<PlmcLinks>,
+}
+
+/// PLMC at a storage server: its messages to and from each host travel on that host's NVMe-oF
+/// connection to the server (behind whatever data is queued there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmcLinks {
+    /// The storage server (network host) and its name.
+    pub server: u32,
+    pub server_name: String,
+    /// Per host (`CoordinatorPlan::hosts` order): the (host → server, server → host) channels.
+    pub channels: Vec<(u32, u32)>,
 }
 
 /// What a PLMC host does with a read its allocation does not cover.
@@ -243,7 +261,7 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
             flows.sort_unstable();
             CoordinatorKind::CongestionMonitor { servers: names.clone(), flows }
         }
-        "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, &idx, volumes, workloads)?),
+        "plmc" => CoordinatorKind::Plmc(plmc(cx, &key, c, &idx, hosts, volumes, workloads, network, nvmeof)?),
         "plmlight" => CoordinatorKind::PlmLight(plmlight(cx, &key, c, &idx, devices, network, nvmeof)?),
         "src" => CoordinatorKind::Src(crate::coordinator_src::src(cx, &key, c, devices, network, nvmeof)?),
         o => {
@@ -256,7 +274,8 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
 
 /// `plmc`'s keys, with the defaults docs/plm.md gives (no source gives ζ, the minimums or the
 /// overflow rule).
-fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes: &[VolumePlan], workloads: &[WorkloadPlan]) -> Option<PlmcPlan> {
+#[allow(clippy::too_many_arguments)]
+fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], host_plans: &[HostPlan], volumes: &[VolumePlan], workloads: &[WorkloadPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<PlmcPlan> {
     let k = hosts.len();
     let f = |n: &str| format!("{key}.{n}");
     let Some(name) = &c.pool else {
@@ -309,7 +328,50 @@ fn plmc(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], volumes
             OverrunPlan::Send
         }
     };
-    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, overrun })
+    let links = plmc_links(cx, key, c, hosts, host_plans, &volumes[pool], pool, workloads, network, nvmeof);
+    Some(PlmcPlan { pool, pool_name: name.clone(), counts, hod, zeta, ratios, c_min, scale_minimums, overrun, links })
+}
+
+/// `messages`: PLMC sits at the storage server of the pool's first replica; each host talks to
+/// it on its connection to that server for the class of its first workload on the pool (the
+/// lowest class it has a connection for when it has none).
+#[allow(clippy::too_many_arguments)]
+fn plmc_links(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], host_plans: &[HostPlan], pool: &VolumePlan, v: usize, workloads: &[WorkloadPlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<PlmcLinks> {
+    let f = format!("{key}.messages");
+    let server = nvmeof.zip(network).and_then(|(nv, net)| nv.device_server[pool.devices[0]].map(|s| (nv, net, s)));
+    let wanted = match c.messages.as_deref() {
+        None => server.is_some(),
+        Some("instant") => false,
+        Some("network") => {
+            if server.is_none() {
+                cx.err(&f, format!("network: the first replica of pool '{}' is not in a storage server, so PLMC has no place on the network (set messages = \"instant\")", pool.name));
+            }
+            true
+        }
+        Some(o) => {
+            cx.err(&f, format!("'{o}': expected network or instant"));
+            false
+        }
+    };
+    let (nv, net, s) = server.filter(|_| wanted)?;
+    let server_name = net.topology.host_name(s).to_string();
+    let mut channels = Vec::with_capacity(hosts.len());
+    for &h in hosts {
+        let class = workloads.iter().find(|w| w.host == h && w.volume == Some(v)).map(|w| w.class);
+        let mut conns = nv.conns.iter().filter(|cn| cn.host == h && cn.server == s);
+        let conn = match class {
+            Some(k) => conns.find(|cn| cn.class == k),
+            None => conns.min_by_key(|cn| cn.class),
+        };
+        match conn {
+            Some(cn) => channels.push((cn.fwd, cn.back)),
+            None => {
+                cx.err(&f, format!("host '{}' has no NVMe-oF connection to '{server_name}', where PLMC runs (it reaches no device there): set messages = \"instant\"", host_plans[h].name));
+                return None;
+            }
+        }
+    }
+    Some(PlmcLinks { server: s, server_name, channels })
 }
 
 /// The keys of PLMC eq. 6 that PLMC and PLMLight share: ζ, the policy and its ratios, the
@@ -431,14 +493,14 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], dev
     if flush_depth == 0 {
         cx.err(&f("flush_depth"), "must be at least 1");
     }
-    for (v, n) in [(c.pool.is_some(), "pool"), (c.predictor.is_some(), "predictor"), (c.overrun.is_some(), "overrun")] {
+    for (v, n) in [(c.pool.is_some(), "pool"), (c.predictor.is_some(), "predictor"), (c.overrun.is_some(), "overrun"), (c.messages.is_some(), "messages")] {
         if v {
             cx.err(&f(n), "not a plmlight key (its reads beyond their DCs always wait for NDWin, with CoD prediction)");
         }
     }
     let k = hosts.len();
     let (zeta, ratios, c_min, scale_minimums) = allocation_keys(cx, key, c, k, "fixed-ratio");
-    let alloc = PlmcPlan { pool: usize::MAX, pool_name: String::new(), counts: read_counts, hod: None, zeta, ratios, c_min, scale_minimums, overrun: OverrunPlan::Nd };
+    let alloc = PlmcPlan { pool: usize::MAX, pool_name: String::new(), counts: read_counts, hod: None, zeta, ratios, c_min, scale_minimums, overrun: OverrunPlan::Nd, links: None };
     let server_name = net.topology.host_name(server).to_string();
     Some(PlmLightPlan { device, fast, server, server_name, read_counts, write_counts, t_dw, t_ndwl, t_ndwh, small_below, fast_capacity, flush_depth, alloc })
 }

@@ -12,7 +12,7 @@ use nest_config::coordinator::PlmcPlan;
 use nest_core::DeviceId;
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::plmlight::PlmLightConfig;
-use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Outbox, PlmLight, Plmc};
+use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Msg, Outbox, PlmLight, Plmc};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,52 @@ pub struct QosRt {
     /// Agents the coordinators place at storage servers (network host, router), installed
     /// once the NVMe-oF targets exist.
     pub(crate) routers: Vec<(u32, Box<dyn nest_nvme::Router>)>,
+    /// Control messages between coordinators and their hosts' agents (`Action::Send`).
+    pub(crate) msgs: Messages,
 }
+
+/// A control message on the network: from which coordinator, and when it was sent.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct InTransit {
+    pub coord: CoordId,
+    pub msg: Msg,
+    pub sent: SimTime,
+}
+
+/// Control messages between coordinators and their hosts' agents: carried on the hosts' NVMe-oF
+/// connections when the coordinator has links (`PlmcLinks`), else delivered at once, in order.
+#[derive(Default)]
+pub(crate) struct Messages {
+    /// Per coordinator: per host (its plan's order) the (host → coordinator, coordinator →
+    /// host) channels; `None`: its messages take no time.
+    pub links: Vec<Option<Vec<(FlowId, FlowId)>>>,
+    /// Messages on the network, by the tag they travel with (a free slot is `None`).
+    pub on_wire: Vec<Option<InTransit>>,
+    pub free: Vec<u32>,
+    /// Messages that take no time, waiting their turn, and whether they are being delivered.
+    pub instant: std::collections::VecDeque<(CoordId, Msg)>,
+    pub delivering: bool,
+    /// Application reads held at their hosts while an agent asks (not yet the hosts').
+    pub asking_apps: u64,
+    /// Per coordinator: messages sent over the network and received, their total and largest
+    /// one-way delay (ps).
+    pub books: Vec<MsgBooks>,
+}
+
+#[derive(Default, Clone, Copy, Debug)]
+pub(crate) struct MsgBooks {
+    pub sent: u64,
+    pub received: u64,
+    pub delay_ps: u64,
+    pub max_delay: SimTime,
+}
+
+/// Bytes of a coordinator's control message on the wire: an NVMe command capsule's 64 (no
+/// source gives PLMC's message format).
+pub(crate) const CONTROL_MESSAGE_BYTES: u64 = 64;
+
+/// The message kind of control messages on the channels (NVMe-oF's are 0 and 1).
+pub(crate) const CONTROL: nest_transport::MsgKind = nest_transport::MsgKind(2);
 
 fn policy(m: &PlmcPlan) -> Policy {
     m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio)
@@ -130,7 +175,15 @@ impl QosRt {
             })
             .collect();
         let measuring = coords.iter().any(|c| c.measures_completions());
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect(), routers })), gates)
+        let links = plans
+            .iter()
+            .map(|p| match &p.kind {
+                CoordinatorKind::Plmc(PlmcPlan { links: Some(l), .. }) => Some(l.channels.iter().map(|&(up, down)| (FlowId(up), FlowId(down))).collect()),
+                _ => None,
+            })
+            .collect();
+        let msgs = Messages { links, books: vec![MsgBooks::default(); plans.len()], ..Default::default() };
+        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect(), routers, msgs })), gates)
     }
 }
 

@@ -302,6 +302,7 @@ impl Simulation {
             for d in batch.drain(..) {
                 match d.msg.kind {
                     crate::nvmeof::COMMAND | crate::nvmeof::RESPONSE => self.nvmeof_deliver(d.msg),
+                    crate::qos::CONTROL => self.qos_deliver(d.msg.tag),
                     k => unreachable!("a message of kind {k:?} with no owner"),
                 }
             }
@@ -397,7 +398,14 @@ impl Simulation {
         };
         self.next_seq += 1;
         let r = self.pool.alloc(req);
-        self.dt_label(r);
+        if self.dt_label(r) {
+            self.pass_gate(r);
+        }
+    }
+
+    /// Request `r` meets its host's admission gate, if it has one.
+    pub(crate) fn pass_gate(&mut self, r: ReqId) {
+        let host = self.pool.get(r).host;
         if let Some(gate) = self.gates[host.ix()].as_mut() {
             if !gate.offer(self.now, r) {
                 return; // held until a coordinator grants budget

@@ -102,3 +102,57 @@ fn hod_allocates_exactly_what_each_window_brings() {
     let (c, _) = run(&pool(PLMC));
     assert!(f(&c, "coordinators.c.per_host.high.utilization_p10") < 1.0);
 }
+
+/// The same pool in a storage server (r0) behind a 10 Gb/s dumbbell, the hosts as s0 and s1.
+fn on_fabric(text: &str) -> String {
+    text.replace("[[host]]\nname = \"high\"", "[[host]]\nname = \"s0\"")
+        .replace("[[host]]\nname = \"low\"", "[[host]]\nname = \"s1\"")
+        .replace("host = \"high\"", "host = \"s0\"")
+        .replace("host = \"low\"", "host = \"s1\"")
+        .replace("hosts = [\"high\", \"low\"]", "hosts = [\"s0\", \"s1\"]")
+        .replace("preset = \"mlc\"", "preset = \"mlc\"\nserver = \"r0\"")
+        .replacen("[[host]]", "[network]\ntopology = \"dumbbell\"\nsenders = 2\nreceivers = 1\nlink_rate = \"10Gbps\"\nlink_delay = \"5us\"\n[[host]]", 1)
+}
+
+#[test]
+fn over_the_fabric_plmc_talks_to_its_hosts_in_messages_that_take_time() {
+    let coord = format!("{PLMC}overrun = \"ask\"\n");
+    let (net, sim) = run(&on_fabric(&pool(&coord)));
+    sim.check_conservation().unwrap();
+    let c = &net["coordinators"]["c"];
+    assert_eq!((c["params"]["messages"].as_str(), c["params"]["server"].as_str()), (Some("network"), Some("r0")));
+    let (sent, received) = (f(&net, "coordinators.c.messages.sent"), f(&net, "coordinators.c.messages.received"));
+    // Per window: a close and a report per host, then an allocation each; plus the asks and
+    // their answers.
+    let windows = f(&net, "coordinators.c.report.windows");
+    let asks = f(&net, "coordinators.c.per_host.s0.overruns") + f(&net, "coordinators.c.per_host.s1.overruns");
+    assert!(asks > 0.0);
+    assert!(sent >= 6.0 * (windows - 1.0) + 2.0 + 2.0 * asks - 6.0 && received <= sent && received >= sent - 6.0, "{sent} sent, {received} received, {windows} windows, {asks} asks");
+    // One way: two 5 µs links, serialisation and whatever data is queued ahead on the channel.
+    let mean = f(&net, "coordinators.c.messages.mean_delay_us");
+    assert!(mean > 10.0 && mean < 1000.0, "mean delay {mean} µs");
+    assert!(f(&net, "coordinators.c.messages.max_delay_us") >= mean);
+    // Every ask was answered: a granted read went to the DT-active replica, a refused one to
+    // NDWin; nothing is left held.
+    let refused = f(&net, "coordinators.c.per_host.s0.refused") + f(&net, "coordinators.c.per_host.s1.refused");
+    let granted = f(&net, "coordinators.c.per_host.s0.granted") + f(&net, "coordinators.c.per_host.s1.granted");
+    assert_eq!(granted + refused, asks);
+    assert_eq!(f(&net, "pools.p.reads_nd"), refused);
+
+    // The same run with messages that take no time exchanges none on the fabric, and its
+    // hosts are never without counts, so fewer reads overrun.
+    let (instant, sim) = run(&on_fabric(&pool(&format!("{coord}messages = \"instant\"\n"))));
+    sim.check_conservation().unwrap();
+    assert_eq!(instant["coordinators"]["c"]["params"]["messages"], "instant");
+    assert!(instant["coordinators"]["c"].get("messages").is_none());
+    assert_eq!(f(&instant, "coordinators.c.report.windows"), windows, "the pool's turns do not depend on PLMC");
+    assert_eq!(f(&instant, "coordinators.c.report.unallocated_windows"), 0.0);
+}
+
+#[test]
+fn plmc_on_the_network_needs_a_storage_server() {
+    let text = pool(&format!("{PLMC}messages = \"network\"\n"));
+    let l = nest_config::load_str(&text, "t.toml", std::path::PathBuf::from("."), &[], None).unwrap();
+    let e = nest_config::resolve(&l, &text).expect_err("refused").to_string();
+    assert!(e.contains("coordinator[0].messages") && e.contains("not in a storage server"), "{e}");
+}

@@ -36,6 +36,48 @@ pub enum Action {
     Watch { flow: FlowId },
     /// Set the write weight of device `device`'s split submission queues (SRC).
     SetWriteWeight { device: DeviceId, w: u32 },
+    /// Carry a control message between the coordinator and one of its hosts' agents.
+    Send(Msg),
+    /// Host read `req`, held while its agent asked ([`DtRead::Asked`]), goes on: to the
+    /// DT-active replica (`dt`) or to one in NDWin.
+    Place { req: u64, dt: bool },
+}
+
+/// A control message between a coordinator and the agent it keeps at one of its hosts (PLMC's
+/// window close, demand report, allocation, ask and grant). The World carries it: over the
+/// network when the coordinator sits at a storage server its hosts reach, at once otherwise —
+/// delivered in the order sent either way.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Msg {
+    pub host: HostId,
+    /// Towards the host's agent (else from it, towards the coordinator).
+    pub to_host: bool,
+    pub body: MsgBody,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MsgBody {
+    /// Window `window` of the pool started: the host closes its window and reports.
+    Close { window: u64 },
+    /// The host's DT-count demand in the window that `Close { window }` closed.
+    Report { window: u64, demand: u64 },
+    /// The host's allocation for window `window`.
+    Alloc { window: u64, counts: u64 },
+    /// The host asks for `counts` more for its read `req`.
+    Ask { req: u64, counts: u64 },
+    /// The answer to an ask, from the allocation of window `window`.
+    Grant { req: u64, window: u64, counts: u64, granted: bool },
+}
+
+/// Where a host's read of a pool goes, as its agent decides.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DtRead {
+    /// To the DT-active replica.
+    Dt,
+    /// To a replica in NDWin.
+    Nd,
+    /// Held: the agent asked its coordinator, and an [`Action::Place`] will say.
+    Asked,
 }
 
 /// Actions collected during one call (reused; the adapter drains it).
@@ -82,11 +124,13 @@ pub trait Coordinator: Send + Sync {
     fn exact_demand(&mut self, _demand: &[u64]) {}
     /// A DTWin of the NVM-set pool it coordinates started (PLMC allocates at every one).
     fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {}
-    /// Host `host` has a read of `counts` DT counts (4 KiB units): whether it is served by the
-    /// pool's DT-active replica; `None` when the coordinator does not decide for this host.
-    fn dt_read(&mut self, _now: SimTime, _host: HostId, _counts: u64) -> Option<bool> {
+    /// Host `host` has read `req` of `counts` DT counts (4 KiB units): where its agent sends
+    /// it; `None` when the coordinator does not decide for this host.
+    fn dt_read(&mut self, _now: SimTime, _host: HostId, _counts: u64, _req: u64, _out: &mut Outbox) -> Option<DtRead> {
         None
     }
+    /// A control message it sent ([`Action::Send`]) arrived at its other end.
+    fn on_message(&mut self, _now: SimTime, _msg: &Msg, _out: &mut Outbox) {}
     /// What it reports in the summary (name, value), in a fixed order.
     fn report(&self) -> Vec<(&'static str, f64)> {
         Vec::new()

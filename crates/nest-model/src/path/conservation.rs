@@ -37,6 +37,7 @@ impl Simulation {
         }
         if let Some(net) = &self.net {
             net.fabric.check_conservation().map_err(|e| format!("network: {e}"))?;
+            self.qos_check(&net.tp)?;
             if let Some(rt) = &self.nvmeof {
                 rt.check(&net.tp)?;
                 for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
@@ -55,9 +56,11 @@ impl Simulation {
             g.books.check(&format!("host '{}' admission gate", self.hosts[h].name), g.held() as u64)?;
             gated += g.held_where(|r| self.pool.get(r).kind == Kind::App);
         }
-        if wl_in_flight + cache_io + target_io != live || host_in_flight + cached_apps + gated + target_io != live {
+        // Reads held while their hosts' agents ask a coordinator are not yet the hosts' either.
+        let asking = self.qos.as_deref().map_or(0, |rt| rt.msgs.asking_apps);
+        if wl_in_flight + cache_io + target_io != live || host_in_flight + cached_apps + gated + asking + target_io != live {
             return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates) in flight, targets {target_io}"
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}"
             ));
         }
         Ok(())

@@ -4,7 +4,8 @@
 
 use crate::device::DeviceRt;
 use crate::host::pool::PoolStep;
-use crate::request::ReqId;
+use crate::request::{Kind, ReqId};
+use nest_qos::DtRead;
 use crate::sim::Simulation;
 use nest_core::CoordId;
 use nest_ssd::plm::{Transition, Window};
@@ -99,20 +100,32 @@ impl Simulation {
     }
 
     /// Application read `r` of a PLMC host to its pool: whether its allocation covers it (the
-    /// host decides where the request is issued).
-    pub(crate) fn dt_label(&mut self, r: ReqId) {
+    /// host decides where the request is issued). False when the read is held while the host's
+    /// agent asks its coordinator (`Action::Place` lets it go on).
+    pub(crate) fn dt_label(&mut self, r: ReqId) -> bool {
         let req = self.pool.get(r);
         if req.op != Op::Read {
-            return;
+            return true;
         }
-        let Some(rt) = self.qos.as_deref_mut() else { return };
-        let Some((c, v)) = rt.dt_coord[req.host.ix()] else { return };
+        let Some(rt) = self.qos.as_deref_mut() else { return true };
+        let Some((c, v)) = rt.dt_coord[req.host.ix()] else { return true };
         if self.workloads[req.workload as usize].volume != Some(v) {
-            return;
+            return true;
         }
         let counts = nest_ssd::plm::read_counts(req.size as u64);
-        let dt = rt.coords[c.ix()].dt_read(self.now, req.host, counts).unwrap_or(true);
+        let dt = match rt.coords[c.ix()].dt_read(self.now, req.host, counts, r.0 as u64, &mut rt.out) {
+            None | Some(DtRead::Dt) => true,
+            Some(DtRead::Nd) => false,
+            Some(DtRead::Asked) => {
+                if req.kind == Kind::App {
+                    rt.msgs.asking_apps += 1;
+                }
+                self.qos_apply(c, false);
+                return false;
+            }
+        };
         self.pool.get_mut(r).dt = dt;
+        true
     }
 
     /// `pools` for the summary: per pool, its windows and where its reads went.

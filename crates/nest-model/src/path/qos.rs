@@ -2,7 +2,8 @@
 //! actions carried out — budgets to the hosts' admission gates, wake-ups into the queue (the
 //! component state is in `crate::qos`).
 
-use crate::qos::QosEvent;
+use crate::qos::{InTransit, QosEvent, CONTROL, CONTROL_MESSAGE_BYTES};
+use crate::request::{Kind, ReqId};
 use crate::events::Event;
 use crate::device::DeviceRt;
 use crate::request::Request;
@@ -11,7 +12,8 @@ use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
 use crate::stats::r6;
 use nest_core::{CoordId, FlowId, HostId};
-use nest_qos::{Action, Completion};
+use nest_qos::{Action, Completion, Msg};
+use nest_transport::Message;
 use serde_json::{json, Map, Value};
 
 impl Simulation {
@@ -76,6 +78,16 @@ impl Simulation {
                     // A new depth share may let waiting commands in.
                     self.ssd_fetch(device.0);
                 }
+                Action::Send(m) => self.qos_send(c, m),
+                Action::Place { req, dt } => {
+                    let r = ReqId(req as u32);
+                    let held = self.pool.get_mut(r);
+                    held.dt = dt;
+                    if held.kind == Kind::App {
+                        self.qos.as_deref_mut().expect("coordinators").msgs.asking_apps -= 1;
+                    }
+                    self.pass_gate(r);
+                }
                 Action::WakeAt { at, token } => {
                     // A coordinator's clock alone does not keep a run going: once no request is
                     // in flight and no workload can issue another, its wake-ups stop.
@@ -86,6 +98,78 @@ impl Simulation {
             }
         }
         self.qos.as_deref_mut().expect("coordinators").out.actions = actions;
+        self.qos_deliver_instant();
+    }
+
+    /// Coordinator `c` sends `m`: on the network when it has links, else at once (in order,
+    /// after what is already waiting).
+    fn qos_send(&mut self, c: CoordId, m: Msg) {
+        let rt = self.qos.as_deref_mut().expect("coordinators");
+        let Some(links) = rt.msgs.links[c.ix()].as_ref() else {
+            rt.msgs.instant.push_back((c, m));
+            return;
+        };
+        let j = rt.plans[c.ix()].hosts.iter().position(|&h| h == m.host.ix()).expect("a message for one of the coordinator's hosts");
+        let (up, down) = links[j];
+        let flow = if m.to_host { down } else { up };
+        let msgs = &mut rt.msgs;
+        let t = InTransit { coord: c, msg: m, sent: self.now };
+        let tag = match msgs.free.pop() {
+            Some(k) => {
+                msgs.on_wire[k as usize] = Some(t);
+                k
+            }
+            None => {
+                msgs.on_wire.push(Some(t));
+                msgs.on_wire.len() as u32 - 1
+            }
+        };
+        msgs.books[c.ix()].sent += 1;
+        let net = self.net.as_deref_mut().expect("links without a network");
+        net.send_message(self.now, flow.0, CONTROL_MESSAGE_BYTES, Message { kind: CONTROL, tag }, &mut self.queue);
+    }
+
+    /// Delivers the messages that take no time, unless a delivery further up is doing so.
+    fn qos_deliver_instant(&mut self) {
+        let rt = self.qos.as_deref_mut().expect("coordinators");
+        if rt.msgs.delivering {
+            return;
+        }
+        rt.msgs.delivering = true;
+        loop {
+            let rt = self.qos.as_deref_mut().expect("coordinators");
+            let Some((c, m)) = rt.msgs.instant.pop_front() else { break };
+            rt.coords[c.ix()].on_message(self.now, &m, &mut rt.out);
+            self.qos_apply(c, false);
+        }
+        self.qos.as_deref_mut().expect("coordinators").msgs.delivering = false;
+    }
+
+    /// A control message with tag `tag` arrived over the network.
+    pub(crate) fn qos_deliver(&mut self, tag: u32) {
+        let rt = self.qos.as_deref_mut().expect("a control message without coordinators");
+        let t = rt.msgs.on_wire[tag as usize].take().expect("a control message on the wire");
+        rt.msgs.free.push(tag);
+        let b = &mut rt.msgs.books[t.coord.ix()];
+        let delay = self.now - t.sent;
+        b.received += 1;
+        b.delay_ps += delay.0;
+        b.max_delay = b.max_delay.max(delay);
+        rt.coords[t.coord.ix()].on_message(self.now, &t.msg, &mut rt.out);
+        self.qos_apply(t.coord, false);
+    }
+
+    /// Every control message sent over the network arrived or is still on its channel.
+    pub(crate) fn qos_check(&self, tp: &nest_transport::Transports) -> Result<(), String> {
+        let Some(rt) = self.qos.as_deref() else { return Ok(()) };
+        let sent: u64 = rt.msgs.books.iter().map(|b| b.sent).sum();
+        let received: u64 = rt.msgs.books.iter().map(|b| b.received).sum();
+        let on_wire = tp.channels.in_transit(CONTROL);
+        let held = rt.msgs.on_wire.iter().flatten().count() as u64;
+        if sent != received + on_wire || held != on_wire {
+            return Err(format!("coordinator messages: {sent} sent, {received} received, {on_wire} on the fabric, {held} awaited"));
+        }
+        Ok(())
     }
 
     /// Congestion the transport reported at watched flows goes to the coordinators watching
@@ -140,6 +224,7 @@ impl Simulation {
                     "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
                     "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
                     "overrun": m.overrun.name(),
+                    "messages": if m.links.is_some() { "network" } else { "instant" }, "server": m.links.as_ref().map(|l| l.server_name.as_str()),
                 })),
                 CoordinatorKind::PlmLight(m) => ("plmlight", json!({
                     "device": self.resolved.devices[m.device].name, "fast": self.resolved.devices[m.fast].name, "server": m.server_name,
@@ -159,6 +244,11 @@ impl Simulation {
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
             let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();
             let mut entry = json!({"kind": kind, "params": params, "hosts": hosts, "report": report});
+            let b = rt.msgs.books[k];
+            if b.sent > 0 {
+                let mean = if b.received > 0 { b.delay_ps as f64 / b.received as f64 / 1e6 } else { 0.0 };
+                entry["messages"] = json!({"sent": b.sent, "received": b.received, "mean_delay_us": r6(mean), "max_delay_us": r6(b.max_delay.as_us_f64())});
+            }
             let per_host = rt.coords[k].host_report();
             if !per_host.is_empty() {
                 let hosts: Map<String, Value> = per_host

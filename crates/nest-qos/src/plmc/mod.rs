@@ -12,15 +12,26 @@
 //! and may force an NDWin; the paper's host asks PLMC for more counts, which PLMC grants from
 //! the counts it allocated to nobody this window — and a refused read is served by a replica in
 //! NDWin (non-deterministically, PLMC eq. 5); or, eq. 5's model itself, the read goes to NDWin
-//! without asking. [`Plmc::dt_read`] is that decision, taken where the host's admission gate is.
+//! without asking. That decision is the host's agent's (`agent.rs`), taken where the host's
+//! admission gate is.
+//!
+//! PLMC and its hosts talk in messages ([`crate::Msg`]): at a DTWin start PLMC sends each host
+//! `Close`; each closes its window and `Report`s its demand; with every report in, PLMC
+//! predicts, allocates and sends each host its `Alloc`; an overrunning host `Ask`s and PLMC
+//! answers with a `Grant`. The World carries them over the network or at once; at once, the
+//! exchange ends within the instant the window starts. A window that starts before the last
+//! one's reports are all in is not allocated: the reports that came are folded into the
+//! prediction, and the hosts go without counts until the next allocation reaches them.
 
+mod agent;
 pub mod allocate;
 pub mod metrics;
 pub mod predict;
 
-use crate::{Completion, Coordinator, Outbox};
+use crate::{Action, Completion, Coordinator, DtRead, Msg, MsgBody, Outbox};
+use agent::Agent;
 pub use allocate::{allocate, MinOverflow, Policy};
-use metrics::{percentile, HostWindows};
+use metrics::percentile;
 use nest_core::{HostId, SimTime};
 use predict::Smoothing;
 
@@ -54,19 +65,6 @@ pub struct PlmcConfig {
     pub overrun: Overrun,
 }
 
-/// Per-host counters over the whole run.
-#[derive(Clone, Debug, Default)]
-struct HostTotals {
-    allocated: u64,
-    used: u64,
-    demand: u64,
-    /// Reads beyond the allocation sent anyway (Send), granted on asking or refused (Ask), or sent
-    /// to NDWin (Nd: counted as refused).
-    overruns: u64,
-    granted: u64,
-    refused: u64,
-}
-
 pub struct Plmc {
     cfg: PlmcConfig,
     /// Host id → index in `cfg.hosts` (`u32::MAX`: not one of its hosts).
@@ -75,17 +73,20 @@ pub struct Plmc {
     pred: Vec<u64>,
     /// HoD: the next window's exact demand per host.
     exact: Vec<u64>,
-    /// This window, per host: counts allocated, used within the allocation, demanded.
+    /// The last allocation PLMC made, per host in priority order (grants not included).
     alloc: Vec<u64>,
-    used: Vec<u64>,
-    demand: Vec<u64>,
-    /// Counts of this window allocated to nobody (asks draw on them).
+    /// Counts of the allocated window given to nobody (asks draw on them).
     free: u64,
-    /// Whether a window is open (the pool's first DTWin has started).
-    open: bool,
+    /// The window the allocation is for (0: none yet).
+    allocated: u64,
+    /// The window whose reports PLMC waits for, and the reports in so far.
+    awaiting: Option<u64>,
+    reports: Vec<Option<u64>>,
+    /// Windows started (the pool's DTWins), and those never allocated because the next one
+    /// started before their reports were all in.
     pub windows: u64,
-    metrics: Vec<HostWindows>,
-    totals: Vec<HostTotals>,
+    pub unallocated: u64,
+    agents: Vec<Agent>,
 }
 
 impl Plmc {
@@ -97,7 +98,7 @@ impl Plmc {
             index[h.ix()] = j as u32;
         }
         let smoothing = Smoothing::new(cfg.zeta, k, cfg.c as f64 / k as f64);
-        Plmc { index, smoothing, pred: Vec::new(), exact: vec![0; k], alloc: vec![0; k], used: vec![0; k], demand: vec![0; k], free: 0, open: false, windows: 0, metrics: vec![HostWindows::default(); k], totals: vec![HostTotals::default(); k], cfg }
+        Plmc { index, smoothing, pred: Vec::new(), exact: vec![0; k], alloc: vec![0; k], free: 0, allocated: 0, awaiting: None, reports: vec![None; k], windows: 0, unallocated: 0, agents: vec![Agent::default(); k], cfg }
     }
 
     #[inline]
@@ -105,39 +106,14 @@ impl Plmc {
         self.index.get(h.ix()).filter(|&&j| j != u32::MAX).map(|&j| j as usize)
     }
 
-    /// This window's allocation, per host in priority order.
+    /// The last allocation, per host in priority order.
     pub fn allocation(&self) -> &[u64] {
         &self.alloc
     }
 
-    /// What is left of each host's allocation in this window (priority order).
+    /// What is left of each host's allocation as its agent knows it (priority order).
     pub fn left(&self) -> impl Iterator<Item = u64> + '_ {
-        self.alloc.iter().zip(&self.used).map(|(a, u)| a - u)
-    }
-
-    /// A DTWin of the pool starts: closes the last window's metrics, folds its demand into the
-    /// prediction and allocates the new window's counts.
-    pub fn window_start(&mut self) {
-        if self.open {
-            for j in 0..self.alloc.len() {
-                self.metrics[j].close(self.alloc[j], self.used[j], self.demand[j]);
-            }
-            self.smoothing.observe(&self.demand);
-        }
-        self.open = true;
-        self.windows += 1;
-        if self.cfg.hod {
-            self.pred.clone_from(&self.exact);
-        } else {
-            self.smoothing.predictions(&mut self.pred);
-        }
-        allocate(&self.pred, &self.cfg.c_min, self.cfg.c, &self.cfg.policy, self.cfg.overflow, &mut self.alloc);
-        self.free = self.cfg.c - self.alloc.iter().sum::<u64>();
-        for (t, &a) in self.totals.iter_mut().zip(&self.alloc) {
-            t.allocated += a;
-        }
-        self.used.fill(0);
-        self.demand.fill(0);
+        self.agents.iter().map(|a| a.alloc - a.used)
     }
 
     /// HoD: the hosts' exact demand over the next window (priority order).
@@ -145,38 +121,113 @@ impl Plmc {
         self.exact.copy_from_slice(demand);
     }
 
-    /// Host `h` has a read of `counts` DT counts: whether it goes to the DT-active replica
-    /// (`None`: not one of its hosts).
+    /// A DTWin of the pool starts: the first is allocated at once; for the others PLMC asks its
+    /// hosts to close their windows and report.
+    fn dt_window(&mut self, out: &mut Outbox) {
+        if self.awaiting.take().is_some() {
+            // Too late to allocate that window: fold in what was reported.
+            self.smoothing.observe_reported(&self.reports);
+            self.unallocated += 1;
+        }
+        self.windows += 1;
+        if self.windows == 1 {
+            return self.allocate(self.windows, out);
+        }
+        self.awaiting = Some(self.windows);
+        self.reports.fill(None);
+        for &host in &self.cfg.hosts {
+            out.push(Action::Send(Msg { host, to_host: true, body: MsgBody::Close { window: self.windows } }));
+        }
+    }
+
+    /// Predicts (after the first window, from the reports), allocates window `window` by PLMC
+    /// eq. 6 and sends each host its counts.
+    fn allocate(&mut self, window: u64, out: &mut Outbox) {
+        if window > 1 {
+            self.smoothing.observe_reported(&self.reports);
+        }
+        if self.cfg.hod {
+            self.pred.clone_from(&self.exact);
+        } else {
+            self.smoothing.predictions(&mut self.pred);
+        }
+        allocate(&self.pred, &self.cfg.c_min, self.cfg.c, &self.cfg.policy, self.cfg.overflow, &mut self.alloc);
+        self.free = self.cfg.c - self.alloc.iter().sum::<u64>();
+        self.allocated = window;
+        for (&host, &counts) in self.cfg.hosts.iter().zip(&self.alloc) {
+            out.push(Action::Send(Msg { host, to_host: true, body: MsgBody::Alloc { window, counts } }));
+        }
+    }
+
+    /// A host's message reached PLMC.
+    fn from_host(&mut self, j: usize, body: MsgBody, out: &mut Outbox) {
+        match body {
+            MsgBody::Report { window, demand } => {
+                if self.awaiting != Some(window) {
+                    return; // a window PLMC gave up on
+                }
+                self.reports[j] = Some(demand);
+                if self.reports.iter().all(Option::is_some) {
+                    self.awaiting = None;
+                    self.allocate(window, out);
+                }
+            }
+            MsgBody::Ask { req, counts } => {
+                // Only an allocation in force has counts to give (none while reports are awaited).
+                let granted = self.awaiting.is_none() && self.allocated > 0 && self.free >= counts;
+                if granted {
+                    self.free -= counts;
+                }
+                let body = MsgBody::Grant { req, window: self.allocated, counts, granted };
+                out.push(Action::Send(Msg { host: self.cfg.hosts[j], to_host: true, body }));
+            }
+            _ => unreachable!("a message for a host delivered to PLMC"),
+        }
+    }
+
+    /// Delivers, at once and in order, the messages in `out` and those they lead to, and returns
+    /// the placement they end with (PLMLight's coordinator and its hosts, and unit tests, talk
+    /// without a network).
+    fn exchange(&mut self, out: &mut Outbox) -> Option<bool> {
+        let mut placed = None;
+        let mut next = 0;
+        while next < out.actions.len() {
+            match out.actions[next] {
+                Action::Send(m) => self.message(&m, out),
+                Action::Place { dt, .. } => placed = Some(dt),
+                a => unreachable!("PLMC does not ask for {a:?}"),
+            }
+            next += 1;
+        }
+        out.actions.clear();
+        placed
+    }
+
+    /// A DTWin starts, with messages that take no time.
+    pub fn window_start(&mut self) {
+        let mut out = Outbox::default();
+        self.dt_window(&mut out);
+        self.exchange(&mut out);
+    }
+
+    /// Host `h` has a read of `counts` DT counts, with messages that take no time: whether it
+    /// goes to the DT-active replica (`None`: not one of its hosts).
     pub fn read(&mut self, h: HostId, counts: u64) -> Option<bool> {
-        let j = self.host_ix(h)?;
-        self.demand[j] += counts;
-        let t = &mut self.totals[j];
-        t.demand += counts;
-        if !self.open {
-            return Some(true);
+        let mut out = Outbox::default();
+        match self.dt_read(SimTime::ZERO, h, counts, 0, &mut out)? {
+            DtRead::Dt => Some(true),
+            DtRead::Nd => Some(false),
+            DtRead::Asked => self.exchange(&mut out),
         }
-        if self.alloc[j] - self.used[j] >= counts {
-            self.used[j] += counts;
-            t.used += counts;
-            return Some(true);
+    }
+
+    fn message(&mut self, m: &Msg, out: &mut Outbox) {
+        let Some(j) = self.host_ix(m.host) else { unreachable!("a message for a host PLMC does not coordinate") };
+        if m.to_host {
+            self.agents[j].on_message(m.host, m.body, out);
+        } else {
+            self.from_host(j, m.body, out);
         }
-        t.overruns += 1;
-        Some(match self.cfg.overrun {
-            Overrun::Send => true,
-            Overrun::Ask if self.free >= counts => {
-                self.free -= counts;
-                self.alloc[j] += counts;
-                self.used[j] += counts;
-                t.allocated += counts;
-                t.used += counts;
-                t.granted += 1;
-                true
-            }
-            Overrun::Ask | Overrun::Nd => {
-                t.refused += 1;
-                false
-            }
-        })
     }
 }
 
@@ -189,12 +240,17 @@ impl Coordinator for Plmc {
         self.set_exact_demand(demand);
     }
 
-    fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {
-        self.window_start();
+    fn on_dt_window(&mut self, _now: SimTime, out: &mut Outbox) {
+        self.dt_window(out);
     }
 
-    fn dt_read(&mut self, _now: SimTime, host: HostId, counts: u64) -> Option<bool> {
-        self.read(host, counts)
+    fn dt_read(&mut self, _now: SimTime, host: HostId, counts: u64, req: u64, out: &mut Outbox) -> Option<DtRead> {
+        let j = self.host_ix(host)?;
+        Some(self.agents[j].read(host, counts, req, self.cfg.overrun, out))
+    }
+
+    fn on_message(&mut self, _now: SimTime, msg: &Msg, out: &mut Outbox) {
+        self.message(msg, out);
     }
 
     fn on_completion(&mut self, _now: SimTime, c: &Completion, _out: &mut Outbox) {
@@ -202,7 +258,7 @@ impl Coordinator for Plmc {
             return;
         }
         if let Some(j) = self.host_ix(c.host) {
-            self.metrics[j].read_done(c.latency);
+            self.agents[j].metrics.read_done(c.latency);
         }
     }
 
@@ -211,7 +267,7 @@ impl Coordinator for Plmc {
     }
 
     fn report(&self) -> Vec<(&'static str, f64)> {
-        vec![("windows", self.windows as f64)]
+        vec![("windows", self.windows as f64), ("unallocated_windows", self.unallocated as f64)]
     }
 
     fn host_report(&self) -> Vec<(HostId, Vec<(&'static str, f64)>)> {
@@ -219,8 +275,9 @@ impl Coordinator for Plmc {
         self.cfg
             .hosts
             .iter()
-            .zip(self.metrics.iter().zip(&self.totals))
-            .map(|(&h, (m, t))| {
+            .zip(&self.agents)
+            .map(|(&h, a)| {
+                let (m, t) = (&a.metrics, &a.totals);
                 let [u10, u50, u90] = pct(&m.utilization);
                 let [v10, v50, v90] = pct(&m.deficiency);
                 let [l10, l50, l90] = pct(&m.p90_us);

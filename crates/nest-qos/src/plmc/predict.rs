@@ -17,10 +17,13 @@ impl Smoothing {
         Smoothing { zeta, estimate: vec![start; hosts] }
     }
 
-    /// Folds in window n's measured demand; the estimates are then those for window n + 1.
-    pub fn observe(&mut self, measured: &[u64]) {
-        for (e, &m) in self.estimate.iter_mut().zip(measured) {
-            *e = self.zeta * m as f64 + (1.0 - self.zeta) * *e;
+    /// Folds in the demands reported for window n; a host that did not report keeps its
+    /// estimate.
+    pub fn observe_reported(&mut self, reported: &[Option<u64>]) {
+        for (e, m) in self.estimate.iter_mut().zip(reported) {
+            if let Some(m) = *m {
+                *e = self.zeta * m as f64 + (1.0 - self.zeta) * *e;
+            }
         }
     }
 
@@ -41,15 +44,19 @@ mod tests {
         let mut p = Vec::new();
         s.predictions(&mut p);
         assert_eq!(p, vec![100, 100]);
-        s.observe(&[200, 0]);
+        s.observe_reported(&[Some(200), Some(0)]);
         s.predictions(&mut p);
         assert_eq!(p, vec![150, 50]);
-        s.observe(&[150, 1]);
+        s.observe_reported(&[Some(150), Some(1)]);
         s.predictions(&mut p);
         assert_eq!(p, vec![150, 26], "25.5 rounds up");
         let mut s = Smoothing::new(1.0, 1, 7.0);
-        s.observe(&[42]);
+        s.observe_reported(&[Some(42)]);
         s.predictions(&mut p);
         assert_eq!(p, vec![42], "ζ = 1 predicts the last window");
+        let mut s = Smoothing::new(0.5, 2, 10.0);
+        s.observe_reported(&[None, Some(30)]);
+        s.predictions(&mut p);
+        assert_eq!(p, vec![10, 20], "a host that did not report keeps its estimate");
     }
 }

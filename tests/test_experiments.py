@@ -527,3 +527,22 @@ def test_haechi_capacity_quick_profiles_sigma_and_reports_the_estimators_bound(c
     assert all(c.get("why") for c in doc["claims"] if c["holds"] is not True)
     for stem in FIGURES["haechi-capacity"]:
         assert (out / f"{stem}.png").stat().st_size > 10_000, stem
+
+
+def test_plmc_fabric_reports_what_the_fabric_does_to_plmc(cli, tmp_path):
+    """`plmc-fabric --quick`: PLMC's messages cross the fabric (delayed more under congestion),
+    every window is still allocated, and host hints use every count."""
+    out = tmp_path / "pf"
+    cli("experiment", "plmc-fabric", "--quick", "-o", out, check=0)
+    by_id = _claims(out)
+    for cid in ("idle-fabric-ask", "idle-fabric-nd", "congestion-delays-messages", "windows-allocated-ask",
+                "windows-allocated-nd", "hints-utilization-ask", "hints-utilization-nd", "conservation"):
+        assert by_id[cid]["holds"] is True, by_id[cid]
+    for cid in ("congestion-cost-ask", "congestion-cost-nd", "asks-under-congestion", "hints-deficiency-nd",
+                "allocation-robust-ask", "allocation-robust-nd"):
+        assert cid in by_id
+    idle = json.loads((out / "ask-idle" / "summary.json").read_text())["coordinators"]["plmc"]
+    instant = json.loads((out / "ask-instant" / "summary.json").read_text())["coordinators"]["plmc"]
+    assert idle["params"]["messages"] == "network" and idle["messages"]["mean_delay_us"] > 4.0
+    assert instant["params"]["messages"] == "instant" and "messages" not in instant
+    _figures_and_report(cli, out, "plmc-fabric")

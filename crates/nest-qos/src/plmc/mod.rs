@@ -160,7 +160,7 @@ impl Plmc {
     }
 
     /// A host's message reached PLMC.
-    fn from_host(&mut self, j: usize, body: MsgBody, out: &mut Outbox) {
+    fn on_host_message(&mut self, j: usize, body: MsgBody, out: &mut Outbox) {
         match body {
             MsgBody::Report { window, demand } => {
                 if self.awaiting != Some(window) {
@@ -226,7 +226,7 @@ impl Plmc {
         if m.to_host {
             self.agents[j].on_message(m.host, m.body, out);
         } else {
-            self.from_host(j, m.body, out);
+            self.on_host_message(j, m.body, out);
         }
     }
 }

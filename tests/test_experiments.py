@@ -417,6 +417,15 @@ def test_src_throughput_quick_compares_dcqcn_only_with_src_in_the_clos(cli, tmp_
     # Pauses are counted at the targets: the DCQCN cuts on their channels back to the initiator.
     cuts = sum(f["cuts"] for f in a["network"]["flows"].values() if f["src"] in ("h64", "h128"))
     assert cuts > 0 and cuts == sum(a["coordinators"][f"src{j}"]["report"]["rate_cuts"] for j in range(2))
+    # The summary's aggregate throughput is the experiment's, computed from requests.parquet.
+    from nestsim.experiments import src_common
+    for mode in ("dcqcn", "src"):
+        s = json.loads((out / mode / "summary.json").read_text())
+        th = src_common.throughput(out / mode, 2)
+        for k in ("read", "write", "aggregate"):
+            want = th.mean(k)
+            got = s["aggregate"][f"{'total' if k == 'aggregate' else k}_gbps"]
+            assert abs(got - want) <= 1e-5 * max(want, 1e-3), (mode, k, got, want)
     _figures_and_report(cli, out, "src-throughput")
 
 

@@ -7,6 +7,7 @@
 //! and device; the request record already has a timestamp per stage for the decomposition.
 #![deny(unsafe_code)]
 
+pub mod aggregate;
 pub mod device;
 pub mod events;
 pub mod fault;

@@ -61,6 +61,8 @@ pub struct Simulation {
     pub(crate) stats: RunStats,
     pub(crate) columns: RequestColumns,
     record_requests: bool,
+    /// SRC's aggregate throughput, in runs with an `src` coordinator.
+    pub(crate) aggregate: Option<Box<crate::aggregate::Aggregate>>,
     next_seq: u64,
     stop_at: SimTime,
     pub(crate) finished: bool,
@@ -160,8 +162,10 @@ impl Simulation {
             _ => resolved.run.max_time,
         };
         let faults = (!resolved.faults.is_empty()).then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len())));
+        let aggregate = resolved.coordinators.iter().any(|c| matches!(c.kind, nest_config::coordinator::CoordinatorKind::Src(_))).then(Box::default);
         let mut sim = Simulation {
             faults,
+            aggregate,
             record_requests: resolved.output.requests,
             resolved,
             queue: EventQueue::with_capacity(4096),
@@ -474,6 +478,9 @@ impl Simulation {
         self.stats.record(&req, at_device);
         if self.record_requests {
             self.columns.push(&req);
+        }
+        if let Some(a) = self.aggregate.as_deref_mut() {
+            a.record(&req);
         }
         let host = req.host;
         self.qos_completed(&req);

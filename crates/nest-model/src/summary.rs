@@ -395,6 +395,9 @@ impl Simulation {
         if let Some(pools) = self.pools_summary() {
             out["pools"] = pools;
         }
+        if let Some(a) = self.aggregate.as_deref() {
+            out["aggregate"] = a.summary();
+        }
         if let Some((coords, gates)) = self.qos_summary() {
             out["coordinators"] = coords;
             for (h, g) in gates {

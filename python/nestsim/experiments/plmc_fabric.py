@@ -140,7 +140,9 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("asks-under-congestion", SOURCE, "Asking hosts under congestion: asks and refusals against messages "
                         "that take no time (the hosts are without counts between a window's close and their allocation)",
                         "reported", f"asks {asks['instant']:.0f} → {asks['congested']:.0f}, refused {refused['instant']:.0f} → "
-                        f"{refused['congested']:.0f}", None))
+                        f"{refused['congested']:.0f}", None,
+                        "no source makes a claim; PLMC refuses an ask while it waits for a window's reports, and under congestion "
+                        f"that wait is longer (mean one-way delay {_delay(ask_cg):.0f} µs)"))
     for ov in OVERRUNS:
         hod, cod = r[(ov, "hints")], r[(ov, "congested")]
         u = [_ph(hod, c)["utilization_p10"] for c in CLASSES]
@@ -153,6 +155,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         cd = [_ph(cod, c)["deficiency_p90"] for c in CLASSES]
         claims.append(Claim(f"hints-deficiency-{ov}", SOURCE, f"Host hints against CoD under congestion: deficiency p90 per class ({ov} hosts)",
                             "reported", f"hints {_fmt(hd)}; CoD {_fmt(cd)}; High's read p90 {_p90(hod, 'high'):.0f} vs "
-                            f"{_p90(cod, 'high'):.0f} µs", None))
+                            f"{_p90(cod, 'high'):.0f} µs", None,
+                            "no source makes a claim; CoD's deficiency is the demand it under-predicts, whose reads are "
+                            + ("asked for" if ov == "ask" else "served in NDWin") + "; the hints leave none"))
     claims.append(conservation_claim(runs=runs))
     return write_claims(out_dir, NAME, claims)

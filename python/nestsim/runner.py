@@ -8,7 +8,6 @@ finished.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -158,8 +157,7 @@ def _parts_us(c: Mapping[str, np.ndarray]) -> dict:
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def _series_codes(series_names: tuple) -> tuple:
+def series_codes(series_names: Sequence[tuple]) -> tuple:
     """Per series: its entity's and metric's dictionary codes, and whether it is a sum; with the
     dictionaries. Computed once per run (a run has ~85 series per drive: 850 K with 10,000)."""
     entities: dict = {}
@@ -170,13 +168,14 @@ def _series_codes(series_names: tuple) -> tuple:
     return list(entities), entity_of, list(metrics), metric_of, sum_of
 
 
-def series_table(raw: Mapping[str, tuple], series_names: Sequence[tuple]) -> pa.Table:
+def series_table(raw: Mapping[str, tuple], codes: tuple) -> pa.Table:
     """The drained time-series rows. ``entity`` and ``metric`` are dictionary-encoded by series
-    id (as the requests table's names are): built per row as strings they cost ~30 times the
-    simulation at 1 µs sampling (10⁷ rows on the 0.5 s dumbbell, issue 24)."""
+    id (``codes``, from ``series_codes`` once per run, as the requests table's names are): built
+    per row as strings they cost ~30 times the simulation at 1 µs sampling (10⁷ rows on the
+    0.5 s dumbbell, issue 24)."""
     c = _columns(raw)
     ids = c["series"].astype(np.int32)
-    entity_names, entity_of, metric_names, metric_of, sum_of = _series_codes(tuple(series_names))
+    entity_names, entity_of, metric_names, metric_of, sum_of = codes
     value = np.where(sum_of[ids], c["sum"], c["sum"] / np.maximum(c["count"], 1))
     return pa.table({
         "time_s": c["time_s"],
@@ -384,7 +383,7 @@ def run(
                            use_dictionary=DICTIONARY_COLUMNS)
     series_out = _TableStream(out / "timeseries.parquet.partial" if out is not None and want_series else None, seed, started,
                               keep_tables, empty_file=True)
-    series_names = sim.series_names()
+    codes = series_codes(sim.series_names())
     bar = Progress(enabled=progress)
     stopped = None
     try:
@@ -397,7 +396,7 @@ def run(
             finished = sim.step(chunk) if chunk > 0 else False
             if want_requests:
                 req_out.add(requests_table(sim.drain_requests(), names))
-            series_out.add(series_table(sim.drain_series(), series_names))
+            series_out.add(series_table(sim.drain_series(), codes))
             bar.update(sim.progress, sim.now_s, sim.events, sim.completed)
             if finished:
                 break

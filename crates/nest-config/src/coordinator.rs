@@ -161,8 +161,7 @@ pub struct PlmcPlan {
 /// connection to the server (behind whatever data is queued there).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlmcLinks {
-    /// The storage server (network host) and its name.
-    pub server: u32,
+    /// The storage server's name (a network host).
     pub server_name: String,
     /// Per host (`CoordinatorPlan::hosts` order): the (host → server, server → host) channels.
     pub channels: Vec<(u32, u32)>,
@@ -371,7 +370,7 @@ fn plmc_links(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, hosts: &[usize], h
             }
         }
     }
-    Some(PlmcLinks { server: s, server_name, channels })
+    Some(PlmcLinks { server_name, channels })
 }
 
 /// The keys of PLMC eq. 6 that PLMC and PLMLight share: ζ, the policy and its ratios, the

@@ -63,9 +63,8 @@ pub(crate) struct Messages {
     /// Per coordinator: per host (its plan's order) the (host → coordinator, coordinator →
     /// host) channels; `None`: its messages take no time.
     pub links: Vec<Option<Vec<(FlowId, FlowId)>>>,
-    /// Messages on the network, by the tag they travel with (a free slot is `None`).
-    pub on_wire: Vec<Option<InTransit>>,
-    pub free: Vec<u32>,
+    /// Messages on the network, by the tag they travel with.
+    pub on_wire: nest_core::Pool<InTransit>,
     /// Messages that take no time, waiting their turn, and whether they are being delivered.
     pub instant: std::collections::VecDeque<(CoordId, Msg)>,
     pub delivering: bool,

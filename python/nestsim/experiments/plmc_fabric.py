@@ -59,13 +59,13 @@ def _on_fabric(sc: dict, case: str) -> dict:
     return sc
 
 
-def _plan(sets: Dict[str, D.Dataset], duration: float) -> Dict[str, dict]:
+def _plan(ds1: D.Dataset, duration: float) -> Dict[str, dict]:
     scen = {}
     for ov in OVERRUNS:
         for case in CASES:
             pred = "hod" if case == "hints" else "cod"
             tag = f"{ov}-{case}"
-            scen[tag] = _on_fabric(_scenario(f"fabric-{tag}", sets["DS1"], duration, 2, pred, "sp", ov), case)
+            scen[tag] = _on_fabric(_scenario(f"fabric-{tag}", ds1, duration, 2, pred, "sp", ov), case)
     return scen
 
 
@@ -85,7 +85,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     out_dir = Path(out_dir)
     duration = 20.0 if quick else 120.0
     ds1 = D.build(out_dir / "datasets", "DS1", duration, RANGE)
-    scen = _plan({"DS1": ds1}, duration)
+    scen = _plan(ds1, duration)
     runs = run_all(out_dir, scen)
     r = {(ov, case): runs[f"{ov}-{case}"] for ov in OVERRUNS for case in CASES}
     claims: List[Claim] = []
@@ -111,8 +111,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                                  f"{100 * (nd['idle'] - nd['instant']) / reads:.2f} % of the reads)"))
     claims.append(expect("congestion-delays-messages", SOURCE, "Congestion on the ports PLMC's messages cross delays them "
                          "by the queues' depth: mean one-way delay congested ÷ idle", delays["congested"] / max(delays["idle"], 1e-9),
-                         at_least=2.0, unit="×",
-                         why=None))
+                         at_least=2.0, unit="×"))
     claims[-1].measured = (f"{claims[-1].measured}; mean {delays['idle']:.1f} → {delays['congested']:.1f} µs, "
                            f"largest {maxd['idle']:.1f} → {maxd['congested']:.1f} µs")
     for ov in OVERRUNS:
@@ -148,9 +147,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         u = [_ph(hod, c)["utilization_p10"] for c in CLASSES]
         claims.append(expect(f"hints-utilization-{ov}", SOURCE, "With host hints (each host's exact next-window demand in its "
                              f"report) every allocated count is used even under congestion: utilization p10, lowest class ({ov} hosts)",
-                             min(u), at_least=0.99,
-                             why="a host's demand in its window (from its allocation's arrival to the next close) is not the "
-                                 "demand the oracle read ahead from the window's start: the messages shift the host's window"))
+                             min(u), at_least=0.99))
         hd = [_ph(hod, c)["deficiency_p90"] for c in CLASSES]
         cd = [_ph(cod, c)["deficiency_p90"] for c in CLASSES]
         claims.append(Claim(f"hints-deficiency-{ov}", SOURCE, f"Host hints against CoD under congestion: deficiency p90 per class ({ov} hosts)",

@@ -112,19 +112,8 @@ impl Simulation {
         let j = rt.plans[c.ix()].hosts.iter().position(|&h| h == m.host.ix()).expect("a message for one of the coordinator's hosts");
         let (up, down) = links[j];
         let flow = if m.to_host { down } else { up };
-        let msgs = &mut rt.msgs;
-        let t = InTransit { coord: c, msg: m, sent: self.now };
-        let tag = match msgs.free.pop() {
-            Some(k) => {
-                msgs.on_wire[k as usize] = Some(t);
-                k
-            }
-            None => {
-                msgs.on_wire.push(Some(t));
-                msgs.on_wire.len() as u32 - 1
-            }
-        };
-        msgs.books[c.ix()].sent += 1;
+        let tag = rt.msgs.on_wire.alloc(InTransit { coord: c, msg: m, sent: self.now });
+        rt.msgs.books[c.ix()].sent += 1;
         let net = self.net.as_deref_mut().expect("links without a network");
         net.send_message(self.now, flow.0, CONTROL_MESSAGE_BYTES, Message { kind: CONTROL, tag }, &mut self.queue);
     }
@@ -148,8 +137,8 @@ impl Simulation {
     /// A control message with tag `tag` arrived over the network.
     pub(crate) fn qos_deliver(&mut self, tag: u32) {
         let rt = self.qos.as_deref_mut().expect("a control message without coordinators");
-        let t = rt.msgs.on_wire[tag as usize].take().expect("a control message on the wire");
-        rt.msgs.free.push(tag);
+        let t = *rt.msgs.on_wire.get(tag);
+        rt.msgs.on_wire.release(tag);
         let b = &mut rt.msgs.books[t.coord.ix()];
         let delay = self.now - t.sent;
         b.received += 1;
@@ -165,7 +154,7 @@ impl Simulation {
         let sent: u64 = rt.msgs.books.iter().map(|b| b.sent).sum();
         let received: u64 = rt.msgs.books.iter().map(|b| b.received).sum();
         let on_wire = tp.channels.in_transit(CONTROL);
-        let held = rt.msgs.on_wire.iter().flatten().count() as u64;
+        let held = rt.msgs.on_wire.live();
         if sent != received + on_wire || held != on_wire {
             return Err(format!("coordinator messages: {sent} sent, {received} received, {on_wire} on the fabric, {held} awaited"));
         }

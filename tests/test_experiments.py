@@ -367,7 +367,7 @@ def test_src_tpm_quick_trains_compares_and_exports_a_model(cli, tmp_path):
 
 
 def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_path):
-    """`src-dynamic --quick`: a model trained on ssd-b, the paper's four events and a long run of
+    """`src-dynamic --quick`: the model shipped for ssd-b, the paper's four events and a long run of
     random ones; every event runs Algorithm 1, and the weight in force is what the claims report."""
     out = tmp_path / "src-dynamic"
     cli("experiment", "src-dynamic", "--quick", "-o", out, check=0)
@@ -380,7 +380,7 @@ def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_pa
     src = s["coordinators"]["src"]
     assert src["params"]["events_ms_gbps"] == [[60.0, 6.0], [100.0, 3.0], [140.0, 6.0], [180.0, 10.0]]
     assert src["report"]["synthetic_events"] == 4 and s["devices"]["ssd"]["ssd"]["ssq_write_weight"] == src["report"]["final_w"]
-    assert (out / "models" / "ssd-b.json").exists()
+    assert src["params"]["model"] == "shipped:ssd-b"
     _figures_and_report(cli, out, "src-dynamic")
 
 

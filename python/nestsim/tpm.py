@@ -267,13 +267,37 @@ def cross_validate(samples: Samples, seed: int = 1) -> Dict[str, float]:
 FORMAT, VERSION = "nestsim-tpm", 1
 
 
-def fit(samples: Samples, family: str = "random_forest", seed: int = 1):
-    """One of the tree families fitted on every sample (what a run's SRC controller uses)."""
+def fit(samples: Samples, family: str = "random_forest", seed: int = 1, **params):
+    """One of the tree families fitted on every sample (what a run's SRC controller uses);
+    `params` are scikit-learn's (e.g. `n_estimators`, `min_samples_leaf`)."""
     if family not in ("random_forest", "decision_tree"):
         raise ValueError(f"family {family!r}: only random_forest and decision_tree can be exported")
     model = model_families(seed)[family]
+    model.set_params(**params)
     model.fit(samples.x, samples.y)
     return model
+
+
+#: The models shipped for the presets (`model = "shipped:ssd-a"`): a compact forest, 30 trees
+#: with at least 3 samples a leaf (~0.6 MB; 100 unpruned trees are ~7 MB), whose held-out R²
+#: is within ~0.02 of the full forest's on the same samples (docs/src.md).
+SHIPPED_PRESETS = ("ssd-a", "ssd-b", "ssd-c")
+SHIPPED_FOREST = {"n_estimators": 30, "min_samples_leaf": 3}
+SHIPPED_SAMPLES, SHIPPED_SEED = 500, 21
+
+
+def ship(preset: str, path, n: int = SHIPPED_SAMPLES, seed: int = SHIPPED_SEED) -> dict:
+    """Trains `preset`'s shipped model from scratch (n micro + n synthetic samples) and writes it
+    to `path`: `scripts/ship_tpm_models.py` runs it for every preset into the package."""
+    s = join(samples(preset, n, seed=seed, kind="micro"), samples(preset, n, seed=seed + 1, kind="synthetic"))
+    model = fit(s, **SHIPPED_FOREST)
+    imp = dict(zip(FEATURES, (round(float(v), 6) for v in model.feature_importances_)))
+    return export(model, path, preset=preset, samples=len(s.x), seed=seed, forest=SHIPPED_FOREST, importances=imp)
+
+
+def shipped(preset: str) -> dict:
+    """The model shipped for `preset` as its file holds it (what `trained_on` says included)."""
+    return json.loads(_native.tpm_shipped(preset))
 
 
 def export(model, path, w_max: int = MAX_W, **trained_on) -> dict:
@@ -312,10 +336,12 @@ def export(model, path, w_max: int = MAX_W, **trained_on) -> dict:
 
 
 def predict(path, x) -> np.ndarray:
-    """NeSt's own evaluator's predictions (read, write throughput) for rows `x` of an exported model."""
+    """NeSt's own evaluator's predictions (read, write throughput) for rows `x` of an exported
+    model (a path, or "shipped:PRESET")."""
     return np.asarray(_native.tpm_predict(str(path), np.asarray(x, dtype=float).tolist()), dtype=float)
 
 
 __all__ = ["FEATURES", "FORMAT", "VERSION", "KINDS", "SUBSETS", "Samples", "Comparison", "capacity", "samples", "micro_samples",
-           "micro_scenario", "model_families", "compare", "cross_validate", "join", "fit", "export", "predict"]
+           "micro_scenario", "model_families", "compare", "cross_validate", "join", "fit", "export", "predict",
+           "SHIPPED_PRESETS", "SHIPPED_FOREST", "ship", "shipped"]
 

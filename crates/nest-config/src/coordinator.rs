@@ -63,9 +63,14 @@ pub struct CoordinatorConfig {
     /// sits in one) | instant (they take no time).
     #[serde(default)]
     pub messages: Option<String>,
-    /// plmlight: the SSD (without PLM, in a storage server) whose windows it emulates.
+    /// plmlight: the SSD (without PLM, in a storage server) whose windows it emulates; src: the
+    /// SSD behind split SQs whose write weight it sets.
     #[serde(default)]
     pub device: Option<String>,
+    /// src: a target's flash array instead of `device`: SSDs behind split SQs in one storage
+    /// server, the demanded read rate divided among them by their reads (docs/src.md).
+    #[serde(default)]
+    pub devices: Option<Vec<String>>,
     /// plmlight: the fast device on the same server that takes the redirected writes.
     #[serde(default)]
     pub fast: Option<String>,
@@ -217,6 +222,9 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, hosts: &[Ho
             idx
         }
     };
+    if c.devices.is_some() && c.kind != "src" {
+        cx.err(&format!("{key}.devices"), format!("not a {} key (only src takes a list of devices)", c.kind));
+    }
     let kind = match c.kind.as_str() {
         "fixed-budget" => {
             let period = match &c.period {

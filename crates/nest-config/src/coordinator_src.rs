@@ -1,7 +1,7 @@
-//! `[[coordinator]] kind = "src"`: SRC's Algorithm 1 at the storage target of one SSD behind split
-//! submission queues (docs/src.md). Its keys: `device` (an SSD with `nvme.arbitration = "ssq"`,
-//! in a storage server), `model` (the throughput prediction model `nestsim.tpm` exported, read and
-//! checked here so a bad file is a configuration error), `delta` (the monitor's window, 10 ms in
+//! `[[coordinator]] kind = "src"`: SRC's Algorithm 1 at a storage target, on one SSD or an array of
+//! SSDs behind split submission queues (docs/src.md). Its keys: `device` (an SSD with
+//! `nvme.arbitration = "ssq"`, in a storage server) or `devices` (several, in one server), `model` (the throughput prediction model `nestsim.tpm` exported, or one shipped for a
+//! preset, "shipped:ssd-a"; read and checked here so a bad file is a configuration error), `delta` (the monitor's window, 10 ms in
 //! the paper), `tau` (10 %), `w_max` (the model's own by default: it knows nothing beyond) and
 //! `events` (synthetic congestion events: time and demanded read rate, for SRC §IV-E's test of
 //! the control loop).
@@ -11,7 +11,7 @@ use crate::resolve::e2e::NvmeofPlan;
 use crate::resolve::network::NetworkPlan;
 use crate::resolve::{Ctx, DeviceKindPlan, DevicePlan};
 use nest_core::{DeviceId, FlowId, SimTime};
-use nest_qos::rate_control::{SrcConfig, TreeEnsemble};
+use nest_qos::rate_control::{SrcConfig, TreeEnsemble, SHIPPED_PREFIX};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -45,41 +45,60 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
         (c.t_dw.is_some(), "t_dw"),
     ] {
         if v {
-            cx.err(&f(n), "not an src key (src takes device, model, delta, tau, w_max and events)");
+            cx.err(&f(n), "not an src key (src takes device or devices, model, delta, tau, w_max and events)");
         }
     }
-    let Some(name) = &c.device else {
-        cx.err(&f("device"), "src needs device: the SSD behind split submission queues whose write weight it sets");
-        return None;
-    };
-    let Some(device) = devices.iter().position(|d| &d.name == name) else {
-        cx.err(&f("device"), format!("no device named '{name}'"));
-        return None;
-    };
-    let w0 = match &devices[device].kind {
-        DeviceKindPlan::Ssd(p) => match p.nvme.split {
-            Some(w) => w,
-            None => {
-                cx.err(&f("device"), format!("'{name}' does not arbitrate by split SQs: give it nvme = {{ arbitration = \"ssq\" }}"));
-                1
-            }
-        },
+    let names: Vec<&String> = match (&c.device, &c.devices) {
+        (Some(d), None) => vec![d],
+        (None, Some(ds)) if !ds.is_empty() => ds.iter().collect(),
+        (Some(_), Some(_)) => {
+            cx.err(&f("devices"), "give device (one SSD) or devices (a target's array), not both");
+            return None;
+        }
         _ => {
-            cx.err(&f("device"), format!("'{name}' is not an SSD"));
-            1
+            cx.err(&f("device"), "src needs device (or devices): the SSD behind split submission queues whose write weight it sets");
+            return None;
         }
     };
+    let key_of = |k: usize| if c.devices.is_some() { format!("{key}.devices[{k}]") } else { f("device") };
+    let mut chosen: Vec<(usize, u32)> = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let Some(device) = devices.iter().position(|d| &d.name == *name) else {
+            cx.err(&key_of(k), format!("no device named '{name}'"));
+            continue;
+        };
+        if chosen.iter().any(|&(d, _)| d == device) {
+            cx.err(&key_of(k), format!("'{name}' is listed twice"));
+            continue;
+        }
+        let w0 = match &devices[device].kind {
+            DeviceKindPlan::Ssd(p) => match p.nvme.split {
+                Some(w) => w,
+                None => {
+                    cx.err(&key_of(k), format!("'{name}' does not arbitrate by split SQs: give it nvme = {{ arbitration = \"ssq\" }}"));
+                    1
+                }
+            },
+            _ => {
+                cx.err(&key_of(k), format!("'{name}' is not an SSD"));
+                1
+            }
+        };
+        chosen.push((device, w0));
+    }
+    if chosen.len() < names.len() {
+        return None;
+    }
+    // A shipped model is named, not a path: "shipped:ssd-a".
     let model_path = match &c.model {
+        Some(p) if p.starts_with(SHIPPED_PREFIX) => Some(PathBuf::from(p)),
         Some(p) => cx.path(&f("model"), p),
         None => {
-            cx.err(&f("model"), "src needs model: a throughput prediction model exported by nestsim.tpm (docs/src.md)");
+            cx.err(&f("model"), "src needs model: \"shipped:PRESET\" (ssd-a, ssd-b, ssd-c) or a model file exported by nestsim.tpm (docs/src.md)");
             None
         }
     };
-    let model = model_path.as_ref().and_then(|p| {
-        let read = std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|t| TreeEnsemble::from_json(&t));
-        read.map_err(|e| cx.err(&f("model"), format!("{}: {e}", p.display()))).ok()
-    });
+    let model = model_path.as_ref().and_then(|p| TreeEnsemble::load(&p.to_string_lossy()).map_err(|e| cx.err(&f("model"), e)).ok());
     let delta = match &c.delta {
         None => SimTime::from_ms(10),
         Some(s) => cx.dur(&f("delta"), s).unwrap_or(SimTime::from_ms(10)),
@@ -115,12 +134,24 @@ pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[Dev
         cx.err(&f("device"), "src acts on the congestion of the target's channels: the scenario has no device in a storage server");
         return None;
     };
-    let Some(server) = nv.device_server[device] else {
-        cx.err(&f("device"), format!("'{name}' is in no storage server (give it server = ...)"));
-        return None;
-    };
+    let mut server = None;
+    for (k, &(device, _)) in chosen.iter().enumerate() {
+        match (nv.device_server[device], server) {
+            (None, _) => {
+                cx.err(&key_of(k), format!("'{}' is in no storage server (give it server = ...)", devices[device].name));
+                return None;
+            }
+            (Some(s), Some(first)) if s != first => {
+                cx.err(&key_of(k), format!("'{}' is in another storage server than '{}': one SRC acts at one target", devices[device].name, devices[chosen[0].0].name));
+                return None;
+            }
+            (Some(s), _) => server = Some(s),
+        }
+    }
+    let server = server.expect("at least one device");
     let mut flows: Vec<u32> = nv.conns.iter().filter(|cn| cn.server == server).map(|cn| cn.back).collect();
     flows.sort_unstable();
-    let ctl = SrcConfig { device: DeviceId(device as u32), flows: flows.into_iter().map(FlowId).collect(), delta, tau, w_max, w0, events };
+    let devices = chosen.into_iter().map(|(d, w0)| (DeviceId(d as u32), w0)).collect();
+    let ctl = SrcConfig { devices, flows: flows.into_iter().map(FlowId).collect(), delta, tau, w_max, events };
     Some(SrcPlan { server, server_name: net.topology.host_name(server).to_string(), model_path: model_path?, model: Arc::new(model?), ctl })
 }

@@ -163,10 +163,7 @@ impl QosRt {
                         Box::new(coord)
                     }
                     CoordinatorKind::Src(ref m) => {
-                        let (coord, agent) = nest_qos::src(
-                            m.ctl.clone(),
-                            Box::new(m.model.clone()),
-                        );
+                        let (coord, agent) = nest_qos::src(m.ctl.clone(), m.model.clone());
                         routers.push((m.server, Box::new(agent) as Box<dyn nest_nvme::Router>));
                         Box::new(coord)
                     }

@@ -119,3 +119,74 @@ fn src_sections_are_checked() {
     let e = err(&twice);
     assert!(e.contains("coordinator[1].device") && e.contains("one plmlight or src per server"), "{e}");
 }
+
+/// The incast with a second SSD in r0 (`dr0b`, read-light): r0 is a target with an array.
+fn array_incast(coord: &str) -> String {
+    common::dcqcn_incast(
+        |r| {
+            let one = |d: &str, rf: f64| {
+                format!("[[device]]\nname = \"{d}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{r}\"\nnvme = {{ arbitration = \"ssq\" }}\n")
+                    + &format!("[[workload]]\nname = \"w{d}\"\nhost = \"s0\"\ndevice = \"{d}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", bandwidth = \"6Gbps\" }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = {rf}\n")
+            };
+            let mut t = one(&format!("d{r}"), 0.7);
+            if r == "r0" {
+                t += &one("dr0b", 0.3);
+            }
+            t
+        },
+        coord,
+    )
+}
+
+#[test]
+fn an_array_at_one_target_gets_a_weight_per_drive() {
+    let m = model_file("model.json", MODEL);
+    let coord = format!("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevices = [\"dr0\", \"dr0b\"]\nmodel = \"{}\"\n", m.display());
+    let (s, sim) = run(&array_incast(&coord));
+    sim.check_conservation().unwrap();
+    let c = &s["coordinators"]["src"];
+    let r = &c["report"];
+    assert_eq!(c["params"]["devices"], serde_json::json!(["dr0", "dr0b"]));
+    assert_eq!(f(r, "devices"), 2.0);
+    assert_eq!(f(r, "commands_seen"), f(&s, "workloads.wdr0.all.ios") + f(&s, "workloads.wdr0b.all.ios"), "both drives' commands are monitored");
+    assert!(f(r, "rate_cuts") > 10.0 && f(r, "weight_changes") >= 2.0, "{r}");
+    let (w0, w1) = (f(&s, "devices.dr0.ssd.ssq_write_weight"), f(&s, "devices.dr0b.ssd.ssq_write_weight"));
+    assert_eq!((w0 + w1) / 2.0, f(r, "final_w"), "final_w is the drives' mean");
+    assert!(f(r, "max_w") >= w0.max(w1));
+    assert_eq!(f(&s, "devices.dr1.ssd.ssq_write_weight"), 1.0, "another target's drive keeps its weight");
+}
+
+#[test]
+fn an_array_is_checked() {
+    use nest_config::{load_str, resolve};
+    let err = |text: &str| {
+        let l = load_str(text, "t.toml", ".".into(), &[], None).unwrap();
+        resolve(&l, text).unwrap_err().to_string()
+    };
+    let m = model_file("model.json", MODEL);
+    let c = |keys: &str| format!("[[coordinator]]\nname = \"src\"\nkind = \"src\"\nmodel = \"{}\"\n{keys}", m.display());
+    let e = err(&array_incast(&c("devices = [\"dr0\", \"dr1\"]\n")));
+    assert!(e.contains("coordinator[0].devices[1]") && e.contains("another storage server"), "{e}");
+    let e = err(&array_incast(&c("devices = [\"dr0\", \"dr0\", \"nope\"]\n")));
+    assert!(e.contains("coordinator[0].devices[1]") && e.contains("listed twice"), "{e}");
+    assert!(e.contains("coordinator[0].devices[2]") && e.contains("no device named 'nope'"), "{e}");
+    let e = err(&array_incast(&c("device = \"dr0\"\ndevices = [\"dr0b\"]\n")));
+    assert!(e.contains("coordinator[0].devices") && e.contains("not both"), "{e}");
+    let e = err(&array_incast("[[coordinator]]\nname = \"b\"\nkind = \"fixed-budget\"\nperiod = \"1ms\"\nios = 4\ndevices = [\"dr0\"]\n"));
+    assert!(e.contains("coordinator[0].devices") && e.contains("not a fixed-budget key"), "{e}");
+}
+
+#[test]
+fn a_shipped_model_is_named_by_its_preset() {
+    let coord = |m: &str| format!("[[coordinator]]\nname = \"src\"\nkind = \"src\"\ndevice = \"dr0\"\nmodel = \"{m}\"\n");
+    let (s, sim) = run(&incast(&coord("shipped:ssd-a")));
+    sim.check_conservation().unwrap();
+    let p = &s["coordinators"]["src"]["params"];
+    assert_eq!((p["model"].as_str(), p["model_kind"].as_str()), (Some("shipped:ssd-a"), Some("random_forest")));
+    assert!(f(p, "model_trees") >= 10.0, "{p}");
+    use nest_config::{load_str, resolve};
+    let text = incast(&coord("shipped:ssd-z"));
+    let l = load_str(&text, "t.toml", ".".into(), &[], None).unwrap();
+    let e = resolve(&l, &text).unwrap_err().to_string();
+    assert!(e.contains("coordinator[0].model") && e.contains("no model is shipped for 'ssd-z'") && e.contains("ssd-a"), "{e}");
+}

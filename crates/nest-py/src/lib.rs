@@ -453,13 +453,18 @@ fn src_features(times_ps: Vec<u64>, sizes: Vec<u32>, writes: Vec<bool>, delta_ps
 /// w), by NeSt's own evaluator — what a run's SRC controller computes.
 #[pyfunction]
 fn tpm_predict(path: &str, rows: Vec<Vec<f64>>) -> PyResult<Vec<[f64; 2]>> {
-    let text = std::fs::read_to_string(path).map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
-    let m = nest_qos::rate_control::TreeEnsemble::from_json(&text).map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    let m = nest_qos::rate_control::TreeEnsemble::load(path).map_err(PyValueError::new_err)?;
     let n = nest_qos::rate_control::FEATURE_NAMES.len() + 1;
     if let Some(r) = rows.iter().find(|r| r.len() != n) {
         return Err(PyValueError::new_err(format!("a row of {} values: expected {n} (Ch, then w)", r.len())));
     }
     Ok(rows.iter().map(|r| m.predict_row(r)).collect())
+}
+
+/// The text of the throughput model shipped for a preset (`model = "shipped:PRESET"`).
+#[pyfunction]
+fn tpm_shipped(preset: &str) -> PyResult<&'static str> {
+    nest_qos::rate_control::shipped_text(preset).map_err(PyValueError::new_err)
 }
 
 #[pyfunction]
@@ -505,6 +510,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(src_features, m)?)?;
     m.add_function(wrap_pyfunction!(src_feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(tpm_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(tpm_shipped, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_probe, m)?)?;
     m.add_function(wrap_pyfunction!(default_memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

@@ -55,23 +55,18 @@ def target(j: int) -> str:
 
 @dataclass(frozen=True)
 class Model:
-    """An exported throughput prediction model and the share of the forest's importance w has."""
-    path: Path
+    """A throughput prediction model as a scenario names it and the share of the forest's
+    importance w has."""
+    path: str
     w_importance: float
 
 
-def train_model(out_dir: Path, preset: str, quick: bool, seed: int = 21) -> Model:
-    """A random forest trained on NeSt's own `preset` (as `src-tpm` does), exported to
-    ``out_dir/models/PRESET.json``; 150 + 150 samples with `quick`, else 500 + 500."""
+def shipped_model(preset: str) -> Model:
+    """The model shipped for `preset` ("shipped:PRESET"): trained on NeSt's own drive as
+    `src-tpm` trains (500 + 500 samples, a compact forest; `scripts/ship_tpm_models.py`)."""
     from .. import tpm
 
-    per_kind = 150 if quick else 500
-    samples = tpm.join(tpm.samples(preset, per_kind, seed=seed, kind="micro"), tpm.samples(preset, per_kind, seed=seed + 1, kind="synthetic"))
-    path = (Path(out_dir) / "models" / f"{preset}.json").resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    forest = tpm.fit(samples)
-    tpm.export(forest, path, preset=preset, samples=len(samples.x))
-    return Model(path, float(forest.feature_importances_[tpm.FEATURES.index("w")]))
+    return Model(f"shipped:{preset}", float(tpm.shipped(preset)["trained_on"]["importances"]["w"]))
 
 
 @dataclass(frozen=True)
@@ -90,32 +85,43 @@ class Load:
         return self.read_rate * self.read_bytes * 8 / 1e9
 
 
-def scenario(name: str, load: Load, initiators: int, targets: int, model: Model, src: bool, seed: int = 1,
-             preset: str = PRESET) -> dict:
-    """`initiators` initiators each sending an equal share of `load` to every one of `targets`
-    targets; SRC acts when `src`, else the coordinators only count (the baseline)."""
-    pairs = initiators * targets
-    per_pair = load.per_target // initiators
+def drive(j: int, d: int, drives: int) -> str:
+    """Target j's d-th drive: `ssdJ` for a single drive, `ssdJ_D` in an array."""
+    return f"ssd{j}" if drives == 1 else f"ssd{j}_{d}"
 
-    def stream(kind: str, i: int, j: int, rate: float, mean_b: int) -> dict:
-        return {"name": f"{kind}{i}_{j}", "host": initiator(i), "device": f"ssd{j}", "class": "high",
-                "arrival": {"kind": "poisson", "rate_iops": rate / pairs},
+
+def scenario(name: str, load: Load, initiators: int, targets: int, model: Model, src: bool, seed: int = 1,
+             preset: str = PRESET, drives: int = 1) -> dict:
+    """`initiators` initiators each sending an equal share of `load` to every one of `targets`
+    targets; SRC acts when `src`, else the coordinators only count (the baseline). With `drives`
+    > 1 each target is a flash array (SRC §IV-A: "multiple SSD instances on each Target") whose
+    drives share its load equally, under one SRC coordinator (`devices`)."""
+    pairs = initiators * targets * drives
+    per_pair = load.per_target // (initiators * drives)
+
+    def stream(kind: str, i: int, j: int, d: int, rate: float, mean_b: int) -> dict:
+        return {"name": f"{kind}{i}_{j}" + ("" if drives == 1 else f"_{d}"), "host": initiator(i), "device": drive(j, d, drives),
+                "class": "high", "arrival": {"kind": "poisson", "rate_iops": rate / pairs},
                 "size": {"dist": "exp", "mean": f"{mean_b}B", "align": "4KiB", "min": "4KiB", "max": "1MiB"},
                 "read_fraction": 1.0 if kind == "r" else 0.0, "max_ios": per_pair}
 
-    workloads = [stream(k, i, j, rate, mean_b) for j in range(targets) for i in range(initiators)
+    workloads = [stream(k, i, j, d, rate, mean_b) for j in range(targets) for d in range(drives) for i in range(initiators)
                  for k, rate, mean_b in (("r", load.read_rate, load.read_bytes), ("w", load.write_rate, load.write_bytes))]
+
+    def coordinator(j: int) -> dict:
+        which = {"device": drive(j, 0, 1)} if drives == 1 else {"devices": [drive(j, d, drives) for d in range(drives)]}
+        return dict({"name": f"src{j}", "kind": "src", **which, "model": str(model.path)}, **({} if src else {"w_max": 1}))
+
     return {
         "schema": 1, "name": name,
         "run": {"seed": seed, "interval": "1ms"},
         "network": dict(CLOS, switch=roce_switch()),
         "nvmeof": {"transport": "dcqcn"},
         "host": [{"name": initiator(i), "queue_depth": 1 << 20} for i in range(initiators)],
-        "device": [{"name": f"ssd{j}", "kind": "ssd", "preset": preset, "server": target(j),
-                    "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16}} for j in range(targets)],
+        "device": [{"name": drive(j, d, drives), "kind": "ssd", "preset": preset, "server": target(j),
+                    "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16}} for j in range(targets) for d in range(drives)],
         "workload": workloads,
-        "coordinator": [dict({"name": f"src{j}", "kind": "src", "device": f"ssd{j}", "model": str(model.path)},
-                             **({} if src else {"w_max": 1})) for j in range(targets)],
+        "coordinator": [coordinator(j) for j in range(targets)],
     }
 
 

@@ -4,7 +4,7 @@ One initiator reads and writes an `ssd-b` drive (SRC Table II) at a storage serv
 100 Gb/s NVMe-oF link that never congests, so every congestion event is synthetic (the `src`
 coordinator's `events`): the paper's sequence demands 6 → 3 → 6 → 10 Gb/s at 60, 100, 140 and
 180 ms ("pause", "pause", "retrieval", "retrieval"). SRC runs Algorithm 1 at each with a random
-forest trained here on `ssd-b` (`nestsim.tpm`, as `src-tpm` does; `models/ssd-b.json`). A long run
+forest shipped for `ssd-b` (`model = "shipped:ssd-b"`, trained as `src-tpm` trains). A long run
 then draws an event every 5–15 ms demanding 2–12 Gb/s, for the mean control delay.
 
 The workload is the paper's VDI-like mix — reads 44 KB and writes 23 KB on average, exponential
@@ -42,7 +42,7 @@ PAPER_MEAN_DELAY_MS = 7.3
 BAND = 0.2
 
 
-def _scenario(model: Path, events: List[Tuple[float, float]], duration_ms: float, cap: Tuple[float, float], seed: int) -> dict:
+def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float, cap: Tuple[float, float], seed: int) -> dict:
     def stream(name: str, mean_b: int, rf: float, bytes_per_s: float) -> dict:
         return {"name": name, "host": "s0", "device": "ssd", "class": "high",
                 "arrival": {"kind": "poisson", "rate_iops": bytes_per_s / mean_b},
@@ -104,11 +104,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     from .. import tpm
 
     out_dir = Path(out_dir)
-    (out_dir / "models").mkdir(parents=True, exist_ok=True)
-    per_kind = 150 if quick else 500
-    samples = tpm.join(tpm.samples(PRESET, per_kind, seed=21, kind="micro"), tpm.samples(PRESET, per_kind, seed=22, kind="synthetic"))
-    model_path = (out_dir / "models" / f"{PRESET}.json").resolve()
-    tpm.export(tpm.fit(samples), model_path, preset=PRESET, samples=len(samples.x))
+    model_path = f"shipped:{PRESET}"
     cap = tpm.capacity(PRESET)
 
     fig9 = [(t, r) for t, r, _, _ in FIG9]
@@ -137,7 +133,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     delays_long = control_delays(gl, long_events, long_ms)
     converged = [d for d in delays_long if d is not None]
     rep9 = done["fig9"]["coordinators"]["src"]["report"]
-    # The most saturated sample's Ch (reads delivered farthest below their arrival speed).
+    # The most saturated Ch of a few fresh samples (reads delivered farthest below their arrival speed).
+    samples = tpm.samples(PRESET, 60, seed=23, kind="micro")
     speed = samples.x[:, tpm.FEATURES.index("speed_read")]
     ch = samples.x[int(np.argmin(samples.y[:, 0] / np.maximum(speed, 1.0)))][:-1]
     rows = [list(ch) + [w] for w in range(1, 9)]
@@ -147,7 +144,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         return float(g9[int(t) - 10:int(t)].mean())
 
     claims: List[Claim] = []
-    why_w = (f"the forest trained on NeSt's {PRESET} predicts read throughput that hardly moves with w (e.g. {flat[0]:.2f} Gb/s at "
+    why_w = (f"the forest shipped for NeSt's {PRESET} predicts read throughput that hardly moves with w (e.g. {flat[0]:.2f} Gb/s at "
              f"w = 1, {flat[-1]:.2f} at w = 8 for the most saturated sample's Ch), so Algorithm 1 stops at the first step (change < τ): on NeSt's "
              f"drive the reads keep ⌈QD / (1 + w)⌉ ≥ 57 of the 512 slots, more than the flash needs, and the writes are bound "
              f"by the DRAM (docs/src.md); reads before the events: {before(60):.1f} Gb/s")

@@ -36,7 +36,7 @@ LOADS = {"light": (22_000, 60, None), "moderate": (32_000, 80, 14), "heavy": (44
 
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     out_dir = Path(out_dir)
-    model = sc.train_model(out_dir, sc.PRESET, quick)
+    model = sc.shipped_model(sc.PRESET)
     per_target = 1500 if quick else 5000
     scenarios = {}
     for name, (size, per_ms, _) in LOADS.items():

@@ -224,7 +224,8 @@ impl Simulation {
                     "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
                 })),
                 CoordinatorKind::Src(m) => ("src", json!({
-                    "device": self.resolved.devices[m.ctl.device.ix()].name, "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    "device": self.resolved.devices[m.ctl.devices[0].0.ix()].name,
+                    "devices": m.ctl.devices.iter().map(|&(d, _)| self.resolved.devices[d.ix()].name.as_str()).collect::<Vec<_>>(), "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
                     "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.ctl.delta.0 as f64 / 1e9, "tau": m.ctl.tau, "w_max": m.ctl.w_max,
                     "watched_channels": m.ctl.flows.len(),
                     "events_ms_gbps": m.ctl.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),

@@ -114,7 +114,7 @@ fn msgs(a: Vec<Action>) -> Vec<Msg> {
 #[test]
 fn with_messages_in_flight_hosts_wait_for_their_counts_and_reports_drive_the_allocation() {
     let mut p = Plmc::new(PlmcConfig { c_min: vec![0, 0, 0], ..cfg(Overrun::Nd, Policy::StrictPriority) });
-    let (high, med, low) = (HostId(2), HostId(0), HostId(1));
+    let (high, med, _low) = (HostId(2), HostId(0), HostId(1));
     // Window 1 is allocated at once: equal shares 34 + 34 + 32.
     let allocs = msgs(acts(&mut p, |p, out| p.on_dt_window(SimTime::ZERO, out)));
     assert_eq!(allocs.iter().map(|m| m.body).collect::<Vec<_>>(), [34, 34, 32].map(|counts| MsgBody::Alloc { window: 1, counts }));

@@ -1,17 +1,24 @@
 //! SRC at a storage target (SRC §III-C, Fig 4): Algorithm 1 on the congestion its channels meet.
 //! Two parts share one state:
 //! - the **agent** ([`SrcAgent`]) is the target's routing hook: it routes every command to the
-//!   device it names and records each command for the SRC device in the workload monitor (Ch is
-//!   measured where the commands arrive);
+//!   device it names and records each command for an SRC device in that device's workload
+//!   monitor (Ch is measured where the commands arrive);
 //! - the **controller** ([`SrcController`]) watches the channels the target sends on (read data
 //!   and completions back to the initiators) and, on each DCQCN rate change there — a cut on a
 //!   CNP (the paper's "pause", lowering r) or a raise (its "retrieval") — runs Algorithm 1 with r =
-//!   the channel's new rate and sets the device's write weight when it changes.
+//!   the channel's new rate and sets each device's write weight when it changes.
 //!
 //! r is the sending rate of the one channel the event is for (the paper has one initiator per
-//! target; with several, the weight follows the latest event). The rate is the channel's wire rate
+//! target; with several, the weights follow the latest event). The rate is the channel's wire rate
 //! in bits/s, compared with the model's read throughput in bytes/s after dividing by 8 (headers
 //! are not taken off: ~2 % at 4 KiB frames).
+//!
+//! **A flash array** (the paper's targets hold several SSDs, SRC §IV-A): the target's channel
+//! carries the reads of all its drives, so r is the demand on the array. Each drive is asked for
+//! the share of r that its reads have of the target's reads over δ (the read flow speed its
+//! monitor saw), and runs Algorithm 1 on its own Ch with that share; with no reads seen the
+//! share is equal. The paper does not say how it divides r; a drive asked for little is slowed
+//! little, which is what the proportional split keeps.
 //!
 //! Synthetic events (`events`: time, demanded rate) are handled exactly as rate changes, at
 //! wake-ups the controller asks for; they count as rate events, not as pauses.
@@ -28,42 +35,48 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 const MS: u64 = 1_000_000_000;
 
-/// The agent's time series: the write weight, the last demanded read rate (Gb/s) and the pauses
-/// per millisecond since the previous sample.
+/// The agent's time series: the write weight (the mean over the target's SRC devices), the last
+/// demanded read rate (Gb/s) and the pauses per millisecond since the previous sample.
 pub const SERIES: [&str; 3] = ["write_weight", "demanded_read_gbps", "pauses_per_ms"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SrcConfig {
-    /// The SSD behind split SQs whose write weight it sets.
-    pub device: DeviceId,
+    /// The SSDs behind split SQs whose write weights it sets (one, or a target's array), each
+    /// with its write weight when the run starts.
+    pub devices: Vec<(DeviceId, u32)>,
     /// The channels the target sends on.
     pub flows: Vec<FlowId>,
     /// The monitor's window δ (10 ms in the paper) and Algorithm 1's τ (10 %) and its bound on w.
     pub delta: SimTime,
     pub tau: f64,
     pub w_max: u32,
-    /// The device's write weight when the run starts.
-    pub w0: u32,
     /// Synthetic congestion events (time, demanded rate in bits/s), in time order: each is
     /// handled as a DCQCN rate change to that rate (SRC §IV-E's evaluation of the control loop).
     pub events: Vec<(SimTime, f64)>,
 }
 
-struct State {
+/// One SRC device: its monitor and model, and its weight's history.
+struct Drive {
     adj: DynamicAdjustment,
     device: DeviceId,
     w: u32,
+    arrivals: u64,
+    weight_changes: u64,
+    max_w: u32,
+    /// ∫ w dt (ps) up to the state's `touched`, for the time-weighted mean weight.
+    w_area: f64,
+    /// The read flow speed its monitor saw at the last event (bytes/s): its share of r.
+    read_speed: f64,
+}
+
+struct State {
+    drives: Vec<Drive>,
     /// Last demanded read rate (bits/s); NaN before the first event.
     r_bps: f64,
-    arrivals: u64,
     synthetic: u64,
     cuts: u64,
     raises: u64,
     pfc_pauses: u64,
-    weight_changes: u64,
-    max_w: u32,
-    /// ∫ w dt (ps) up to `touched`, for the time-weighted mean weight.
-    w_area: f64,
     touched: SimTime,
     /// Pauses per millisecond.
     busiest_ms: BusiestMs,
@@ -73,12 +86,19 @@ struct State {
 
 impl State {
     fn touch(&mut self, now: SimTime) {
-        self.w_area += self.w as f64 * now.0.saturating_sub(self.touched.0) as f64;
+        let dt = now.0.saturating_sub(self.touched.0) as f64;
+        for d in &mut self.drives {
+            d.w_area += d.w as f64 * dt;
+        }
         self.touched = self.touched.max(now);
     }
 
     fn pauses(&self) -> u64 {
         self.cuts + self.pfc_pauses
+    }
+
+    fn mean_w(&self) -> f64 {
+        self.drives.iter().map(|d| d.w as f64).sum::<f64>() / self.drives.len() as f64
     }
 }
 
@@ -98,22 +118,31 @@ pub struct SrcAgent {
     s: Shared,
 }
 
-/// The controller and the agent of one SRC device, sharing its monitor.
-pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, SrcAgent) {
-    assert!(cfg.w0 >= 1, "w ≥ 1 (checked at resolution)");
+/// The controller and the agent of one SRC target, sharing its devices' monitors; the devices
+/// share the model (an array of one drive type).
+pub fn src(cfg: SrcConfig, model: Arc<dyn ThroughputModel>) -> (SrcController, SrcAgent) {
+    assert!(!cfg.devices.is_empty() && cfg.devices.iter().all(|&(_, w0)| w0 >= 1), "a device and w ≥ 1 (checked at resolution)");
+    let drives = cfg
+        .devices
+        .iter()
+        .map(|&(device, w0)| Drive {
+            adj: DynamicAdjustment::new(cfg.delta, Box::new(model.clone()), cfg.tau, cfg.w_max),
+            device,
+            w: w0,
+            arrivals: 0,
+            weight_changes: 0,
+            max_w: w0,
+            w_area: 0.0,
+            read_speed: 0.0,
+        })
+        .collect();
     let s = Arc::new(Mutex::new(State {
-        adj: DynamicAdjustment::new(cfg.delta, model, cfg.tau, cfg.w_max),
-        device: cfg.device,
-        w: cfg.w0,
+        drives,
         r_bps: f64::NAN,
-        arrivals: 0,
         synthetic: 0,
         cuts: 0,
         raises: 0,
         pfc_pauses: 0,
-        weight_changes: 0,
-        max_w: cfg.w0,
-        w_area: 0.0,
         touched: SimTime::ZERO,
         busiest_ms: BusiestMs::default(),
         sampled: (0, SimTime::ZERO),
@@ -122,16 +151,29 @@ pub fn src(cfg: SrcConfig, model: Box<dyn ThroughputModel>) -> (SrcController, S
 }
 
 impl State {
-    /// A demanded read rate of `rate_bps` at `now`: Algorithm 1, and the weight set if it changed.
+    /// A demanded read rate of `rate_bps` at `now`: each drive's share of it, Algorithm 1 on it,
+    /// and the weights set that changed.
     fn demand(&mut self, now: SimTime, rate_bps: f64, out: &mut Outbox) {
         self.r_bps = rate_bps;
-        let w = self.adj.decide(now, rate_bps / 8.0);
-        if w != self.w {
-            self.touch(now);
-            self.w = w;
-            self.weight_changes += 1;
-            self.max_w = self.max_w.max(w);
-            out.push(Action::SetWriteWeight { device: self.device, w });
+        self.touch(now);
+        let r = rate_bps / 8.0;
+        let n = self.drives.len();
+        let mut total = 0.0;
+        if n > 1 {
+            for d in &mut self.drives {
+                d.read_speed = d.adj.monitor.features(now).speed[0];
+                total += d.read_speed;
+            }
+        }
+        for d in &mut self.drives {
+            let r_d = if n == 1 { r } else if total > 0.0 { r * d.read_speed / total } else { r / n as f64 };
+            let w = d.adj.decide(now, r_d);
+            if w != d.w {
+                d.w = w;
+                d.weight_changes += 1;
+                d.max_w = d.max_w.max(w);
+                out.push(Action::SetWriteWeight { device: d.device, w });
+            }
         }
     }
 }
@@ -174,11 +216,15 @@ impl Coordinator for SrcController {
         s.demand(now, rate_bps, out);
     }
 
+    /// Weights are over the target's SRC devices: changes summed, the largest, and the mean of
+    /// the final and of the time-weighted means (one device: its own).
     fn report(&self) -> Vec<(&'static str, f64)> {
         let s = lock(&self.s);
-        let mean_w = if s.touched > SimTime::ZERO { s.w_area / s.touched.0 as f64 } else { s.w as f64 };
+        let n = s.drives.len() as f64;
+        let mean_w = s.drives.iter().map(|d| if s.touched > SimTime::ZERO { d.w_area / s.touched.0 as f64 } else { d.w as f64 }).sum::<f64>() / n;
         vec![
-            ("commands_seen", s.arrivals as f64),
+            ("devices", n),
+            ("commands_seen", s.drives.iter().map(|d| d.arrivals).sum::<u64>() as f64),
             ("rate_events", (s.cuts + s.raises + s.synthetic) as f64),
             ("synthetic_events", s.synthetic as f64),
             ("rate_cuts", s.cuts as f64),
@@ -186,9 +232,9 @@ impl Coordinator for SrcController {
             ("pfc_pauses", s.pfc_pauses as f64),
             ("pauses", s.pauses() as f64),
             ("busiest_ms_pauses", s.busiest_ms.busiest as f64),
-            ("weight_changes", s.weight_changes as f64),
-            ("final_w", s.w as f64),
-            ("max_w", s.max_w as f64),
+            ("weight_changes", s.drives.iter().map(|d| d.weight_changes).sum::<u64>() as f64),
+            ("final_w", s.mean_w()),
+            ("max_w", s.drives.iter().map(|d| d.max_w).max().unwrap_or(1) as f64),
             ("mean_w", mean_w),
         ]
     }
@@ -198,10 +244,11 @@ impl Router for SrcAgent {
     #[inline]
     fn route(&mut self, now: SimTime, cmd: &CmdInfo, _out: &mut RouterOut) -> Option<DeviceId> {
         let mut s = lock(&self.s);
-        if cmd.device == s.device {
-            s.arrivals += 1;
+        if let Some(k) = s.drives.iter().position(|d| d.device == cmd.device) {
             s.touch(now);
-            s.adj.monitor.record(now, cmd.bytes, cmd.write);
+            let d = &mut s.drives[k];
+            d.arrivals += 1;
+            d.adj.monitor.record(now, cmd.bytes, cmd.write);
         }
         Some(cmd.device)
     }
@@ -215,7 +262,7 @@ impl Router for SrcAgent {
         let (p0, t0) = s.sampled;
         let ms = now.0.saturating_sub(t0.0) as f64 / MS as f64;
         let pauses = s.pauses();
-        values.push(s.w as f64);
+        values.push(s.mean_w());
         values.push(if s.r_bps.is_finite() { s.r_bps / 1e9 } else { 0.0 });
         values.push(if ms > 0.0 { (pauses - p0) as f64 / ms } else { 0.0 });
         s.sampled = (pauses, now);
@@ -241,8 +288,8 @@ mod tests {
     }
 
     fn setup() -> (SrcController, SrcAgent) {
-        let cfg = SrcConfig { device: DeviceId(1), flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1, events: Vec::new() };
-        src(cfg, Box::new(Speed))
+        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1)], flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, events: Vec::new() };
+        src(cfg, Arc::new(Speed))
     }
 
     #[test]
@@ -254,7 +301,7 @@ mod tests {
         let mut ro = RouterOut::default();
         assert_eq!(a.route(SimTime::ZERO, &cmd(0, false, 4096), &mut ro), Some(DeviceId(0)));
         assert_eq!(a.route(SimTime::ZERO, &cmd(1, true, 4096), &mut ro), Some(DeviceId(1)));
-        assert_eq!(c.report()[0], ("commands_seen", 1.0), "only the SRC device's commands are monitored");
+        assert_eq!(c.report()[1], ("commands_seen", 1.0), "only the SRC device's commands are monitored");
     }
 
     #[test]
@@ -299,9 +346,9 @@ mod tests {
 
     #[test]
     fn synthetic_events_wake_the_controller_at_their_times_and_act_as_rate_changes() {
-        let cfg = SrcConfig { device: DeviceId(1), flows: vec![], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, w0: 1,
+        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1)], flows: vec![], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8,
                               events: vec![(SimTime::from_ms(5), 8e9), (SimTime::from_ms(8), 40e9)] };
-        let (mut c, mut a) = src(cfg, Box::new(Speed));
+        let (mut c, mut a) = src(cfg, Arc::new(Speed));
         let mut out = Outbox::default();
         c.start(SimTime::ZERO, &mut out);
         assert_eq!(out.actions, vec![Action::WakeAt { at: SimTime::from_ms(5), token: 0 }, Action::WakeAt { at: SimTime::from_ms(8), token: 1 }]);
@@ -317,5 +364,34 @@ mod tests {
         assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 1 }]);
         let r: std::collections::HashMap<_, _> = c.report().into_iter().collect();
         assert_eq!((r["synthetic_events"], r["rate_events"], r["pauses"]), (2.0, 2.0, 0.0));
+    }
+
+    #[test]
+    fn an_array_divides_the_demand_by_each_drives_share_of_the_reads() {
+        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1), (DeviceId(2), 1), (DeviceId(4), 2)], flows: vec![FlowId(3)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, events: Vec::new() };
+        let (mut c, mut a) = src(cfg, Arc::new(Speed));
+        let mut ro = RouterOut::default();
+        // Drive 1 is asked for 3 GB/s of reads, drive 2 for 1 GB/s, drive 4 for none.
+        for k in 0..1000 {
+            a.route(SimTime::from_us(10 * k), &cmd(1, false, 30_000), &mut ro);
+            a.route(SimTime::from_us(10 * k), &cmd(2, false, 10_000), &mut ro);
+            a.route(SimTime::from_us(10 * k), &cmd(4, true, 10_000), &mut ro);
+        }
+        let mut out = Outbox::default();
+        // 16 Gb/s = 2 GB/s for the array: 1.5 GB/s for drive 1 (3/1.5: w = 2), 0.5 GB/s for
+        // drive 2 (1/0.5: w = 2), nothing for drive 4, which reads nothing: 0 < 0 is false, but
+        // its prediction is 0 and the search stops at once: w = 1.
+        c.on_congestion(SimTime::from_us(9_995), FlowId(3), Congestion::RateCut { rate_bps: 16e9 }, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 2 }, Action::SetWriteWeight { device: DeviceId(2), w: 2 },
+                                     Action::SetWriteWeight { device: DeviceId(4), w: 1 }]);
+        out.actions.clear();
+        // 8 Gb/s = 1 GB/s: 0.75 GB/s for drive 1 (w = 4), 0.25 GB/s for drive 2 (w = 4).
+        c.on_congestion(SimTime::from_us(9_996), FlowId(3), Congestion::RateCut { rate_bps: 8e9 }, &mut out);
+        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 4 }, Action::SetWriteWeight { device: DeviceId(2), w: 4 }]);
+        let r: std::collections::HashMap<_, _> = c.report().into_iter().collect();
+        assert_eq!((r["devices"], r["commands_seen"], r["weight_changes"], r["max_w"], r["final_w"]), (3.0, 3000.0, 5.0, 4.0, 3.0));
+        let mut v = Vec::new();
+        a.sample(SimTime::from_ms(10), &mut ro, &mut v);
+        assert_eq!(v[0], 3.0, "the series gives the mean weight");
     }
 }

@@ -81,7 +81,34 @@ pub struct TreeEnsemble {
     pub kind: String,
 }
 
+/// How a scenario names a shipped model: `model = "shipped:ssd-a"`.
+pub const SHIPPED_PREFIX: &str = "shipped:";
+
+/// The models shipped for the presets, embedded in the build: compact forests trained on NeSt's
+/// own drives by `scripts/ship_tpm_models.py` (docs/src.md).
+pub const SHIPPED: [(&str, &str); 3] = [
+    ("ssd-a", include_str!("../../models/tpm-ssd-a.json")),
+    ("ssd-b", include_str!("../../models/tpm-ssd-b.json")),
+    ("ssd-c", include_str!("../../models/tpm-ssd-c.json")),
+];
+
+/// The text of the model shipped for `preset`.
+pub fn shipped_text(preset: &str) -> Result<&'static str, String> {
+    SHIPPED.iter().find(|(p, _)| *p == preset).map(|(_, t)| *t).ok_or_else(|| {
+        let names: Vec<&str> = SHIPPED.iter().map(|(p, _)| *p).collect();
+        format!("no model is shipped for '{preset}': expected one of {names:?} (or a model file exported by nestsim.tpm)")
+    })
+}
+
 impl TreeEnsemble {
+    /// A model named as a scenario names it: "shipped:PRESET", or a file's path.
+    pub fn load(spec: &str) -> Result<TreeEnsemble, String> {
+        match spec.strip_prefix(SHIPPED_PREFIX) {
+            Some(preset) => TreeEnsemble::from_json(shipped_text(preset)?),
+            None => TreeEnsemble::from_json(&std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?).map_err(|e| format!("{spec}: {e}")),
+        }
+    }
+
     /// Reads an exported model; the error says what is wrong and where (serde's line:column,
     /// or the tree and node).
     pub fn from_json(text: &str) -> Result<TreeEnsemble, String> {

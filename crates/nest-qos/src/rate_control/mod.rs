@@ -11,5 +11,5 @@ pub mod monitor;
 
 pub use algorithm::{predict_weight_ratio, DynamicAdjustment, ThroughputModel};
 pub use controller::{SrcAgent, SrcConfig, SrcController};
-pub use forest::TreeEnsemble;
+pub use forest::{shipped_text, TreeEnsemble, SHIPPED, SHIPPED_PREFIX};
 pub use monitor::{Features, WorkloadMonitor, FEATURE_NAMES};

@@ -88,6 +88,7 @@ pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut
         cache_ps: 0,
         hit_blocks: 0,
             dt: true,
+            buffered: false,
         ..*req
     };
     let mut bg = bg;

@@ -82,6 +82,32 @@ pub struct NvmeofRt {
     pub(crate) router_series: Vec<Vec<u32>>,
     /// Values the last router sample gave (reused buffer).
     pub(crate) router_values: Vec<f64>,
+    /// Per target: its I/O buffer (`[nvmeof] target_buffer`; empty when unlimited).
+    pub buffers: Vec<TargetBuffer>,
+}
+
+/// A storage server's I/O buffer (SPDK's shared buffer pool; docs/e2e.md): bytes of the commands
+/// its SSDs serve, from the NVMe controller's fetch until a write completes at its device or a
+/// read's data has reached its host. While it is full the server's SSDs fetch nothing, so read
+/// data the network holds back at the target (DCQCN) stalls the drives — SRC's premise (SRC
+/// §II-B, Fig 2-b). A fetch is allowed while any room is left, so the buffer may be exceeded by
+/// less than one command (and a command larger than the buffer still runs, alone).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TargetBuffer {
+    pub capacity: u64,
+    pub used: u64,
+    /// Commands holding bytes of it.
+    pub holders: u64,
+    pub peak: u64,
+    /// Fetches the full buffer stopped (with commands waiting in an SQ).
+    pub stalls: u64,
+}
+
+impl TargetBuffer {
+    #[inline]
+    pub fn has_room(&self) -> bool {
+        self.used < self.capacity
+    }
 }
 
 impl NvmeofRt {
@@ -96,6 +122,10 @@ impl NvmeofRt {
             background_wait,
             router_series: Vec::new(),
             router_values: Vec::new(),
+            buffers: match plan.target_buffer {
+                Some(capacity) => vec![TargetBuffer { capacity, ..Default::default() }; target_node.len()],
+                None => Vec::new(),
+            },
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,
@@ -121,6 +151,15 @@ impl NvmeofRt {
         let s = self.target_node.binary_search(&node).map_err(|_| format!("network host {node} is not a storage server"))?;
         self.targets[s].set_router(router);
         Ok(())
+    }
+
+    /// The I/O buffer device `d`'s commands take, if its server has a bounded one.
+    #[inline]
+    pub(crate) fn buffer_of(&self, d: u32) -> Option<usize> {
+        if self.buffers.is_empty() {
+            return None;
+        }
+        self.target_of[d as usize].map(|s| s as usize)
     }
 
     /// The target of device `d`'s storage server.

@@ -56,6 +56,8 @@ pub struct Request {
     /// A read of an NVM-set pool: served by the replica in DTWin (true, the default), or — its
     /// host's PLMC allocation did not cover it — by one in NDWin.
     pub dt: bool,
+    /// It holds `size` bytes of its storage server's I/O buffer (`[nvmeof] target_buffer`).
+    pub buffered: bool,
     /// Generated at the application.
     pub t_arrive: SimTime,
     /// Left the host queue towards the device (into its SQ, or onto its NVMe-oF connection).

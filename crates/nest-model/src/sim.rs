@@ -379,6 +379,7 @@ impl Simulation {
             cache_ps: 0,
             hit_blocks: 0,
             dt: true,
+            buffered: false,
             tag: 0,
             seq: self.next_seq,
             workload: w,

@@ -149,7 +149,7 @@ mod tests {
     /// A request an SSD served in `parts`.
     fn req(parts: [u64; N]) -> Request {
         use nest_core::{DeviceId, HostId, SimTime};
-        Request { seq: 0, workload: 0, class: 0, host: HostId(0), device: DeviceId(0), served: DeviceId(0), op: nest_workload::Op::Read, size: 4096, offset: 0, kind: crate::request::Kind::App, parent: None, pending: 0, cache_ps: 0, hit_blocks: 0, dt: true, tag: 0, t_arrive: SimTime::ZERO, t_dispatch: SimTime::ZERO, t_tgt_arrive: SimTime::ZERO, t_sq: SimTime::ZERO, t_dev_start: SimTime::ZERO, t_dev_done: SimTime::ZERO, t_resp_sent: SimTime::ZERO, t_resp_arrive: SimTime::ZERO, t_complete: SimTime::ZERO, dev_parts: parts }
+        Request { seq: 0, workload: 0, class: 0, host: HostId(0), device: DeviceId(0), served: DeviceId(0), op: nest_workload::Op::Read, size: 4096, offset: 0, kind: crate::request::Kind::App, parent: None, pending: 0, cache_ps: 0, hit_blocks: 0, dt: true, buffered: false, tag: 0, t_arrive: SimTime::ZERO, t_dispatch: SimTime::ZERO, t_tgt_arrive: SimTime::ZERO, t_sq: SimTime::ZERO, t_dev_start: SimTime::ZERO, t_dev_done: SimTime::ZERO, t_resp_sent: SimTime::ZERO, t_resp_arrive: SimTime::ZERO, t_complete: SimTime::ZERO, dev_parts: parts }
     }
 
     #[test]

@@ -426,8 +426,8 @@ impl Simulation {
 fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &[nest_config::resolve::ClassPlan]) -> Value {
     let topo = &net.fabric.topo;
     let mut targets = Map::new();
-    for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
-        let v = json!({
+    for (i, (t, &node)) in rt.targets.iter().zip(&rt.target_node).enumerate() {
+        let mut v = json!({
             "commands": t.commands,
             "max_request_queue": t.requests.max_len,
             "max_response_queue": t.responses.max_len,
@@ -438,6 +438,9 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
             "held_at_end": t.held(),
             "background": {"started": t.background.issued, "in_flight": t.background.in_flight()},
         });
+        if let Some(b) = rt.buffers.get(i) {
+            v["buffer"] = json!({"capacity": b.capacity, "peak": b.peak, "held_at_end": b.used, "stalls": b.stalls});
+        }
         targets.insert(topo.host_name(node).to_string(), v);
     }
     let conns: Vec<Value> = rt.plan.conns.iter().map(|c| {

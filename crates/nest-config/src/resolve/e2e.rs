@@ -98,6 +98,8 @@ pub struct NvmeofPlan {
     pub target_overhead: SimTime,
     pub response_overhead: SimTime,
     pub host_overhead: SimTime,
+    /// I/O buffer bytes per storage server (`None`: unlimited).
+    pub target_buffer: Option<u64>,
 }
 
 impl NvmeofPlan {
@@ -190,6 +192,14 @@ pub(super) fn nvmeof(
     let target_overhead = time(cx, "target_overhead", &c.target_overhead);
     let response_overhead = time(cx, "response_overhead", &c.response_overhead);
     let host_overhead = time(cx, "host_overhead", &c.host_overhead);
+    let target_buffer = c.target_buffer.as_ref().and_then(|v| {
+        let b = cx.size("nvmeof.target_buffer", v)?;
+        if b < 4096 {
+            cx.err("nvmeof.target_buffer", format!("{b} bytes: expected at least 4 KiB (one command's data)"));
+            return None;
+        }
+        Some(b)
+    });
 
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();
@@ -245,5 +255,5 @@ pub(super) fn nvmeof(
         net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
-    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead })
+    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer })
 }

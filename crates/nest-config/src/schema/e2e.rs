@@ -22,6 +22,10 @@ pub struct NvmeofConfig {
     pub target_overhead: Option<String>,
     pub response_overhead: Option<String>,
     pub host_overhead: Option<String>,
+    /// Bytes of I/O buffer a storage server holds for the commands its SSDs serve (SPDK's shared
+    /// buffer pool): taken when the NVMe controller fetches a command, given back when a write
+    /// completes at the device or a read's data has reached its host (default: unlimited).
+    pub target_buffer: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -43,6 +43,16 @@ impl Simulation {
                 for (t, &node) in rt.targets.iter().zip(&rt.target_node) {
                     t.router().check().map_err(|e| format!("router at '{}': {e}", net.fabric.topo.host_name(node)))?;
                 }
+                // A target's buffer is held by requests in flight only, and is empty with none.
+                let holders: u64 = rt.buffers.iter().map(|b| b.holders).sum();
+                for (b, &node) in rt.buffers.iter().zip(&rt.target_node) {
+                    if (b.holders == 0) != (b.used == 0) || (self.pool.live() == 0 && b.used > 0) {
+                        return Err(format!("target buffer at '{}': {} bytes held by {} requests ({} in flight)", net.fabric.topo.host_name(node), b.used, b.holders, self.pool.live()));
+                    }
+                }
+                if holders > self.pool.live() {
+                    return Err(format!("target buffers: {holders} holders but {} requests in flight", self.pool.live()));
+                }
             }
         }
         // Split application requests are the workloads' but not the hosts' (only their device

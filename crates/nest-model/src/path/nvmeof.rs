@@ -179,6 +179,7 @@ impl Simulation {
             cache_ps: 0,
             hit_blocks: 0,
             dt: true,
+            buffered: false,
             tag: io.tag,
             t_arrive: now,
             t_dispatch: now,
@@ -229,6 +230,7 @@ impl Simulation {
             q.t_complete = now;
             *q
         };
+        self.buffer_release(r);
         self.pool.release(r);
         self.stats.record_device_io(&req);
         let level = self.resolved.tagging.nvme[req.class as usize];
@@ -281,6 +283,9 @@ impl Simulation {
         }
         rt.initiator.return_credit(req.host, req.device, level);
         let overhead = rt.plan.host_overhead;
+        // The read's data has reached its host: its buffer at the target is free.
+        self.buffer_release(r);
+        let rt = self.nvmeof();
         // The freed credit goes to the server's waiting background I/O first.
         let s = rt.target_of(req.device);
         if !rt.background_wait[s as usize].is_empty() {

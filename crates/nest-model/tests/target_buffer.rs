@@ -1,0 +1,80 @@
+//! A storage server's bounded I/O buffer (`[nvmeof] target_buffer`, docs/e2e.md): a command takes
+//! its bytes when the NVMe controller fetches it; a write gives them back at its device, a read
+//! once its data has reached the host; a full buffer stops the server's SSDs fetching.
+
+mod common;
+use common::{f, run};
+
+/// One client (s0) keeping 16 commands of 64 KiB outstanding to an SSD in r0, over a 10 Gb/s
+/// DCQCN link; `rf` of them reads.
+fn scenario(buffer: Option<&str>, rf: f64) -> String {
+    let buffer = buffer.map_or(String::new(), |b| format!("target_buffer = \"{b}\"\n"));
+    format!(
+        "schema = 1\n[run]\nduration = \"20ms\"\n[output]\nrequests = true\n[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[nvmeof]\ntransport = \"dcqcn\"\n{buffer}[[host]]\nname = \"s0\"\n\
+         [[device]]\nname = \"d\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"r0\"\n\
+         [[workload]]\nname = \"w\"\nhost = \"s0\"\ndevice = \"d\"\narrival = {{ kind = \"burst\", outstanding = 16 }}\n\
+         size = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = {rf}\n"
+    )
+}
+
+/// The completed commands as (device start, device done, data at the host), by device start.
+fn spans(sim: &mut nest_model::Simulation) -> Vec<(u64, u64, u64)> {
+    let c = sim.drain_requests();
+    let mut v: Vec<_> = (0..c.seq.len()).map(|i| (c.t_dev_start_ps[i], c.t_dev_done_ps[i], c.t_resp_arrive_ps[i])).collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn a_read_holds_its_buffer_until_its_data_reaches_the_host() {
+    let (s, mut sim) = run(&scenario(Some("64KiB"), 1.0));
+    sim.check_conservation().unwrap();
+    let b = &s["nvmeof"]["targets"]["r0"]["buffer"];
+    assert_eq!((f(b, "capacity"), f(b, "peak"), f(b, "held_at_end")), (65536.0, 65536.0, 0.0), "{b}");
+    assert!(f(b, "stalls") > 10.0, "16 commands wait for one buffer: {b}");
+    let v = spans(&mut sim);
+    assert!(v.len() > 20, "{} reads", v.len());
+    for w in v.windows(2) {
+        assert!(w[1].0 >= w[0].2, "a read started at the device ({}) before the previous one's data reached the host ({})", w[1].0, w[0].2);
+    }
+    // Without the buffer the drive takes the next read while the last one's data is on the wire.
+    let (free, mut sim) = run(&scenario(None, 1.0));
+    assert!(free["nvmeof"]["targets"]["r0"].get("buffer").is_none());
+    let v = spans(&mut sim);
+    assert!(v.windows(2).any(|w| w[1].0 < w[0].2));
+    assert!(f(&free, "workloads.w.all.ios") > 1.2 * f(&s, "workloads.w.all.ios"), "the buffer serializes the reads");
+}
+
+#[test]
+fn a_write_gives_its_buffer_back_at_its_device() {
+    let (s, mut sim) = run(&scenario(Some("64KiB"), 0.0));
+    sim.check_conservation().unwrap();
+    assert!(f(&s, "nvmeof.targets.r0.buffer.stalls") > 10.0);
+    let v = spans(&mut sim);
+    assert!(v.len() > 20, "{} writes", v.len());
+    for w in v.windows(2) {
+        assert!(w[1].0 >= w[0].1, "a write started before the previous one left the device");
+    }
+    assert!(v.windows(2).any(|w| w[1].0 < w[0].2), "a write does not wait for the previous completion to reach the host");
+}
+
+#[test]
+fn a_buffer_larger_than_the_commands_in_flight_changes_nothing() {
+    let (a, _) = run(&scenario(Some("64MiB"), 0.5));
+    let (b, _) = run(&scenario(None, 0.5));
+    assert_eq!(f(&a, "workloads.w.all.ios"), f(&b, "workloads.w.all.ios"));
+    assert_eq!(f(&a, "nvmeof.targets.r0.buffer.stalls"), 0.0);
+    assert!(f(&a, "nvmeof.targets.r0.buffer.peak") <= 16.0 * 65536.0);
+}
+
+#[test]
+fn the_buffer_size_is_checked() {
+    use nest_config::{load_str, resolve};
+    for (v, want) in [("1KiB", "at least 4 KiB"), ("lots", "nvmeof.target_buffer")] {
+        let text = scenario(Some(v), 1.0);
+        let e = load_str(&text, "t.toml", ".".into(), &[], None).map_err(|e| e.to_string()).and_then(|l| resolve(&l, &text).map(|_| ()).map_err(|e| e.to_string()));
+        let e = e.unwrap_err();
+        assert!(e.contains("nvmeof.target_buffer") && e.contains(want), "{e}");
+    }
+}

@@ -114,6 +114,25 @@ pub enum FaultKind {
     /// The device (index) stops answering: commands inside it and sent to it are never
     /// completed; hosts find out by their I/O timeout.
     DeviceFail { device: usize },
+    /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
+    /// speed again, an `until`).
+    DeviceSlow { device: usize, factor: f64 },
+}
+
+impl FaultKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultKind::DeviceFail { .. } => "device_fail",
+            FaultKind::DeviceSlow { factor, .. } if *factor == 1.0 => "device_recovered",
+            FaultKind::DeviceSlow { .. } => "device_slow",
+        }
+    }
+
+    pub fn device(&self) -> usize {
+        match *self {
+            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } => device,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -461,13 +480,49 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan]) -> Vec<FaultPlan>
     for (i, f) in sc.faults.iter().enumerate() {
         let key = |k: &str| format!("fault[{i}].{k}");
         let at = cx.dur(&key("at"), &f.at);
+        let Some(d) = devices.iter().position(|d| d.name == f.device) else {
+            let hint = crate::suggest::closest(&f.device, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+            cx.err(&key("device"), format!("no device named '{}'{hint}", f.device));
+            continue;
+        };
+        if f.kind != "device_slow" {
+            for (v, k) in [(f.factor.is_some(), "factor"), (f.until.is_some(), "until")] {
+                if v {
+                    cx.err(&key(k), format!("not a key of {} (only device_slow takes factor and until)", f.kind));
+                }
+            }
+        }
         match f.kind.as_str() {
-            "device_fail" => {
-                let Some(d) = devices.iter().position(|d| d.name == f.device) else {
-                    let hint = crate::suggest::closest(&f.device, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
-                    cx.err(&key("device"), format!("no device named '{}'{hint}", f.device));
+            "device_slow" => {
+                if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
+                    cx.err(&key("device"), format!("'{}' is not an SSD: device_slow slows an SSD's flash array", f.device));
                     continue;
+                }
+                let factor = match f.factor {
+                    Some(x) if x.is_finite() && x > 1.0 && x <= 1000.0 => x,
+                    Some(x) => {
+                        cx.err(&key("factor"), format!("{x}: expected a slowdown in (1, 1000]"));
+                        continue;
+                    }
+                    None => {
+                        cx.err(&key("factor"), "device_slow needs factor: how many times longer the flash operations take (e.g. 10)");
+                        continue;
+                    }
                 };
+                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
+                let Some(at) = at else { continue };
+                if let Some(u) = until {
+                    if u <= at {
+                        cx.err(&key("until"), "must be after `at`");
+                        continue;
+                    }
+                }
+                out.push(FaultPlan { at, kind: FaultKind::DeviceSlow { device: d, factor } });
+                if let Some(u) = until {
+                    out.push(FaultPlan { at: u, kind: FaultKind::DeviceSlow { device: d, factor: 1.0 } });
+                }
+            }
+            "device_fail" => {
                 if sc.hosts.iter().any(|h| h.cache.is_some()) {
                     cx.err(&key("kind"), "faults with host caches are not modelled yet (a cache's own I/O to a dead device)");
                     continue;
@@ -484,7 +539,7 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan]) -> Vec<FaultPlan>
                     out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 }
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail` or `device_slow`"))),
         }
     }
     out.sort_by_key(|f| f.at);

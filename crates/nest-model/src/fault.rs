@@ -19,8 +19,10 @@ pub struct FaultRt {
     pub retried: u64,
     pub degraded_writes: u64,
     pub failed_by_workload: Vec<u64>,
-    /// (time, device) of each failure that happened.
-    pub happened: Vec<(SimTime, usize)>,
+    /// (time, kind, device) of each fault that happened.
+    pub happened: Vec<(SimTime, &'static str, usize)>,
+    /// Each slowed SSD's own flash timing, kept to scale from and to restore.
+    pub base_timing: Vec<Option<nest_ssd::params::FlashTiming>>,
 }
 
 impl FaultRt {
@@ -36,6 +38,7 @@ impl FaultRt {
             degraded_writes: 0,
             failed_by_workload: vec![0; workloads],
             happened: Vec::new(),
+            base_timing: vec![None; devices],
         }
     }
 }

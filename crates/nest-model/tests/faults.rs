@@ -111,3 +111,60 @@ fn fault_configuration_errors_name_their_key() {
     assert!(e.contains("host[0].io_timeout") && e.contains("at least 1us"), "{e}");
 }
 
+
+/// An SSD read at random, 4 KiB, Poisson 5 k IOPS for 60 ms; `fault` is appended.
+fn ssd_scenario(fault: &str) -> String {
+    format!(
+        "schema = 1\n[run]\nseed = 3\nduration = \"60ms\"\n[output]\nrequests = true\n[[host]]\nname = \"h\"\n\
+         [[device]]\nname = \"s\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\n\
+         [[workload]]\nname = \"w\"\nhost = \"h\"\ndevice = \"s\"\narrival = {{ kind = \"poisson\", rate_iops = 5000 }}\nread_fraction = 1.0\n{fault}"
+    )
+}
+
+/// Mean device time (µs) of the reads that started at the device in [t0, t1) ms.
+fn device_us(c: &nest_model::request::RequestColumns, t0: u64, t1: u64) -> f64 {
+    let v: Vec<f64> = (0..c.seq.len())
+        .filter(|&i| (t0 * 1_000_000_000..t1 * 1_000_000_000).contains(&c.t_dev_start_ps[i]))
+        .map(|i| (c.t_dev_done_ps[i] - c.t_dev_start_ps[i]) as f64 / 1e6)
+        .collect();
+    assert!(v.len() > 20, "{} reads in [{t0}, {t1}) ms", v.len());
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn a_fail_slow_ssd_serves_its_reads_slower_until_it_recovers() {
+    let slow = "[[fault]]\nkind = \"device_slow\"\ndevice = \"s\"\nat = \"20ms\"\nfactor = 10\nuntil = \"40ms\"\n";
+    let (s, mut sim) = run(&ssd_scenario(slow));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let h = &s["faults"]["happened"];
+    assert_eq!((h[0]["kind"].as_str(), h[0]["at_s"].as_f64()), (Some("device_slow"), Some(0.02)), "{h}");
+    assert_eq!((h[1]["kind"].as_str(), h[1]["at_s"].as_f64()), (Some("device_recovered"), Some(0.04)), "{h}");
+    assert_eq!(f(&s, "faults.failed"), 0.0, "a slow drive fails nothing");
+    let c = sim.drain_requests();
+    let (before, during, after) = (device_us(&c, 5, 20), device_us(&c, 22, 38), device_us(&c, 45, 60));
+    // tR dominates a 4 KiB read: ×10 on the array is well over ×5 on the device time.
+    assert!(during > 5.0 * before, "before {before:.1} µs, during {during:.1} µs");
+    assert!((after - before).abs() < 0.2 * before, "before {before:.1} µs, after {after:.1} µs");
+}
+
+#[test]
+fn device_slow_is_checked() {
+    let err = |fault: &str| {
+        let text = ssd_scenario(fault);
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).unwrap_err().to_string()
+    };
+    let e = err("[[fault]]\nkind = \"device_slow\"\ndevice = \"s\"\nat = \"20ms\"\n");
+    assert!(e.contains("fault[0].factor") && e.contains("needs factor"), "{e}");
+    let e = err("[[fault]]\nkind = \"device_slow\"\ndevice = \"s\"\nat = \"20ms\"\nfactor = 0.5\nuntil = \"10ms\"\n");
+    assert!(e.contains("fault[0].factor") && e.contains("(1, 1000]"), "{e}");
+    let e = err("[[fault]]\nkind = \"device_slow\"\ndevice = \"s\"\nat = \"20ms\"\nfactor = 4\nuntil = \"10ms\"\n");
+    assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
+    let e = err("[[fault]]\nkind = \"device_fail\"\ndevice = \"s\"\nat = \"20ms\"\nfactor = 4\n");
+    assert!(e.contains("fault[0].factor") && e.contains("only device_slow"), "{e}");
+    let text = scenario("d0", "").replace("kind = \"device_fail\"", "kind = \"device_slow\"\nfactor = 3");
+    let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+    let e = resolve(&l, &text).unwrap_err().to_string();
+    assert!(e.contains("fault[0].device") && e.contains("not an SSD"), "{e}");
+}

@@ -82,6 +82,20 @@ pub struct FlashTiming {
 }
 
 impl FlashTiming {
+    /// The array's operations — tR, tPROG, tBERS and the command phase — `factor` times longer,
+    /// the channel as it is: a fail-slow die (read retries and longer program/verify loops of
+    /// worn cells, or thermal throttling) slows the array, not the bus.
+    pub fn scaled(&self, factor: f64) -> FlashTiming {
+        let s = |t: SimTime| SimTime((t.0 as f64 * factor).round() as u64);
+        FlashTiming {
+            read: self.read.map(s),
+            program: self.program.map(s),
+            erase: s(self.erase),
+            command: s(self.command),
+            ..self.clone()
+        }
+    }
+
     /// Time to move `bytes` over one channel: bytes / width / rate.
     #[inline]
     pub fn channel_time(&self, bytes: u64) -> SimTime {

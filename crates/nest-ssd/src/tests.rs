@@ -569,3 +569,14 @@ fn eager_destage_holds_writes_back_when_write_backs_fill_the_limit() {
     assert!(eager[1] > program, "the second write waits for the first write-back's program ({:?})", eager[1]);
     assert_eq!(eager_programs, 2, "both cold pages went to flash at once");
 }
+
+#[test]
+fn a_fail_slow_timing_scales_the_array_not_the_bus() {
+    let t = preset("ssd-a").unwrap().timing;
+    let s = t.scaled(10.0);
+    assert_eq!(s.read.map(|x| x.0), t.read.map(|x| x.0 * 10));
+    assert_eq!(s.program.map(|x| x.0), t.program.map(|x| x.0 * 10));
+    assert_eq!((s.erase.0, s.command.0), (t.erase.0 * 10, t.command.0 * 10));
+    assert_eq!(s.channel_time(16384), t.channel_time(16384), "the channel keeps its rate");
+    assert_eq!(t.scaled(1.0), t);
+}

@@ -7,7 +7,9 @@ The host's I/O timeout is 5 ms (Linux's default is 30 s; a shorter one keeps the
 changes nothing but how long the stall lasts). Three runs:
 - `single`: the workload on `d0` alone;
 - `mirror`: on a volume replicating `d0` and `d1` (writes to both, reads round robin);
-- `mirror-healthy`: the same volume without the fault (the baseline).
+- `mirror-healthy`: the same volume without the fault (the baseline);
+- `mirror-slow`: the volume with `d0` turning fail-slow instead (`device_slow`, its flash array
+  20 times slower from 40 ms on).
 
 Claims (what users expect of a failure, from the issue):
 - a replicated volume keeps serving reads through the failure: no request fails, and its read
@@ -16,7 +18,9 @@ Claims (what users expect of a failure, from the issue):
   (issued = completed + failed + in flight);
 - the failure costs the replicated volume a stall of one I/O timeout, once: the reads in flight at
   `d0` wait `io_timeout` and are retried on `d1` (the slowest read ≈ timeout + service), and
-  reads arriving after the host found out have the healthy run's latency.
+  reads arriving after the host found out have the healthy run's latency;
+- a fail-slow replica is never detected (nothing times out), so the volume's read tail stays high
+  for as long as the drive is slow.
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ SOURCE = "issue 25 (faults as scenario events)"
 FAIL_MS = 40.0
 TIMEOUT_MS = 5.0
 DURATION_MS = 100.0
+#: The fail-slow run: d0's flash array 20 times slower (read retries of worn cells, throttling).
+SLOW_FACTOR = 20
 
 
-def _scenario(name: str, target: str, fault: bool) -> dict:
+def _scenario(name: str, target: str, fault) -> dict:
     dev = lambda n: {"name": n, "kind": "ssd", "preset": "consumer-nvme"}  # noqa: E731
     sc = {
         "schema": 1, "name": f"device-failure-{name}",
@@ -50,7 +56,9 @@ def _scenario(name: str, target: str, fault: bool) -> dict:
         "workload": [{"name": "w", "host": "h", "device": target, "arrival": {"kind": "poisson", "rate_iops": 20000},
                       "read_fraction": 0.7}],
     }
-    if fault:
+    if fault == "slow":
+        sc["fault"] = [{"kind": "device_slow", "device": "d0", "at": f"{FAIL_MS:g}ms", "factor": SLOW_FACTOR}]
+    elif fault:
         sc["fault"] = [{"kind": "device_fail", "device": "d0", "at": f"{FAIL_MS:g}ms"}]
     return sc
 
@@ -66,7 +74,8 @@ def _reads(run_dir: Path):
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     out_dir = Path(out_dir)
     runs = run_all(out_dir, {"single": _scenario("single", "d0", True), "mirror": _scenario("mirror", "mirror", True),
-                             "mirror-healthy": _scenario("mirror-healthy", "mirror", False)})
+                             "mirror-healthy": _scenario("mirror-healthy", "mirror", False),
+                             "mirror-slow": _scenario("mirror-slow", "mirror", "slow")})
     arrive, lat = {}, {}
     for k in runs:
         arrive[k], lat[k] = _reads(out_dir / k)
@@ -92,7 +101,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                 ys.append(float(np.percentile(w, 99)))
         return xs, ys
     figures.lines(out_dir, "device-failure-latency", {
-        "read p99 by arrival (1 ms)": {k: p99_per_ms(k) for k in ("mirror", "mirror-healthy", "single")},
+        "read p99 by arrival (1 ms)": {k: p99_per_ms(k) for k in ("mirror", "mirror-healthy", "single", "mirror-slow")},
     }, "arrival time (ms)", "µs", logy=True)
 
     claims: List[Claim] = []
@@ -118,5 +127,16 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     healthy = window("mirror-healthy", detect + 1.0, DURATION_MS)
     claims.append(expect("tail-after-detection", SOURCE, "Reads arriving after the host found out have the healthy volume's tail "
                          "(p99)", float(np.percentile(late, 99)), target=float(np.percentile(healthy, 99)), tol=0.25, unit=" µs"))
+    # Fail-slow: nothing times out, so the host never steers around the slow replica.
+    sl = runs["mirror-slow"]
+    slow_late = window("mirror-slow", FAIL_MS + 5.0, DURATION_MS)
+    p99 = {k: float(np.percentile(v, 99)) for k, v in (("slow", slow_late), ("healthy", window("mirror-healthy", FAIL_MS + 5.0, DURATION_MS)))}
+    claims.append(Claim("fail-slow-undetected", SOURCE, f"A replica that turns {SLOW_FACTOR}× slow is never detected: no I/O times out, "
+                        "none fails", "0 timeouts, 0 failed", f"{sl['faults']['timeouts']} timeouts, {sl['faults']['failed']} failed",
+                        sl["faults"]["timeouts"] == 0 and sl["faults"]["failed"] == 0))
+    claims.append(expect("fail-slow-tail", SOURCE, f"…so the replicated volume's read tail grows with it: p99 of the reads after it at "
+                         f"least 5× the healthy volume's (round robin sends half the reads to the slow replica; fail-stop costs one "
+                         f"timeout, fail-slow lasts)", p99["slow"] / p99["healthy"], at_least=5.0,
+                         why=f"p99 {p99['slow']:.0f} µs against {p99['healthy']:.0f} µs healthy"))
     claims.append(conservation_claim(runs))
     return write_claims(out_dir, NAME, claims)

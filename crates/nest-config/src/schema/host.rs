@@ -25,11 +25,18 @@ pub struct HostConfig {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultConfig {
-    /// device_fail: the device stops answering (a dead or hung drive).
+    /// device_fail: the device stops answering (a dead or hung drive); device_slow: an SSD's
+    /// flash array becomes `factor` times slower (a fail-slow drive), until `until`.
     pub kind: String,
     pub device: String,
     /// When it happens.
     pub at: String,
+    /// device_slow: how many times longer the array's operations take (> 1).
+    #[serde(default)]
+    pub factor: Option<f64>,
+    /// device_slow: when the drive is back to its speed (default: never).
+    #[serde(default)]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

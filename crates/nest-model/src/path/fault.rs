@@ -1,5 +1,5 @@
 //! Faults as scenario events (`[[fault]]`, docs/faults.md): a device that stops answering, and
-//! what its hosts do about it.
+//! what its hosts do about it; an SSD whose flash array turns slow (fail-slow) and back.
 //!
 //! - From the fault on, the device answers nothing: a command inside it runs to its end inside
 //!   the device, but its completion never reaches the host; a command sent to it is never taken.
@@ -36,10 +36,16 @@ impl Simulation {
     pub(crate) fn on_fault(&mut self, i: u32) {
         let now = self.now;
         let f = self.faults.as_mut().expect("a fault event comes from the run's faults");
-        match f.plan[i as usize].kind {
-            FaultKind::DeviceFail { device } => {
-                f.dead[device] = true;
-                f.happened.push((now, device));
+        let kind = f.plan[i as usize].kind.clone();
+        f.happened.push((now, kind.name(), kind.device()));
+        match kind {
+            FaultKind::DeviceFail { device } => f.dead[device] = true,
+            // A fail-slow drive: its flash array's operations take `factor` times longer from
+            // now on; those already started end when they were to.
+            FaultKind::DeviceSlow { device, factor } => {
+                let crate::device::DeviceRt::Ssd(dev) = &mut self.devices[device] else { unreachable!("resolution checked device_slow names an SSD") };
+                let base = f.base_timing[device].get_or_insert_with(|| dev.ssd.params.timing.clone());
+                dev.ssd.params.timing = base.scaled(factor);
             }
         }
     }
@@ -151,7 +157,7 @@ impl Simulation {
         let workloads: serde_json::Map<String, serde_json::Value> =
             self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.failed_by_workload[i]))).collect();
         Some(serde_json::json!({
-            "happened": f.happened.iter().map(|&(t, d)| serde_json::json!({"kind": "device_fail", "device": names(d), "at_s": t.as_secs_f64()})).collect::<Vec<_>>(),
+            "happened": f.happened.iter().map(|&(t, kind, d)| serde_json::json!({"kind": kind, "device": names(d), "at_s": t.as_secs_f64()})).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
             "timeouts": f.timeouts,
             "failed": f.failed,

@@ -449,7 +449,30 @@ def test_src_incast_quick_runs_table_4s_ratios(cli, tmp_path):
         a, _ = _src_pair(out, f"{ratio}-dcqcn", f"{ratio}-src", targets)
         assert len({w["host"] for w in a["workloads"].values()}) == initiators, ratio
         assert len(a["devices"]) == targets
+    # Beyond the paper: with a bounded target buffer w steers the reads.
+    assert by["buffer-w-steers-reads"]["holds"] is True, by["buffer-w-steers-reads"]
+    b = json.loads((out / "3to1-buffer-w8" / "summary.json").read_text())
+    assert all(t["buffer"]["capacity"] == 1 << 20 and t["buffer"]["stalls"] > 0 for t in b["nvmeof"]["targets"].values())
+    assert {d["ssd"]["ssq_write_weight"] for d in b["devices"].values()} == {8} and "coordinators" not in b
     _figures_and_report(cli, out, "src-incast")
+
+
+def test_src_classes_quick_crosses_transport_and_arbitration(cli, tmp_path):
+    """`src-classes --quick`: two tenant classes at 3:1, QRDMA/DCQCN × per-class WRR/split SQs with
+    SRC; the WRR runs have no coordinator, the SRC runs one per target, and each class's reads
+    are measured from its own workloads."""
+    out = tmp_path / "src-classes"
+    cli("experiment", "src-classes", "--quick", "-o", out, check=0)
+    by = _src_claims(out)
+    assert {"qrdma-wrr-differentiates", "src-keeps-classes", "split-sqs-raise-reads", "src-acts-under-qrdma", "conservation"} <= set(by)
+    assert by["conservation"]["holds"] is True
+    for cc in ("qrdma", "dcqcn"):
+        w, s = (json.loads((out / f"{cc}-{a}" / "summary.json").read_text()) for a in ("wrr", "src"))
+        assert "coordinators" not in w and len(s["coordinators"]) == 3
+        assert {d["ssd"]["nvme_arbitration"] for d in w["devices"].values()} == {"wrr"}
+        assert {d["ssd"]["nvme_arbitration"] for d in s["devices"].values()} == {"ssq"}
+        assert {c for c in ("high", "low") if s["classes"][c]["read"]["ios"] > 0} == {"high", "low"}
+    _figures_and_report(cli, out, "src-classes")
 
 
 def test_device_failure_replicas_serve_on_and_failures_are_counted(cli, tmp_path):
@@ -458,8 +481,11 @@ def test_device_failure_replicas_serve_on_and_failures_are_counted(cli, tmp_path
     out = tmp_path / "device-failure"
     cli("experiment", "device-failure", "-o", out, check=0)
     by = _claims(out)
-    for cid in ("replicas-serve-on", "replica-throughput", "failures-accounted", "one-timeout-stall", "tail-after-detection", "conservation"):
+    for cid in ("replicas-serve-on", "replica-throughput", "failures-accounted", "one-timeout-stall", "tail-after-detection",
+                "fail-slow-undetected", "fail-slow-tail", "conservation"):
         assert by[cid]["holds"] is True, by[cid]
+    slow = json.loads((out / "mirror-slow" / "summary.json").read_text())
+    assert slow["faults"]["happened"] == [{"kind": "device_slow", "device": "d0", "at_s": 0.04}]
     assert by["replicas-serve-on"]["ablation"] == {"off": "single (no replica)", "holds": False}
     s = json.loads((out / "single" / "summary.json").read_text())
     assert s["faults"]["happened"] == [{"kind": "device_fail", "device": "d0", "at_s": 0.04}]

@@ -11,7 +11,7 @@
 //! | `Nvmeof(e)` | an NVMe-oF target or initiator | the same | a target finished a command at the head of its FIFO request queue or a completion at the head of its response queue; a host finished a completion (`nvmeof::NvmeofEvent`) |
 //! | `Qos(e)` | a coordinator (through the QoS seam's outbox) | that coordinator | a wake-up it asked for: a period starts, a window ends (`qos::QosEvent`) |
 //! | `Fault(i)` | the run's start | the World | fault `i` of `[[fault]]` happens (a device stops answering) |
-//! | `IoTimeout(r)` | a dead device holding `r` | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
+//! | `IoTimeout(r, sent)` | a dead device holding `r`, or (`sent` false) a host's driver failing `r` to a device it took as dead without sending it | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -33,7 +33,8 @@ pub enum Event {
     Nvmeof(crate::nvmeof::NvmeofEvent),
     Qos(crate::qos::QosEvent),
     Fault(u32),
-    IoTimeout(ReqId),
+    /// The request, and whether its command went out (false: failed at the host's driver).
+    IoTimeout(ReqId, bool),
     Sample,
 }
 
@@ -51,7 +52,7 @@ impl Event {
             Event::Nvmeof(e) => (8 << 60) ^ e.tag(),
             Event::Qos(e) => (9 << 60) ^ e.tag(),
             Event::Fault(i) => (10 << 60) | i as u64,
-            Event::IoTimeout(r) => (11 << 60) | r.0 as u64,
+            Event::IoTimeout(r, sent) => (11 << 60) | ((!sent as u64) << 40) | r.0 as u64,
             Event::Sample => 3 << 60,
         }
     }

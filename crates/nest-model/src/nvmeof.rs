@@ -62,6 +62,8 @@ pub struct Books {
     pub write_bytes_at_device: u64,
     pub read_bytes_at_device: u64,
     pub read_bytes_at_host: u64,
+    /// Commands their hosts gave up on (`io_timeout` at a dead device): no response will come.
+    pub timed_out: u64,
 }
 
 pub struct NvmeofRt {
@@ -170,7 +172,7 @@ impl NvmeofRt {
 
     /// Commands on the fabric or at the targets, per the books.
     pub fn in_flight(&self) -> u64 {
-        self.books.commands_sent - self.books.responses_received
+        self.books.commands_sent - self.books.responses_received - self.books.timed_out
     }
 
     /// Checks the message books against the channels: every message sent is delivered or

@@ -275,7 +275,7 @@ impl Simulation {
                 }
                 Event::PartsDone(r) => self.parts_done(r),
                 Event::Fault(i) => self.on_fault(i),
-                Event::IoTimeout(r) => self.on_io_timeout(r),
+                Event::IoTimeout(r, sent) => self.on_io_timeout(r, sent),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => {
                     // A sample writes every series: a step's budget is work, so a step over a
@@ -447,6 +447,12 @@ impl Simulation {
             req.t_dispatch = now;
             let level = self.resolved.tagging.nvme[req.class as usize];
             if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
+                if self.faults.as_ref().is_some_and(|f| f.known_dead[d.ix()]) {
+                    // The host's driver fails I/O to a controller it took as dead without
+                    // sending it, after its error path (FAIL_FAST).
+                    self.queue.schedule(now + crate::path::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
+                    continue;
+                }
                 self.send_command(r, level);
             } else {
                 req.t_tgt_arrive = now;

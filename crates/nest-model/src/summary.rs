@@ -462,6 +462,7 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
         "responses_sent": b.responses_sent,
         "responses_received": b.responses_received,
         "in_flight": rt.in_flight(),
+        "timed_out": rt.books.timed_out,
         "write_bytes": {"sent": b.write_bytes_sent, "at_target": b.write_bytes_at_target, "at_device": b.write_bytes_at_device},
         "read_bytes": {"at_device": b.read_bytes_at_device, "at_host": b.read_bytes_at_host},
         "params": {

@@ -168,3 +168,44 @@ fn device_slow_is_checked() {
     let e = resolve(&l, &text).unwrap_err().to_string();
     assert!(e.contains("fault[0].device") && e.contains("not an SSD"), "{e}");
 }
+
+/// One client (s0) on a 10 Gb/s DCTCP dumbbell with `d0` in storage server r0 and `d1` in r1;
+/// the workload reads and writes `target` (a device or the `mirror` over both); d0 dies at 10 ms.
+fn remote_scenario(target: &str) -> String {
+    format!(
+        "schema = 1\n[run]\nseed = 3\nduration = \"40ms\"\n[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 2\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[host]]\nname = \"s0\"\nqueue_depth = 64\nio_timeout = \"2ms\"\n\
+         [[device]]\nname = \"d0\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r0\"\n\
+         [[device]]\nname = \"d1\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r1\"\n\
+         [[volume]]\nname = \"mirror\"\nlayout = \"replicate\"\ndevices = [\"d0\", \"d1\"]\n\
+         [[workload]]\nname = \"w\"\nhost = \"s0\"\ndevice = \"{target}\"\narrival = {{ kind = \"poisson\", rate_iops = 20000 }}\nread_fraction = 0.7\n\
+         [[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"10ms\"\n"
+    )
+}
+
+#[test]
+fn a_device_behind_nvmeof_fails_and_its_host_aborts_what_it_sent() {
+    let (s, sim) = run(&remote_scenario("d0"));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    // ~20 k IOPS for the 30 ms after the fault: ~600 requests fail, each after a timeout or, once
+    // the host knows, at its driver without being sent.
+    assert!(f(fl, "failed") > 400.0 && f(fl, "failed") < 800.0, "{fl}");
+    let nv = &s["nvmeof"];
+    assert!(f(nv, "timed_out") >= 1.0 && f(nv, "timed_out") < 60.0, "only what was sent before the host knew is aborted: {nv}");
+    assert_eq!(f(nv, "in_flight"), 0.0, "aborted commands are not in flight: {nv}");
+    assert_eq!(f(fl, "timeouts"), f(fl, "failed"), "every failure is one timeout event (a real one or the driver's fast path)");
+}
+
+#[test]
+fn a_mirror_across_storage_servers_serves_on_through_a_device_failure() {
+    let (s, sim) = run(&remote_scenario("mirror"));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    assert_eq!(f(fl, "failed"), 0.0, "{fl}");
+    assert!(f(fl, "retried_reads") >= 1.0 && f(fl, "degraded_writes") >= 1.0, "{fl}");
+    // The host's credits to d0 came back with each abort: the mirror keeps reading at its rate.
+    assert!(f(&s, "requests.completed") > 0.95 * f(&s, "requests.issued") - 70.0, "{}", s["requests"]);
+}

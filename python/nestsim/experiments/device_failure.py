@@ -9,7 +9,8 @@ changes nothing but how long the stall lasts). Three runs:
 - `mirror`: on a volume replicating `d0` and `d1` (writes to both, reads round robin);
 - `mirror-healthy`: the same volume without the fault (the baseline);
 - `mirror-slow`: the volume with `d0` turning fail-slow instead (`device_slow`, its flash array
-  20 times slower from 40 ms on).
+  20 times slower from 40 ms on);
+- `mirror-remote`: the failure with the two drives in storage servers, over NVMe-oF.
 
 Claims (what users expect of a failure, from the issue):
 - a replicated volume keeps serving reads through the failure: no request fails, and its read
@@ -56,6 +57,12 @@ def _scenario(name: str, target: str, fault) -> dict:
         "workload": [{"name": "w", "host": "h", "device": target, "arrival": {"kind": "poisson", "rate_iops": 20000},
                       "read_fraction": 0.7}],
     }
+    if name == "mirror-remote":
+        # The drives in two storage servers, over NVMe-oF on a 25 Gb/s DCTCP dumbbell.
+        sc["network"] = {"topology": "dumbbell", "senders": 1, "receivers": 2, "link_rate": "25Gbps", "link_delay": "1us"}
+        sc["device"][0]["server"], sc["device"][1]["server"] = "r0", "r1"
+        sc["host"][0]["name"] = "s0"
+        sc["workload"][0]["host"] = "s0"
     if fault == "slow":
         sc["fault"] = [{"kind": "device_slow", "device": "d0", "at": f"{FAIL_MS:g}ms", "factor": SLOW_FACTOR}]
     elif fault:
@@ -75,7 +82,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     out_dir = Path(out_dir)
     runs = run_all(out_dir, {"single": _scenario("single", "d0", True), "mirror": _scenario("mirror", "mirror", True),
                              "mirror-healthy": _scenario("mirror-healthy", "mirror", False),
-                             "mirror-slow": _scenario("mirror-slow", "mirror", "slow")})
+                             "mirror-slow": _scenario("mirror-slow", "mirror", "slow"),
+                             "mirror-remote": _scenario("mirror-remote", "mirror", True)})
     arrive, lat = {}, {}
     for k in runs:
         arrive[k], lat[k] = _reads(out_dir / k)
@@ -127,6 +135,14 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     healthy = window("mirror-healthy", detect + 1.0, DURATION_MS)
     claims.append(expect("tail-after-detection", SOURCE, "Reads arriving after the host found out have the healthy volume's tail "
                          "(p99)", float(np.percentile(late, 99)), target=float(np.percentile(healthy, 99)), tol=0.25, unit=" µs"))
+    # The same failure behind NVMe-oF: the host aborts what it had sent, then fails over.
+    mr = runs["mirror-remote"]
+    ok = mr["faults"]["failed"] == 0 and mr["faults"]["retried_reads"] > 0 and mr["nvmeof"]["in_flight"] == 0
+    claims.append(Claim("remote-replicas-serve-on", SOURCE, "Over NVMe-oF too (the drives in two storage servers), the replicated "
+                        "volume fails nothing: the host aborts the commands it had sent to the dead drive and retries the reads on "
+                        "the other server", "0 failed, reads retried, no command left in flight",
+                        f"{mr['faults']['failed']} failed, {mr['faults']['retried_reads']} reads retried, {mr['nvmeof']['timed_out']} "
+                        f"commands aborted, {mr['nvmeof']['in_flight']} in flight", ok))
     # Fail-slow: nothing times out, so the host never steers around the slow replica.
     sl = runs["mirror-slow"]
     slow_late = window("mirror-slow", FAIL_MS + 5.0, DURATION_MS)

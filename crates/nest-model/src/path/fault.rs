@@ -66,17 +66,26 @@ impl Simulation {
         } else {
             (req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout).max(self.now)
         };
-        self.queue.schedule(at, Event::IoTimeout(r));
+        self.queue.schedule(at, Event::IoTimeout(r, true));
     }
 
-    /// The host gives up on request `r` (dispatched to a dead device).
-    pub(crate) fn on_io_timeout(&mut self, r: ReqId) {
+    /// The host gives up on request `r` (dispatched to a dead device; `sent`: its command went
+    /// out, else the host's driver failed it without sending it).
+    pub(crate) fn on_io_timeout(&mut self, r: ReqId, sent: bool) {
         let req = *self.pool.get(r);
         let f = self.faults.as_mut().expect("timeouts come from faults");
         f.timeouts += 1;
         f.known_dead[req.served.ix()] = true;
         let host = req.host;
         self.hosts[host.ix()].completed();
+        // Over NVMe-oF the host aborts the command: its SQ slot is free again, no response
+        // will come, and its target buffer (if it held one) is given back.
+        if let Some(rt) = self.nvmeof.as_deref_mut().filter(|rt| sent && rt.is_remote(host, req.device)) {
+            let level = self.resolved.tagging.nvme[req.class as usize];
+            rt.initiator.return_credit(host, req.device, level);
+            rt.books.timed_out += 1;
+            self.buffer_release(r);
+        }
         match req.kind {
             // `fail` lets the host dispatch again.
             Kind::App => self.fail(r),
@@ -87,7 +96,7 @@ impl Simulation {
                 self.try_dispatch(host);
             }
             Kind::Split | Kind::Background | Kind::TargetIo => {
-                unreachable!("faults are refused with host caches and behind NVMe-oF; split requests never reach a device")
+                unreachable!("faults are refused with host caches and PLMLight's devices; split requests never reach a device")
             }
         }
     }

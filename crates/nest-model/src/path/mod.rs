@@ -6,6 +6,7 @@
 mod cache;
 mod conservation;
 mod fault;
+pub(crate) use fault::FAIL_FAST;
 mod nvmeof;
 mod pool;
 mod qos;

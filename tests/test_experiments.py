@@ -475,6 +475,21 @@ def test_src_classes_quick_crosses_transport_and_arbitration(cli, tmp_path):
     _figures_and_report(cli, out, "src-classes")
 
 
+def test_link_failure_reroutes_and_every_read_completes(cli, tmp_path):
+    """`link-failure`: a fat-tree link fails under storage reads and comes back; the routes go
+    around it after `detect`, the transports recover what it took, every read completes."""
+    out = tmp_path / "link-failure"
+    cli("experiment", "link-failure", "-o", out, check=0)
+    by = _claims(out)
+    for cid in ("every-request-completes", "losses-until-reroute", "stall-detect-1ms", "stall-detect-10ms", "conservation"):
+        assert by[cid]["holds"] is True, by[cid]
+    s = json.loads((out / "detect-1ms" / "summary.json").read_text())
+    assert [h["kind"] for h in s["faults"]["happened"]] == ["link_down", "reroute", "link_up", "reroute"]
+    assert [h["at_s"] for h in s["faults"]["happened"]] == [0.02, 0.021, 0.06, 0.061]
+    assert s["network"]["packets"]["dropped"] == s["network"]["packets"]["link_drops"] > 0
+    _figures_and_report(cli, out, "link-failure")
+
+
 def test_device_failure_replicas_serve_on_and_failures_are_counted(cli, tmp_path):
     """`device-failure`: a drive dies at 40 ms; the replicated volume fails nothing and stalls one
     I/O timeout; the single drive's later requests fail, each counted."""

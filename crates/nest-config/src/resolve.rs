@@ -117,6 +117,10 @@ pub enum FaultKind {
     /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
     /// speed again, an `until`).
     DeviceSlow { device: usize, factor: f64 },
+    /// The network link of `port` (both directions) goes down (`up` false) or comes back.
+    Link { port: u32, up: bool, name: String },
+    /// The routing protocol has converged on the links up now.
+    Reroute,
 }
 
 impl FaultKind {
@@ -125,12 +129,17 @@ impl FaultKind {
             FaultKind::DeviceFail { .. } => "device_fail",
             FaultKind::DeviceSlow { factor, .. } if *factor == 1.0 => "device_recovered",
             FaultKind::DeviceSlow { .. } => "device_slow",
+            FaultKind::Link { up: false, .. } => "link_down",
+            FaultKind::Link { up: true, .. } => "link_up",
+            FaultKind::Reroute => "reroute",
         }
     }
 
-    pub fn device(&self) -> usize {
+    /// The device it happens to, if a device's.
+    pub fn device(&self) -> Option<usize> {
         match *self {
-            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } => device,
+            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } => Some(device),
+            FaultKind::Link { .. } | FaultKind::Reroute => None,
         }
     }
 }
@@ -443,7 +452,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         agents.push((server, c.name.as_str()));
     }
 
-    let faults = faults(&mut cx, sc, &devices);
+    let faults = faults(&mut cx, sc, &devices, network.as_deref());
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
@@ -475,27 +484,39 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
 
 /// `[[fault]]`s, in time order. A device behind NVMe-oF may fail: its hosts time out on it and
 /// abort what they sent (the storage server and its connections stay up).
-fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan]) -> Vec<FaultPlan> {
+fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&network::NetworkPlan>) -> Vec<FaultPlan> {
     let mut out = Vec::new();
     for (i, f) in sc.faults.iter().enumerate() {
         let key = |k: &str| format!("fault[{i}].{k}");
         let at = cx.dur(&key("at"), &f.at);
-        let Some(d) = devices.iter().position(|d| d.name == f.device) else {
-            let hint = crate::suggest::closest(&f.device, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
-            cx.err(&key("device"), format!("no device named '{}'{hint}", f.device));
-            continue;
-        };
-        if f.kind != "device_slow" {
-            for (v, k) in [(f.factor.is_some(), "factor"), (f.until.is_some(), "until")] {
-                if v {
-                    cx.err(&key(k), format!("not a key of {} (only device_slow takes factor and until)", f.kind));
-                }
+        for (v, k, who) in [
+            (f.factor.is_some() && f.kind != "device_slow", "factor", "only device_slow takes factor"),
+            (f.until.is_some() && f.kind == "device_fail", "until", "a failed device does not come back yet"),
+            (f.detect.is_some() && f.kind != "link_down", "detect", "only link_down takes detect"),
+            (f.link.is_some() && f.kind != "link_down", "link", "only link_down takes link"),
+            (f.device.is_some() && f.kind == "link_down", "device", "link_down takes link, not device"),
+        ] {
+            if v {
+                cx.err(&key(k), format!("not a key of {} ({who})", f.kind));
             }
         }
+        if f.kind == "link_down" {
+            link_fault(cx, i, f, at, network, &mut out);
+            continue;
+        }
+        let Some(name) = &f.device else {
+            cx.err(&key("device"), format!("{} needs device: the device it happens to", f.kind));
+            continue;
+        };
+        let Some(d) = devices.iter().position(|d| &d.name == name) else {
+            let hint = crate::suggest::closest(name, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+            cx.err(&key("device"), format!("no device named '{name}'{hint}"));
+            continue;
+        };
         match f.kind.as_str() {
             "device_slow" => {
                 if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
-                    cx.err(&key("device"), format!("'{}' is not an SSD: device_slow slows an SSD's flash array", f.device));
+                    cx.err(&key("device"), format!("'{}' is not an SSD: device_slow slows an SSD's flash array", name));
                     continue;
                 }
                 let factor = match f.factor {
@@ -527,25 +548,70 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan]) -> Vec<FaultPlan>
                     cx.err(&key("kind"), "faults with host caches are not modelled yet (a cache's own I/O to a dead device)");
                     continue;
                 }
-                if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.contains(&f.device)) {
-                    cx.err(&key("device"), format!("'{}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet", f.device));
+                if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.contains(name)) {
+                    cx.err(&key("device"), format!("'{}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet", name));
                     continue;
                 }
                 // PLMLight's agent does I/O of its own at the server (flushes), which a dead
                 // device would leave to no host's timeout.
-                if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_ref() == Some(&f.device) || c.fast.as_ref() == Some(&f.device))) {
-                    cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", f.device));
+                if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_ref() == Some(name) || c.fast.as_ref() == Some(name))) {
+                    cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", name));
                     continue;
                 }
                 if let Some(at) = at {
                     out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 }
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail` or `device_slow`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow` or `link_down`"))),
         }
     }
     out.sort_by_key(|f| f.at);
     out
+}
+
+/// A `link_down` fault: the link between two named nodes of the topology goes down at `at`, up
+/// at `until`, and the routes change `detect` after each.
+fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, network: Option<&network::NetworkPlan>, out: &mut Vec<FaultPlan>) {
+    let key = |k: &str| format!("fault[{i}].{k}");
+    let Some(net) = network else {
+        cx.err(&key("kind"), "link_down needs a [network]");
+        return;
+    };
+    let nodes = match f.link.as_deref() {
+        Some([a, b]) => (a, b),
+        _ => {
+            cx.err(&key("link"), "link_down needs link = [\"NODE\", \"NODE\"]: the two hosts or switches the link joins");
+            return;
+        }
+    };
+    let Some(port) = net.topology.port_between(nodes.0, nodes.1) else {
+        let t = &net.topology;
+        let known = |n: &str| t.node_by_name(n).is_some();
+        let why = match (known(nodes.0), known(nodes.1)) {
+            (false, _) => format!("no node named '{}'", nodes.0),
+            (_, false) => format!("no node named '{}'", nodes.1),
+            _ => format!("no link joins '{}' and '{}'", nodes.0, nodes.1),
+        };
+        cx.err(&key("link"), why);
+        return;
+    };
+    let detect = match &f.detect {
+        Some(d) => cx.dur(&key("detect"), d),
+        None => Some(SimTime::from_ms(1)),
+    };
+    let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
+    let (Some(at), Some(detect)) = (at, detect) else { return };
+    let name = format!("{}-{}", nodes.0, nodes.1);
+    out.push(FaultPlan { at, kind: FaultKind::Link { port, up: false, name: name.clone() } });
+    out.push(FaultPlan { at: at + detect, kind: FaultKind::Reroute });
+    if let Some(u) = until {
+        if u <= at {
+            cx.err(&key("until"), "must be after `at`");
+            return;
+        }
+        out.push(FaultPlan { at: u, kind: FaultKind::Link { port, up: true, name } });
+        out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
+    }
 }
 
 fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a str>) {

@@ -19,8 +19,8 @@ pub struct FaultRt {
     pub retried: u64,
     pub degraded_writes: u64,
     pub failed_by_workload: Vec<u64>,
-    /// (time, kind, device) of each fault that happened.
-    pub happened: Vec<(SimTime, &'static str, usize)>,
+    /// (time, kind, what: a device's index or a link's name) of each fault that happened.
+    pub happened: Vec<(SimTime, &'static str, Subject)>,
     /// Each slowed SSD's own flash timing, kept to scale from and to restore.
     pub base_timing: Vec<Option<nest_ssd::params::FlashTiming>>,
 }
@@ -43,3 +43,11 @@ impl FaultRt {
     }
 }
 
+/// What a fault happened to.
+#[derive(Clone, Debug)]
+pub enum Subject {
+    Device(usize),
+    Link(String),
+    /// The routing, converging.
+    Routes,
+}

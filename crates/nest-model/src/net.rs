@@ -217,7 +217,7 @@ impl NetRt {
         let host_pauses: u64 = host_ports().map(|s| s.pauses_received).sum();
         let nic_marked: u64 = host_ports().map(|s| s.marked).sum();
         let t = &f.totals;
-        json!({
+        let mut out = json!({
             "hosts": f.topo.hosts.len(),
             "switches": f.topo.nodes.len() - f.topo.hosts.len(),
             "links": f.topo.ports.len() / 2,
@@ -233,6 +233,14 @@ impl NetRt {
                 "in_network": f.pool.live(), "hops": t.hops, "peak_alive": f.pool.capacity(),
             },
             "conservation": match f.check_conservation() { Ok(()) => json!("ok"), Err(e) => json!(e) },
-        })
+        });
+        // Links that failed (`[[fault]] kind = "link_down"`): what they took.
+        if t.link_drops + t.unroutable > 0 || (0..f.topo.ports.len() as u32).any(|p| f.is_down(p)) {
+            out["packets"]["link_drops"] = json!(t.link_drops);
+            out["packets"]["unroutable"] = json!(t.unroutable);
+            let lost: u64 = (0..f.topo.ports.len() as u32).map(|p| f.port_stats(p).lost_pkts).sum();
+            out["packets"]["lost_on_wire"] = json!(lost);
+        }
+        out
     }
 }

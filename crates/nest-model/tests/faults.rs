@@ -209,3 +209,69 @@ fn a_mirror_across_storage_servers_serves_on_through_a_device_failure() {
     // The host's credits to d0 came back with each abort: the mirror keeps reading at its rate.
     assert!(f(&s, "requests.completed") > 0.95 * f(&s, "requests.issued") - 70.0, "{}", s["requests"]);
 }
+
+/// A k = 4 fat-tree: clients h0, h1 (pod 0, under e0_0) read 64 KiB from ideal devices in h14 and
+/// h15 (pod 3) over DCTCP; `fault` is appended. Arrivals stop at 30 ms and the run drains.
+fn fabric_scenario(fault: &str) -> String {
+    let mut s = String::from(
+        "schema = 1\n[run]\nseed = 2\nduration = \"30ms\"\ndrain = true\n[network]\ntopology = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n",
+    );
+    for h in ["h0", "h1"] {
+        s += &format!("[[host]]\nname = \"{h}\"\n");
+    }
+    for d in ["h14", "h15"] {
+        s += &format!("[[device]]\nname = \"d{d}\"\nkind = \"ideal\"\nserver = \"{d}\"\nservers = 8\nread = {{ dist = \"fixed\", value = \"20us\" }}\nwrite = {{ dist = \"fixed\", value = \"20us\" }}\n");
+        for h in ["h0", "h1"] {
+            s += &format!("[[workload]]\nname = \"{h}_{d}\"\nhost = \"{h}\"\ndevice = \"d{d}\"\narrival = {{ kind = \"poisson\", rate_iops = 3000 }}\nsize = {{ dist = \"fixed\", bytes = \"64KiB\" }}\nread_fraction = 1.0\n");
+        }
+    }
+    s + fault
+}
+
+#[test]
+fn a_failed_link_loses_packets_until_the_routes_go_around_it_and_every_request_completes() {
+    let fault = "[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"a0_0\"]\nat = \"5ms\"\ndetect = \"1ms\"\nuntil = \"15ms\"\n";
+    let (s, sim) = run(&fabric_scenario(fault));
+    sim.check_conservation().unwrap();
+    let r = &s["requests"];
+    assert_eq!(f(r, "issued"), f(r, "completed") + f(r, "failed") + f(r, "in_flight"), "{r}");
+    assert_eq!(s["conservation"], "ok");
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["link_down", "reroute", "link_up", "reroute"]);
+    assert_eq!(s["faults"]["happened"][0]["link"], "e0_0-a0_0");
+    assert_eq!(s["faults"]["happened"][1]["at_s"].as_f64(), Some(0.006));
+    let p = &s["network"]["packets"];
+    assert!(f(p, "link_drops") > 0.0, "{p}");
+    assert_eq!(f(p, "unroutable"), 0.0, "the other aggregation switch still reaches pod 3");
+    assert_eq!(f(p, "dropped"), f(p, "link_drops"), "nothing else is lost: {p}");
+    // The transports recover every loss: each request completes, none fails.
+    assert_eq!(f(&s, "requests.failed"), 0.0);
+    assert_eq!(f(&s, "requests.in_flight"), 0.0);
+    assert!(f(&s, "requests.completed") > 300.0);
+    // The same run without the fault loses nothing, and its slowest read is much faster: the
+    // fault's losses cost retransmissions.
+    let (plain, _) = run(&fabric_scenario(""));
+    assert_eq!(f(&plain, "network.packets.dropped"), 0.0);
+    assert!(plain["network"]["packets"].get("link_drops").is_none());
+    let slowest = |s: &serde_json::Value| ["h0_h14", "h0_h15", "h1_h14", "h1_h15"].iter().map(|w| f(s, &format!("workloads.{w}.all.lat_us.max"))).fold(0.0, f64::max);
+    assert!(slowest(&s) > 2.0 * slowest(&plain), "slowest read {:.0} µs with the fault, {:.0} µs without", slowest(&s), slowest(&plain));
+}
+
+#[test]
+fn link_faults_are_checked() {
+    let err = |fault: &str| {
+        let text = fabric_scenario(fault);
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).unwrap_err().to_string()
+    };
+    let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"c0\"]\nat = \"5ms\"\n");
+    assert!(e.contains("fault[0].link") && e.contains("no link joins 'e0_0' and 'c0'"), "{e}");
+    let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"x\"]\nat = \"5ms\"\ndevice = \"dh14\"\n");
+    assert!(e.contains("no node named 'x'") && e.contains("fault[0].device") && e.contains("takes link, not device"), "{e}");
+    let e = err("[[fault]]\nkind = \"link_down\"\nat = \"5ms\"\nuntil = \"2ms\"\n");
+    assert!(e.contains("fault[0].link") && e.contains("link = ["), "{e}");
+    let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"a0_0\"]\nat = \"5ms\"\nuntil = \"2ms\"\n");
+    assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
+    let e = err("[[fault]]\nkind = \"device_fail\"\nat = \"5ms\"\ndetect = \"1ms\"\n");
+    assert!(e.contains("fault[0].device") && e.contains("needs device") && e.contains("fault[0].detect"), "{e}");
+}

@@ -8,6 +8,8 @@
 
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
 use crate::topology::{ecmp_pick, Routes, Topology};
+
+mod links;
 use nest_core::{RngStream, SimTime};
 use std::collections::VecDeque;
 
@@ -122,6 +124,9 @@ pub struct PortStats {
     /// Time this port spent paused (any priority), in ps.
     pub paused_ps: u64,
     pub max_queue_bytes: u64,
+    /// Packets and bytes on the wire when the link went down (lost with it).
+    pub lost_pkts: u64,
+    pub lost_bytes: u64,
 }
 
 struct PortRt {
@@ -140,6 +145,8 @@ struct PortRt {
     rate_bps: u64,
     delay: SimTime,
     stats: PortStats,
+    /// Its link is down (`links.rs`).
+    down: bool,
 }
 
 impl PortRt {
@@ -167,6 +174,10 @@ pub struct FabricTotals {
     /// Drops while PFC was on (a headroom failure: lossless mode must have none).
     pub lossless_drops: u64,
     pub hops: u64,
+    /// Of the drops: packets a down link took (queued for it, sent into it or on its wire), and
+    /// packets with no route left to their destination (`links.rs`).
+    pub link_drops: u64,
+    pub unroutable: u64,
 }
 
 pub struct Fabric {
@@ -220,6 +231,7 @@ impl Fabric {
                 rate_bps: p.rate_bps.max(1),
                 delay: p.delay,
                 stats: PortStats::default(),
+                down: false,
             })
             .collect();
         let mut switch_of = vec![u32::MAX; topo.nodes.len()];
@@ -276,7 +288,14 @@ impl Fabric {
         self.totals.injected += 1;
         p.ingress = u32::MAX;
         let node = self.topo.hosts[p.src as usize];
-        let port = ecmp_pick(self.routes.next_hops(node, p.dst), p.flow, node);
+        let hops = self.routes.next_hops(node, p.dst);
+        if hops.is_empty() {
+            // A failed link left no path (`links.rs`).
+            self.totals.dropped += 1;
+            self.totals.unroutable += 1;
+            return;
+        }
+        let port = ecmp_pick(hops, p.flow, node);
         let prio = self.queue_of(&p);
         if self.params.nic_ecn && p.flags & flag::ECT != 0 && self.should_mark(u32::MAX, port, prio) {
             p.flags |= flag::CE;
@@ -336,6 +355,10 @@ impl Fabric {
             (spec.peer_node, spec.peer)
         };
         let wire = self.pool.get(pkt).wire as u64;
+        if self.ports[port as usize].down {
+            self.lose_on_wire(port, pkt, wire);
+            return None;
+        }
         {
             let rt = &mut self.ports[port as usize];
             rt.on_wire -= wire;
@@ -352,7 +375,12 @@ impl Fabric {
             let p = self.pool.get(pkt);
             (p.dst, p.flow, p.flags & flag::ECT != 0)
         };
-        let out = ecmp_pick(self.routes.next_hops(node, dst), flow, node);
+        let hops = self.routes.next_hops(node, dst);
+        if hops.is_empty() {
+            self.drop_unroutable(in_port, pkt, wire);
+            return None;
+        }
+        let out = ecmp_pick(hops, flow, node);
         let prio = self.queue_of(self.pool.get(pkt));
         // Admission into the shared buffer: normal traffic may not touch the urgent reserve.
         let limit = if prio == PRIO_NORMAL { self.params.buffer - self.params.urgent_reserve } else { self.params.buffer };
@@ -435,6 +463,9 @@ impl Fabric {
     /// Starts the next transmission on `port` if it is idle and has an unpaused packet.
     #[inline]
     fn try_start(&mut self, now: SimTime, port: u32, q: &mut impl NetScheduler) {
+        if self.ports[port as usize].down {
+            return self.drop_queued(now, port, q);
+        }
         let rt = &mut self.ports[port as usize];
         if rt.busy_until > now {
             if !rt.txdone_pending && rt.queued_pkts() > 0 {
@@ -468,20 +499,28 @@ impl Fabric {
             rt.txdone_pending = true;
             q.at(rt.busy_until, NetEvent::TxDone { port });
         }
-        // Leaving a switch: release its buffer and the ingress port's PFC account.
-        if p.ingress != u32::MAX {
-            let node = self.topo.ports[port as usize].node;
-            let sw = self.switch_of[node as usize];
-            self.switches[sw as usize].used -= wire;
-            if let Some(pfc) = self.params.pfc {
-                let inrt = &mut self.ports[p.ingress as usize];
-                inrt.ingress_bytes[prio] -= wire;
-                if inrt.pause_sent[prio] && inrt.ingress_bytes[prio] <= pfc.xon {
-                    inrt.pause_sent[prio] = false;
-                    let upstream = self.topo.ports[p.ingress as usize].peer;
-                    let at = now + Self::pause_frame_time(inrt.rate_bps) + inrt.delay;
-                    q.at(at, NetEvent::Pfc { port: upstream, prio: prio as u8, pause: false });
-                }
+        self.leave_switch(now, port, prio, &p, q);
+    }
+
+    /// Packet `p` (queue `prio`) leaves `port`'s queue at a switch: release the switch's buffer
+    /// and the ingress port's PFC account (RESUME upstream below XON).
+    #[inline]
+    fn leave_switch(&mut self, now: SimTime, port: u32, prio: usize, p: &Packet, q: &mut impl NetScheduler) {
+        if p.ingress == u32::MAX {
+            return;
+        }
+        let wire = p.wire as u64;
+        let node = self.topo.ports[port as usize].node;
+        let sw = self.switch_of[node as usize];
+        self.switches[sw as usize].used -= wire;
+        if let Some(pfc) = self.params.pfc {
+            let inrt = &mut self.ports[p.ingress as usize];
+            inrt.ingress_bytes[prio] -= wire;
+            if inrt.pause_sent[prio] && inrt.ingress_bytes[prio] <= pfc.xon {
+                inrt.pause_sent[prio] = false;
+                let upstream = self.topo.ports[p.ingress as usize].peer;
+                let at = now + Self::pause_frame_time(inrt.rate_bps) + inrt.delay;
+                q.at(at, NetEvent::Pfc { port: upstream, prio: prio as u8, pause: false });
             }
         }
     }
@@ -557,8 +596,8 @@ impl Fabric {
     /// injected = delivered + dropped + alive. Lossless mode must have dropped nothing.
     pub fn check_conservation(&self) -> Result<(), String> {
         for (i, rt) in self.ports.iter().enumerate() {
-            if rt.stats.tx_bytes != rt.stats.arrived_bytes + rt.on_wire {
-                return Err(format!("link at port {i}: {} B sent, {} B arrived, {} B on the wire", rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.on_wire));
+            if rt.stats.tx_bytes != rt.stats.arrived_bytes + rt.stats.lost_bytes + rt.on_wire {
+                return Err(format!("link at port {i}: {} B sent, {} B arrived, {} B lost with the link, {} B on the wire", rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.stats.lost_bytes, rt.on_wire));
             }
         }
         for (node, n) in self.topo.nodes.iter().enumerate() {

@@ -4,7 +4,8 @@
 //!   leaf-spine Clos and arbitrary graphs; shortest-path ECMP tables.
 //! - [`fabric`]: per-port strict-priority egress queues (control, urgent, normal), a shared
 //!   buffer per switch with an urgent reserve, DCTCP step or RED ECN marking, PFC PAUSE/RESUME
-//!   per ingress port and priority, drop counting for lossy fabrics, conservation checks.
+//!   per ingress port and priority, drop counting for lossy fabrics, links that fail and come
+//!   back with re-routing around them (`fabric/links.rs`), conservation checks.
 //! - [`packet`]: the packet record and its slab.
 //!
 //! The fabric is sans-IO: it schedules its own events through [`fabric::NetScheduler`] and hands

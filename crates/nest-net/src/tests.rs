@@ -208,3 +208,70 @@ fn nic_marks_its_own_backlog_only_with_nic_ecn() {
     assert_eq!(marked as u64, counted);
     assert_eq!(marked, 20 - 6, "marked {marked}");
 }
+
+/// Drains the queue up to (not past) `until`.
+fn drain_until(f: &mut Fabric, q: &mut EventQueue<NetEvent>, until: SimTime, got: &mut Vec<(SimTime, Packet)>) {
+    while q.peek_time().is_some_and(|t| t < until) {
+        let (t, e) = q.pop().unwrap();
+        if let Some(p) = f.handle(t, e, q) {
+            got.push((t, *f.pool.get(p)));
+            f.release(p);
+        }
+    }
+}
+
+#[test]
+fn a_failed_link_drops_what_it_holds_until_the_routes_go_around_it() {
+    let t = Topology::fat_tree(4, G10, SimTime::from_us(1)).unwrap();
+    let params = FabricParams { pfc: Some(PfcParams { xoff: 20 * 1500, xon: 10 * 1500 }), ..Default::default() };
+    let mut f = Fabric::new(t, params, 3).unwrap();
+    let mut q = EventQueue::default();
+    // h0 (pod 0) → h15 (pod 3), 16 flows spread by ECMP; find the edge → aggregation link the
+    // first flow takes, and fail it mid-way through a burst.
+    let e0 = f.topo.node_by_name("e0_0").unwrap();
+    let up = topology::ecmp_pick(f.routes.next_hops(e0, 15), 0, e0);
+    let agg = f.topo.nodes[f.topo.ports[up as usize].peer_node as usize].name.clone();
+    let link = f.topo.port_between("e0_0", &agg).unwrap();
+    assert_eq!(link, up);
+    for i in 0..200u32 {
+        f.send(SimTime::from_ns(600 * i as u64), data(i % 16, 0, 15, 1500), &mut q);
+    }
+    let mut got = Vec::new();
+    drain_until(&mut f, &mut q, SimTime::from_us(30), &mut got);
+    f.link_down(SimTime::from_us(30), link, &mut q);
+    assert!(f.is_down(link) && f.is_down(f.topo.ports[link as usize].peer));
+    drain_until(&mut f, &mut q, SimTime::from_us(60), &mut got);
+    let lost = f.totals.link_drops;
+    assert!(lost > 0, "packets queued for and on the failed link are lost");
+    // Routing converges at 60 µs: later packets go around it and all arrive.
+    f.reroute();
+    assert!(!f.routes.next_hops(e0, 15).contains(&link));
+    for i in 0..100u32 {
+        f.send(SimTime::from_us(60) + SimTime::from_ns(600 * i as u64), data(i % 16, 0, 15, 1500), &mut q);
+    }
+    got.extend(drain(&mut f, &mut q));
+    assert_eq!(f.totals.link_drops, lost, "nothing is lost after the re-route");
+    assert_eq!(got.len() as u64 + f.totals.dropped, 300);
+    assert_eq!(f.totals.dropped, f.totals.link_drops);
+    assert_eq!(f.totals.lossless_drops, 0, "a failed link's losses are not PFC headroom failures");
+    f.check_conservation().unwrap();
+    // Back up, and re-routed: the link carries traffic again.
+    f.link_up(SimTime::from_ms(1), link, &mut q);
+    f.reroute();
+    assert!(f.routes.next_hops(e0, 15).contains(&link));
+}
+
+#[test]
+fn a_host_cut_off_by_a_failed_link_is_unroutable() {
+    let t = Topology::dumbbell(1, 1, G10, SimTime::from_us(1));
+    let mut f = Fabric::new(t, FabricParams::default(), 1).unwrap();
+    let mut q = EventQueue::default();
+    let link = f.topo.port_between("sw0", "r0").unwrap();
+    f.link_down(SimTime::ZERO, link, &mut q);
+    f.reroute();
+    f.send(SimTime::ZERO, data(0, 0, 1, 1500), &mut q);
+    f.send(SimTime::ZERO, data(1, 1, 0, 1500), &mut q);
+    assert!(drain(&mut f, &mut q).is_empty());
+    assert_eq!((f.totals.unroutable, f.totals.dropped), (2, 2), "at s0's NIC and at r0's");
+    f.check_conservation().unwrap();
+}

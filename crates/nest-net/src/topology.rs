@@ -86,6 +86,12 @@ impl Topology {
         &self.nodes[self.hosts[host as usize] as usize].name
     }
 
+    /// The port from node `a` to node `b` (named), if a link joins them.
+    pub fn port_between(&self, a: &str, b: &str) -> Option<u32> {
+        let (a, b) = (self.node_by_name(a)?, self.node_by_name(b)?);
+        self.nodes[a as usize].ports.iter().copied().find(|&p| self.ports[p as usize].peer_node == b)
+    }
+
     pub fn is_switch(&self, node: u32) -> bool {
         self.nodes[node as usize].kind == NodeKind::Switch
     }
@@ -189,6 +195,21 @@ impl Routes {
     /// Breadth-first search from every host; hosts never forward (a host is only ever the
     /// last hop). Fails when some host cannot reach another.
     pub fn compute(t: &Topology) -> Result<Routes, String> {
+        let r = Routes::compute_avoiding(t, &[]);
+        for (si, &s) in t.hosts.iter().enumerate() {
+            for (di, &d) in t.hosts.iter().enumerate() {
+                if si != di && r.next_hops(s, di as u32).is_empty() {
+                    return Err(format!("host '{}' cannot reach host '{}'", t.nodes[s as usize].name, t.nodes[d as usize].name));
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    /// The routes around the links whose ports are `down` (`down[port]`; empty: none): a host
+    /// another cannot reach any more has no next hop towards it.
+    pub fn compute_avoiding(t: &Topology, down: &[bool]) -> Routes {
+        let up = |p: u32| !down.get(p as usize).copied().unwrap_or(false);
         let n = t.nodes.len();
         let h = t.hosts.len();
         let mut start = Vec::with_capacity(n * h + 1);
@@ -204,7 +225,7 @@ impl Routes {
                 }
                 for &p in &t.nodes[u as usize].ports {
                     let v = t.ports[p as usize].peer_node;
-                    if dist[v as usize] == u32::MAX {
+                    if dist[v as usize] == u32::MAX && up(p) {
                         dist[v as usize] = dist[u as usize] + 1;
                         q.push_back(v);
                     }
@@ -222,21 +243,14 @@ impl Routes {
                 }
                 for &p in &t.nodes[u].ports {
                     let v = t.ports[p as usize].peer_node;
-                    if dists[di][v as usize] + 1 == d && (v == dst || t.is_switch(v)) {
+                    if up(p) && dists[di][v as usize] != u32::MAX && dists[di][v as usize] + 1 == d && (v == dst || t.is_switch(v)) {
                         ports.push(p);
                     }
                 }
             }
         }
         start.push(ports.len() as u32);
-        for (si, &s) in t.hosts.iter().enumerate() {
-            for (di, &d) in t.hosts.iter().enumerate() {
-                if si != di && dists[di][s as usize] == u32::MAX {
-                    return Err(format!("host '{}' cannot reach host '{}'", t.nodes[s as usize].name, t.nodes[d as usize].name));
-                }
-            }
-        }
-        Ok(Routes { hosts: h, start, ports })
+        Routes { hosts: h, start, ports }
     }
 
     /// Equal-cost next-hop ports from `node` towards host `dst`.

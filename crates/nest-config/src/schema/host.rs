@@ -26,17 +26,27 @@ pub struct HostConfig {
 #[serde(deny_unknown_fields)]
 pub struct FaultConfig {
     /// device_fail: the device stops answering (a dead or hung drive); device_slow: an SSD's
-    /// flash array becomes `factor` times slower (a fail-slow drive), until `until`.
+    /// flash array becomes `factor` times slower (a fail-slow drive), until `until`; link_down:
+    /// a network link fails, until `until`, and the routes go around it after `detect`.
     pub kind: String,
-    pub device: String,
+    /// device_fail, device_slow: the device.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// link_down: the two nodes (hosts or switches) the link joins.
+    #[serde(default)]
+    pub link: Option<Vec<String>>,
     /// When it happens.
     pub at: String,
     /// device_slow: how many times longer the array's operations take (> 1).
     #[serde(default)]
     pub factor: Option<f64>,
-    /// device_slow: when the drive is back to its speed (default: never).
+    /// device_slow: when the drive is back to its speed; link_down: when the link is back up
+    /// (default: never).
     #[serde(default)]
     pub until: Option<String>,
+    /// link_down: the routing protocol's detection and convergence time (default 1 ms).
+    #[serde(default)]
+    pub detect: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

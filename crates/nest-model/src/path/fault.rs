@@ -11,6 +11,7 @@
 //!   silently dropped (issued = completed + failed + in flight).
 
 use crate::events::Event;
+use crate::fault::Subject;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_config::resolve::volume::Layout;
@@ -37,7 +38,12 @@ impl Simulation {
         let now = self.now;
         let f = self.faults.as_mut().expect("a fault event comes from the run's faults");
         let kind = f.plan[i as usize].kind.clone();
-        f.happened.push((now, kind.name(), kind.device()));
+        let subject = match (&kind, kind.device()) {
+            (_, Some(d)) => Subject::Device(d),
+            (FaultKind::Link { name, .. }, _) => Subject::Link(name.clone()),
+            _ => Subject::Routes,
+        };
+        f.happened.push((now, kind.name(), subject));
         match kind {
             FaultKind::DeviceFail { device } => f.dead[device] = true,
             // A fail-slow drive: its flash array's operations take `factor` times longer from
@@ -47,6 +53,18 @@ impl Simulation {
                 let base = f.base_timing[device].get_or_insert_with(|| dev.ssd.params.timing.clone());
                 dev.ssd.params.timing = base.scaled(factor);
             }
+            // A link fails or comes back; the routes change only at the `Reroute` that
+            // follows, `detect` later (the routing protocol's convergence).
+            FaultKind::Link { port, up, .. } => {
+                let net = self.net.as_deref_mut().expect("resolution checked link faults have a network");
+                let mut q = crate::net::Sched(&mut self.queue);
+                if up {
+                    net.fabric.link_up(now, port, &mut q);
+                } else {
+                    net.fabric.link_down(now, port, &mut q);
+                }
+            }
+            FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
         }
     }
 
@@ -166,7 +184,11 @@ impl Simulation {
         let workloads: serde_json::Map<String, serde_json::Value> =
             self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.failed_by_workload[i]))).collect();
         Some(serde_json::json!({
-            "happened": f.happened.iter().map(|&(t, kind, d)| serde_json::json!({"kind": kind, "device": names(d), "at_s": t.as_secs_f64()})).collect::<Vec<_>>(),
+            "happened": f.happened.iter().map(|(t, kind, what)| match what {
+                Subject::Device(d) => serde_json::json!({"kind": kind, "device": names(*d), "at_s": t.as_secs_f64()}),
+                Subject::Link(l) => serde_json::json!({"kind": kind, "link": l, "at_s": t.as_secs_f64()}),
+                Subject::Routes => serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()}),
+            }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
             "timeouts": f.timeouts,
             "failed": f.failed,

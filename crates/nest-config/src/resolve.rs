@@ -117,8 +117,9 @@ pub enum FaultKind {
     /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
     /// speed again, an `until`).
     DeviceSlow { device: usize, factor: f64 },
-    /// The network link of `port` (both directions) goes down (`up` false) or comes back.
-    Link { port: u32, up: bool, name: String },
+    /// The network links of `ports` (both directions each: one link, or every link of a
+    /// switch) go down (`up` false) or come back.
+    Link { ports: Vec<u32>, up: bool, name: String, switch: bool },
     /// The routing protocol has converged on the links up now.
     Reroute,
 }
@@ -129,8 +130,10 @@ impl FaultKind {
             FaultKind::DeviceFail { .. } => "device_fail",
             FaultKind::DeviceSlow { factor, .. } if *factor == 1.0 => "device_recovered",
             FaultKind::DeviceSlow { .. } => "device_slow",
-            FaultKind::Link { up: false, .. } => "link_down",
-            FaultKind::Link { up: true, .. } => "link_up",
+            FaultKind::Link { up: false, switch: false, .. } => "link_down",
+            FaultKind::Link { up: true, switch: false, .. } => "link_up",
+            FaultKind::Link { up: false, switch: true, .. } => "switch_down",
+            FaultKind::Link { up: true, switch: true, .. } => "switch_up",
             FaultKind::Reroute => "reroute",
         }
     }
@@ -489,18 +492,20 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&
     for (i, f) in sc.faults.iter().enumerate() {
         let key = |k: &str| format!("fault[{i}].{k}");
         let at = cx.dur(&key("at"), &f.at);
+        let network_fault = f.kind == "link_down" || f.kind == "switch_down";
         for (v, k, who) in [
             (f.factor.is_some() && f.kind != "device_slow", "factor", "only device_slow takes factor"),
             (f.until.is_some() && f.kind == "device_fail", "until", "a failed device does not come back yet"),
-            (f.detect.is_some() && f.kind != "link_down", "detect", "only link_down takes detect"),
+            (f.detect.is_some() && !network_fault, "detect", "only link_down and switch_down take detect"),
             (f.link.is_some() && f.kind != "link_down", "link", "only link_down takes link"),
-            (f.device.is_some() && f.kind == "link_down", "device", "link_down takes link, not device"),
+            (f.switch.is_some() && f.kind != "switch_down", "switch", "only switch_down takes switch"),
+            (f.device.is_some() && network_fault, "device", "a network fault takes link or switch, not device"),
         ] {
             if v {
                 cx.err(&key(k), format!("not a key of {} ({who})", f.kind));
             }
         }
-        if f.kind == "link_down" {
+        if network_fault {
             link_fault(cx, i, f, at, network, &mut out);
             continue;
         }
@@ -562,38 +567,58 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&
                     out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 }
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow` or `link_down`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `link_down` or `switch_down`"))),
         }
     }
     out.sort_by_key(|f| f.at);
     out
 }
 
-/// A `link_down` fault: the link between two named nodes of the topology goes down at `at`, up
-/// at `until`, and the routes change `detect` after each.
+/// A `link_down` fault (the link between two named nodes) or a `switch_down` fault (every link
+/// of a named switch): down at `at`, up at `until`, and the routes change `detect` after each.
 fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, network: Option<&network::NetworkPlan>, out: &mut Vec<FaultPlan>) {
     let key = |k: &str| format!("fault[{i}].{k}");
     let Some(net) = network else {
-        cx.err(&key("kind"), "link_down needs a [network]");
+        cx.err(&key("kind"), format!("{} needs a [network]", f.kind));
         return;
     };
-    let nodes = match f.link.as_deref() {
-        Some([a, b]) => (a, b),
-        _ => {
-            cx.err(&key("link"), "link_down needs link = [\"NODE\", \"NODE\"]: the two hosts or switches the link joins");
+    let t = &net.topology;
+    let switch = f.kind == "switch_down";
+    let (ports, name) = if switch {
+        let Some(sw) = &f.switch else {
+            cx.err(&key("switch"), "switch_down needs switch: the switch that fails (all its links)");
             return;
-        }
-    };
-    let Some(port) = net.topology.port_between(nodes.0, nodes.1) else {
-        let t = &net.topology;
-        let known = |n: &str| t.node_by_name(n).is_some();
-        let why = match (known(nodes.0), known(nodes.1)) {
-            (false, _) => format!("no node named '{}'", nodes.0),
-            (_, false) => format!("no node named '{}'", nodes.1),
-            _ => format!("no link joins '{}' and '{}'", nodes.0, nodes.1),
         };
-        cx.err(&key("link"), why);
-        return;
+        match t.node_by_name(sw) {
+            Some(n) if t.is_switch(n) => (t.nodes[n as usize].ports.clone(), sw.clone()),
+            Some(_) => {
+                cx.err(&key("switch"), format!("'{sw}' is a host, not a switch"));
+                return;
+            }
+            None => {
+                cx.err(&key("switch"), format!("no switch named '{sw}'"));
+                return;
+            }
+        }
+    } else {
+        let nodes = match f.link.as_deref() {
+            Some([a, b]) => (a, b),
+            _ => {
+                cx.err(&key("link"), "link_down needs link = [\"NODE\", \"NODE\"]: the two hosts or switches the link joins");
+                return;
+            }
+        };
+        let Some(port) = t.port_between(nodes.0, nodes.1) else {
+            let known = |n: &str| t.node_by_name(n).is_some();
+            let why = match (known(nodes.0), known(nodes.1)) {
+                (false, _) => format!("no node named '{}'", nodes.0),
+                (_, false) => format!("no node named '{}'", nodes.1),
+                _ => format!("no link joins '{}' and '{}'", nodes.0, nodes.1),
+            };
+            cx.err(&key("link"), why);
+            return;
+        };
+        (vec![port], format!("{}-{}", nodes.0, nodes.1))
     };
     let detect = match &f.detect {
         Some(d) => cx.dur(&key("detect"), d),
@@ -601,15 +626,14 @@ fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, netw
     };
     let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
     let (Some(at), Some(detect)) = (at, detect) else { return };
-    let name = format!("{}-{}", nodes.0, nodes.1);
-    out.push(FaultPlan { at, kind: FaultKind::Link { port, up: false, name: name.clone() } });
+    out.push(FaultPlan { at, kind: FaultKind::Link { ports: ports.clone(), up: false, name: name.clone(), switch } });
     out.push(FaultPlan { at: at + detect, kind: FaultKind::Reroute });
     if let Some(u) = until {
         if u <= at {
             cx.err(&key("until"), "must be after `at`");
             return;
         }
-        out.push(FaultPlan { at: u, kind: FaultKind::Link { port, up: true, name } });
+        out.push(FaultPlan { at: u, kind: FaultKind::Link { ports, up: true, name, switch } });
         out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
     }
 }

@@ -48,6 +48,7 @@ impl FaultRt {
 pub enum Subject {
     Device(usize),
     Link(String),
+    Switch(String),
     /// The routing, converging.
     Routes,
 }

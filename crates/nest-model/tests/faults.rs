@@ -267,11 +267,37 @@ fn link_faults_are_checked() {
     let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"c0\"]\nat = \"5ms\"\n");
     assert!(e.contains("fault[0].link") && e.contains("no link joins 'e0_0' and 'c0'"), "{e}");
     let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"x\"]\nat = \"5ms\"\ndevice = \"dh14\"\n");
-    assert!(e.contains("no node named 'x'") && e.contains("fault[0].device") && e.contains("takes link, not device"), "{e}");
+    assert!(e.contains("no node named 'x'") && e.contains("fault[0].device") && e.contains("takes link or switch, not device"), "{e}");
     let e = err("[[fault]]\nkind = \"link_down\"\nat = \"5ms\"\nuntil = \"2ms\"\n");
     assert!(e.contains("fault[0].link") && e.contains("link = ["), "{e}");
     let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"a0_0\"]\nat = \"5ms\"\nuntil = \"2ms\"\n");
     assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
     let e = err("[[fault]]\nkind = \"device_fail\"\nat = \"5ms\"\ndetect = \"1ms\"\n");
     assert!(e.contains("fault[0].device") && e.contains("needs device") && e.contains("fault[0].detect"), "{e}");
+}
+
+#[test]
+fn a_failed_switch_takes_all_its_links_and_the_routes_go_around_it() {
+    let fault = "[[fault]]\nkind = \"switch_down\"\nswitch = \"a0_0\"\nat = \"5ms\"\nuntil = \"15ms\"\n";
+    let (s, sim) = run(&fabric_scenario(fault));
+    sim.check_conservation().unwrap();
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["switch_down", "reroute", "switch_up", "reroute"]);
+    assert_eq!(s["faults"]["happened"][0]["switch"], "a0_0");
+    assert_eq!(s["faults"]["happened"][1]["at_s"].as_f64(), Some(0.006), "detect defaults to 1 ms");
+    let p = &s["network"]["packets"];
+    assert!(f(p, "link_drops") > 0.0 && f(p, "unroutable") == 0.0, "{p}");
+    assert_eq!((f(&s, "requests.failed"), f(&s, "requests.in_flight")), (0.0, 0.0));
+    assert_eq!(f(&s, "requests.completed"), f(&s, "requests.issued"));
+    let err = |fault: &str| {
+        let text = fabric_scenario(fault);
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).unwrap_err().to_string()
+    };
+    let e = err("[[fault]]\nkind = \"switch_down\"\nswitch = \"h0\"\nat = \"5ms\"\nlink = [\"a\", \"b\"]\n");
+    assert!(e.contains("fault[0].switch") && e.contains("a host, not a switch") && e.contains("only link_down takes link"), "{e}");
+    let e = err("[[fault]]\nkind = \"switch_down\"\nat = \"5ms\"\n");
+    assert!(e.contains("fault[0].switch") && e.contains("needs switch"), "{e}");
+    let e = err("[[fault]]\nkind = \"switch_down\"\nswitch = \"zz\"\nat = \"5ms\"\n");
+    assert!(e.contains("no switch named 'zz'"), "{e}");
 }

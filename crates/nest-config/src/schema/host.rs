@@ -27,7 +27,8 @@ pub struct HostConfig {
 pub struct FaultConfig {
     /// device_fail: the device stops answering (a dead or hung drive); device_slow: an SSD's
     /// flash array becomes `factor` times slower (a fail-slow drive), until `until`; link_down:
-    /// a network link fails, until `until`, and the routes go around it after `detect`.
+    /// a network link fails, until `until`, and the routes go around it after `detect`;
+    /// switch_down: likewise every link of a switch.
     pub kind: String,
     /// device_fail, device_slow: the device.
     #[serde(default)]
@@ -35,6 +36,9 @@ pub struct FaultConfig {
     /// link_down: the two nodes (hosts or switches) the link joins.
     #[serde(default)]
     pub link: Option<Vec<String>>,
+    /// switch_down: the switch that fails (every link of it).
+    #[serde(default)]
+    pub switch: Option<String>,
     /// When it happens.
     pub at: String,
     /// device_slow: how many times longer the array's operations take (> 1).
@@ -44,7 +48,7 @@ pub struct FaultConfig {
     /// (default: never).
     #[serde(default)]
     pub until: Option<String>,
-    /// link_down: the routing protocol's detection and convergence time (default 1 ms).
+    /// link_down, switch_down: the routing protocol's detection and convergence time (default 1 ms).
     #[serde(default)]
     pub detect: Option<String>,
 }

@@ -40,7 +40,8 @@ impl Simulation {
         let kind = f.plan[i as usize].kind.clone();
         let subject = match (&kind, kind.device()) {
             (_, Some(d)) => Subject::Device(d),
-            (FaultKind::Link { name, .. }, _) => Subject::Link(name.clone()),
+            (FaultKind::Link { name, switch: false, .. }, _) => Subject::Link(name.clone()),
+            (FaultKind::Link { name, switch: true, .. }, _) => Subject::Switch(name.clone()),
             _ => Subject::Routes,
         };
         f.happened.push((now, kind.name(), subject));
@@ -55,13 +56,15 @@ impl Simulation {
             }
             // A link fails or comes back; the routes change only at the `Reroute` that
             // follows, `detect` later (the routing protocol's convergence).
-            FaultKind::Link { port, up, .. } => {
+            FaultKind::Link { ports, up, .. } => {
                 let net = self.net.as_deref_mut().expect("resolution checked link faults have a network");
                 let mut q = crate::net::Sched(&mut self.queue);
-                if up {
-                    net.fabric.link_up(now, port, &mut q);
-                } else {
-                    net.fabric.link_down(now, port, &mut q);
+                for port in ports {
+                    if up {
+                        net.fabric.link_up(now, port, &mut q);
+                    } else {
+                        net.fabric.link_down(now, port, &mut q);
+                    }
                 }
             }
             FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
@@ -187,6 +190,7 @@ impl Simulation {
             "happened": f.happened.iter().map(|(t, kind, what)| match what {
                 Subject::Device(d) => serde_json::json!({"kind": kind, "device": names(*d), "at_s": t.as_secs_f64()}),
                 Subject::Link(l) => serde_json::json!({"kind": kind, "link": l, "at_s": t.as_secs_f64()}),
+                Subject::Switch(w) => serde_json::json!({"kind": kind, "switch": w, "at_s": t.as_secs_f64()}),
                 Subject::Routes => serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()}),
             }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),

@@ -117,6 +117,8 @@ pub enum FaultKind {
     /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
     /// speed again, an `until`).
     DeviceSlow { device: usize, factor: f64 },
+    /// The SSD's (index) GC storm starts (`on`) or ends.
+    GcStorm { device: usize, on: bool },
     /// The network links of `ports` (both directions each: one link, or every link of a
     /// switch) go down (`up` false) or come back.
     Link { ports: Vec<u32>, up: bool, name: String, switch: bool },
@@ -135,13 +137,15 @@ impl FaultKind {
             FaultKind::Link { up: false, switch: true, .. } => "switch_down",
             FaultKind::Link { up: true, switch: true, .. } => "switch_up",
             FaultKind::Reroute => "reroute",
+            FaultKind::GcStorm { on: true, .. } => "gc_storm",
+            FaultKind::GcStorm { on: false, .. } => "gc_storm_end",
         }
     }
 
     /// The device it happens to, if a device's.
     pub fn device(&self) -> Option<usize> {
         match *self {
-            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } => Some(device),
+            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
             FaultKind::Link { .. } | FaultKind::Reroute => None,
         }
     }
@@ -519,6 +523,20 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&
             continue;
         };
         match f.kind.as_str() {
+            "gc_storm" => {
+                if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
+                    cx.err(&key("device"), format!("'{name}' is not an SSD: a GC storm is an SSD's"));
+                    continue;
+                }
+                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
+                let Some(at) = at else { continue };
+                out.push(FaultPlan { at, kind: FaultKind::GcStorm { device: d, on: true } });
+                match until {
+                    Some(u) if u <= at => cx.err(&key("until"), "must be after `at`"),
+                    Some(u) => out.push(FaultPlan { at: u, kind: FaultKind::GcStorm { device: d, on: false } }),
+                    None => {}
+                }
+            }
             "device_slow" => {
                 if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
                     cx.err(&key("device"), format!("'{}' is not an SSD: device_slow slows an SSD's flash array", name));
@@ -567,7 +585,7 @@ fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&
                     out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 }
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `link_down` or `switch_down`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down` or `switch_down`"))),
         }
     }
     out.sort_by_key(|f| f.at);

@@ -301,3 +301,34 @@ fn a_failed_switch_takes_all_its_links_and_the_routes_go_around_it() {
     let e = err("[[fault]]\nkind = \"switch_down\"\nswitch = \"zz\"\nat = \"5ms\"\n");
     assert!(e.contains("no switch named 'zz'"), "{e}");
 }
+
+/// A small preconditioned SSD (half full, a third of it overwritten: stale pages, free blocks
+/// to spare, so no GC of its own) read at random, 4 KiB, Poisson 5 k IOPS for 60 ms.
+fn storm_scenario(fault: &str) -> String {
+    format!(
+        "schema = 1\n[run]\nseed = 3\nduration = \"60ms\"\n[output]\nrequests = true\n[[host]]\nname = \"h\"\n\
+         [[device]]\nname = \"s\"\nkind = \"ssd\"\npreset = \"mqsim-default\"\ngeometry = {{ blocks_per_plane = 64, pages_per_block = 64 }}\n\
+         precondition = {{ occupancy = 0.5, overwrites = 0.3 }}\n\
+         [[workload]]\nname = \"w\"\nhost = \"h\"\ndevice = \"s\"\narrival = {{ kind = \"poisson\", rate_iops = 5000 }}\nread_fraction = 1.0\n{fault}"
+    )
+}
+
+#[test]
+fn a_gc_storm_collects_while_it_lasts_and_slows_the_reads() {
+    let (calm, mut sim) = run(&storm_scenario(""));
+    assert_eq!(f(&calm, "devices.s.ssd.gc_jobs"), 0.0, "no GC of its own: {}", calm["devices"]["s"]["ssd"]);
+    let c = sim.drain_requests();
+    let (calm_before, quiet) = (device_us(&c, 5, 20), device_us(&c, 20, 40));
+    let storm = "[[fault]]\nkind = \"gc_storm\"\ndevice = \"s\"\nat = \"20ms\"\nuntil = \"40ms\"\n";
+    let (s, mut sim) = run(&storm_scenario(storm));
+    sim.check_conservation().unwrap();
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["gc_storm", "gc_storm_end"]);
+    let ssd = &s["devices"]["s"]["ssd"];
+    assert!(f(ssd, "gc_jobs") > 10.0 && f(ssd, "gc_moves") > 0.0 && f(ssd, "erases") > 0.0, "{ssd}");
+    let c = sim.drain_requests();
+    let (before, during) = (device_us(&c, 5, 20), device_us(&c, 20, 40));
+    assert_eq!(before, calm_before, "the same run until the storm");
+    assert!(during > 1.5 * quiet, "reads wait behind the storm's moves and erases: {during:.1} µs against {quiet:.1}");
+    assert_eq!(f(&s, "faults.failed"), 0.0);
+}

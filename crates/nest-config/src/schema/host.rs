@@ -28,7 +28,8 @@ pub struct FaultConfig {
     /// device_fail: the device stops answering (a dead or hung drive); device_slow: an SSD's
     /// flash array becomes `factor` times slower (a fail-slow drive), until `until`; link_down:
     /// a network link fails, until `until`, and the routes go around it after `detect`;
-    /// switch_down: likewise every link of a switch.
+    /// switch_down: likewise every link of a switch; gc_storm: an SSD collects garbage flat out,
+    /// until `until`.
     pub kind: String,
     /// device_fail, device_slow: the device.
     #[serde(default)]
@@ -44,8 +45,8 @@ pub struct FaultConfig {
     /// device_slow: how many times longer the array's operations take (> 1).
     #[serde(default)]
     pub factor: Option<f64>,
-    /// device_slow: when the drive is back to its speed; link_down: when the link is back up
-    /// (default: never).
+    /// device_slow: when the drive is back to its speed; gc_storm: when the storm ends;
+    /// link_down, switch_down: when the links are back up (default: never).
     #[serde(default)]
     pub until: Option<String>,
     /// link_down, switch_down: the routing protocol's detection and convergence time (default 1 ms).

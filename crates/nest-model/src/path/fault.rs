@@ -67,6 +67,11 @@ impl Simulation {
                     }
                 }
             }
+            FaultKind::GcStorm { device, on } => {
+                let crate::device::DeviceRt::Ssd(dev) = &mut self.devices[device] else { unreachable!("resolution checked gc_storm names an SSD") };
+                dev.ssd.set_gc_storm(now, on, &mut dev.out);
+                self.drain_ssd(device as u32);
+            }
             FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
         }
     }

@@ -1,5 +1,6 @@
 //! The garbage-collection driver: a job per plane (victim, pages to move, erase), started at the
-//! soft or hard free-block threshold; soft GC can be held off (PLM's deterministic window).
+//! soft or hard free-block threshold, or by a GC storm; soft GC can be held off (PLM's
+//! deterministic window).
 
 use super::scheduler::{Kind, Txn, Q_GC};
 use super::{Outbox, Ssd};
@@ -25,11 +26,27 @@ impl Ssd {
         }
     }
 
+    /// A GC storm starts (`on`) or ends: while it lasts, every plane runs garbage collection
+    /// back to back on every block with a stale page, as a drive whose free blocks run low does
+    /// (soft GC: PLM's deterministic window still holds it off). It ends early when no block
+    /// has anything left to reclaim.
+    pub fn set_gc_storm(&mut self, now: SimTime, on: bool, out: &mut Outbox) {
+        self.gc_storm = on;
+        if on {
+            for p in 0..self.layout.planes {
+                self.maybe_start_gc(now, p, out);
+            }
+        }
+    }
+
     pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
         if self.gc[plane as usize].is_some() {
             return;
         }
-        let need = self.ftl.gc_need(plane);
+        let mut need = self.ftl.gc_need(plane);
+        if self.gc_storm && need == GcNeed::None {
+            need = GcNeed::Soft;
+        }
         let die = self.layout.die_of_plane(plane);
         if need == GcNeed::None || (need == GcNeed::Soft && (self.soft_gc_deferred || self.die_in_dt(die))) {
             return;

@@ -136,6 +136,9 @@ pub struct Ssd {
     gc: Vec<Option<GcJob>>,
     /// Soft GC may not start (the `set_soft_gc_deferred` hook).
     soft_gc_deferred: bool,
+    /// A GC storm: every plane collects whatever holds a stale page, as if its free blocks
+    /// were low (the `set_gc_storm` hook).
+    gc_storm: bool,
     /// Predictable Latency Mode on some NVM sets (`plm`).
     plm: Option<plm::Plm>,
     /// Writes waiting for cache slots, per class (urgent, high, medium, low). Without
@@ -191,6 +194,7 @@ impl Ssd {
             dies,
             channels,
             soft_gc_deferred: false,
+            gc_storm: false,
             plm,
             cache_wait: Default::default(),
             cache_wrr: Wrr::new(params.sched.weights),

@@ -102,54 +102,7 @@ pub struct HostPlan {
 /// The default I/O timeout: Linux's `nvme_core.io_timeout`.
 pub const DEFAULT_IO_TIMEOUT: SimTime = SimTime::from_ms(30_000);
 
-/// A fault injected at a time in the run (`[[fault]]`, docs/faults.md).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FaultPlan {
-    pub at: SimTime,
-    pub kind: FaultKind,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum FaultKind {
-    /// The device (index) stops answering: commands inside it and sent to it are never
-    /// completed; hosts find out by their I/O timeout.
-    DeviceFail { device: usize },
-    /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
-    /// speed again, an `until`).
-    DeviceSlow { device: usize, factor: f64 },
-    /// The SSD's (index) GC storm starts (`on`) or ends.
-    GcStorm { device: usize, on: bool },
-    /// The network links of `ports` (both directions each: one link, or every link of a
-    /// switch) go down (`up` false) or come back.
-    Link { ports: Vec<u32>, up: bool, name: String, switch: bool },
-    /// The routing protocol has converged on the links up now.
-    Reroute,
-}
-
-impl FaultKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            FaultKind::DeviceFail { .. } => "device_fail",
-            FaultKind::DeviceSlow { factor, .. } if *factor == 1.0 => "device_recovered",
-            FaultKind::DeviceSlow { .. } => "device_slow",
-            FaultKind::Link { up: false, switch: false, .. } => "link_down",
-            FaultKind::Link { up: true, switch: false, .. } => "link_up",
-            FaultKind::Link { up: false, switch: true, .. } => "switch_down",
-            FaultKind::Link { up: true, switch: true, .. } => "switch_up",
-            FaultKind::Reroute => "reroute",
-            FaultKind::GcStorm { on: true, .. } => "gc_storm",
-            FaultKind::GcStorm { on: false, .. } => "gc_storm_end",
-        }
-    }
-
-    /// The device it happens to, if a device's.
-    pub fn device(&self) -> Option<usize> {
-        match *self {
-            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
-            FaultKind::Link { .. } | FaultKind::Reroute => None,
-        }
-    }
-}
+pub use faults::{FaultKind, FaultPlan};
 
 #[derive(Debug, Clone)]
 pub struct OutputPlan {
@@ -459,7 +412,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         agents.push((server, c.name.as_str()));
     }
 
-    let faults = faults(&mut cx, sc, &devices, network.as_deref());
+    let faults = faults::faults(&mut cx, sc, &devices, network.as_deref());
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
@@ -489,173 +442,6 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     })
 }
 
-/// `[[fault]]`s, in time order. A device behind NVMe-oF may fail: its hosts time out on it and
-/// abort what they sent (the storage server and its connections stay up).
-fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&network::NetworkPlan>) -> Vec<FaultPlan> {
-    let mut out = Vec::new();
-    for (i, f) in sc.faults.iter().enumerate() {
-        let key = |k: &str| format!("fault[{i}].{k}");
-        let at = cx.dur(&key("at"), &f.at);
-        let network_fault = f.kind == "link_down" || f.kind == "switch_down";
-        for (v, k, who) in [
-            (f.factor.is_some() && f.kind != "device_slow", "factor", "only device_slow takes factor"),
-            (f.until.is_some() && f.kind == "device_fail", "until", "a failed device does not come back yet"),
-            (f.detect.is_some() && !network_fault, "detect", "only link_down and switch_down take detect"),
-            (f.link.is_some() && f.kind != "link_down", "link", "only link_down takes link"),
-            (f.switch.is_some() && f.kind != "switch_down", "switch", "only switch_down takes switch"),
-            (f.device.is_some() && network_fault, "device", "a network fault takes link or switch, not device"),
-        ] {
-            if v {
-                cx.err(&key(k), format!("not a key of {} ({who})", f.kind));
-            }
-        }
-        if network_fault {
-            link_fault(cx, i, f, at, network, &mut out);
-            continue;
-        }
-        let Some(name) = &f.device else {
-            cx.err(&key("device"), format!("{} needs device: the device it happens to", f.kind));
-            continue;
-        };
-        let Some(d) = devices.iter().position(|d| &d.name == name) else {
-            let hint = crate::suggest::closest(name, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
-            cx.err(&key("device"), format!("no device named '{name}'{hint}"));
-            continue;
-        };
-        match f.kind.as_str() {
-            "gc_storm" => {
-                if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
-                    cx.err(&key("device"), format!("'{name}' is not an SSD: a GC storm is an SSD's"));
-                    continue;
-                }
-                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-                let Some(at) = at else { continue };
-                out.push(FaultPlan { at, kind: FaultKind::GcStorm { device: d, on: true } });
-                match until {
-                    Some(u) if u <= at => cx.err(&key("until"), "must be after `at`"),
-                    Some(u) => out.push(FaultPlan { at: u, kind: FaultKind::GcStorm { device: d, on: false } }),
-                    None => {}
-                }
-            }
-            "device_slow" => {
-                if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
-                    cx.err(&key("device"), format!("'{}' is not an SSD: device_slow slows an SSD's flash array", name));
-                    continue;
-                }
-                let factor = match f.factor {
-                    Some(x) if x.is_finite() && x > 1.0 && x <= 1000.0 => x,
-                    Some(x) => {
-                        cx.err(&key("factor"), format!("{x}: expected a slowdown in (1, 1000]"));
-                        continue;
-                    }
-                    None => {
-                        cx.err(&key("factor"), "device_slow needs factor: how many times longer the flash operations take (e.g. 10)");
-                        continue;
-                    }
-                };
-                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-                let Some(at) = at else { continue };
-                if let Some(u) = until {
-                    if u <= at {
-                        cx.err(&key("until"), "must be after `at`");
-                        continue;
-                    }
-                }
-                out.push(FaultPlan { at, kind: FaultKind::DeviceSlow { device: d, factor } });
-                if let Some(u) = until {
-                    out.push(FaultPlan { at: u, kind: FaultKind::DeviceSlow { device: d, factor: 1.0 } });
-                }
-            }
-            "device_fail" => {
-                if sc.hosts.iter().any(|h| h.cache.is_some()) {
-                    cx.err(&key("kind"), "faults with host caches are not modelled yet (a cache's own I/O to a dead device)");
-                    continue;
-                }
-                if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.contains(name)) {
-                    cx.err(&key("device"), format!("'{}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet", name));
-                    continue;
-                }
-                // PLMLight's agent does I/O of its own at the server (flushes), which a dead
-                // device would leave to no host's timeout.
-                if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_ref() == Some(name) || c.fast.as_ref() == Some(name))) {
-                    cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", name));
-                    continue;
-                }
-                if let Some(at) = at {
-                    out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
-                }
-            }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down` or `switch_down`"))),
-        }
-    }
-    out.sort_by_key(|f| f.at);
-    out
-}
-
-/// A `link_down` fault (the link between two named nodes) or a `switch_down` fault (every link
-/// of a named switch): down at `at`, up at `until`, and the routes change `detect` after each.
-fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, network: Option<&network::NetworkPlan>, out: &mut Vec<FaultPlan>) {
-    let key = |k: &str| format!("fault[{i}].{k}");
-    let Some(net) = network else {
-        cx.err(&key("kind"), format!("{} needs a [network]", f.kind));
-        return;
-    };
-    let t = &net.topology;
-    let switch = f.kind == "switch_down";
-    let (ports, name) = if switch {
-        let Some(sw) = &f.switch else {
-            cx.err(&key("switch"), "switch_down needs switch: the switch that fails (all its links)");
-            return;
-        };
-        match t.node_by_name(sw) {
-            Some(n) if t.is_switch(n) => (t.nodes[n as usize].ports.clone(), sw.clone()),
-            Some(_) => {
-                cx.err(&key("switch"), format!("'{sw}' is a host, not a switch"));
-                return;
-            }
-            None => {
-                cx.err(&key("switch"), format!("no switch named '{sw}'"));
-                return;
-            }
-        }
-    } else {
-        let nodes = match f.link.as_deref() {
-            Some([a, b]) => (a, b),
-            _ => {
-                cx.err(&key("link"), "link_down needs link = [\"NODE\", \"NODE\"]: the two hosts or switches the link joins");
-                return;
-            }
-        };
-        let Some(port) = t.port_between(nodes.0, nodes.1) else {
-            let known = |n: &str| t.node_by_name(n).is_some();
-            let why = match (known(nodes.0), known(nodes.1)) {
-                (false, _) => format!("no node named '{}'", nodes.0),
-                (_, false) => format!("no node named '{}'", nodes.1),
-                _ => format!("no link joins '{}' and '{}'", nodes.0, nodes.1),
-            };
-            cx.err(&key("link"), why);
-            return;
-        };
-        (vec![port], format!("{}-{}", nodes.0, nodes.1))
-    };
-    let detect = match &f.detect {
-        Some(d) => cx.dur(&key("detect"), d),
-        None => Some(SimTime::from_ms(1)),
-    };
-    let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-    let (Some(at), Some(detect)) = (at, detect) else { return };
-    out.push(FaultPlan { at, kind: FaultKind::Link { ports: ports.clone(), up: false, name: name.clone(), switch } });
-    out.push(FaultPlan { at: at + detect, kind: FaultKind::Reroute });
-    if let Some(u) = until {
-        if u <= at {
-            cx.err(&key("until"), "must be after `at`");
-            return;
-        }
-        out.push(FaultPlan { at: u, kind: FaultKind::Link { ports, up: true, name, switch } });
-        out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
-    }
-}
-
 fn check_unique<'a>(cx: &mut Ctx, what: &str, names: impl Iterator<Item = &'a str>) {
     let mut seen: Vec<&str> = Vec::new();
     for (i, n) in names.enumerate() {
@@ -677,5 +463,6 @@ use workload::resolve_workload;
 pub mod volume;
 pub mod network;
 pub mod e2e;
+pub mod faults;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
 use crate::topology::{ecmp_pick, Routes, Topology};
 
+mod check;
 mod links;
 use nest_core::{RngStream, SimTime};
 use std::collections::VecDeque;
@@ -589,42 +590,6 @@ impl Fabric {
                 rt.paused_since = now;
             }
         }
-    }
-
-    /// Packet and byte conservation on every link and switch, and over the whole fabric:
-    /// sent = arrived + on the wire per link; into a switch = out of it + buffered + dropped;
-    /// injected = delivered + dropped + alive. Lossless mode must have dropped nothing.
-    pub fn check_conservation(&self) -> Result<(), String> {
-        for (i, rt) in self.ports.iter().enumerate() {
-            if rt.stats.tx_bytes != rt.stats.arrived_bytes + rt.stats.lost_bytes + rt.on_wire {
-                return Err(format!("link at port {i}: {} B sent, {} B arrived, {} B lost with the link, {} B on the wire", rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.stats.lost_bytes, rt.on_wire));
-            }
-        }
-        for (node, n) in self.topo.nodes.iter().enumerate() {
-            let sw = self.switch_of[node];
-            if sw == u32::MAX {
-                continue;
-            }
-            // Bytes into this switch arrive over its ports' peers; bytes out leave by its ports.
-            let inb: u64 = n.ports.iter().map(|&p| self.ports[self.topo.ports[p as usize].peer as usize].stats.arrived_bytes).sum();
-            let outb: u64 = n.ports.iter().map(|&p| self.ports[p as usize].stats.tx_bytes).sum();
-            let dropped: u64 = n.ports.iter().map(|&p| self.ports[p as usize].stats.dropped_bytes).sum();
-            let buffered: u64 = n.ports.iter().map(|&p| self.ports[p as usize].queued_bytes()).sum();
-            if inb != outb + buffered + dropped {
-                return Err(format!("switch '{}': {inb} B in, {outb} B out, {buffered} B buffered, {dropped} B dropped", n.name));
-            }
-            if buffered != self.switches[sw as usize].used {
-                return Err(format!("switch '{}': buffer accounts {} B but queues hold {buffered} B", n.name, self.switches[sw as usize].used));
-            }
-        }
-        let t = &self.totals;
-        if t.injected != t.delivered + t.dropped + self.pool.live() {
-            return Err(format!("fabric: {} packets injected, {} delivered, {} dropped, {} alive", t.injected, t.delivered, t.dropped, self.pool.live()));
-        }
-        if t.lossless_drops > 0 {
-            return Err(format!("lossless fabric dropped {} packets (PFC headroom too small for the buffer)", t.lossless_drops));
-        }
-        Ok(())
     }
 
     pub fn switch_drops(&self, node: u32) -> u64 {

@@ -272,6 +272,6 @@ fn a_host_cut_off_by_a_failed_link_is_unroutable() {
     f.send(SimTime::ZERO, data(0, 0, 1, 1500), &mut q);
     f.send(SimTime::ZERO, data(1, 1, 0, 1500), &mut q);
     assert!(drain(&mut f, &mut q).is_empty());
-    assert_eq!((f.totals.unroutable, f.totals.dropped), (2, 2), "at s0's NIC and at r0's");
+    assert_eq!((f.totals.unroutable, f.totals.dropped), (2, 2), "at sw0 (no way down to r0) and at r0's NIC");
     f.check_conservation().unwrap();
 }

@@ -1,12 +1,11 @@
 //! The fabric's graph: hosts, switches and full-duplex links, plus builders for the standard
-//! datacenter shapes (SPEC §4) and shortest-path ECMP routing tables.
+//! datacenter shapes (SPEC §4); their routing tables are `routes.rs`.
 //!
 //! A full-duplex link is two *ports*, one egress port at each end; port `p`'s `peer` is the port
 //! at the other end of the same link. Everything downstream (queues, counters, events) is
 //! indexed by port id, so a hop is an array access.
 
 use nest_core::SimTime;
-use std::collections::VecDeque;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -182,108 +181,4 @@ impl Topology {
     }
 }
 
-/// Shortest-path next hops for every (node, destination host): ECMP picks among them per flow.
-#[derive(Clone, Debug, Default)]
-pub struct Routes {
-    hosts: usize,
-    /// `start[node * hosts + dst] .. start[.. + 1]` indexes `ports`.
-    start: Vec<u32>,
-    ports: Vec<u32>,
-}
-
-impl Routes {
-    /// Breadth-first search from every host; hosts never forward (a host is only ever the
-    /// last hop). Fails when some host cannot reach another.
-    pub fn compute(t: &Topology) -> Result<Routes, String> {
-        let r = Routes::compute_avoiding(t, &[]);
-        for (si, &s) in t.hosts.iter().enumerate() {
-            for (di, &d) in t.hosts.iter().enumerate() {
-                if si != di && r.next_hops(s, di as u32).is_empty() {
-                    return Err(format!("host '{}' cannot reach host '{}'", t.nodes[s as usize].name, t.nodes[d as usize].name));
-                }
-            }
-        }
-        Ok(r)
-    }
-
-    /// The routes around the links whose ports are `down` (`down[port]`; empty: none): a host
-    /// another cannot reach any more has no next hop towards it.
-    pub fn compute_avoiding(t: &Topology, down: &[bool]) -> Routes {
-        let up = |p: u32| !down.get(p as usize).copied().unwrap_or(false);
-        let n = t.nodes.len();
-        let h = t.hosts.len();
-        let mut start = Vec::with_capacity(n * h + 1);
-        let mut dists: Vec<Vec<u32>> = Vec::with_capacity(h);
-        for &dst in &t.hosts {
-            let mut dist = vec![u32::MAX; n];
-            dist[dst as usize] = 0;
-            let mut q = VecDeque::from([dst]);
-            while let Some(u) = q.pop_front() {
-                // Only the destination itself or switches relay towards it.
-                if u != dst && !t.is_switch(u) {
-                    continue;
-                }
-                for &p in &t.nodes[u as usize].ports {
-                    let v = t.ports[p as usize].peer_node;
-                    if dist[v as usize] == u32::MAX && up(p) {
-                        dist[v as usize] = dist[u as usize] + 1;
-                        q.push_back(v);
-                    }
-                }
-            }
-            dists.push(dist);
-        }
-        let mut ports = Vec::new();
-        for u in 0..n {
-            for (di, &dst) in t.hosts.iter().enumerate() {
-                start.push(ports.len() as u32);
-                let d = dists[di][u];
-                if u as u32 == dst || d == u32::MAX {
-                    continue;
-                }
-                for &p in &t.nodes[u].ports {
-                    let v = t.ports[p as usize].peer_node;
-                    if up(p) && dists[di][v as usize] != u32::MAX && dists[di][v as usize] + 1 == d && (v == dst || t.is_switch(v)) {
-                        ports.push(p);
-                    }
-                }
-            }
-        }
-        start.push(ports.len() as u32);
-        Routes { hosts: h, start, ports }
-    }
-
-    /// Equal-cost next-hop ports from `node` towards host `dst`.
-    #[inline]
-    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let i = node as usize * self.hosts + dst as usize;
-        &self.ports[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-
-    /// Hop count of a path from host node `src` to host `dst` (following any next hop).
-    pub fn hops(&self, t: &Topology, src_host: u32, dst: u32) -> u32 {
-        let mut node = t.hosts[src_host as usize];
-        let target = t.hosts[dst as usize];
-        let mut hops = 0;
-        while node != target {
-            let p = self.next_hops(node, dst)[0];
-            node = t.ports[p as usize].peer_node;
-            hops += 1;
-        }
-        hops
-    }
-}
-
-/// ECMP: a stable per-(flow, switch) choice, so a flow keeps one path (no reordering) and
-/// different flows spread.
-#[inline]
-pub fn ecmp_pick(choices: &[u32], flow: u32, node: u32) -> u32 {
-    if choices.len() == 1 {
-        return choices[0];
-    }
-    let mut z = ((flow as u64) << 32 | node as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    choices[(z % choices.len() as u64) as usize]
-}
+pub use crate::routes::{ecmp_pick, Routes};

@@ -1,0 +1,329 @@
+//! Shortest-path ECMP routing tables.
+//!
+//! Every host of the standard shapes (dumbbell, fat-tree, Clos) hangs off one switch, its ToR.
+//! Then the next hops towards a host depend only on its ToR — except at the ToR itself, where the
+//! next hop is the port down to the host — so the table is kept per (node, ToR): for a k = 16
+//! fat-tree 1,344 × 128 two-byte entries instead of 1,344 × 1,024 four-byte ones plus the port
+//! lists, each naming one of the node's distinct next-hop sets (an edge switch has two: "up" and
+//! nothing), stored once. The table then mostly stays in
+//! cache on the packet-arrival path, where a per-host table's two loads were a third of it
+//! (issue 24). A topology where some host has several links, or links to another host, keeps the
+//! per-host table. Both give the same next hops in the same order, so ECMP picks the same port.
+
+use crate::topology::Topology;
+use std::collections::VecDeque;
+
+/// Shortest-path next hops for every (node, destination host): ECMP picks among them per flow.
+#[derive(Clone, Debug, Default)]
+pub struct Routes {
+    hosts: usize,
+    /// Per ToR (`Some`) or per host (`None`) table.
+    tor: Option<TorTable>,
+    /// The per-host table: `start[node * hosts + dst] .. start[.. + 1]` indexes `ports`.
+    start: Vec<u32>,
+    ports: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct TorTable {
+    tors: usize,
+    /// Each host's node, ToR (an index into the ToRs) and the ToR's port down to it (in a
+    /// one-element slice's storage: `down_port[h]`; `u32::MAX` when its link is down).
+    host_node: Vec<u32>,
+    host_tor: Vec<u32>,
+    down_port: Vec<u32>,
+    /// `entry[node * tors + tor]`: which of the node's distinct next-hop sets leads to the ToR
+    /// (`THE_TOR` at the ToR itself). Two bytes an entry keep the table small enough to stay in
+    /// cache: 344 KB for a k = 16 fat-tree.
+    entry: Vec<u16>,
+    /// `node_sets[node]`: where the node's sets start in `ranges`.
+    node_sets: Vec<u32>,
+    /// (offset, length) of each set in `sets`.
+    ranges: Vec<(u32, u32)>,
+    /// Every node's distinct next-hop sets, concatenated.
+    sets: Vec<u32>,
+}
+
+/// The entry of a ToR towards itself: the next hop is the port down to the host.
+const THE_TOR: u16 = u16::MAX;
+
+
+impl Routes {
+    /// Breadth-first search towards every destination; hosts never forward (a host is only ever
+    /// the last hop). Fails when some host cannot reach another.
+    pub fn compute(t: &Topology) -> Result<Routes, String> {
+        let r = Routes::compute_avoiding(t, &[]);
+        for (si, &s) in t.hosts.iter().enumerate() {
+            for (di, &d) in t.hosts.iter().enumerate() {
+                if si != di && r.next_hops(s, di as u32).is_empty() {
+                    return Err(format!("host '{}' cannot reach host '{}'", t.nodes[s as usize].name, t.nodes[d as usize].name));
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    /// The routes around the links whose ports are `down` (`down[port]`; empty: none): a host
+    /// another cannot reach any more has no next hop towards it.
+    pub fn compute_avoiding(t: &Topology, down: &[bool]) -> Routes {
+        match tors_of(t).and_then(|tors| tor_table(t, down, tors)) {
+            Some(tt) => Routes { hosts: t.hosts.len(), tor: Some(tt), start: Vec::new(), ports: Vec::new() },
+            None => per_host(t, down),
+        }
+    }
+
+    /// Equal-cost next-hop ports from `node` towards host `dst`.
+    #[inline]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        match &self.tor {
+            Some(tt) => {
+                let h = dst as usize;
+                let tor = tt.host_tor[h];
+                if node == tt.host_node[h] {
+                    return &[];
+                }
+                let e = tt.entry[node as usize * tt.tors + tor as usize];
+                if e == THE_TOR {
+                    // `node` is the ToR: the port down to the host, unless its link is down.
+                    let p = &tt.down_port[h..h + 1];
+                    return if p[0] == u32::MAX { &[] } else { p };
+                }
+                let (off, len) = tt.ranges[tt.node_sets[node as usize] as usize + e as usize];
+                &tt.sets[off as usize..(off + len) as usize]
+            }
+            None => {
+                let i = node as usize * self.hosts + dst as usize;
+                &self.ports[self.start[i] as usize..self.start[i + 1] as usize]
+            }
+        }
+    }
+
+    /// Hop count of a path from host node `src` to host `dst` (following any next hop).
+    pub fn hops(&self, t: &Topology, src_host: u32, dst: u32) -> u32 {
+        let mut node = t.hosts[src_host as usize];
+        let target = t.hosts[dst as usize];
+        let mut hops = 0;
+        while node != target {
+            let p = self.next_hops(node, dst)[0];
+            node = t.ports[p as usize].peer_node;
+            hops += 1;
+        }
+        hops
+    }
+}
+
+/// Each host's ToR (the one switch it links to), and the ToRs in node order — or `None` when
+/// some host has several links or links to a host.
+fn tors_of(t: &Topology) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut tor_nodes: Vec<u32> = Vec::new();
+    let mut host_tor_node = Vec::with_capacity(t.hosts.len());
+    for &h in &t.hosts {
+        let ports = &t.nodes[h as usize].ports;
+        if ports.len() != 1 || !t.is_switch(t.ports[ports[0] as usize].peer_node) {
+            return None;
+        }
+        let tor = t.ports[ports[0] as usize].peer_node;
+        host_tor_node.push(tor);
+        tor_nodes.push(tor);
+    }
+    tor_nodes.sort_unstable();
+    tor_nodes.dedup();
+    Some((tor_nodes, host_tor_node))
+}
+
+fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>, Vec<u32>)) -> Option<TorTable> {
+    let up = |p: u32| !down.get(p as usize).copied().unwrap_or(false);
+    let n = t.nodes.len();
+    let tors = tor_nodes.len();
+    let host_tor: Vec<u32> = host_tor_node.iter().map(|tn| tor_nodes.binary_search(tn).expect("listed") as u32).collect();
+    let down_port: Vec<u32> = t
+        .hosts
+        .iter()
+        .zip(&host_tor_node)
+        .map(|(&h, &tor)| {
+            let p = t.nodes[tor as usize].ports.iter().copied().find(|&p| t.ports[p as usize].peer_node == h).expect("the host's link");
+            if up(p) { p } else { u32::MAX }
+        })
+        .collect();
+    let mut entry = vec![0u16; n * tors];
+    let mut sets: Vec<u32> = Vec::new();
+    // Per node: its distinct sets so far (offset, length), in the order of their ids.
+    let mut seen: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    let mut dist = vec![u32::MAX; n];
+    let mut q = VecDeque::new();
+    let mut set = Vec::new();
+    for (ti, &tor) in tor_nodes.iter().enumerate() {
+        // Distances to the ToR; only switches relay (a host's own link leads to its ToR).
+        dist.iter_mut().for_each(|d| *d = u32::MAX);
+        dist[tor as usize] = 0;
+        q.push_back(tor);
+        while let Some(u) = q.pop_front() {
+            if !t.is_switch(u) {
+                continue;
+            }
+            for &p in &t.nodes[u as usize].ports {
+                let v = t.ports[p as usize].peer_node;
+                if dist[v as usize] == u32::MAX && up(p) {
+                    dist[v as usize] = dist[u as usize] + 1;
+                    q.push_back(v);
+                }
+            }
+        }
+        for u in 0..n {
+            let slot = &mut entry[u * tors + ti];
+            if u as u32 == tor {
+                *slot = THE_TOR;
+                continue;
+            }
+            set.clear();
+            let d = dist[u];
+            if d != u32::MAX {
+                for &p in &t.nodes[u].ports {
+                    let v = t.ports[p as usize].peer_node;
+                    if up(p) && t.is_switch(v) && dist[v as usize] != u32::MAX && dist[v as usize] + 1 == d {
+                        set.push(p);
+                    }
+                }
+            }
+            let known = seen[u].iter().position(|&(off, len)| sets[off as usize..(off + len) as usize] == set[..]);
+            let id = match known {
+                Some(id) => id,
+                None => {
+                    seen[u].push((sets.len() as u32, set.len() as u32));
+                    sets.extend_from_slice(&set);
+                    seen[u].len() - 1
+                }
+            };
+            if id >= THE_TOR as usize {
+                return None; // a node with 65,535 distinct next-hop sets: the per-host table
+            }
+            *slot = id as u16;
+        }
+    }
+    let mut node_sets = Vec::with_capacity(n);
+    let mut ranges = Vec::new();
+    for s in seen {
+        node_sets.push(ranges.len() as u32);
+        ranges.extend(s);
+    }
+    Some(TorTable { tors, host_node: t.hosts.clone(), host_tor, down_port, entry, node_sets, ranges, sets })
+}
+
+/// The per-host table: a breadth-first search from every host.
+fn per_host(t: &Topology, down: &[bool]) -> Routes {
+    let up = |p: u32| !down.get(p as usize).copied().unwrap_or(false);
+    let n = t.nodes.len();
+    let h = t.hosts.len();
+    let mut start = Vec::with_capacity(n * h + 1);
+    let mut dists: Vec<Vec<u32>> = Vec::with_capacity(h);
+    for &dst in &t.hosts {
+        let mut dist = vec![u32::MAX; n];
+        dist[dst as usize] = 0;
+        let mut q = VecDeque::from([dst]);
+        while let Some(u) = q.pop_front() {
+            // Only the destination itself or switches relay towards it.
+            if u != dst && !t.is_switch(u) {
+                continue;
+            }
+            for &p in &t.nodes[u as usize].ports {
+                let v = t.ports[p as usize].peer_node;
+                if dist[v as usize] == u32::MAX && up(p) {
+                    dist[v as usize] = dist[u as usize] + 1;
+                    q.push_back(v);
+                }
+            }
+        }
+        dists.push(dist);
+    }
+    let mut ports = Vec::new();
+    for u in 0..n {
+        for (di, &dst) in t.hosts.iter().enumerate() {
+            start.push(ports.len() as u32);
+            let d = dists[di][u];
+            if u as u32 == dst || d == u32::MAX {
+                continue;
+            }
+            for &p in &t.nodes[u].ports {
+                let v = t.ports[p as usize].peer_node;
+                if up(p) && dists[di][v as usize] != u32::MAX && dists[di][v as usize] + 1 == d && (v == dst || t.is_switch(v)) {
+                    ports.push(p);
+                }
+            }
+        }
+    }
+    start.push(ports.len() as u32);
+    Routes { hosts: h, tor: None, start, ports }
+}
+
+/// ECMP: a stable per-(flow, switch) choice, so a flow keeps one path (no reordering) and
+/// different flows spread.
+#[inline]
+pub fn ecmp_pick(choices: &[u32], flow: u32, node: u32) -> u32 {
+    if choices.len() == 1 {
+        return choices[0];
+    }
+    let mut z = ((flow as u64) << 32 | node as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    choices[(z % choices.len() as u64) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nest_core::SimTime;
+
+    /// The per-ToR table gives every (node, host) the per-host table's next hops, in order.
+    fn same_as_per_host(t: &Topology, down: &[bool]) {
+        let a = Routes::compute_avoiding(t, down);
+        assert!(a.tor.is_some(), "the shape has single-homed hosts");
+        let b = per_host(t, down);
+        for u in 0..t.nodes.len() as u32 {
+            for d in 0..t.hosts.len() as u32 {
+                assert_eq!(a.next_hops(u, d), b.next_hops(u, d), "node {} → host {d}", t.nodes[u as usize].name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_per_tor_table_routes_as_the_per_host_one() {
+        let us = SimTime::from_us(1);
+        same_as_per_host(&Topology::dumbbell(3, 2, 10, us), &[]);
+        let ft = Topology::fat_tree(4, 10, us).unwrap();
+        same_as_per_host(&ft, &[]);
+        same_as_per_host(&Topology::clos(2, 2, 2, 2, 2, 10, us).unwrap(), &[]);
+        // With links down: an edge uplink, and a host's own link.
+        let mut down = vec![false; ft.ports.len()];
+        let e = ft.node_by_name("e0_0").unwrap();
+        let up = ft.nodes[e as usize].ports.iter().copied().find(|&p| ft.is_switch(ft.ports[p as usize].peer_node)).unwrap();
+        for p in [up, ft.ports[up as usize].peer] {
+            down[p as usize] = true;
+        }
+        same_as_per_host(&ft, &down);
+        let h = ft.hosts[5];
+        let hp = ft.nodes[h as usize].ports[0];
+        for p in [hp, ft.ports[hp as usize].peer] {
+            down[p as usize] = true;
+        }
+        let a = Routes::compute_avoiding(&ft, &down);
+        // Towards the cut-off host only its ToR differs: the per-host table has no route anywhere,
+        // the per-ToR one leads to the ToR, which has none (the packet is dropped there).
+        let tor = ft.ports[hp as usize].peer_node;
+        assert!(a.next_hops(tor, 5).is_empty() && a.next_hops(h, 0).is_empty());
+    }
+
+    #[test]
+    fn a_multi_homed_host_keeps_the_per_host_table() {
+        let mut t = Topology::default();
+        let (a, b) = (t.add_host("a"), t.add_host("b"));
+        let (s1, s2) = (t.add_switch("s1"), t.add_switch("s2"));
+        for s in [s1, s2] {
+            t.connect(a, s, 10, SimTime::from_us(1));
+            t.connect(b, s, 10, SimTime::from_us(1));
+        }
+        let r = Routes::compute(&t).unwrap();
+        assert!(r.tor.is_none());
+        assert_eq!(r.next_hops(a, 1).len(), 2, "a reaches b through either switch");
+    }
+}

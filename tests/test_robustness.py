@@ -85,9 +85,14 @@ def test_an_ssd_too_big_for_the_memory_limit_is_refused_before_it_is_built(tmp_p
 
 
 def test_a_fabric_whose_routing_tables_would_not_fit_is_refused_at_validation(tmp_path, cli):
+    # Tables per ToR: a 200,000-sender dumbbell has one ToR, and validates at once.
     text = (ROOT / "examples" / "dctcp-dumbbell.toml").read_text().replace("senders = 3", "senders = 200000")
     (tmp_path / "db.toml").write_text(text)
     p = cli("validate", "db.toml")
+    assert p.returncode == 0, p.stderr
+    # A k = 64 fat-tree's (70,656 nodes × 2,048 ToRs × 2 B ≈ 289 MB) is over a 100 MiB limit.
+    (tmp_path / "k64.toml").write_text((ROOT / "examples" / "e2e-throughput.toml").read_text().replace("\nk = 4", "\nk = 64"))
+    p = cli("run", "k64.toml", "--max-memory", "100MiB")
     assert p.returncode == 2 and "network.topology" in p.stderr and "routing tables" in p.stderr, p.stderr
     (tmp_path / "ft.toml").write_text((ROOT / "examples" / "e2e-throughput.toml").read_text().replace("\nk = 4", "\nk = 2000"))
     p = cli("validate", "ft.toml")

@@ -53,14 +53,36 @@ impl Routes {
     /// the last hop). Fails when some host cannot reach another.
     pub fn compute(t: &Topology) -> Result<Routes, String> {
         let r = Routes::compute_avoiding(t, &[]);
-        for (si, &s) in t.hosts.iter().enumerate() {
-            for (di, &d) in t.hosts.iter().enumerate() {
-                if si != di && r.next_hops(s, di as u32).is_empty() {
-                    return Err(format!("host '{}' cannot reach host '{}'", t.nodes[s as usize].name, t.nodes[d as usize].name));
+        if let Some((s, d)) = r.unreachable(t) {
+            return Err(format!("host '{}' cannot reach host '{}'", t.nodes[t.hosts[s as usize] as usize].name, t.nodes[t.hosts[d as usize] as usize].name));
+        }
+        Ok(r)
+    }
+
+    /// A pair of hosts (indices) the first of which cannot reach the second, if any. Per ToR it
+    /// is enough to look at every ToR towards every other ToR (a host reaches its own ToR by
+    /// construction): a 200,000-host dumbbell is one ToR, not 4·10¹⁰ pairs.
+    fn unreachable(&self, t: &Topology) -> Option<(u32, u32)> {
+        let Some(tt) = &self.tor else {
+            let h = t.hosts.len() as u32;
+            return (0..h).flat_map(|s| (0..h).map(move |d| (s, d))).find(|&(s, d)| s != d && self.next_hops(t.hosts[s as usize], d).is_empty());
+        };
+        // One host under each ToR stands for all of them.
+        let mut under = vec![u32::MAX; tt.tors];
+        for (h, &tor) in tt.host_tor.iter().enumerate() {
+            if under[tor as usize] == u32::MAX {
+                under[tor as usize] = h as u32;
+            }
+        }
+        let tor_node = |i: usize| t.ports[t.nodes[t.hosts[under[i] as usize] as usize].ports[0] as usize].peer_node;
+        for a in 0..tt.tors {
+            for b in 0..tt.tors {
+                if a != b && self.next_hops(tor_node(a), under[b]).is_empty() {
+                    return Some((under[a], under[b]));
                 }
             }
         }
-        Ok(r)
+        None
     }
 
     /// The routes around the links whose ports are `down` (`down[port]`; empty: none): a host
@@ -69,6 +91,17 @@ impl Routes {
         match tors_of(t).and_then(|tors| tor_table(t, down, tors)) {
             Some(tt) => Routes { hosts: t.hosts.len(), tor: Some(tt), start: Vec::new(), ports: Vec::new() },
             None => per_host(t, down),
+        }
+    }
+
+    /// Bytes the tables of `t` take while they are computed and kept (an estimate, for the
+    /// memory check before a run): per ToR, two bytes a (node, ToR) and the search's distances;
+    /// per host, a start and a few ports a (node, host) and a distance each.
+    pub fn estimated_bytes(t: &Topology) -> u64 {
+        let (nodes, hosts) = (t.nodes.len() as u64, t.hosts.len() as u64);
+        match tors_of(t) {
+            Some((tors, _)) => nodes * tors.len() as u64 * 2 + nodes * 4 + hosts * 16,
+            None => nodes * hosts * 12,
         }
     }
 

@@ -98,10 +98,11 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             return None;
         }
     };
-    // The routing table holds every node × destination host (and the search keeps as many
-    // distances): sized before it is computed.
+    // The routing tables are sized before they are computed (per ToR where every host hangs off
+    // one switch, else per destination host).
     let (nodes, hosts) = (topology.nodes.len() as u64, topology.hosts.len() as u64);
-    let routes = cx.memory("network.topology", nodes * hosts * 12, format!("the routing tables of {nodes} nodes × {hosts} hosts"));
+    let bytes = nest_net::Routes::estimated_bytes(&topology);
+    let routes = cx.memory("network.topology", bytes, format!("the routing tables of {nodes} nodes towards {hosts} hosts"));
     if routes {
         if let Err(e) = nest_net::Routes::compute(&topology) {
             cx.err("network.topology", e);

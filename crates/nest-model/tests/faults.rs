@@ -332,3 +332,26 @@ fn a_gc_storm_collects_while_it_lasts_and_slows_the_reads() {
     assert!(during > 1.5 * quiet, "reads wait behind the storm's moves and erases: {during:.1} µs against {quiet:.1}");
     assert_eq!(f(&s, "faults.failed"), 0.0);
 }
+
+#[test]
+fn a_failed_device_that_comes_back_serves_again_and_only_the_outage_fails() {
+    // d0 alone, dead from 10 to 25 ms; the host's timeout is 2 ms.
+    let (s, sim) = run(&(scenario("d0", "").replace("at = \"10ms\"\n", "at = \"10ms\"\nuntil = \"25ms\"\n")));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["device_fail", "device_back"]);
+    assert_eq!(s["faults"]["dead_devices"], serde_json::json!([]), "alive at the end");
+    // ~20 k IOPS for the 15 ms outage: ~300 fail (those caught in it, and those sent while
+    // the host took it as dead); the ~300 sent after it complete.
+    let failed = f(&s, "faults.failed");
+    assert!(failed > 200.0 && failed < 400.0, "{}", s["faults"]);
+    let (always, _) = run(&scenario("d0", ""));
+    assert!(f(&s, "requests.completed") > f(&always, "requests.completed") + 200.0, "requests after the outage complete");
+    let e = {
+        let text = scenario("d0", "").replace("at = \"10ms\"\n", "at = \"10ms\"\nuntil = \"5ms\"\n");
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).unwrap_err().to_string()
+    };
+    assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
+}

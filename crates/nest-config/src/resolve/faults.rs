@@ -19,6 +19,8 @@ pub enum FaultKind {
     /// The device (index) stops answering: commands inside it and sent to it are never
     /// completed; hosts find out by their I/O timeout.
     DeviceFail { device: usize },
+    /// The failed device (index) answers again, and its hosts reconnect to it at once.
+    DeviceBack { device: usize },
     /// The SSD's (index) flash array runs `factor` times slower from then on (1: its own
     /// speed again, an `until`).
     DeviceSlow { device: usize, factor: f64 },
@@ -35,6 +37,7 @@ impl FaultKind {
     pub fn name(&self) -> &'static str {
         match self {
             FaultKind::DeviceFail { .. } => "device_fail",
+            FaultKind::DeviceBack { .. } => "device_back",
             FaultKind::DeviceSlow { factor, .. } if *factor == 1.0 => "device_recovered",
             FaultKind::DeviceSlow { .. } => "device_slow",
             FaultKind::Link { up: false, switch: false, .. } => "link_down",
@@ -50,7 +53,7 @@ impl FaultKind {
     /// The device it happens to, if a device's.
     pub fn device(&self) -> Option<usize> {
         match *self {
-            FaultKind::DeviceFail { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
+            FaultKind::DeviceFail { device } | FaultKind::DeviceBack { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
             FaultKind::Link { .. } | FaultKind::Reroute => None,
         }
     }
@@ -66,7 +69,6 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
         let network_fault = f.kind == "link_down" || f.kind == "switch_down";
         for (v, k, who) in [
             (f.factor.is_some() && f.kind != "device_slow", "factor", "only device_slow takes factor"),
-            (f.until.is_some() && f.kind == "device_fail", "until", "a failed device does not come back yet"),
             (f.detect.is_some() && !network_fault, "detect", "only link_down and switch_down take detect"),
             (f.link.is_some() && f.kind != "link_down", "link", "only link_down takes link"),
             (f.switch.is_some() && f.kind != "switch_down", "switch", "only switch_down takes switch"),
@@ -148,8 +150,13 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                     cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", name));
                     continue;
                 }
-                if let Some(at) = at {
-                    out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
+                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
+                let Some(at) = at else { continue };
+                out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
+                match until {
+                    Some(u) if u <= at => cx.err(&key("until"), "must be after `at`"),
+                    Some(u) => out.push(FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }),
+                    None => {}
                 }
             }
             other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down` or `switch_down`"))),

@@ -45,7 +45,8 @@ pub struct FaultConfig {
     /// device_slow: how many times longer the array's operations take (> 1).
     #[serde(default)]
     pub factor: Option<f64>,
-    /// device_slow: when the drive is back to its speed; gc_storm: when the storm ends;
+    /// device_fail: when the device answers again; device_slow: when the drive is back to its
+    /// speed; gc_storm: when the storm ends;
     /// link_down, switch_down: when the links are back up (default: never).
     #[serde(default)]
     pub until: Option<String>,

@@ -47,6 +47,12 @@ impl Simulation {
         f.happened.push((now, kind.name(), subject));
         match kind {
             FaultKind::DeviceFail { device } => f.dead[device] = true,
+            // Back: it answers what it is sent from now on, and its hosts reconnect at once
+            // (what it lost while dead stays lost: those requests time out and fail or retry).
+            FaultKind::DeviceBack { device } => {
+                f.dead[device] = false;
+                f.known_dead[device] = false;
+            }
             // A fail-slow drive: its flash array's operations take `factor` times longer from
             // now on; those already started end when they were to.
             FaultKind::DeviceSlow { device, factor } => {

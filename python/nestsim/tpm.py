@@ -152,20 +152,23 @@ def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms
     (the run-time code) over the arrivals of the measured window [warm-up, end), and the targets
     are the read and write bytes the drive completed in that window per second — a drive in steady
     state, as the controller sees it, not one filling from empty."""
-    from .runner import run
-
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {KINDS}")
     cap = capacity(preset, device)
     rng = np.random.default_rng(seed)
     t0, t1 = warmup_ms / 1e3, duration_ms / 1e3
-    xs, ys, params = [], [], []
+    # The samples' parameters are drawn first, in order, from one stream; the runs are then
+    # independent and go to a process pool (`NEST_JOBS`, else every core) — the same samples
+    # whatever the number of workers.
+    runs, params, weights = [], [], []
     for k in range(n):
         w = int(rng.integers(1, MAX_W + 1))
         # A synthetic sample's Table III subset: low or high variation of size and of gaps
         # (both streams alike); micro traces are exponential in both.
         size_var, gap_var = (bool(rng.random() < 0.5), bool(rng.random() < 0.5)) if kind == "synthetic" else (False, False)
-        p = {"w": w, "kind": kind, "subset": None if kind == "micro" else
+        # (The write stream's parameters are p["w"], the read stream's p["r"]; the weight is
+        # p["weight"].)
+        p = {"weight": w, "kind": kind, "subset": None if kind == "micro" else
              f"{'high' if size_var else 'low'} size SCV + {'high' if gap_var else 'low'} inter-arrival SCV"}
         streams = []
         for name, rf, c in (("r", 1.0, cap[0]), ("w", 0.0, cap[1])):
@@ -175,17 +178,42 @@ def samples(preset: str, n: int, seed: int = 1, kind: str = "micro", duration_ms
             sd, ad = _size(rng, kind, size, size_var), _arrival(rng, kind, gap, gap_var)
             p[name] = {"mean_size": size, "load": speed / c, "size": sd, "arrival": ad}
             streams.append({"name": name, "arrival": ad, "size": sd, "read_fraction": rf})
-        res = run(_scenario(preset, w, streams, duration_ms, warmup_ms, seed * 100_003 + k, device))
-        t = res.requests.select(["t_arrive_ps", "size", "op"]).to_pydict()
-        arrive = np.asarray(t["t_arrive_ps"], dtype=np.uint64)
-        order = np.argsort(arrive, kind="stable")
-        inside = [i for i in order if t0 * 1e12 <= arrive[i] < t1 * 1e12]
-        ch = _native.src_features([int(arrive[i]) for i in inside], [int(t["size"][i]) for i in inside],
-                                  [t["op"][i] == "write" for i in inside], int((t1 - t0) * 1e12), int(t1 * 1e12))
-        xs.append(list(ch) + [w])
-        ys.append(_delivered(res, t0, t1))
+        runs.append(_scenario(preset, w, streams, duration_ms, warmup_ms, seed * 100_003 + k, device))
         params.append(p)
+        weights.append(w)
+    out = _map(_sample_run, [(sc, t0, t1) for sc in runs])
+    xs = [list(ch) + [w] for (ch, _), w in zip(out, weights)]
+    ys = [y for _, y in out]
     return Samples(preset, np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), params)
+
+
+def _sample_run(job) -> tuple:
+    """One sample's run: Ch of the arrivals in [t0, t1) (the run-time monitor's), and the read
+    and write bytes per second the drive completed there."""
+    from .runner import run
+
+    scenario, t0, t1 = job
+    res = run(scenario)
+    t = res.requests.select(["t_arrive_ps", "size", "op"]).to_pydict()
+    arrive = np.asarray(t["t_arrive_ps"], dtype=np.uint64)
+    order = np.argsort(arrive, kind="stable")
+    inside = [i for i in order if t0 * 1e12 <= arrive[i] < t1 * 1e12]
+    ch = _native.src_features([int(arrive[i]) for i in inside], [int(t["size"][i]) for i in inside],
+                              [t["op"][i] == "write" for i in inside], int((t1 - t0) * 1e12), int(t1 * 1e12))
+    return list(ch), _delivered(res, t0, t1)
+
+
+def _map(fn, jobs: list) -> list:
+    """`fn` over `jobs`, in order, on a process pool when there is more than one core to use."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    env = os.environ.get("NEST_JOBS")
+    workers = min(max(1, int(env)) if env else (os.cpu_count() or 1), len(jobs))
+    if workers <= 1:
+        return [fn(j) for j in jobs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
 
 
 def micro_samples(preset: str, n: int, seed: int = 1, duration_ms: float = 30.0, warmup_ms: float = 10.0) -> Samples:

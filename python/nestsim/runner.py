@@ -335,6 +335,15 @@ class _TableStream:
             self.path.replace(final)
 
 
+
+def jobs() -> int:
+    """Worker processes for independent runs (an experiment's, a model's training samples):
+    `NEST_JOBS`, else every core."""
+    env = os.environ.get("NEST_JOBS")
+    if env:
+        return max(1, int(env))
+    return os.cpu_count() or 1
+
 def run(
     scenario: Union[str, os.PathLike, Mapping],
     seed: Optional[int] = None,

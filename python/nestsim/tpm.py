@@ -205,11 +205,11 @@ def _sample_run(job) -> tuple:
 
 def _map(fn, jobs: list) -> list:
     """`fn` over `jobs`, in order, on a process pool when there is more than one core to use."""
-    import os
     from concurrent.futures import ProcessPoolExecutor
 
-    env = os.environ.get("NEST_JOBS")
-    workers = min(max(1, int(env)) if env else (os.cpu_count() or 1), len(jobs))
+    from .runner import jobs as workers_wanted
+
+    workers = min(workers_wanted(), len(jobs))
     if workers <= 1:
         return [fn(j) for j in jobs]
     with ProcessPoolExecutor(max_workers=workers) as pool:

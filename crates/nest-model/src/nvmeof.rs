@@ -84,8 +84,10 @@ pub struct NvmeofRt {
     pub(crate) router_series: Vec<Vec<u32>>,
     /// Values the last router sample gave (reused buffer).
     pub(crate) router_values: Vec<f64>,
-    /// Per target: its I/O buffer (`[nvmeof] target_buffer`; empty when unlimited).
+    /// Per target: its I/O buffer (`[nvmeof] target_buffer`; empty when unlimited), and the
+    /// devices that fetch against it.
     pub buffers: Vec<TargetBuffer>,
+    pub(crate) buffer_devices: Vec<Vec<u32>>,
 }
 
 /// A storage server's I/O buffer (SPDK's shared buffer pool; docs/e2e.md): bytes of the commands
@@ -118,8 +120,16 @@ impl NvmeofRt {
         let mut target_node: Vec<u32> = plan.device_server.iter().flatten().copied().collect();
         target_node.sort_unstable();
         target_node.dedup();
-        let target_of = plan.device_server.iter().map(|s| s.map(|s| target_node.binary_search(&s).expect("listed") as u32)).collect();
+        let target_of: Vec<Option<u32>> = plan.device_server.iter().map(|s| s.map(|s| target_node.binary_search(&s).expect("listed") as u32)).collect();
         let background_wait = (0..target_node.len()).map(|_| Default::default()).collect();
+        let mut buffer_devices = vec![Vec::new(); if plan.target_buffer.is_some() { target_node.len() } else { 0 }];
+        if !buffer_devices.is_empty() {
+            for (d, s) in target_of.iter().enumerate() {
+                if let Some(s) = s {
+                    buffer_devices[*s as usize].push(d as u32);
+                }
+            }
+        }
         NvmeofRt {
             background_wait,
             router_series: Vec::new(),
@@ -128,6 +138,7 @@ impl NvmeofRt {
                 Some(capacity) => vec![TargetBuffer { capacity, ..Default::default() }; target_node.len()],
                 None => Vec::new(),
             },
+            buffer_devices,
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,

@@ -446,13 +446,13 @@ impl Simulation {
             let req = self.pool.get_mut(r);
             req.t_dispatch = now;
             let level = self.resolved.tagging.nvme[req.class as usize];
+            if self.faults.as_ref().is_some_and(|f| f.known_dead[d.ix()]) {
+                // The host's driver fails I/O to a device it took as dead without sending it,
+                // after its error path (FAIL_FAST), local or over NVMe-oF alike.
+                self.queue.schedule(now + crate::path::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
+                continue;
+            }
             if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
-                if self.faults.as_ref().is_some_and(|f| f.known_dead[d.ix()]) {
-                    // The host's driver fails I/O to a controller it took as dead without
-                    // sending it, after its error path (FAIL_FAST).
-                    self.queue.schedule(now + crate::path::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
-                    continue;
-                }
                 self.send_command(r, level);
             } else {
                 req.t_tgt_arrive = now;

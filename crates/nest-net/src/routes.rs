@@ -186,22 +186,7 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
     let mut q = VecDeque::new();
     let mut set = Vec::new();
     for (ti, &tor) in tor_nodes.iter().enumerate() {
-        // Distances to the ToR; only switches relay (a host's own link leads to its ToR).
-        dist.iter_mut().for_each(|d| *d = u32::MAX);
-        dist[tor as usize] = 0;
-        q.push_back(tor);
-        while let Some(u) = q.pop_front() {
-            if !t.is_switch(u) {
-                continue;
-            }
-            for &p in &t.nodes[u as usize].ports {
-                let v = t.ports[p as usize].peer_node;
-                if dist[v as usize] == u32::MAX && up(p) {
-                    dist[v as usize] = dist[u as usize] + 1;
-                    q.push_back(v);
-                }
-            }
-        }
+        distances(t, tor, &up, &mut dist, &mut q);
         for u in 0..n {
             let slot = &mut entry[u * tors + ti];
             if u as u32 == tor {
@@ -242,6 +227,26 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
     Some(TorTable { tors, host_node: t.hosts.clone(), host_tor, down_port, entry, node_sets, ranges, sets })
 }
 
+/// Hop counts to node `to` over the links `up` lets through, into `dist` (`u32::MAX`:
+/// unreachable). Only `to` itself and switches relay: a host is only ever a path's last hop.
+fn distances(t: &Topology, to: u32, up: &impl Fn(u32) -> bool, dist: &mut [u32], q: &mut VecDeque<u32>) {
+    dist.iter_mut().for_each(|d| *d = u32::MAX);
+    dist[to as usize] = 0;
+    q.push_back(to);
+    while let Some(u) = q.pop_front() {
+        if u != to && !t.is_switch(u) {
+            continue;
+        }
+        for &p in &t.nodes[u as usize].ports {
+            let v = t.ports[p as usize].peer_node;
+            if dist[v as usize] == u32::MAX && up(p) {
+                dist[v as usize] = dist[u as usize] + 1;
+                q.push_back(v);
+            }
+        }
+    }
+}
+
 /// The per-host table: a breadth-first search from every host.
 fn per_host(t: &Topology, down: &[bool]) -> Routes {
     let up = |p: u32| !down.get(p as usize).copied().unwrap_or(false);
@@ -249,23 +254,10 @@ fn per_host(t: &Topology, down: &[bool]) -> Routes {
     let h = t.hosts.len();
     let mut start = Vec::with_capacity(n * h + 1);
     let mut dists: Vec<Vec<u32>> = Vec::with_capacity(h);
+    let mut q = VecDeque::new();
     for &dst in &t.hosts {
         let mut dist = vec![u32::MAX; n];
-        dist[dst as usize] = 0;
-        let mut q = VecDeque::from([dst]);
-        while let Some(u) = q.pop_front() {
-            // Only the destination itself or switches relay towards it.
-            if u != dst && !t.is_switch(u) {
-                continue;
-            }
-            for &p in &t.nodes[u as usize].ports {
-                let v = t.ports[p as usize].peer_node;
-                if dist[v as usize] == u32::MAX && up(p) {
-                    dist[v as usize] = dist[u as usize] + 1;
-                    q.push_back(v);
-                }
-            }
-        }
+        distances(t, dst, &up, &mut dist, &mut q);
         dists.push(dist);
     }
     let mut ports = Vec::new();

@@ -46,7 +46,9 @@ DURATION_MS = 100.0
 SLOW_FACTOR = 20
 
 
-def _scenario(name: str, target: str, fault) -> dict:
+def _scenario(name: str, target: str, fault, remote: bool = False) -> dict:
+    """`fault`: True (d0 dies), "slow" (d0 turns fail-slow) or False; `remote`: the drives in two
+    storage servers, over NVMe-oF on a 25 Gb/s DCTCP dumbbell."""
     dev = lambda n: {"name": n, "kind": "ssd", "preset": "consumer-nvme"}  # noqa: E731
     sc = {
         "schema": 1, "name": f"device-failure-{name}",
@@ -57,8 +59,7 @@ def _scenario(name: str, target: str, fault) -> dict:
         "workload": [{"name": "w", "host": "h", "device": target, "arrival": {"kind": "poisson", "rate_iops": 20000},
                       "read_fraction": 0.7}],
     }
-    if name == "mirror-remote":
-        # The drives in two storage servers, over NVMe-oF on a 25 Gb/s DCTCP dumbbell.
+    if remote:
         sc["network"] = {"topology": "dumbbell", "senders": 1, "receivers": 2, "link_rate": "25Gbps", "link_delay": "1us"}
         sc["device"][0]["server"], sc["device"][1]["server"] = "r0", "r1"
         sc["host"][0]["name"] = "s0"
@@ -83,7 +84,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     runs = run_all(out_dir, {"single": _scenario("single", "d0", True), "mirror": _scenario("mirror", "mirror", True),
                              "mirror-healthy": _scenario("mirror-healthy", "mirror", False),
                              "mirror-slow": _scenario("mirror-slow", "mirror", "slow"),
-                             "mirror-remote": _scenario("mirror-remote", "mirror", True)})
+                             "mirror-remote": _scenario("mirror-remote", "mirror", True, remote=True)})
     arrive, lat = {}, {}
     for k in runs:
         arrive[k], lat[k] = _reads(out_dir / k)

@@ -16,7 +16,6 @@ run's outputs land in ``out_dir/NAME`` as with ``nestsim run -o``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,14 +24,9 @@ from statistics import mean
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import Claim
+from ..runner import jobs
 
 
-def jobs() -> int:
-    """Worker processes for an experiment's runs: `NEST_JOBS`, else every core."""
-    env = os.environ.get("NEST_JOBS")
-    if env:
-        return max(1, int(env))
-    return os.cpu_count() or 1
 
 
 def _run_one(scenario: Mapping, out_dir: str) -> Optional[Tuple[str, str]]:

@@ -97,14 +97,9 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                     cx.err(&key("device"), format!("'{name}' is not an SSD: a GC storm is an SSD's"));
                     continue;
                 }
-                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-                let Some(at) = at else { continue };
+                let Some((at, until)) = window(cx, i, f, at) else { continue };
                 out.push(FaultPlan { at, kind: FaultKind::GcStorm { device: d, on: true } });
-                match until {
-                    Some(u) if u <= at => cx.err(&key("until"), "must be after `at`"),
-                    Some(u) => out.push(FaultPlan { at: u, kind: FaultKind::GcStorm { device: d, on: false } }),
-                    None => {}
-                }
+                out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::GcStorm { device: d, on: false } }));
             }
             "device_slow" => {
                 if !matches!(devices[d].kind, DeviceKindPlan::Ssd(_)) {
@@ -122,18 +117,9 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                         continue;
                     }
                 };
-                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-                let Some(at) = at else { continue };
-                if let Some(u) = until {
-                    if u <= at {
-                        cx.err(&key("until"), "must be after `at`");
-                        continue;
-                    }
-                }
+                let Some((at, until)) = window(cx, i, f, at) else { continue };
                 out.push(FaultPlan { at, kind: FaultKind::DeviceSlow { device: d, factor } });
-                if let Some(u) = until {
-                    out.push(FaultPlan { at: u, kind: FaultKind::DeviceSlow { device: d, factor: 1.0 } });
-                }
+                out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceSlow { device: d, factor: 1.0 } }));
             }
             "device_fail" => {
                 if sc.hosts.iter().any(|h| h.cache.is_some()) {
@@ -150,14 +136,9 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                     cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", name));
                     continue;
                 }
-                let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-                let Some(at) = at else { continue };
+                let Some((at, until)) = window(cx, i, f, at) else { continue };
                 out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
-                match until {
-                    Some(u) if u <= at => cx.err(&key("until"), "must be after `at`"),
-                    Some(u) => out.push(FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }),
-                    None => {}
-                }
+                out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }));
             }
             other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down` or `switch_down`"))),
         }
@@ -216,17 +197,28 @@ fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, netw
         Some(d) => cx.dur(&key("detect"), d),
         None => Some(SimTime::from_ms(1)),
     };
-    let until = f.until.as_ref().and_then(|u| cx.dur(&key("until"), u));
-    let (Some(at), Some(detect)) = (at, detect) else { return };
+    let (Some((at, until)), Some(detect)) = (window(cx, i, f, at), detect) else { return };
     out.push(FaultPlan { at, kind: FaultKind::Link { ports: ports.clone(), up: false, name: name.clone(), switch } });
     out.push(FaultPlan { at: at + detect, kind: FaultKind::Reroute });
     if let Some(u) = until {
-        if u <= at {
-            cx.err(&key("until"), "must be after `at`");
-            return;
-        }
         out.push(FaultPlan { at: u, kind: FaultKind::Link { ports, up: true, name, switch } });
         out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
     }
+}
+
+/// A fault's time and, with `until`, when it ends — after it; `None` when either is wrong
+/// (reported, naming the key).
+fn window(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>) -> Option<(SimTime, Option<SimTime>)> {
+    let key = format!("fault[{i}].until");
+    let until = match &f.until {
+        None => None,
+        Some(u) => Some(cx.dur(&key, u)?),
+    };
+    let at = at?;
+    if until.is_some_and(|u| u <= at) {
+        cx.err(&key, "must be after `at`");
+        return None;
+    }
+    Some((at, until))
 }
 

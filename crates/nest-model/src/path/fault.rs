@@ -89,7 +89,9 @@ impl Simulation {
     }
 
     /// Request `r` sits at a dead device: its host hears nothing, and gives up `io_timeout` after
-    /// dispatching it — after [`FAIL_FAST`] when the host already takes the device as dead.
+    /// dispatching it — after [`FAIL_FAST`] when the host has taken the device as dead since
+    /// (a command over NVMe-oF sent before it knew; what it dispatches afterwards fails at its
+    /// driver, `try_dispatch`).
     pub(crate) fn hang(&mut self, r: ReqId) {
         let req = self.pool.get(r);
         let f = self.faults.as_ref().expect("only a dead device hangs");

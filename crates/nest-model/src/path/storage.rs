@@ -149,10 +149,9 @@ impl Simulation {
         b.used -= size;
         b.holders -= 1;
         if was_full && b.has_room() {
-            for dd in 0..self.devices.len() as u32 {
-                if self.nvmeof.as_deref().expect("NVMe-oF").buffer_of(dd) == Some(s) && matches!(self.devices[dd as usize], DeviceRt::Ssd(_)) {
-                    self.ssd_fetch(dd);
-                }
+            for k in 0..rt.buffer_devices[s].len() {
+                let dd = self.nvmeof.as_deref().expect("NVMe-oF").buffer_devices[s][k];
+                self.ssd_fetch(dd);
             }
         }
     }

@@ -68,7 +68,12 @@ impl DynamicAdjustment {
     /// (The paper's record WR of the weights is the run's `write_weight` time series.)
     pub fn decide(&mut self, now: SimTime, r: f64) -> u32 {
         let ch = self.monitor.features(now);
-        predict_weight_ratio(self.model.as_ref(), r, &ch, self.tau, self.w_max)
+        self.decide_on(&ch, r)
+    }
+
+    /// The same, on features the caller already took from the monitor.
+    pub fn decide_on(&self, ch: &Features, r: f64) -> u32 {
+        predict_weight_ratio(self.model.as_ref(), r, ch, self.tau, self.w_max)
     }
 }
 

@@ -27,6 +27,7 @@
 //! channels receive: DCQCN rate cuts (one per CNP acted on) and PFC pauses.
 
 use super::algorithm::{DynamicAdjustment, ThroughputModel};
+use super::monitor::Features;
 use crate::congestion_monitor::BusiestMs;
 use crate::{Action, Congestion, Coordinator, Outbox};
 use nest_core::{DeviceId, FlowId, SimTime};
@@ -65,8 +66,8 @@ struct Drive {
     max_w: u32,
     /// ∫ w dt (ps) up to the state's `touched`, for the time-weighted mean weight.
     w_area: f64,
-    /// The read flow speed its monitor saw at the last event (bytes/s): its share of r.
-    read_speed: f64,
+    /// Ch at the last event: Algorithm 1's input, and its read flow speed the drive's share of r.
+    ch: Features,
 }
 
 struct State {
@@ -133,7 +134,7 @@ pub fn src(cfg: SrcConfig, model: Arc<dyn ThroughputModel>) -> (SrcController, S
             weight_changes: 0,
             max_w: w0,
             w_area: 0.0,
-            read_speed: 0.0,
+            ch: Features::default(),
         })
         .collect();
     let s = Arc::new(Mutex::new(State {
@@ -159,15 +160,13 @@ impl State {
         let r = rate_bps / 8.0;
         let n = self.drives.len();
         let mut total = 0.0;
-        if n > 1 {
-            for d in &mut self.drives {
-                d.read_speed = d.adj.monitor.features(now).speed[0];
-                total += d.read_speed;
-            }
+        for d in &mut self.drives {
+            d.ch = d.adj.monitor.features(now);
+            total += d.ch.speed[0];
         }
         for d in &mut self.drives {
-            let r_d = if n == 1 { r } else if total > 0.0 { r * d.read_speed / total } else { r / n as f64 };
-            let w = d.adj.decide(now, r_d);
+            let r_d = if n == 1 { r } else if total > 0.0 { r * d.ch.speed[0] / total } else { r / n as f64 };
+            let w = d.adj.decide_on(&d.ch, r_d);
             if w != d.w {
                 d.w = w;
                 d.weight_changes += 1;

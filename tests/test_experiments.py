@@ -579,6 +579,23 @@ def test_haechi_capacity_quick_profiles_sigma_and_reports_the_estimators_bound(c
         assert (out / f"{stem}.png").stat().st_size > 10_000, stem
 
 
+def test_haechi_nodes_quick_scales_splits_reservations_and_flags_skew(cli, tmp_path):
+    """`haechi-nodes --quick`: two data nodes carry twice one; a limit split over the nodes holds
+    (and fails bare); conversion helps at every node; hashed Zipf keys couple the nodes through
+    the clients' outstanding budgets; range-partitioned ones overload the hot node, whose
+    admission check refuses its reservations."""
+    out = tmp_path / "haechi-nodes"
+    cli("experiment", "haechi-nodes", "--quick", "-o", out, check=0)
+    by = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    for cid in ("scale-two-nodes", "scale-clients-bind", "limit-across-nodes", "conversion-at-every-node",
+                "zipf-hash-coupling", "zipf-range-admission", "conservation"):
+        assert by[cid]["holds"] is True, by[cid]
+    assert by["limit-across-nodes"]["ablation"]["holds"] is False
+    r = json.loads((out / "zipf-range-haechi" / "result.json").read_text())
+    assert [n["admission"]["ok"] for n in r["nodes"]] == [False, True] and r["nodes"][0]["share"] > 0.9
+    _figures_and_report(cli, out, "haechi-nodes")
+
+
 def test_plmc_fabric_reports_what_the_fabric_does_to_plmc(cli, tmp_path):
     """`plmc-fabric --quick`: PLMC's messages cross the fabric (delayed more under congestion),
     every window is still allocated, and host hints use every count."""

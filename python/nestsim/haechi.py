@@ -73,11 +73,20 @@ def render(summary: dict, run_info: dict) -> str:
         lines.append(f"{c['name'] + ('' if c['managed'] else '*'):<10} {c['reservation']:>9,} {demand:>9} {mean(pp):>12,.0f} "
                      f"{min(pp):>9,} {met:>4} {lat['mean']:>9.1f} {lat['p99']:>9.1f}")
     tot = r["per_period_total"][first:] or [0]
-    lines.append(f"node: {mean(tot):,.0f} I/Os per period; utilization NIC {r['node']['utilization']['nic_send']:.0%}, "
-                 f"CPU {r['node']['utilization']['cpu']:.0%}")
+    nodes = r.get("nodes", [])
+    if len(nodes) > 1:
+        lines.append(f"{len(nodes)} data nodes: {mean(tot):,.0f} I/Os per period in all")
+        for j, n in enumerate(nodes):
+            nt = n["per_period_total"][first:] or [0]
+            adm = "admitted" if n["admission"]["ok"] else f"not admissible: {n['admission']['error']}"
+            lines.append(f"  node {j}: share {n['share']:.3f}, {mean(nt):,.0f} I/Os per period, NIC "
+                         f"{n['utilization']['nic_send']:.0%}; reservations {sum(n['reservations']):,} ({adm})")
+    else:
+        lines.append(f"node: {mean(tot):,.0f} I/Os per period; utilization NIC {r['node']['utilization']['nic_send']:.0%}, "
+                     f"CPU {r['node']['utilization']['cpu']:.0%}")
     if r["periods"]:
         est = [p["capacity"] for p in r["periods"]]
-        lines.append(f"capacity estimate: {est[0]:,} at the start, {est[-1]:,} at the end; "
+        lines.append(f"{'node 0: ' if len(nodes) > 1 else ''}capacity estimate: {est[0]:,} at the start, {est[-1]:,} at the end; "
                      f"pool FAAs {r['pool']['faas']:,} ({r['pool']['empty_faas']:,} found it empty)")
     if any(not c["managed"] for c in r["clients"]):
         lines.append("* a background job outside Haechi's domain")

@@ -174,3 +174,68 @@ fn a_malformed_spec_is_refused_by_key() {
     assert!(err(with("verbs", json!({"link_gbps": 1e-12}))).contains("verbs.link_gbps"));
     assert!(err(with("verbs", json!({"client_cpu_per_verb_ns": 1e30}))).contains("verbs.client_cpu_per_verb_ns"));
 }
+
+/// Several data nodes: each node runs Haechi on its own; a client's reservation and limit are
+/// split over the nodes by its expected share of requests, and its requests go where their keys
+/// are. Two nodes carry twice one node's I/Os; a skewed range placement overloads one node and
+/// its admission check says so.
+#[test]
+fn with_two_data_nodes_each_runs_haechi_on_its_share_of_the_reservations() {
+    let spec = |keys: Value, limit: Value| {
+        let mut cs = burst(10, json!({"reservation": 2_826, "demand": 6_000}));
+        cs[9] = json!({"pattern": "burst", "reservation": 500, "demand": 6_000});
+        if !limit.is_null() {
+            cs[9]["limit"] = limit;
+        }
+        json!({"duration_s": 0.04, "period_s": 0.01, "qos": "haechi", "nodes": 2, "keys": keys, "seed": 3,
+               "protocol": {"capacity": 15_700, "eta": 50, "check_ms": 0.1, "delta_ms": 0.1, "report_grace_us": 10},
+               "clients": cs})
+    };
+    let r = run(spec(json!({}), json!(1_000)));
+    assert_eq!(r["conservation"]["ok"], true, "{}", r["conservation"]);
+    assert!(near(node_rate(&r), 2.0 * 1570e3, 0.02), "two nodes, uniform keys: {}", node_rate(&r));
+    let nodes = r["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 2);
+    for (j, n) in nodes.iter().enumerate() {
+        let res: Vec<u64> = n["reservations"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert!((n["share"].as_f64().unwrap() - 0.5).abs() < 0.01, "hashed uniform keys halve the work");
+        assert!(res[0] >= 1_380 && res[0] <= 1_446, "R_1 split by share at node {j}: {res:?}");
+        assert!(n["admission"]["ok"].as_bool().unwrap(), "{}", n["admission"]);
+        assert!(n["monitor_messages"].as_u64().unwrap() > 0, "each node's monitor pushes its own tokens");
+        // Every client meets its share of the reservation at this node in every period after the first.
+        for (c, &rij) in res.iter().enumerate() {
+            let done = r["clients"][c]["per_node"][j].as_array().unwrap();
+            assert!(done[1..].iter().all(|d| d.as_u64().unwrap() >= rij), "C{} at node {j}: {done:?} < {rij}", c + 1);
+        }
+    }
+    let split: Vec<u64> = (0..2).map(|j| nodes[j]["reservations"][0].as_u64().unwrap()).collect();
+    assert_eq!(split.iter().sum::<u64>(), 2_826, "the parts add up to R_1");
+    // C10's limit (1 K per period) is split too and holds over both nodes.
+    let c10 = per_period(&r, 9);
+    assert!(c10[1..].iter().all(|&d| d <= 1_000) && c10[1] >= 900, "{c10:?}");
+    // Range-partitioned Zipf keys: ~95 % of the requests go to node 0; its share of the
+    // reservations exceeds its capacity and its admission check refuses it.
+    let skew = run(spec(json!({"dist": "zipf", "partition": "range"}), Value::Null));
+    assert_eq!(skew["conservation"]["ok"], true);
+    assert!(skew["nodes"][0]["share"].as_f64().unwrap() > 0.9);
+    assert_eq!(skew["nodes"][0]["admission"]["ok"], false, "{}", skew["nodes"][0]["admission"]);
+    assert_eq!(skew["nodes"][1]["admission"]["ok"], true);
+    assert!(node_rate(&skew) < 1.1 * 1570e3, "the hot node bounds the run: {}", node_rate(&skew));
+    // The same seed gives the same run; another seed other key draws.
+    assert_eq!(run(spec(json!({"dist": "zipf"}), Value::Null)), run(spec(json!({"dist": "zipf"}), Value::Null)));
+}
+
+#[test]
+fn bad_node_and_key_settings_are_refused_by_name() {
+    let base = |extra: Value| {
+        let mut s = json!({"duration_s": 1.0, "qos": "haechi", "clients": [{"pattern": "burst", "reservation": 10}]});
+        s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        run_json(&s.to_string()).err().expect("refused")
+    };
+    assert!(base(json!({"nodes": 0})).contains("nodes"));
+    assert!(base(json!({"nodes": 100_000})).contains("nodes"));
+    assert!(base(json!({"keys": {"records": 0}})).contains("keys.records"));
+    assert!(base(json!({"keys": {"dist": "zipf", "theta": -1.0}})).contains("keys.theta"));
+    assert!(base(json!({"keys": {"partition": "round-robin"}})).contains("partition") || base(json!({"keys": {"partition": "round-robin"}})).contains("unknown variant"));
+    assert!(base(json!({"clients": [{"pattern": "burst", "reservation": 10, "limit": 5}]})).contains("clients[0].limit"));
+}

@@ -1,5 +1,6 @@
-//! RDMA verbs between clients and one target over an InfiniBand-like lossless fabric, at message
-//! granularity (SPEC §10, Haechi §III-A: ten clients and a data node on one IB switch).
+//! RDMA verbs between clients and data nodes (targets) over an InfiniBand-like lossless fabric, at
+//! message granularity (SPEC §10, Haechi §III-A: ten clients and a data node on one IB switch;
+//! several data nodes on the same switch are the paper's future work).
 //!
 //! Where queues form, a FIFO server with a deterministic service time:
 //! - the client's I/O thread (posting the verb, polling its completion: the software cost per
@@ -166,36 +167,48 @@ pub enum AtTarget {
 
 struct ClientPorts {
     cpu: Fifo,
-    /// The switch's egress port towards the client (the data it reads queues here).
+    /// The switch's egress port towards the client (the data it reads queues here, from every
+    /// data node).
     downlink: Fifo,
+}
+
+/// A data node: its NIC's receive pipeline (requests, writes into memory, atomics) and send
+/// pipeline (answers with data: DMA out of memory), its server threads, its link to the switch.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    pub rx: Fifo,
+    pub tx: Fifo,
+    /// When each server thread is free.
+    cpu: Vec<SimTime>,
+    pub cpu_busy: SimTime,
+    pub cpu_requests: u64,
+    uplink: Fifo,
+    /// Messages the node itself sent (two-sided, from its CPU: Haechi's monitor).
+    pub sends: u64,
 }
 
 /// The fabric's resources, and counts for the conservation check and the summary.
 pub struct Verbs {
     pub p: VerbsParams,
     clients: Vec<ClientPorts>,
-    /// The target NIC's receive pipeline (requests, writes into memory, atomics) and its send
-    /// pipeline (answers with data: DMA out of memory).
-    pub target_rx: Fifo,
-    pub target_tx: Fifo,
-    /// The target's server threads: when each is free.
-    target_cpu: Vec<SimTime>,
-    pub target_cpu_busy: SimTime,
-    pub target_cpu_requests: u64,
-    target_uplink: Fifo,
+    /// The data nodes, on the same switch as the clients.
+    pub targets: Vec<Target>,
     /// Verbs posted and answered (every verb is answered: lossless, no failures).
     pub posted: u64,
     pub answered: u64,
-    /// Messages the target itself sent (two-sided, from its CPU: Haechi's monitor).
-    pub target_sends: u64,
 }
 
 impl Verbs {
-    pub fn new(p: VerbsParams, clients: usize) -> Result<Verbs, String> {
+    /// `clients` clients and `targets` data nodes on one switch.
+    pub fn new(p: VerbsParams, clients: usize, targets: usize) -> Result<Verbs, String> {
         p.validate()?;
+        if targets == 0 {
+            return Err("at least one data node".into());
+        }
         let threads = p.target_cpu_threads as usize;
         let clients = (0..clients).map(|_| ClientPorts { cpu: Fifo::default(), downlink: Fifo::default() }).collect();
-        Ok(Verbs { p, clients, target_rx: Fifo::default(), target_tx: Fifo::default(), target_cpu: vec![SimTime::ZERO; threads], target_cpu_busy: SimTime::ZERO, target_cpu_requests: 0, target_uplink: Fifo::default(), posted: 0, answered: 0, target_sends: 0 })
+        let targets = (0..targets).map(|_| Target { cpu: vec![SimTime::ZERO; threads], ..Target::default() }).collect();
+        Ok(Verbs { p, clients, targets, posted: 0, answered: 0 })
     }
 
     /// A small message's trip across the fabric: its serialization on two links, two cables
@@ -209,6 +222,7 @@ impl Verbs {
     /// Client `c` posts `v` at `now`: when the request reaches the target NIC (call
     /// [`Verbs::at_target`] then). `io_thread`: posted by the client's I/O thread, whose CPU
     /// time per verb is the client's limit; false for a helper thread (Haechi's reporting).
+    /// The client's side does not depend on which data node the verb goes to.
     pub fn post(&mut self, now: SimTime, c: usize, v: Verb, io_thread: bool) -> SimTime {
         self.posted += 1;
         let cpu = match v {
@@ -219,40 +233,42 @@ impl Verbs {
         posted + self.crossing(request_payload(v))
     }
 
-    /// The request reached the target NIC.
-    pub fn at_target(&mut self, now: SimTime, c: usize, v: Verb) -> AtTarget {
+    /// Client `c`'s request reached data node `t`'s NIC.
+    pub fn at_target(&mut self, now: SimTime, t: usize, c: usize, v: Verb) -> AtTarget {
         let nic = self.p.target_nic_per_message;
         match v {
             Verb::Read { bytes } => {
-                let received = self.target_rx.serve(now, nic);
-                AtTarget::Answered(self.reply(received, c, bytes))
+                let received = self.targets[t].rx.serve(now, nic);
+                AtTarget::Answered(self.reply(received, t, c, bytes))
             }
             Verb::Write { bytes } => {
-                let written = self.target_rx.serve(now, nic + self.p.dma(bytes));
+                let written = self.targets[t].rx.serve(now, nic + self.p.dma(bytes));
                 AtTarget::Answered(written + self.crossing(0))
             }
             Verb::FetchAdd | Verb::CompareSwap => {
-                let done = self.target_rx.serve(now, nic + self.p.target_atomic);
+                let done = self.targets[t].rx.serve(now, nic + self.p.target_atomic);
                 AtTarget::Answered(done + self.crossing(8))
             }
             Verb::Send { bytes, .. } => {
                 // The NIC places the request in a posted receive buffer; a server thread takes it.
-                let received = self.target_rx.serve(now, nic + self.p.dma(bytes));
-                let (i, free) = self.target_cpu.iter().copied().enumerate().min_by_key(|&(_, t)| t).expect("at least one thread");
-                let start = received.max(free);
+                let dma = self.p.dma(bytes);
                 let cost = self.p.target_cpu_per_request;
-                self.target_cpu[i] = start + cost;
-                self.target_cpu_busy += cost;
-                self.target_cpu_requests += 1;
+                let n = &mut self.targets[t];
+                let received = n.rx.serve(now, nic + dma);
+                let (i, free) = n.cpu.iter().copied().enumerate().min_by_key(|&(_, t)| t).expect("at least one thread");
+                let start = received.max(free);
+                n.cpu[i] = start + cost;
+                n.cpu_busy += cost;
+                n.cpu_requests += 1;
                 AtTarget::Cpu(start + cost)
             }
         }
     }
 
-    /// A small message the target originates (Haechi's monitor signals; two-sided, from a
-    /// thread of its own): when it reaches client `c`.
-    pub fn target_send(&mut self, now: SimTime, bytes: u32) -> SimTime {
-        self.target_sends += 1;
+    /// A small message data node `t` originates (Haechi's monitor signals; two-sided, from a
+    /// thread of its own): when it reaches the client.
+    pub fn target_send(&mut self, now: SimTime, t: usize, bytes: u32) -> SimTime {
+        self.targets[t].sends += 1;
         now + self.p.target_nic_per_message + self.crossing(bytes)
     }
 
@@ -261,14 +277,16 @@ impl Verbs {
         self.answered += 1;
     }
 
-    /// `bytes` of data out of the target's memory to client `c` from `from` (a READ's answer, or
-    /// a two-sided reply the target's CPU has ready): the NIC's DMA, the target's link, the
+    /// `bytes` of data out of data node `t`'s memory to client `c` from `from` (a READ's answer,
+    /// or a two-sided reply the node's CPU has ready): the NIC's DMA, the node's link, the
     /// switch's port to the client, the client's cable. Fed in time order, so every stage is
     /// computed at once. When it reaches the client.
-    pub fn reply(&mut self, from: SimTime, c: usize, bytes: u32) -> SimTime {
-        let out = self.target_tx.serve(from, self.p.target_nic_per_message + self.p.dma(bytes));
+    pub fn reply(&mut self, from: SimTime, t: usize, c: usize, bytes: u32) -> SimTime {
+        let dma = self.p.target_nic_per_message + self.p.dma(bytes);
         let ser = self.p.serialize(bytes);
-        let at_switch = self.target_uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;
+        let n = &mut self.targets[t];
+        let out = n.tx.serve(from, dma);
+        let at_switch = n.uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;
         self.clients[c].downlink.serve(at_switch, ser) + self.p.link_delay
     }
 
@@ -277,13 +295,18 @@ impl Verbs {
         self.posted - self.answered
     }
 
-    /// Busy fractions over `elapsed`: the target NIC's send pipeline, the target CPU (threads
-    /// together), the target's link, and the busiest client CPU.
-    pub fn utilization(&self, elapsed: SimTime) -> [f64; 4] {
+    /// Busy fractions of data node `t` over `elapsed`: its NIC's send pipeline, its CPU
+    /// (threads together), its link.
+    pub fn utilization(&self, t: usize, elapsed: SimTime) -> [f64; 3] {
         let e = elapsed.0.max(1) as f64;
-        let cpu = self.target_cpu_busy.0 as f64 / (e * self.target_cpu.len() as f64);
-        let client = self.clients.iter().map(|c| c.cpu.busy.0).max().unwrap_or(0) as f64 / e;
-        [self.target_tx.busy.0 as f64 / e, cpu, self.target_uplink.busy.0 as f64 / e, client]
+        let n = &self.targets[t];
+        let cpu = n.cpu_busy.0 as f64 / (e * n.cpu.len() as f64);
+        [n.tx.busy.0 as f64 / e, cpu, n.uplink.busy.0 as f64 / e]
+    }
+
+    /// The busiest client CPU's busy fraction over `elapsed`.
+    pub fn busiest_client_cpu(&self, elapsed: SimTime) -> f64 {
+        self.clients.iter().map(|c| c.cpu.busy.0).max().unwrap_or(0) as f64 / elapsed.0.max(1) as f64
     }
 }
 
@@ -293,15 +316,15 @@ mod tests {
 
     /// Runs one verb alone through the fabric: (time at the client, whether the target CPU ran).
     fn alone(v: Verb) -> (SimTime, u64) {
-        let mut f = Verbs::new(VerbsParams::default(), 1).unwrap();
+        let mut f = Verbs::new(VerbsParams::default(), 1, 1).unwrap();
         let nic = f.post(SimTime::ZERO, 0, v, true);
-        let t = match f.at_target(nic, 0, v) {
+        let t = match f.at_target(nic, 0, 0, v) {
             AtTarget::Answered(t) => t,
-            AtTarget::Cpu(ready) => f.reply(ready, 0, match v { Verb::Send { reply, .. } => reply, _ => 0 }),
+            AtTarget::Cpu(ready) => f.reply(ready, 0, 0, match v { Verb::Send { reply, .. } => reply, _ => 0 }),
         };
         f.answered();
         assert_eq!(f.in_flight(), 0);
-        (t, f.target_cpu_requests)
+        (t, f.targets[0].cpu_requests)
     }
 
     #[test]
@@ -316,6 +339,31 @@ mod tests {
         assert!(read > SimTime::from_ns(4600) && read < SimTime::from_ns(4900), "{read:?}");
         assert!(send > read + SimTime::from_ns(2342), "the CPU stage is on a two-sided request's path: {send:?}");
         assert!(faa < read, "an atomic moves 8 B, not 4 KiB");
+    }
+
+    #[test]
+    fn data_nodes_serve_in_parallel_and_share_only_the_clients_ports() {
+        // Back-to-back READs from one client to one node, then spread over two nodes: the
+        // client's CPU (2.5 µs a verb) is the bound either way; with two clients per node the
+        // nodes' NICs are, and two nodes carry twice what one does.
+        let run = |nodes: usize, clients: usize| {
+            let mut f = Verbs::new(VerbsParams::default(), clients, nodes).unwrap();
+            let mut last = SimTime::ZERO;
+            for i in 0..20_000u64 {
+                let c = (i % clients as u64) as usize;
+                let t = (i / clients as u64 % nodes as u64) as usize;
+                let at = f.post(SimTime::ZERO, c, Verb::Read { bytes: 4096 }, false);
+                if let AtTarget::Answered(done) = f.at_target(at, t, c, Verb::Read { bytes: 4096 }) {
+                    last = last.max(done);
+                }
+            }
+            20_000.0 / last.as_secs_f64()
+        };
+        let one = run(1, 8);
+        let two = run(2, 8);
+        assert!((one - 1_570_000.0).abs() < 20_000.0, "one node: its NIC's DMA bounds it: {one}");
+        assert!((two / one - 2.0).abs() < 0.05, "two nodes: twice one: {two} vs {one}");
+        assert!(Verbs::new(VerbsParams::default(), 1, 0).is_err(), "no data node is refused");
     }
 
     #[test]
@@ -346,7 +394,7 @@ mod tests {
         let bad = |f: &dyn Fn(&mut VerbsParams)| {
             let mut p = VerbsParams::default();
             f(&mut p);
-            Verbs::new(p, 1).err().expect("refused")
+            Verbs::new(p, 1, 1).err().expect("refused")
         };
         assert!(bad(&|p| p.link_gbps = 0.0).contains("link_gbps"));
         assert!(bad(&|p| p.target_dma_gbps = f64::NAN).contains("target_dma_gbps"));

@@ -4,6 +4,7 @@
 //! fabric at message granularity ([`nest_transport::verbs`]), which is what lets a 10-client
 //! node at 1.57 M I/Os per second run faster than simulated time.
 
+pub mod keys;
 pub mod run;
 pub mod spec;
 
@@ -11,6 +12,7 @@ pub use run::HaechiRun;
 pub use spec::{HaechiFile, HaechiSpec};
 
 use crate::stats::{lat_json, r6};
+use nest_qos::haechi::admission::admits;
 use nest_qos::haechi::Ledger;
 use serde_json::{json, Value};
 
@@ -31,14 +33,23 @@ fn ledger_json(l: &Ledger) -> Value {
     })
 }
 
+/// Completed I/Os in each of the first `periods` periods (none counted: 0).
+fn per_periods(pp: &[u64], periods: usize) -> Vec<u64> {
+    (0..periods).map(|k| pp.get(k).copied().unwrap_or(0)).collect()
+}
+
+/// A client's own saturation rate C_L (I/Os per second): its I/O thread's time per verb.
+fn c_l(v: &nest_transport::verbs::Verbs) -> f64 {
+    1e12 / v.p.client_cpu_per_verb.0 as f64
+}
+
 pub fn result(r: &HaechiRun) -> Value {
     let spec = r.spec();
     let periods_run = (r.now().0 / r.period().0) as usize;
     let mut total = vec![0u64; periods_run];
     let mut clients = Vec::new();
     for c in 0..r.clients() {
-        let pp = r.per_period(c);
-        let full: Vec<u64> = (0..periods_run).map(|k| pp.get(k).copied().unwrap_or(0)).collect();
+        let full = per_periods(r.per_period(c), periods_run);
         for (t, v) in total.iter_mut().zip(&full) {
             *t += v;
         }
@@ -50,34 +61,55 @@ pub fn result(r: &HaechiRun) -> Value {
             "per_period": full, "latency_us": lat_json(r.latency(c).0), "latency_from_post_us": lat_json(r.latency(c).1),
             "submitted": submitted, "completed": completed, "in_flight": in_flight, "waiting": waiting, "abandoned": abandoned,
         });
-        if let Some(e) = r.engine(c) {
-            o["tokens"] = ledger_json(&e.ledger);
-            o["tokens_per_period"] = r.tokens[c].iter().map(ledger_json).collect::<Vec<_>>().into();
+        if let Some(l) = r.ledger(c) {
+            o["tokens"] = ledger_json(&l);
+            o["tokens_per_period"] = r.tokens_per_period(c).iter().map(ledger_json).collect::<Vec<_>>().into();
+        }
+        if r.nodes().len() > 1 {
+            o["per_node"] = (0..r.nodes().len()).map(|j| per_periods(r.per_period_at(c, j), periods_run)).collect::<Vec<_>>().into();
         }
         clients.push(o);
     }
-    let periods: Vec<Value> = r.monitor().map(|m| m.periods.iter().map(|p| json!({
-        "start_s": r6(p.start.as_secs_f64()), "capacity": p.capacity, "initial_pool": p.initial_pool,
-        "reporting_from_s": p.reporting_from.map(|t| r6(t.as_secs_f64())), "conversions": p.conversions,
-        "completed_reported": p.completed, "step": p.step.map(|s| format!("{s:?}").to_lowercase()),
-    })).collect()).unwrap_or_default();
     let elapsed = r.now();
-    let u = r.verbs().utilization(elapsed);
     let v = r.verbs();
+    let nodes: Vec<Value> = r.nodes().iter().enumerate().map(|(j, n)| {
+        let u = v.utilization(j, elapsed);
+        let pool = &n.pool;
+        let mut total = vec![0u64; periods_run];
+        for c in 0..r.clients() {
+            for (t, x) in total.iter_mut().zip(per_periods(r.per_period_at(c, j), periods_run)) {
+                *t += x;
+            }
+        }
+        let admission = admits(&n.reservations, spec.period_s, spec.protocol.capacity as f64 / spec.period_s, c_l(v));
+        json!({
+            "share": r6(r.shares()[j]),
+            "reservations": n.reservations,
+            "admission": {"ok": admission.is_ok(), "error": admission.err()},
+            "per_period_total": total,
+            "periods": n.monitor.as_ref().map(|m| m.periods.iter().map(|p| json!({
+                "start_s": r6(p.start.as_secs_f64()), "capacity": p.capacity, "initial_pool": p.initial_pool,
+                "reporting_from_s": p.reporting_from.map(|t| r6(t.as_secs_f64())), "conversions": p.conversions,
+                "completed_reported": p.completed, "step": p.step.map(|s| format!("{s:?}").to_lowercase()),
+            })).collect::<Vec<_>>()).unwrap_or_default(),
+            "pool_series": n.pool_series.iter().map(|&(t, p)| json!([r6(t), p])).collect::<Vec<_>>(),
+            "pool": {"faas": pool.faas, "empty_faas": pool.empty_faas, "granted": pool.granted, "put_in": pool.put_in, "taken_out": pool.taken_out},
+            "utilization": {"nic_send": r6(u[0]), "cpu": r6(u[1]), "link": r6(u[2]), "busiest_client_cpu": r6(v.busiest_client_cpu(elapsed))},
+            "two_sided_requests_at_cpu": v.targets[j].cpu_requests, "monitor_messages": v.targets[j].sends,
+        })
+    }).collect();
     let conservation = r.conservation();
-    let pool = r.pool();
+    let first = &nodes[0];
     json!({
         "qos": format!("{:?}", spec.qos).to_lowercase(),
         "period_s": spec.period_s, "warmup_s": spec.warmup_s, "duration_s": spec.duration_s,
         "clients": clients,
         "per_period_total": total,
-        "periods": periods,
-        "pool_series": r.pool_series.iter().map(|&(t, p)| json!([r6(t), p])).collect::<Vec<_>>(),
-        "pool": {"faas": pool.faas, "empty_faas": pool.empty_faas, "granted": pool.granted, "put_in": pool.put_in, "taken_out": pool.taken_out},
-        "node": {
-            "utilization": {"nic_send": r6(u[0]), "cpu": r6(u[1]), "link": r6(u[2]), "busiest_client_cpu": r6(u[3])},
-            "two_sided_requests_at_cpu": v.target_cpu_requests, "monitor_messages": v.target_sends,
-        },
+        // The first data node's monitor, pool and resources (the only one, unless `nodes` > 1:
+        // then every node's are under "nodes").
+        "periods": first["periods"], "pool_series": first["pool_series"], "pool": first["pool"],
+        "node": {"utilization": first["utilization"], "two_sided_requests_at_cpu": first["two_sided_requests_at_cpu"], "monitor_messages": first["monitor_messages"]},
+        "nodes": nodes,
         "conservation": {
             "ok": conservation.is_ok(), "error": conservation.err(),
             "verbs_posted": v.posted, "verbs_answered": v.answered, "verbs_in_flight": v.in_flight(),

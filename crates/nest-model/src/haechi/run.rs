@@ -1,12 +1,15 @@
 //! A Haechi run: clients with their request patterns, each behind its QoS engine, one-sided
-//! verbs over the fabric to the KV data node, and the data node's QoS monitor — all driven by
+//! verbs over the fabric to the KV data nodes, and each data node's QoS monitor — all driven by
 //! one event queue. The protocol's rules are nest-qos's state machines; the fabric's timing is
 //! nest-transport's verbs model; this file only moves messages between them.
 //!
-//! The data node is a memory-resident KV store (Haechi §III-A: 1 M records of 4 KiB): every
+//! A data node is a memory-resident KV store (Haechi §III-A: 1 M records of 4 KiB): every
 //! record is one DMA of the same size from flat memory, so which key a request reads does not
-//! change its service, and keys are not drawn.
+//! change its service. With one node keys are not drawn; with several a key decides the node
+//! ([`super::keys`]), and each node runs Haechi on its own: a client has an engine and a queue
+//! of waiting requests per node (a lane), and one I/O thread and one outstanding budget for all.
 
+use super::keys::Placement;
 use super::spec::{secs, Cap, ClientSpec, HaechiSpec, Pattern, QosMode};
 use nest_core::pool::Pool;
 use nest_core::queue::PendingEvents;
@@ -54,6 +57,7 @@ enum OpKind {
 #[derive(Copy, Clone, Debug)]
 struct Op {
     client: u32,
+    node: u32,
     kind: OpKind,
     verb: Verb,
     /// When the client submitted the request, and when its verb was posted (an I/O's latency
@@ -62,13 +66,22 @@ struct Op {
     posted: SimTime,
 }
 
+/// A client's business with one data node: its engine there, and its requests for that node
+/// waiting for a token.
+struct Lane {
+    engine: Option<Engine>,
+    pending: VecDeque<SimTime>,
+    /// Per period (by completion time): completed I/Os at this node.
+    per_period: Vec<u64>,
+}
+
 struct Client {
     spec: ClientSpec,
     verb: Verb,
-    engine: Option<Engine>,
+    lanes: Vec<Lane>,
+    /// The lane `try_issue` looks at first (it turns, so no node's queue waits behind another's).
+    next_lane: usize,
     active: bool,
-    /// Submitted requests not issued yet (their submission times).
-    pending: VecDeque<SimTime>,
     in_flight: u32,
     /// Requests submitted in the client's current period.
     submitted: u64,
@@ -92,10 +105,35 @@ impl Client {
         self.spec.demand.is_none_or(|d| self.submitted < d)
     }
 
-    fn drop_pending(&mut self) {
-        self.abandoned += self.pending.len() as u64;
-        self.pending.clear();
+    fn waiting(&self) -> usize {
+        self.lanes.iter().map(|l| l.pending.len()).sum()
     }
+
+    fn drop_pending(&mut self) {
+        for l in &mut self.lanes {
+            self.abandoned += l.pending.len() as u64;
+            l.pending.clear();
+        }
+    }
+
+    fn managed(&self) -> bool {
+        self.lanes[0].engine.is_some()
+    }
+}
+
+/// A data node's side of Haechi: its global pool and monitor, what its clients reported, and
+/// each client's token counts per period there.
+pub struct Node {
+    pub pool: GlobalPool,
+    pub monitor: Option<Monitor>,
+    /// The monitor's view: last reported completed I/Os per client in the period.
+    reported: Vec<u64>,
+    last_ledgers: Vec<Ledger>,
+    pub tokens: Vec<Vec<Ledger>>,
+    /// Pool level at each check (t in s, value), thinned to every `POOL_EVERY`-th check.
+    pub pool_series: Vec<(f64, i64)>,
+    /// The clients' reservations here (R_i split by their shares).
+    pub reservations: Vec<u64>,
 }
 
 pub struct HaechiRun {
@@ -111,15 +149,8 @@ pub struct HaechiRun {
     verbs: Verbs,
     ops: Pool<Op>,
     clients: Vec<Client>,
-    pool: GlobalPool,
-    monitor: Option<Monitor>,
-    /// The monitor's view: last reported completed I/Os per client in the period.
-    reported: Vec<u64>,
-    /// Each engine's ledger at the last period end, and what it did in each period since.
-    last_ledgers: Vec<Ledger>,
-    pub tokens: Vec<Vec<Ledger>>,
-    /// Pool level at each check (t in s, value), thinned to every `POOL_EVERY`-th check.
-    pub pool_series: Vec<(f64, i64)>,
+    nodes: Vec<Node>,
+    placement: Placement,
     checks: u64,
     pub events: u64,
 }
@@ -128,7 +159,8 @@ const POOL_EVERY: u64 = 10;
 
 impl HaechiRun {
     pub fn new(spec: HaechiSpec) -> Result<HaechiRun, String> {
-        let verbs = Verbs::new(spec.verbs_params()?, spec.clients.len())?;
+        let verbs = Verbs::new(spec.verbs_params()?, spec.clients.len(), spec.nodes as usize)?;
+        let placement = Placement::new(&spec.keys, spec.nodes, spec.clients.len(), spec.seed)?;
         let period = secs(spec.period_s, "period_s")?;
         let p = &spec.protocol;
         let delta = SimTime((p.delta_ms * 1e9).round() as u64);
@@ -139,20 +171,30 @@ impl HaechiRun {
             Cap::Pace => DeltaCap::Pace,
             Cap::Idle => DeltaCap::Idle,
         };
-        let clients: Vec<Client> = spec.clients.iter().map(|c| {
+        let n = spec.nodes as usize;
+        let splits: Vec<Vec<u64>> = spec.clients.iter().map(|c| placement.split(c.reservation)).collect();
+        let clients: Vec<Client> = spec.clients.iter().zip(&splits).map(|(c, reservations)| {
             let verb = if c.two_sided { Verb::Send { bytes: 64, reply: c.bytes } } else { Verb::Read { bytes: c.bytes } };
-            let engine = (managed && c.managed).then(|| Engine::new(EngineConfig { reservation: c.reservation, limit: c.limit, period, batch: p.batch, cap }));
-            Client { spec: c.clone(), verb, engine, active: false, pending: VecDeque::new(), in_flight: 0, submitted: 0, next_arrival: 0, chain: 0, period_start: SimTime::ZERO, per_period: Vec::new(), latency: LatencyHistogram::new(), latency_from_post: LatencyHistogram::new(), completed: 0, abandoned: 0, total_submitted: 0 }
+            let limits: Vec<Option<u64>> = match c.limit {
+                Some(l) => placement.split(l).into_iter().map(Some).collect(),
+                None => vec![None; n],
+            };
+            let lanes = (0..n).map(|j| Lane {
+                engine: (managed && c.managed).then(|| Engine::new(EngineConfig { reservation: reservations[j], limit: limits[j], period, batch: p.batch, cap })),
+                pending: VecDeque::new(),
+                per_period: Vec::new(),
+            }).collect();
+            Client { spec: c.clone(), verb, lanes, next_lane: 0, active: false, in_flight: 0, submitted: 0, next_arrival: 0, chain: 0, period_start: SimTime::ZERO, per_period: Vec::new(), latency: LatencyHistogram::new(), latency_from_post: LatencyHistogram::new(), completed: 0, abandoned: 0, total_submitted: 0 }
         }).collect();
-        let monitor = managed.then(|| {
+        let nodes = (0..n).map(|j| {
             // The monitor pushes R_i to the managed clients; unmanaged ones reserve nothing.
-            let reservations = clients.iter().map(|c| if c.engine.is_some() { c.spec.reservation } else { 0 }).collect();
-            Monitor::new(MonitorConfig { reservations, period, conversion: spec.qos == QosMode::Haechi }, CapacityEstimator::new(p.capacity, p.sigma, p.eta, p.window))
-        });
-        let n = clients.len();
+            let reservations: Vec<u64> = clients.iter().zip(&splits).map(|(c, r)| if c.managed() { r[j] } else { 0 }).collect();
+            let monitor = managed.then(|| Monitor::new(MonitorConfig { reservations: reservations.clone(), period, conversion: spec.qos == QosMode::Haechi }, CapacityEstimator::new(p.capacity, p.sigma, p.eta, p.window)));
+            Node { pool: GlobalPool::default(), monitor, reported: vec![0; clients.len()], last_ledgers: vec![Ledger::default(); clients.len()], tokens: vec![Vec::new(); clients.len()], pool_series: Vec::new(), reservations }
+        }).collect();
         let end = secs(spec.duration_s, "duration_s")?;
         let warmup = secs(spec.warmup_s, "warmup_s")?;
-        Ok(HaechiRun { q: EventQueue::new(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, pool: GlobalPool::default(), monitor, reported: vec![0; n], last_ledgers: vec![Ledger::default(); n], tokens: vec![Vec::new(); n], pool_series: Vec::new(), checks: 0, events: 0, spec })
+        Ok(HaechiRun { q: EventQueue::new(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, nodes, placement, checks: 0, events: 0, spec })
     }
 
     pub fn run(&mut self) {
@@ -164,7 +206,7 @@ impl HaechiRun {
             }
         }
         self.q.schedule(self.period, Ev::ClientPeriod);
-        if self.monitor.is_some() {
+        if self.spec.qos != QosMode::None {
             self.monitor_period_start();
             self.q.schedule(self.delta, Ev::Tick);
             self.q.schedule(self.check, Ev::Check);
@@ -205,46 +247,53 @@ impl HaechiRun {
                     Verb::Send { reply, .. } => reply,
                     _ => unreachable!("only two-sided requests reach the CPU"),
                 };
-                let t = self.verbs.reply(self.now, op.client as usize, reply);
+                let t = self.verbs.reply(self.now, op.node as usize, op.client as usize, reply);
                 self.q.schedule(t, Ev::AtClient(o));
             }
             Ev::AtClient(o) => self.at_client(o),
             Ev::Tick => {
                 for c in 0..self.clients.len() {
-                    let backlogged = self.backlogged(c);
-                    let cl = &mut self.clients[c];
-                    let Some(e) = cl.engine.as_mut() else { continue };
-                    if let Some(r) = e.tick(self.now, backlogged) {
-                        // The reporting thread's own post: not behind the I/O thread's verbs.
-                        self.post(c, OpKind::Report { residual: r.residual, completed: r.completed }, Verb::Write { bytes: 8 }, self.now, false);
+                    let wants_more = self.wants_more(c);
+                    for j in 0..self.nodes.len() {
+                        let lane = &mut self.clients[c].lanes[j];
+                        let backlogged = wants_more || !lane.pending.is_empty();
+                        let Some(e) = lane.engine.as_mut() else { continue };
+                        if let Some(r) = e.tick(self.now, backlogged) {
+                            // The reporting thread's own post: not behind the I/O thread's verbs.
+                            self.post(c, j, OpKind::Report { residual: r.residual, completed: r.completed }, Verb::Write { bytes: 8 }, self.now, false);
+                        }
                     }
                     self.try_issue(c);
                 }
                 self.q.schedule(self.now + self.delta, Ev::Tick);
             }
             Ev::Check => {
-                let m = self.monitor.as_mut().expect("checks only with a monitor");
-                let c = m.check(self.now, &mut self.pool);
                 self.checks += 1;
-                if self.checks.is_multiple_of(POOL_EVERY) {
-                    self.pool_series.push((self.now.as_secs_f64(), self.pool.value()));
-                }
-                if c == Check::StartReporting {
-                    for i in 0..self.clients.len() {
-                        if self.clients[i].engine.is_some() {
-                            self.target_message(i, OpKind::StartReporting);
+                for j in 0..self.nodes.len() {
+                    let n = &mut self.nodes[j];
+                    let m = n.monitor.as_mut().expect("checks only with a monitor");
+                    let c = m.check(self.now, &mut n.pool);
+                    if self.checks.is_multiple_of(POOL_EVERY) {
+                        n.pool_series.push((self.now.as_secs_f64(), n.pool.value()));
+                    }
+                    if c == Check::StartReporting {
+                        for i in 0..self.clients.len() {
+                            if self.clients[i].managed() {
+                                self.target_message(j, i, OpKind::StartReporting);
+                            }
                         }
                     }
                 }
                 self.q.schedule(self.now + self.check, Ev::Check);
             }
             Ev::PeriodEnd => {
-                let m = self.monitor.as_mut().expect("periods only with a monitor");
-                m.period_end(&self.reported);
-                for (i, c) in self.clients.iter().enumerate() {
-                    if let Some(e) = &c.engine {
-                        self.tokens[i].push(e.ledger.since(&self.last_ledgers[i]));
-                        self.last_ledgers[i] = e.ledger.clone();
+                for (j, n) in self.nodes.iter_mut().enumerate() {
+                    n.monitor.as_mut().expect("periods only with a monitor").period_end(&n.reported);
+                    for (i, c) in self.clients.iter().enumerate() {
+                        if let Some(e) = &c.lanes[j].engine {
+                            n.tokens[i].push(e.ledger.since(&n.last_ledgers[i]));
+                            n.last_ledgers[i] = e.ledger.clone();
+                        }
                     }
                 }
                 self.monitor_period_start();
@@ -271,46 +320,50 @@ impl HaechiRun {
         self.refill(c);
     }
 
+    /// Every node's monitor opens a period and pushes each managed client its reservation there.
     fn monitor_period_start(&mut self) {
-        let m = self.monitor.as_mut().expect("a monitor");
-        let tokens = m.period_start(self.now, &mut self.pool);
-        self.reported.iter_mut().for_each(|r| *r = 0);
-        for (i, t) in tokens.into_iter().enumerate() {
-            if self.clients[i].engine.is_some() {
-                self.target_message(i, OpKind::PeriodStart { tokens: t });
+        for j in 0..self.nodes.len() {
+            let n = &mut self.nodes[j];
+            let tokens = n.monitor.as_mut().expect("a monitor").period_start(self.now, &mut n.pool);
+            n.reported.iter_mut().for_each(|r| *r = 0);
+            for (i, t) in tokens.into_iter().enumerate() {
+                if self.clients[i].managed() {
+                    self.target_message(j, i, OpKind::PeriodStart { tokens: t });
+                }
             }
         }
     }
 
-    /// A two-sided message from the data node's monitor to client `c`.
-    fn target_message(&mut self, c: usize, kind: OpKind) {
-        let at = self.verbs.target_send(self.now, 16);
-        let o = self.ops.alloc(Op { client: c as u32, kind, verb: Verb::Write { bytes: 16 }, submitted: self.now, posted: self.now });
+    /// A two-sided message from data node `j`'s monitor to client `c`.
+    fn target_message(&mut self, j: usize, c: usize, kind: OpKind) {
+        let at = self.verbs.target_send(self.now, j, 16);
+        let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb: Verb::Write { bytes: 16 }, submitted: self.now, posted: self.now });
         self.q.schedule(at, Ev::AtClient(o));
     }
 
-    fn post(&mut self, c: usize, kind: OpKind, verb: Verb, submitted: SimTime, io_thread: bool) {
+    fn post(&mut self, c: usize, j: usize, kind: OpKind, verb: Verb, submitted: SimTime, io_thread: bool) {
         let at = self.verbs.post(self.now, c, verb, io_thread);
-        let o = self.ops.alloc(Op { client: c as u32, kind, verb, submitted, posted: self.now });
+        let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb, submitted, posted: self.now });
         self.q.schedule(at, Ev::AtTarget(o));
     }
 
     fn at_target(&mut self, o: u32) {
         let op = self.ops[o as usize];
+        let n = &mut self.nodes[op.node as usize];
         match op.kind {
             OpKind::Faa { .. } => {
-                let (_, got) = self.pool.fetch_and_add(self.spec.protocol.batch);
+                let (_, got) = n.pool.fetch_and_add(self.spec.protocol.batch);
                 self.ops[o as usize].kind = OpKind::Faa { got };
             }
             OpKind::Report { residual, completed } => {
-                if let Some(m) = self.monitor.as_mut() {
+                if let Some(m) = n.monitor.as_mut() {
                     m.report(op.client as usize, residual);
                 }
-                self.reported[op.client as usize] = completed;
+                n.reported[op.client as usize] = completed;
             }
             _ => {}
         }
-        match self.verbs.at_target(self.now, op.client as usize, op.verb) {
+        match self.verbs.at_target(self.now, op.node as usize, op.client as usize, op.verb) {
             AtTarget::Answered(t) => self.q.schedule(t, Ev::AtClient(o)),
             AtTarget::Cpu(t) => self.q.schedule(t, Ev::CpuDone(o)),
         }
@@ -319,46 +372,55 @@ impl HaechiRun {
     fn at_client(&mut self, o: u32) {
         let op = self.ops[o as usize];
         let c = op.client as usize;
+        let lane = &mut self.clients[c].lanes[op.node as usize];
         match op.kind {
             OpKind::Io => {
                 self.verbs.answered();
                 let in_window = self.now >= self.warmup;
                 let idx = (self.now.0 / self.period.0) as usize;
+                count_in(&mut lane.per_period, idx);
+                if let Some(e) = lane.engine.as_mut() {
+                    e.completed();
+                }
                 let cl = &mut self.clients[c];
                 cl.in_flight -= 1;
                 cl.completed += 1;
-                if cl.per_period.len() <= idx {
-                    cl.per_period.resize(idx + 1, 0);
-                }
-                cl.per_period[idx] += 1;
+                count_in(&mut cl.per_period, idx);
                 if in_window {
                     cl.latency.record((self.now - op.submitted).0);
                     cl.latency_from_post.record((self.now - op.posted).0);
-                }
-                if let Some(e) = cl.engine.as_mut() {
-                    e.completed();
                 }
                 self.refill(c);
             }
             OpKind::Faa { got } => {
                 self.verbs.answered();
-                self.clients[c].engine.as_mut().expect("an FAA comes from an engine").fetched(got);
+                lane.engine.as_mut().expect("an FAA comes from an engine").fetched(got);
                 self.try_issue(c);
             }
             OpKind::Report { .. } => self.verbs.answered(),
             OpKind::PeriodStart { tokens } => {
-                self.clients[c].engine.as_mut().expect("a managed client").period_start(self.now, tokens);
+                lane.engine.as_mut().expect("a managed client").period_start(self.now, tokens);
                 self.try_issue(c);
             }
-            OpKind::StartReporting => self.clients[c].engine.as_mut().expect("a managed client").start_reporting(),
+            OpKind::StartReporting => lane.engine.as_mut().expect("a managed client").start_reporting(),
         }
         self.ops.release(o);
     }
 
-    /// The client still wants I/Os this period.
-    fn backlogged(&self, c: usize) -> bool {
+    /// The client may still submit I/Os this period (a burst client with demand left), to any
+    /// node its keys lead to.
+    fn wants_more(&self, c: usize) -> bool {
         let cl = &self.clients[c];
-        !cl.pending.is_empty() || (cl.active && cl.spec.pattern == Pattern::Burst && cl.demand_left())
+        cl.active && cl.spec.pattern == Pattern::Burst && cl.demand_left()
+    }
+
+    /// A request submitted now by client `c`: the node its key is on decides its lane.
+    fn submit(&mut self, c: usize) {
+        let j = self.placement.draw(c);
+        let cl = &mut self.clients[c];
+        cl.lanes[j].pending.push_back(self.now);
+        cl.submitted += 1;
+        cl.total_submitted += 1;
     }
 
     fn arrive(&mut self, c: usize, chain: u32) {
@@ -367,53 +429,61 @@ impl HaechiRun {
         if !cl.active || chain != cl.chain || cl.next_arrival >= d {
             return;
         }
-        cl.pending.push_back(self.now);
-        cl.submitted += 1;
-        cl.total_submitted += 1;
         cl.next_arrival += 1;
         if cl.next_arrival < d {
             let t = cl.period_start + SimTime((self.period.0 as u128 * cl.next_arrival as u128 / d as u128) as u64);
             self.q.schedule(t, Ev::Arrive(c as u32, chain));
         }
+        self.submit(c);
         self.try_issue(c);
     }
 
     /// Burst: keep `outstanding` requests submitted while the period's demand lasts.
     fn refill(&mut self, c: usize) {
-        let cl = &mut self.clients[c];
-        if cl.active && cl.spec.pattern == Pattern::Burst {
-            while (cl.pending.len() as u64 + cl.in_flight as u64) < cl.spec.outstanding as u64 && cl.demand_left() {
-                cl.pending.push_back(self.now);
-                cl.submitted += 1;
-                cl.total_submitted += 1;
+        while self.wants_more(c) {
+            let cl = &self.clients[c];
+            if (cl.waiting() as u64 + cl.in_flight as u64) >= cl.spec.outstanding as u64 {
+                break;
             }
+            self.submit(c);
         }
         self.try_issue(c);
     }
 
-    /// Issues submitted requests while the engine has tokens and the queue pair has room.
+    /// Issues submitted requests while their node's engine has tokens and the queue pair has
+    /// room, taking the lanes in turn.
     fn try_issue(&mut self, c: usize) {
-        loop {
-            let cl = &mut self.clients[c];
-            if cl.pending.is_empty() || cl.in_flight >= cl.spec.outstanding {
-                return;
-            }
-            if let Some(e) = cl.engine.as_mut() {
-                match e.issue() {
-                    Issue::Reservation | Issue::Global => {}
-                    Issue::Fetch => {
-                        self.post(c, OpKind::Faa { got: 0 }, Verb::FetchAdd, self.now, true);
-                        return;
-                    }
-                    Issue::Fetching | Issue::PoolEmpty | Issue::Throttled => return,
+        let lanes = self.nodes.len();
+        for k in 0..lanes {
+            let j = (self.clients[c].next_lane + k) % lanes;
+            loop {
+                let cl = &mut self.clients[c];
+                if cl.in_flight >= cl.spec.outstanding {
+                    cl.next_lane = j;
+                    return;
                 }
+                let lane = &mut cl.lanes[j];
+                if lane.pending.is_empty() {
+                    break;
+                }
+                if let Some(e) = lane.engine.as_mut() {
+                    match e.issue() {
+                        Issue::Reservation | Issue::Global => {}
+                        Issue::Fetch => {
+                            self.post(c, j, OpKind::Faa { got: 0 }, Verb::FetchAdd, self.now, true);
+                            break;
+                        }
+                        Issue::Fetching | Issue::PoolEmpty | Issue::Throttled => break,
+                    }
+                }
+                let submitted = lane.pending.pop_front().expect("checked above");
+                cl.in_flight += 1;
+                let v = cl.verb;
+                self.post(c, j, OpKind::Io, v, submitted, true);
             }
-            let cl = &mut self.clients[c];
-            let submitted = cl.pending.pop_front().expect("checked above");
-            cl.in_flight += 1;
-            let v = cl.verb;
-            self.post(c, OpKind::Io, v, submitted, true);
         }
+        let cl = &mut self.clients[c];
+        cl.next_lane = (cl.next_lane + 1) % lanes;
     }
 
     pub fn spec(&self) -> &HaechiSpec {
@@ -432,21 +502,35 @@ impl HaechiRun {
         &self.verbs
     }
 
-    pub fn monitor(&self) -> Option<&Monitor> {
-        self.monitor.as_ref()
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
     }
 
-    pub fn pool(&self) -> &GlobalPool {
-        &self.pool
+    /// Each node's expected share of the requests.
+    pub fn shares(&self) -> &[f64] {
+        &self.placement.shares
     }
 
-    pub fn engine(&self, c: usize) -> Option<&Engine> {
-        self.clients[c].engine.as_ref()
+    /// Client `c`'s token ledger over its engines at every node (None: unmanaged, or bare).
+    pub fn ledger(&self, c: usize) -> Option<Ledger> {
+        let cl = &self.clients[c];
+        cl.managed().then(|| cl.lanes.iter().filter_map(|l| l.engine.as_ref()).fold(Ledger::default(), |a, e| a.plus(&e.ledger)))
+    }
+
+    /// Client `c`'s token counts per period, over every node.
+    pub fn tokens_per_period(&self, c: usize) -> Vec<Ledger> {
+        let periods = self.nodes[0].tokens[c].len();
+        (0..periods).map(|k| self.nodes.iter().fold(Ledger::default(), |a, n| a.plus(&n.tokens[c][k]))).collect()
     }
 
     /// Per client: completed I/Os per period (by completion time).
     pub fn per_period(&self, c: usize) -> &[u64] {
         &self.clients[c].per_period
+    }
+
+    /// Client `c`'s completed I/Os per period at node `j`.
+    pub fn per_period_at(&self, c: usize, j: usize) -> &[u64] {
+        &self.clients[c].lanes[j].per_period
     }
 
     /// Client `c`'s I/O latency in the measurement window: from submission, and from the post.
@@ -466,13 +550,19 @@ impl HaechiRun {
     /// its client stopped; every verb posted is answered or in flight; every token accounted for.
     pub fn conservation(&self) -> Result<(), String> {
         for (i, c) in self.clients.iter().enumerate() {
-            let accounted = c.completed + c.in_flight as u64 + c.pending.len() as u64 + c.abandoned;
+            let accounted = c.completed + c.in_flight as u64 + c.waiting() as u64 + c.abandoned;
             if c.total_submitted != accounted {
                 return Err(format!("client {i}: {} submitted, {accounted} completed + in flight + waiting + abandoned", c.total_submitted));
             }
-            if let Some(e) = &c.engine {
-                if !e.balanced() {
-                    return Err(format!("client {i}: its token ledger does not balance: {:?}", e.ledger));
+            let at_nodes: u64 = c.lanes.iter().map(|l| l.per_period.iter().sum::<u64>()).sum();
+            if at_nodes != c.completed {
+                return Err(format!("client {i}: {} completed, {at_nodes} counted at the data nodes", c.completed));
+            }
+            for (j, l) in c.lanes.iter().enumerate() {
+                if let Some(e) = &l.engine {
+                    if !e.balanced() {
+                        return Err(format!("client {i} at node {j}: its token ledger does not balance: {:?}", e.ledger));
+                    }
                 }
             }
         }
@@ -480,8 +570,8 @@ impl HaechiRun {
         if self.verbs.in_flight() < ios {
             return Err(format!("{} verbs in flight but {ios} I/Os", self.verbs.in_flight()));
         }
-        if !self.pool.balanced() {
-            return Err(format!("the global pool does not balance: {:?}", self.pool));
+        if let Some(j) = self.nodes.iter().position(|n| !n.pool.balanced()) {
+            return Err(format!("node {j}'s global pool does not balance: {:?}", self.nodes[j].pool));
         }
         Ok(())
     }
@@ -489,6 +579,14 @@ impl HaechiRun {
     /// (submitted, completed, in flight, waiting, abandoned) for client `c`.
     pub fn counts(&self, c: usize) -> (u64, u64, u64, u64, u64) {
         let cl = &self.clients[c];
-        (cl.total_submitted, cl.completed, cl.in_flight as u64, cl.pending.len() as u64, cl.abandoned)
+        (cl.total_submitted, cl.completed, cl.in_flight as u64, cl.waiting() as u64, cl.abandoned)
     }
+}
+
+/// One more at index `idx`, growing the list as periods pass.
+fn count_in(v: &mut Vec<u64>, idx: usize) {
+    if v.len() <= idx {
+        v.resize(idx + 1, 0);
+    }
+    v[idx] += 1;
 }

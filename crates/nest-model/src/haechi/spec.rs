@@ -150,6 +150,63 @@ pub struct VerbsSpec {
 fn d_period() -> f64 {
     1.0
 }
+fn d_nodes() -> u32 {
+    1
+}
+fn d_records() -> u64 {
+    1_000_000
+}
+fn d_theta() -> f64 {
+    0.99
+}
+fn d_seed() -> u64 {
+    1
+}
+
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyDist {
+    #[default]
+    Uniform,
+    /// YCSB's Zipfian: rank r (1 the hottest record) with probability ∝ r^−θ.
+    Zipf,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Partition {
+    /// Record k lives on node hash(k) mod N (a hashed key space: hot records spread).
+    #[default]
+    Hash,
+    /// Records are split into N contiguous ranges (hot records on the first node).
+    Range,
+}
+
+/// Which record a request reads, and which data node holds it. Only drawn with more than one
+/// node: on one node every record is one DMA of the same size and the key changes nothing.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeysSpec {
+    #[serde(default = "d_records")]
+    pub records: u64,
+    #[serde(default)]
+    pub dist: KeyDist,
+    #[serde(default = "d_theta")]
+    pub theta: f64,
+    #[serde(default)]
+    pub partition: Partition,
+}
+
+impl Default for KeysSpec {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every field has a default")
+    }
+}
+
+/// At most this many data nodes, and records to place on them (their shares are summed at
+/// the start).
+pub const MAX_NODES: u32 = 1024;
+pub const MAX_RECORDS: u64 = 100_000_000;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -165,6 +222,15 @@ pub struct HaechiSpec {
     #[serde(default)]
     pub verbs: VerbsSpec,
     pub clients: Vec<ClientSpec>,
+    /// Data nodes on the switch, each with its own monitor, pool and capacity estimate; a
+    /// client's reservation and limit are split over them by its expected share of requests.
+    #[serde(default = "d_nodes")]
+    pub nodes: u32,
+    #[serde(default)]
+    pub keys: KeysSpec,
+    /// Seeds the key draws (the only random stream of a run, used with several nodes).
+    #[serde(default = "d_seed")]
+    pub seed: u64,
 }
 
 /// Bounds that keep a run's memory and event count within a machine (issue 25): at most this
@@ -267,6 +333,16 @@ impl HaechiSpec {
         if self.duration_s / self.period_s > MAX_PERIODS {
             return Err(format!("duration_s: at most {MAX_PERIODS:e} periods of period_s ({} s) per run, got {:.3e}", self.period_s, self.duration_s / self.period_s));
         }
+        if self.nodes == 0 || self.nodes > MAX_NODES {
+            return Err(format!("nodes: expected 1 to {MAX_NODES} data nodes, got {}", self.nodes));
+        }
+        let k = &self.keys;
+        if k.records == 0 || k.records > MAX_RECORDS || k.records < self.nodes as u64 {
+            return Err(format!("keys.records: expected from one per node to {MAX_RECORDS}, got {}", k.records));
+        }
+        if !(k.theta.is_finite() && k.theta > 0.0 && k.theta <= 10.0) {
+            return Err(format!("keys.theta: expected a Zipf exponent in (0, 10], got {}", k.theta));
+        }
         let p = &self.protocol;
         if p.batch == 0 {
             return Err("protocol.batch: expected at least 1 token per FAA".into());
@@ -304,6 +380,9 @@ impl HaechiSpec {
                 if secs(s, &at("stop_s"))? <= secs(c.start_s, &at("start_s"))? {
                     return Err(format!("{}: must be after start_s", at("stop_s")));
                 }
+            }
+            if c.limit.is_some_and(|l| l < c.reservation) {
+                return Err(format!("{}: a limit below the reservation ({}) can never let the reservation be met", at("limit"), c.reservation));
             }
             if !c.managed && (c.reservation > 0 || c.limit.is_some()) {
                 return Err(format!("{}: an unmanaged client (a background job) has no reservation or limit", at("managed")));

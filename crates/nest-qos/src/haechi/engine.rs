@@ -79,19 +79,29 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// Every count combined with `other`'s by `f`.
+    fn zip(&self, other: &Ledger, f: impl Fn(u64, u64) -> u64) -> Ledger {
+        Ledger {
+            reservation_pushed: f(self.reservation_pushed, other.reservation_pushed),
+            reservation_used: f(self.reservation_used, other.reservation_used),
+            reservation_returned: f(self.reservation_returned, other.reservation_returned),
+            reservation_expired: f(self.reservation_expired, other.reservation_expired),
+            global_received: f(self.global_received, other.global_received),
+            global_used: f(self.global_used, other.global_used),
+            global_expired: f(self.global_expired, other.global_expired),
+            faas: f(self.faas, other.faas),
+            throttled: f(self.throttled, other.throttled),
+        }
+    }
+
     /// What happened since `earlier`, a snapshot of this ledger (a period's token counts).
     pub fn since(&self, earlier: &Ledger) -> Ledger {
-        Ledger {
-            reservation_pushed: self.reservation_pushed - earlier.reservation_pushed,
-            reservation_used: self.reservation_used - earlier.reservation_used,
-            reservation_returned: self.reservation_returned - earlier.reservation_returned,
-            reservation_expired: self.reservation_expired - earlier.reservation_expired,
-            global_received: self.global_received - earlier.global_received,
-            global_used: self.global_used - earlier.global_used,
-            global_expired: self.global_expired - earlier.global_expired,
-            faas: self.faas - earlier.faas,
-            throttled: self.throttled - earlier.throttled,
-        }
+        self.zip(earlier, |a, b| a - b)
+    }
+
+    /// This ledger and `other` together (one client's engines at several data nodes).
+    pub fn plus(&self, other: &Ledger) -> Ledger {
+        self.zip(other, |a, b| a + b)
     }
 }
 

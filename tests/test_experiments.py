@@ -497,8 +497,12 @@ def test_device_failure_replicas_serve_on_and_failures_are_counted(cli, tmp_path
     cli("experiment", "device-failure", "-o", out, check=0)
     by = _claims(out)
     for cid in ("replicas-serve-on", "replica-throughput", "failures-accounted", "one-timeout-stall", "tail-after-detection",
-                "fail-slow-undetected", "fail-slow-tail", "remote-replicas-serve-on", "conservation"):
+                "fail-slow-undetected", "fail-slow-tail", "remote-replicas-serve-on", "server-down-serves-on",
+                "keep-alive-finds-server", "conservation"):
         assert by[cid]["holds"] is True, by[cid]
+    assert by["keep-alive-finds-server"]["ablation"]["holds"] is False
+    sd = json.loads((out / "server-down" / "summary.json").read_text())
+    assert [e["kind"] for e in sd["faults"]["happened"]] == ["server_down", "keep_alive_lost"]
     slow = json.loads((out / "mirror-slow" / "summary.json").read_text())
     assert slow["faults"]["happened"] == [{"kind": "device_slow", "device": "d0", "at_s": 0.04}]
     assert by["replicas-serve-on"]["ablation"] == {"off": "single (no replica)", "holds": False}

@@ -412,7 +412,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         agents.push((server, c.name.as_str()));
     }
 
-    let faults = faults::faults(&mut cx, sc, &devices, network.as_deref());
+    let faults = faults::faults(&mut cx, sc, &devices, network.as_deref(), nvmeof.as_ref());
 
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),

@@ -3,7 +3,7 @@
 
 use nest_config::resolve::FaultPlan;
 use nest_core::SimTime;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The faults of a run and what they did.
 pub struct FaultRt {
@@ -14,6 +14,10 @@ pub struct FaultRt {
     pub known_dead: Vec<bool>,
     /// Split requests one of whose parts failed: they fail when their last part is back.
     pub failed_parents: BTreeSet<u32>,
+    /// Requests sitting at a dead device, and when their hosts give up on them (an earlier
+    /// give-up — a keep-alive that found the server lost — leaves a timeout event behind that
+    /// this tells apart).
+    pub hanging: BTreeMap<u32, SimTime>,
     pub timeouts: u64,
     pub failed: u64,
     pub retried: u64,
@@ -32,6 +36,7 @@ impl FaultRt {
             dead: vec![false; devices],
             known_dead: vec![false; devices],
             failed_parents: BTreeSet::new(),
+            hanging: BTreeMap::new(),
             timeouts: 0,
             failed: 0,
             retried: 0,
@@ -49,6 +54,7 @@ pub enum Subject {
     Device(usize),
     Link(String),
     Switch(String),
+    Server(String),
     /// The routing, converging.
     Routes,
 }

@@ -355,3 +355,66 @@ fn a_failed_device_that_comes_back_serves_again_and_only_the_outage_fails() {
     };
     assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
 }
+
+/// The remote mirror with storage server r0 stopping at 10 ms (`server_down`) and the hosts'
+/// Keep Alive Timeout `kato` ("0s": none).
+fn server_scenario(kato: &str) -> String {
+    remote_scenario("mirror")
+        .replace("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"10ms\"\n", "[[fault]]\nkind = \"server_down\"\nserver = \"r0\"\nat = \"10ms\"\n")
+        .replace("[[host]]", &format!("[output]\nrequests = true\n[nvmeof]\nkeep_alive = \"{kato}\"\n[[host]]"))
+}
+
+/// The slowest completed read that arrived in [t0, t1) ms, in µs.
+fn slowest_read_us(c: &nest_model::request::RequestColumns, t0: u64, t1: u64) -> f64 {
+    (0..c.seq.len())
+        .filter(|&i| c.op[i] == 0 && (t0 * 1_000_000_000..t1 * 1_000_000_000).contains(&c.t_arrive_ps[i]))
+        .map(|i| (c.t_complete_ps[i] - c.t_arrive_ps[i]) as f64 / 1e6)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn a_storage_server_that_stops_is_found_by_keep_alive_before_any_io_times_out() {
+    // io_timeout 2 ms; KATO 0.5 ms: the Keep Alive sent at 10 ms goes unanswered until 10.5 ms.
+    let (s, mut sim) = run(&server_scenario("0.5ms"));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let h = &s["faults"]["happened"];
+    assert_eq!((h[0]["kind"].as_str(), h[0]["server"].as_str(), h[0]["at_s"].as_f64()), (Some("server_down"), Some("r0"), Some(0.01)), "{h}");
+    assert_eq!((h[1]["kind"].as_str(), h[1]["at_s"].as_f64()), (Some("keep_alive_lost"), Some(0.0105)), "{h}");
+    assert_eq!(s["faults"]["dead_devices"], serde_json::json!(["d0"]));
+    assert_eq!(f(&s, "faults.failed"), 0.0, "the mirror's other server takes everything");
+    assert!(f(&s, "faults.retried_reads") >= 1.0 && f(&s, "nvmeof.in_flight") == 0.0, "{}", s["faults"]);
+    let ka = slowest_read_us(&sim.drain_requests(), 9, 12);
+    // Without keep-alive the hosts wait for the I/O timeout.
+    let (s0, mut sim0) = run(&server_scenario("0s"));
+    books_balance(&s0);
+    assert!(s0["faults"]["happened"].as_array().unwrap().iter().all(|e| e["kind"] != "keep_alive_lost"));
+    let no_ka = slowest_read_us(&sim0.drain_requests(), 9, 12);
+    assert!(ka < 1_000.0, "a read caught in the failure waits for the keep-alive (≤ 1 ms), not the 2 ms timeout: {ka:.0} µs");
+    assert!(no_ka > 2_000.0, "without keep-alive it waits the I/O timeout: {no_ka:.0} µs");
+    // A server back before the keep-alive would have found it: no keep_alive_lost.
+    let back = server_scenario("5ms").replace("at = \"10ms\"\n", "at = \"10ms\"\nuntil = \"12ms\"\n");
+    let (sb, _) = run(&back);
+    books_balance(&sb);
+    let kinds: Vec<&str> = sb["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["server_down", "server_up"]);
+    assert_eq!(sb["faults"]["dead_devices"], serde_json::json!([]));
+}
+
+#[test]
+fn server_faults_are_checked() {
+    let err = |fault: &str| {
+        let text = remote_scenario("mirror").replace("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"10ms\"\n", fault);
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).err().expect("refused").to_string()
+    };
+    assert!(err("[[fault]]\nkind = \"server_down\"\nat = \"1ms\"\n").contains("fault[0].server"));
+    let e = err("[[fault]]\nkind = \"server_down\"\nserver = \"r9\"\nat = \"1ms\"\n");
+    assert!(e.contains("fault[0].server") && e.contains("r9"), "{e}");
+    assert!(err("[[fault]]\nkind = \"server_down\"\nserver = \"s0\"\nat = \"1ms\"\n").contains("no device sits"));
+    assert!(err("[[fault]]\nkind = \"server_down\"\nserver = \"r0\"\ndevice = \"d0\"\nat = \"1ms\"\n").contains("fault[0].device"));
+    assert!(err("[[fault]]\nkind = \"device_fail\"\nserver = \"r0\"\ndevice = \"d0\"\nat = \"1ms\"\n").contains("fault[0].server"));
+    let kato = remote_scenario("mirror").replace("[[host]]", "[nvmeof]\nkeep_alive = \"soon\"\n[[host]]");
+    let l = load_str(&kato, "t.toml", PathBuf::from("."), &[], None).unwrap();
+    assert!(resolve(&l, &kato).err().expect("refused").to_string().contains("nvmeof.keep_alive"));
+}

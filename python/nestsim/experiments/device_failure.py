@@ -11,6 +11,8 @@ changes nothing but how long the stall lasts). Three runs:
 - `mirror-slow`: the volume with `d0` turning fail-slow instead (`device_slow`, its flash array
   20 times slower from 40 ms on);
 - `mirror-remote`: the failure with the two drives in storage servers, over NVMe-oF.
+- `server-down`, `server-down-no-keepalive`: the remote mirror with storage server `r0` (holding
+  `d0`) stopping at 40 ms (`kind = "server_down"`), the hosts' Keep Alive Timeout 1 ms, or none.
 
 Claims (what users expect of a failure, from the issue):
 - a replicated volume keeps serving reads through the failure: no request fails, and its read
@@ -21,7 +23,9 @@ Claims (what users expect of a failure, from the issue):
   `d0` wait `io_timeout` and are retried on `d1` (the slowest read ≈ timeout + service), and
   reads arriving after the host found out have the healthy run's latency;
 - a fail-slow replica is never detected (nothing times out), so the volume's read tail stays high
-  for as long as the drive is slow.
+  for as long as the drive is slow;
+- a whole storage server stopping fails nothing on a mirror across two servers, and keep-alive
+  finds it before the I/O timeout does: the reads caught in it wait at most 2 × KATO.
 """
 
 from __future__ import annotations
@@ -44,11 +48,15 @@ TIMEOUT_MS = 5.0
 DURATION_MS = 100.0
 #: The fail-slow run: d0's flash array 20 times slower (read retries of worn cells, throttling).
 SLOW_FACTOR = 20
+#: The server-down run's Keep Alive Timeout (Linux: 5 s against a 30 s I/O timeout; here 1 ms
+#: against 5 ms).
+KATO_MS = 1.0
 
 
-def _scenario(name: str, target: str, fault, remote: bool = False) -> dict:
-    """`fault`: True (d0 dies), "slow" (d0 turns fail-slow) or False; `remote`: the drives in two
-    storage servers, over NVMe-oF on a 25 Gb/s DCTCP dumbbell."""
+def _scenario(name: str, target: str, fault, remote: bool = False, keep_alive: str = None) -> dict:
+    """`fault`: True (d0 dies), "slow" (d0 turns fail-slow), "server" (r0 stops) or False;
+    `remote`: the drives in two storage servers, over NVMe-oF on a 25 Gb/s DCTCP dumbbell, the
+    hosts' Keep Alive Timeout `keep_alive` (None: Linux's 5 s)."""
     dev = lambda n: {"name": n, "kind": "ssd", "preset": "consumer-nvme"}  # noqa: E731
     sc = {
         "schema": 1, "name": f"device-failure-{name}",
@@ -64,7 +72,11 @@ def _scenario(name: str, target: str, fault, remote: bool = False) -> dict:
         sc["device"][0]["server"], sc["device"][1]["server"] = "r0", "r1"
         sc["host"][0]["name"] = "s0"
         sc["workload"][0]["host"] = "s0"
-    if fault == "slow":
+        if keep_alive is not None:
+            sc["nvmeof"] = {"keep_alive": keep_alive}
+    if fault == "server":
+        sc["fault"] = [{"kind": "server_down", "server": "r0", "at": f"{FAIL_MS:g}ms"}]
+    elif fault == "slow":
         sc["fault"] = [{"kind": "device_slow", "device": "d0", "at": f"{FAIL_MS:g}ms", "factor": SLOW_FACTOR}]
     elif fault:
         sc["fault"] = [{"kind": "device_fail", "device": "d0", "at": f"{FAIL_MS:g}ms"}]
@@ -84,7 +96,10 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     runs = run_all(out_dir, {"single": _scenario("single", "d0", True), "mirror": _scenario("mirror", "mirror", True),
                              "mirror-healthy": _scenario("mirror-healthy", "mirror", False),
                              "mirror-slow": _scenario("mirror-slow", "mirror", "slow"),
-                             "mirror-remote": _scenario("mirror-remote", "mirror", True, remote=True)})
+                             "mirror-remote": _scenario("mirror-remote", "mirror", True, remote=True),
+                             "server-down": _scenario("server-down", "mirror", "server", remote=True, keep_alive=f"{KATO_MS:g}ms"),
+                             "server-down-no-keepalive": _scenario("server-down-no-keepalive", "mirror", "server", remote=True,
+                                                                   keep_alive="0s")})
     arrive, lat = {}, {}
     for k in runs:
         arrive[k], lat[k] = _reads(out_dir / k)
@@ -155,5 +170,23 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                          f"least 5× the healthy volume's (round robin sends half the reads to the slow replica; fail-stop costs one "
                          f"timeout, fail-slow lasts)", p99["slow"] / p99["healthy"], at_least=5.0,
                          why=f"p99 {p99['slow']:.0f} µs against {p99['healthy']:.0f} µs healthy"))
+    # A whole storage server stops: keep-alive finds it lost before any I/O times out.
+    sd, sn = runs["server-down"], runs["server-down-no-keepalive"]
+    found = next(e["at_s"] for e in sd["faults"]["happened"] if e["kind"] == "keep_alive_lost") * 1e3
+    ok = sd["faults"]["failed"] == 0 and sd["nvmeof"]["in_flight"] == 0 and sn["faults"]["failed"] == 0
+    claims.append(Claim("server-down-serves-on", SOURCE, "A mirror across two storage servers fails nothing when one server stops "
+                        "(every device in it)", "0 failed, no command left in flight, with and without keep-alive",
+                        f"{sd['faults']['failed']} / {sn['faults']['failed']} failed, {sd['faults']['retried_reads']} reads retried, "
+                        f"{sd['nvmeof']['in_flight']} in flight", ok))
+    caught = lambda k: float(window(k, FAIL_MS - 1.0, found).max()) / 1e3  # noqa: E731
+    healthy_worst = float(window("mirror-healthy", 10.0, DURATION_MS).max()) / 1e3
+    ka, no_ka = caught("server-down"), caught("server-down-no-keepalive")
+    bound = 2 * KATO_MS + healthy_worst
+    claims.append(Claim("keep-alive-finds-server", SOURCE, f"Keep-alive finds the stopped server before the I/O timeout: a read caught "
+                        f"in it waits at most 2 × KATO ({KATO_MS:g} ms) beyond the healthy worst; without keep-alive, the I/O timeout "
+                        f"({TIMEOUT_MS:g} ms)", f"≤ {bound:.2f} ms with, ≥ {TIMEOUT_MS:g} ms without",
+                        f"found lost at {found:.1f} ms (failed at {FAIL_MS:g}); slowest caught read {ka:.2f} ms with keep-alive, "
+                        f"{no_ka:.2f} ms without", ka <= bound and no_ka >= TIMEOUT_MS,
+                        ablation=ablation("server-down-no-keepalive", no_ka <= bound)))
     claims.append(conservation_claim(runs))
     return write_claims(out_dir, NAME, claims)

@@ -100,7 +100,12 @@ pub struct NvmeofPlan {
     pub host_overhead: SimTime,
     /// I/O buffer bytes per storage server (`None`: unlimited).
     pub target_buffer: Option<u64>,
+    /// Keep Alive Timeout (`None`: no keep-alive).
+    pub keep_alive: Option<SimTime>,
 }
+
+/// Linux's default Keep Alive Timeout for NVMe over Fabrics (`NVME_DEFAULT_KATO`).
+pub const DEFAULT_KEEP_ALIVE: SimTime = SimTime::from_ms(5_000);
 
 impl NvmeofPlan {
     /// Whether host `h` reaches device `d` over the fabric.
@@ -200,6 +205,10 @@ pub(super) fn nvmeof(
         }
         Some(b)
     });
+    let keep_alive = match &c.keep_alive {
+        None => Some(DEFAULT_KEEP_ALIVE),
+        Some(v) => cx.dur("nvmeof.keep_alive", v).filter(|t| *t > SimTime::ZERO),
+    };
 
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();
@@ -255,5 +264,5 @@ pub(super) fn nvmeof(
         net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
-    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer })
+    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive })
 }

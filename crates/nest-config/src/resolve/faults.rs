@@ -3,6 +3,7 @@
 //! checked and named when wrong.
 
 use super::network::NetworkPlan;
+use super::e2e::NvmeofPlan;
 use super::{Ctx, DeviceKindPlan, DevicePlan};
 use crate::schema::{FaultConfig, Scenario};
 use nest_core::SimTime;
@@ -31,6 +32,12 @@ pub enum FaultKind {
     Link { ports: Vec<u32>, up: bool, name: String, switch: bool },
     /// The routing protocol has converged on the links up now.
     Reroute,
+    /// A storage server stops (`up` false: every device in it answers nothing — its NVMe-oF
+    /// target is gone) or is back (its devices answer again, its hosts reconnect at once).
+    Server { name: String, devices: Vec<usize>, up: bool },
+    /// The server's hosts find it lost: a Keep Alive command went unanswered for KATO. They
+    /// abort what they had sent it and take its devices as dead.
+    KeepAliveLost { name: String, devices: Vec<usize> },
 }
 
 impl FaultKind {
@@ -47,6 +54,9 @@ impl FaultKind {
             FaultKind::Reroute => "reroute",
             FaultKind::GcStorm { on: true, .. } => "gc_storm",
             FaultKind::GcStorm { on: false, .. } => "gc_storm_end",
+            FaultKind::Server { up: false, .. } => "server_down",
+            FaultKind::Server { up: true, .. } => "server_up",
+            FaultKind::KeepAliveLost { .. } => "keep_alive_lost",
         }
     }
 
@@ -54,14 +64,14 @@ impl FaultKind {
     pub fn device(&self) -> Option<usize> {
         match *self {
             FaultKind::DeviceFail { device } | FaultKind::DeviceBack { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
-            FaultKind::Link { .. } | FaultKind::Reroute => None,
+            FaultKind::Link { .. } | FaultKind::Reroute | FaultKind::Server { .. } | FaultKind::KeepAliveLost { .. } => None,
         }
     }
 }
 
 /// `[[fault]]`s, in time order. A device behind NVMe-oF may fail: its hosts time out on it and
 /// abort what they sent (the storage server and its connections stay up).
-pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&NetworkPlan>) -> Vec<FaultPlan> {
+pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Vec<FaultPlan> {
     let mut out = Vec::new();
     for (i, f) in sc.faults.iter().enumerate() {
         let key = |k: &str| format!("fault[{i}].{k}");
@@ -73,6 +83,8 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
             (f.link.is_some() && f.kind != "link_down", "link", "only link_down takes link"),
             (f.switch.is_some() && f.kind != "switch_down", "switch", "only switch_down takes switch"),
             (f.device.is_some() && network_fault, "device", "a network fault takes link or switch, not device"),
+            (f.server.is_some() && f.kind != "server_down", "server", "only server_down takes server"),
+            (f.device.is_some() && f.kind == "server_down", "device", "server_down takes server: every device in it stops"),
         ] {
             if v {
                 cx.err(&key(k), format!("not a key of {} ({who})", f.kind));
@@ -80,6 +92,10 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
         }
         if network_fault {
             link_fault(cx, i, f, at, network, &mut out);
+            continue;
+        }
+        if f.kind == "server_down" {
+            server_fault(cx, i, f, at, sc, devices, nvmeof, &mut out);
             continue;
         }
         let Some(name) = &f.device else {
@@ -122,25 +138,14 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                 out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceSlow { device: d, factor: 1.0 } }));
             }
             "device_fail" => {
-                if sc.hosts.iter().any(|h| h.cache.is_some()) {
-                    cx.err(&key("kind"), "faults with host caches are not modelled yet (a cache's own I/O to a dead device)");
-                    continue;
-                }
-                if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.contains(name)) {
-                    cx.err(&key("device"), format!("'{}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet", name));
-                    continue;
-                }
-                // PLMLight's agent does I/O of its own at the server (flushes), which a dead
-                // device would leave to no host's timeout.
-                if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_ref() == Some(name) || c.fast.as_ref() == Some(name))) {
-                    cx.err(&key("device"), format!("'{}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet", name));
+                if !may_die(cx, i, "device", sc, name) {
                     continue;
                 }
                 let Some((at, until)) = window(cx, i, f, at) else { continue };
                 out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }));
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down` or `switch_down`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down`, `switch_down` or `server_down`"))),
         }
     }
     out.sort_by_key(|f| f.at);
@@ -204,6 +209,66 @@ fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, netw
         out.push(FaultPlan { at: u, kind: FaultKind::Link { ports, up: true, name, switch } });
         out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
     }
+}
+
+/// Whether device `name` may die in this scenario; if not, says why at `fault[i].KEY`.
+fn may_die(cx: &mut Ctx, i: usize, key: &str, sc: &Scenario, name: &str) -> bool {
+    let why = if sc.hosts.iter().any(|h| h.cache.is_some()) {
+        Some(("kind", "faults with host caches are not modelled yet (a cache's own I/O to a dead device)".to_string()))
+    } else if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.iter().any(|d| d == name)) {
+        Some((key, format!("'{name}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet")))
+    } else if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_deref() == Some(name) || c.fast.as_deref() == Some(name))) {
+        // PLMLight's agent does I/O of its own at the server (flushes), which a dead device
+        // would leave to no host's timeout.
+        Some((key, format!("'{name}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet")))
+    } else {
+        None
+    };
+    match why {
+        Some((k, why)) => {
+            cx.err(&format!("fault[{i}].{k}"), why);
+            false
+        }
+        None => true,
+    }
+}
+
+/// A `server_down` fault: every device in the named storage server stops at `at` (back at
+/// `until`), and — with keep-alive — its hosts find the server lost when the first Keep Alive
+/// sent at or after `at` has gone unanswered for KATO (Keep Alive commands go out at multiples
+/// of KATO).
+#[allow(clippy::too_many_arguments)]
+fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: &Scenario, devices: &[DevicePlan], nvmeof: Option<&NvmeofPlan>, out: &mut Vec<FaultPlan>) {
+    let key = |k: &str| format!("fault[{i}].{k}");
+    let Some(server) = &f.server else {
+        cx.err(&key("server"), "server_down needs server: the storage server (a host that devices sit in) that stops");
+        return;
+    };
+    let members: Vec<usize> = sc.devices.iter().filter(|d| d.server() == Some(server.as_str())).filter_map(|d| devices.iter().position(|p| p.name == d.name())).collect();
+    if members.is_empty() {
+        let servers = sc.devices.iter().filter_map(|d| d.server());
+        let hint = crate::suggest::closest(server, servers).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        cx.err(&key("server"), format!("no device sits in a server named '{server}'{hint}"));
+        return;
+    }
+    if sc.workloads.iter().any(|w| w.host.as_deref() == Some(server.as_str())) {
+        cx.err(&key("server"), format!("'{server}' runs workloads of its own: a host crashing with its applications is not modelled yet"));
+        return;
+    }
+    if !members.iter().all(|&d| may_die(cx, i, "server", sc, &devices[d].name)) {
+        return;
+    }
+    let Some((at, until)) = window(cx, i, f, at) else { return };
+    let name = server.clone();
+    out.push(FaultPlan { at, kind: FaultKind::Server { name: name.clone(), devices: members.clone(), up: false } });
+    if let Some(kato) = nvmeof.and_then(|n| n.keep_alive) {
+        // The first Keep Alive at or after the failure, unanswered for KATO.
+        let found = SimTime(at.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);
+        if until.is_none_or(|u| found < u) {
+            out.push(FaultPlan { at: found, kind: FaultKind::KeepAliveLost { name: name.clone(), devices: members.clone() } });
+        }
+    }
+    out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::Server { name, devices: members, up: true } }));
 }
 
 /// A fault's time and, with `until`, when it ends — after it; `None` when either is wrong

@@ -26,6 +26,11 @@ pub struct NvmeofConfig {
     /// buffer pool): taken when the NVMe controller fetches a command, given back when a write
     /// completes at the device or a read's data has reached its host (default: unlimited).
     pub target_buffer: Option<String>,
+    /// NVMe-oF Keep Alive Timeout (KATO; Linux's default for fabrics 5 s; "0s": none): a host
+    /// sends a Keep Alive command every KATO and takes the controller as lost when one goes
+    /// unanswered for KATO — how it finds a failed storage server without waiting for an I/O
+    /// to time out.
+    pub keep_alive: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -29,7 +29,7 @@ pub struct FaultConfig {
     /// flash array becomes `factor` times slower (a fail-slow drive), until `until`; link_down:
     /// a network link fails, until `until`, and the routes go around it after `detect`;
     /// switch_down: likewise every link of a switch; gc_storm: an SSD collects garbage flat out,
-    /// until `until`.
+    /// until `until`; server_down: a storage server stops (every device in it), until `until`.
     pub kind: String,
     /// device_fail, device_slow: the device.
     #[serde(default)]
@@ -40,6 +40,9 @@ pub struct FaultConfig {
     /// switch_down: the switch that fails (every link of it).
     #[serde(default)]
     pub switch: Option<String>,
+    /// server_down: the storage server (a host of the topology that devices sit in).
+    #[serde(default)]
+    pub server: Option<String>,
     /// When it happens.
     pub at: String,
     /// device_slow: how many times longer the array's operations take (> 1).
@@ -47,7 +50,8 @@ pub struct FaultConfig {
     pub factor: Option<f64>,
     /// device_fail: when the device answers again; device_slow: when the drive is back to its
     /// speed; gc_storm: when the storm ends;
-    /// link_down, switch_down: when the links are back up (default: never).
+    /// link_down, switch_down: when the links are back up; server_down: when the server is back
+    /// (default: never).
     #[serde(default)]
     pub until: Option<String>,
     /// link_down, switch_down: the routing protocol's detection and convergence time (default 1 ms).

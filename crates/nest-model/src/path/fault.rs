@@ -9,6 +9,9 @@
 //!   the dead one; a write's part on a dead replica is dropped (the volume runs degraded) while
 //!   another replica takes it. Anything else fails: the request is counted as failed, never
 //!   silently dropped (issued = completed + failed + in flight).
+//! - A storage server that stops takes every device in it. Its hosts find out at the first I/O
+//!   timeout, or sooner by keep-alive (`[nvmeof] keep_alive`): then they give up at once on
+//!   everything they had sent it.
 
 use crate::events::Event;
 use crate::fault::Subject;
@@ -42,6 +45,7 @@ impl Simulation {
             (_, Some(d)) => Subject::Device(d),
             (FaultKind::Link { name, switch: false, .. }, _) => Subject::Link(name.clone()),
             (FaultKind::Link { name, switch: true, .. }, _) => Subject::Switch(name.clone()),
+            (FaultKind::Server { name, .. } | FaultKind::KeepAliveLost { name, .. }, _) => Subject::Server(name.clone()),
             _ => Subject::Routes,
         };
         f.happened.push((now, kind.name(), subject));
@@ -79,6 +83,24 @@ impl Simulation {
                 self.drain_ssd(device as u32);
             }
             FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
+            FaultKind::Server { devices, up, .. } => {
+                for d in devices {
+                    f.dead[d] = !up;
+                    f.known_dead[d] = false;
+                }
+            }
+            // A Keep Alive went unanswered: the hosts tear the connections down, give up on
+            // every command they had sent the server, and fail over from its devices.
+            FaultKind::KeepAliveLost { devices, .. } => {
+                for &d in &devices {
+                    f.known_dead[d] = true;
+                }
+                let lost: Vec<ReqId> = f.hanging.keys().map(|&r| ReqId(r)).filter(|&r| devices.contains(&self.pool.get(r).served.ix())).collect();
+                for r in lost {
+                    self.faults.as_mut().expect("faults").hanging.remove(&r.0);
+                    self.give_up(r, true);
+                }
+            }
         }
     }
 
@@ -100,12 +122,26 @@ impl Simulation {
         } else {
             (req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout).max(self.now)
         };
+        self.faults.as_mut().expect("faults").hanging.insert(r.0, at);
         self.queue.schedule(at, Event::IoTimeout(r, true));
     }
 
     /// The host gives up on request `r` (dispatched to a dead device; `sent`: its command went
     /// out, else the host's driver failed it without sending it).
     pub(crate) fn on_io_timeout(&mut self, r: ReqId, sent: bool) {
+        if sent {
+            // A sent command's host gives up once: this event is stale if a keep-alive gave up
+            // on it earlier (`r` may even be another request by now).
+            let f = self.faults.as_mut().expect("timeouts come from faults");
+            if f.hanging.get(&r.0) != Some(&self.now) {
+                return;
+            }
+            f.hanging.remove(&r.0);
+        }
+        self.give_up(r, sent);
+    }
+
+    fn give_up(&mut self, r: ReqId, sent: bool) {
         let req = *self.pool.get(r);
         let f = self.faults.as_mut().expect("timeouts come from faults");
         f.timeouts += 1;
@@ -204,6 +240,7 @@ impl Simulation {
                 Subject::Device(d) => serde_json::json!({"kind": kind, "device": names(*d), "at_s": t.as_secs_f64()}),
                 Subject::Link(l) => serde_json::json!({"kind": kind, "link": l, "at_s": t.as_secs_f64()}),
                 Subject::Switch(w) => serde_json::json!({"kind": kind, "switch": w, "at_s": t.as_secs_f64()}),
+                Subject::Server(s) => serde_json::json!({"kind": kind, "server": s, "at_s": t.as_secs_f64()}),
                 Subject::Routes => serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()}),
             }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),

@@ -12,6 +12,8 @@ pub struct FaultRt {
     pub dead: Vec<bool>,
     /// Some host timed out on it: hosts steer around it and fail what they still send it.
     pub known_dead: Vec<bool>,
+    /// When the hosts took it as dead (their reconnect attempts over NVMe-oF count from there).
+    pub lost_at: Vec<SimTime>,
     /// Split requests one of whose parts failed: they fail when their last part is back.
     pub failed_parents: BTreeSet<u32>,
     /// Requests sitting at a dead device, and when their hosts give up on them (an earlier
@@ -35,6 +37,7 @@ impl FaultRt {
             plan: plan.to_vec(),
             dead: vec![false; devices],
             known_dead: vec![false; devices],
+            lost_at: vec![SimTime::ZERO; devices],
             failed_parents: BTreeSet::new(),
             hanging: BTreeMap::new(),
             timeouts: 0,
@@ -44,6 +47,16 @@ impl FaultRt {
             failed_by_workload: vec![0; workloads],
             happened: Vec::new(),
             base_timing: vec![None; devices],
+        }
+    }
+}
+
+impl FaultRt {
+    /// The hosts take device `d` as dead from `now` (if they did not already).
+    pub fn take_as_dead(&mut self, d: usize, now: SimTime) {
+        if !self.known_dead[d] {
+            self.known_dead[d] = true;
+            self.lost_at[d] = now;
         }
     }
 }

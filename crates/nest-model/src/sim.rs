@@ -276,6 +276,7 @@ impl Simulation {
                 Event::PartsDone(r) => self.parts_done(r),
                 Event::Fault(i) => self.on_fault(i),
                 Event::IoTimeout(r, sent) => self.on_io_timeout(r, sent),
+                Event::Reconnect(d) => self.on_reconnect(d as usize),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => {
                     // A sample writes every series: a step's budget is work, so a step over a

@@ -102,7 +102,12 @@ pub struct NvmeofPlan {
     pub target_buffer: Option<u64>,
     /// Keep Alive Timeout (`None`: no keep-alive).
     pub keep_alive: Option<SimTime>,
+    /// Time between a host's attempts to reconnect to a lost controller (`None`: at once).
+    pub reconnect_delay: Option<SimTime>,
 }
+
+/// Linux's default delay between reconnect attempts (`NVMF_DEF_RECONNECT_DELAY`).
+pub const DEFAULT_RECONNECT_DELAY: SimTime = SimTime::from_ms(10_000);
 
 /// Linux's default Keep Alive Timeout for NVMe over Fabrics (`NVME_DEFAULT_KATO`).
 pub const DEFAULT_KEEP_ALIVE: SimTime = SimTime::from_ms(5_000);
@@ -209,6 +214,10 @@ pub(super) fn nvmeof(
         None => Some(DEFAULT_KEEP_ALIVE),
         Some(v) => cx.dur("nvmeof.keep_alive", v).filter(|t| *t > SimTime::ZERO),
     };
+    let reconnect_delay = match &c.reconnect_delay {
+        None => Some(DEFAULT_RECONNECT_DELAY),
+        Some(v) => cx.dur("nvmeof.reconnect_delay", v).filter(|t| *t > SimTime::ZERO),
+    };
 
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();
@@ -264,5 +273,5 @@ pub(super) fn nvmeof(
         net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
-    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive })
+    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive, reconnect_delay })
 }

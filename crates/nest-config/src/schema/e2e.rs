@@ -31,6 +31,10 @@ pub struct NvmeofConfig {
     /// unanswered for KATO — how it finds a failed storage server without waiting for an I/O
     /// to time out.
     pub keep_alive: Option<String>,
+    /// How long after losing a storage server's connection (by keep-alive or an I/O timeout) a
+    /// host tries to reconnect, and again every as long (Linux's `reconnect_delay`, 10 s): a
+    /// device or server that came back is used again from the first attempt after it did.
+    pub reconnect_delay: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -53,10 +53,7 @@ impl Simulation {
             FaultKind::DeviceFail { device } => f.dead[device] = true,
             // Back: it answers what it is sent from now on, and its hosts reconnect at once
             // (what it lost while dead stays lost: those requests time out and fail or retry).
-            FaultKind::DeviceBack { device } => {
-                f.dead[device] = false;
-                f.known_dead[device] = false;
-            }
+            FaultKind::DeviceBack { device } => self.device_back(device),
             // A fail-slow drive: its flash array's operations take `factor` times longer from
             // now on; those already started end when they were to.
             FaultKind::DeviceSlow { device, factor } => {
@@ -83,17 +80,13 @@ impl Simulation {
                 self.drain_ssd(device as u32);
             }
             FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
-            FaultKind::Server { devices, up, .. } => {
-                for d in devices {
-                    f.dead[d] = !up;
-                    f.known_dead[d] = false;
-                }
-            }
+            FaultKind::Server { devices, up: false, .. } => devices.into_iter().for_each(|d| f.dead[d] = true),
+            FaultKind::Server { devices, up: true, .. } => devices.into_iter().for_each(|d| self.device_back(d)),
             // A Keep Alive went unanswered: the hosts tear the connections down, give up on
             // every command they had sent the server, and fail over from its devices.
             FaultKind::KeepAliveLost { devices, .. } => {
                 for &d in &devices {
-                    f.known_dead[d] = true;
+                    f.take_as_dead(d, now);
                 }
                 let lost: Vec<ReqId> = f.hanging.keys().map(|&r| ReqId(r)).filter(|&r| devices.contains(&self.pool.get(r).served.ix())).collect();
                 for r in lost {
@@ -101,6 +94,38 @@ impl Simulation {
                     self.give_up(r, true);
                 }
             }
+        }
+    }
+
+    /// Device `d` answers again. A host that took it as dead uses it again at once when it is
+    /// its own; over NVMe-oF at its next reconnect attempt (every `reconnect_delay` from when it
+    /// lost it).
+    fn device_back(&mut self, d: usize) {
+        let now = self.now;
+        let delay = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some()).and_then(|n| n.plan.reconnect_delay);
+        let f = self.faults.as_mut().expect("faults");
+        f.dead[d] = false;
+        match delay {
+            Some(delay) if f.known_dead[d] => {
+                let attempts = (now.0 - f.lost_at[d].0).div_ceil(delay.0).max(1);
+                let at = SimTime(f.lost_at[d].0.saturating_add(attempts.saturating_mul(delay.0)));
+                // After the run's duration nothing new is sent: a later attempt would only
+                // stretch a draining run's clock.
+                if self.resolved.run.duration.is_none_or(|end| at <= end) {
+                    self.queue.schedule(at, Event::Reconnect(d as u32));
+                }
+            }
+            _ => f.known_dead[d] = false,
+        }
+    }
+
+    /// The hosts' reconnect attempt to device `d`: it succeeds if the device answers.
+    pub(crate) fn on_reconnect(&mut self, d: usize) {
+        let now = self.now;
+        let f = self.faults.as_mut().expect("reconnects come from faults");
+        if !f.dead[d] && f.known_dead[d] {
+            f.known_dead[d] = false;
+            f.happened.push((now, "reconnect", Subject::Device(d)));
         }
     }
 
@@ -145,7 +170,7 @@ impl Simulation {
         let req = *self.pool.get(r);
         let f = self.faults.as_mut().expect("timeouts come from faults");
         f.timeouts += 1;
-        f.known_dead[req.served.ix()] = true;
+        f.take_as_dead(req.served.ix(), self.now);
         let host = req.host;
         self.hosts[host.ix()].completed();
         // Over NVMe-oF the host aborts the command: its SQ slot is free again, no response

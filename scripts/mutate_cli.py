@@ -16,8 +16,15 @@ Every command ends in one outcome:
     internal (exit 70), traceback, crash (a signal), hang (past the cap), memory (past the cap),
     other (any other exit)  ─ failures
 
-Usage:  scripts/mutate_cli.py [--inputs N] [--seed S] [--jobs J] [--keep DIR]
+Usage:  scripts/mutate_cli.py [--inputs N] [--seed S] [--jobs J] [--keep DIR] [--fork] [--budget S]
+                              [--log FILE]
         (--inputs 100000 is the documented long run; `make test` runs a short one.)
+
+--fork runs each command in a child forked from a worker that imported nestsim once, instead of a
+fresh interpreter (what costs most of a short command: ~0.2 s of imports); the child gets the
+same caps, working directory and environment, and its exit status and stderr are judged alike.
+--budget sets each run's --max-wall (default 3 s). --log appends one JSON line per input as it
+ends, so a long run that dies keeps what it did.
 A failing input is copied under --keep with the command that failed, to become a regression
 fixture (tests/fixtures/mutation/).
 """
@@ -35,7 +42,10 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+import json
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -219,7 +229,58 @@ def classify(rc: Optional[int], err: str, named: str) -> str:
     return "other"
 
 
-def run_one(seed: Seed, text: str, timeout: float = HANG_S) -> Tuple[str, str, List[str]]:
+def _forked(cmd: List[str], cwd: Path, env: dict, timeout: float) -> Tuple[Optional[int], str]:
+    """Runs `nestsim ARGS` (cmd[3:]) in a child forked from this process, as `subprocess.run`
+    would run the command: its own session, the caps, `cwd`, `env`; stdout discarded, stderr
+    kept. (exit status — negative for a signal, None past `timeout` — and stderr)."""
+    err_path = cwd / ".stderr"
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 70
+        try:
+            _limits()
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(fd, 2)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            # The parent's sys.stderr may not be fd 2 (pytest captures it): write to the fds.
+            sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)
+            sys.stdout = open(1, "w", closefd=False)
+            sys.argv = ["nestsim"] + cmd[3:]
+            from nestsim.cli import main as nest_main
+            try:
+                code = nest_main(cmd[3:])
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except BaseException:  # what an interpreter would print before exiting 1
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            sys.stdout.flush()
+        finally:
+            os._exit(code if isinstance(code, int) else 1)
+    deadline = time.monotonic() + timeout
+    rc = None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            rc = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.002)
+    err = err_path.read_text(errors="replace") if err_path.exists() else ""
+    return rc, err
+
+
+def run_one(seed: Seed, text: str, timeout: float = HANG_S, fork: bool = False) -> Tuple[str, str, List[str]]:
     """(outcome, stderr tail, the last command) of one mutant."""
     with tempfile.TemporaryDirectory(prefix="nest-mut-") as tmp:
         d = Path(tmp)
@@ -227,41 +288,80 @@ def run_one(seed: Seed, text: str, timeout: float = HANG_S) -> Tuple[str, str, L
         env = dict(os.environ, NEST_SHARED=str(SHARED), PYTHONWARNINGS="ignore")
         outcome, err, cmd = "ran", "", cmds[0]
         for cmd in cmds:
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, cwd=d,
-                                   preexec_fn=_limits, env=env)
-                rc, err = p.returncode, p.stderr
-            except subprocess.TimeoutExpired as e:
-                rc, err = None, (e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or "")
+            if fork:
+                rc, err = _forked(cmd, d, env, timeout)
+            else:
+                try:
+                    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, cwd=d,
+                                       preexec_fn=_limits, env=env)
+                    rc, err = p.returncode, p.stderr
+                except subprocess.TimeoutExpired as e:
+                    rc, err = None, (e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or "")
             outcome = classify(rc, err, f.name)
             if outcome != "ran":
                 break
         return outcome, err[-600:], [c.replace(tmp, "$DIR") for c in cmd]
 
 
+def _worker_init() -> None:
+    """A --fork worker: import nestsim once (its children inherit it), single-threaded BLAS."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    import nestsim.cli  # noqa: F401
+
+
+def _fork_one(job) -> Tuple[str, str, List[str]]:
+    """One mutant in a --fork worker: job = (index, seed, text, run budget)."""
+    global RUN_BUDGET_S
+    RUN_BUDGET_S = job[3]
+    return run_one(job[1], job[2], fork=True)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    global RUN_BUDGET_S
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", type=int, default=200, help="mutants to try (long run: 100000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("-v", "--verbose", action="store_true", help="also print rejections that do not name the file")
     ap.add_argument("--keep", type=Path, help="copy failing inputs here, with the command")
+    ap.add_argument("--fork", action="store_true", help="fork each command from a worker that imported nestsim once")
+    ap.add_argument("--budget", type=float, default=RUN_BUDGET_S, help="each run's --max-wall, s (default %(default)s)")
+    ap.add_argument("--log", type=Path, help="append one JSON line per input as it ends")
     a = ap.parse_args(argv)
+    RUN_BUDGET_S = a.budget
     rng = random.Random(a.seed)
     base = seeds()
-    work = []
-    for i in range(a.inputs):
-        s = base[i % len(base)] if i < len(base) else rng.choice(base)
-        work.append((i, s, mutate(s.text, rng)))
+
+    def work():
+        """The mutants, made as they are needed (a long run holds none it is not running)."""
+        for i in range(a.inputs):
+            s = base[i % len(base)] if i < len(base) else rng.choice(base)
+            yield i, s, mutate(s.text, rng)
+
     counts: Counter = Counter()
     failures = []
-    with ThreadPoolExecutor(a.jobs) as pool:
-        for (i, s, text), (outcome, err, cmd) in zip(work, pool.map(lambda w: run_one(w[1], w[2]), work)):
-            counts[outcome] += 1
-            if outcome in FAILURES or (a.verbose and outcome == "rejected-unnamed"):
-                failures.append((i, s, text, outcome, err, cmd))
-                print(f"[{i}] {outcome}: {s.kind} {s.name}: {' '.join(cmd[2:])}\n    {err.strip().splitlines()[-1] if err.strip() else ''}",
-                      flush=True)
+    log = a.log.open("a") if a.log else None
+    pool = ProcessPoolExecutor(a.jobs, initializer=_worker_init) if a.fork else ThreadPoolExecutor(a.jobs)
+    with pool:
+        it = work()
+        while True:
+            chunk = [next(it, None) for _ in range(256)]
+            chunk = [w for w in chunk if w is not None]
+            if not chunk:
+                break
+            if a.fork:
+                results = pool.map(_fork_one, [(i, s, text, a.budget) for i, s, text in chunk])
+            else:
+                results = pool.map(lambda w: run_one(w[1], w[2]), chunk)
+            for (i, s, text), (outcome, err, cmd) in zip(chunk, results):
+                counts[outcome] += 1
+                if log:
+                    log.write(json.dumps({"seed": a.seed, "input": i, "kind": s.kind, "name": s.name, "outcome": outcome}) + "\n")
+                    log.flush()
+                if outcome in FAILURES or (a.verbose and outcome == "rejected-unnamed"):
+                    failures.append((i, s, text, outcome, err, cmd))
+                    print(f"[{i}] {outcome}: {s.kind} {s.name}: {' '.join(cmd[2:])}\n    "
+                          f"{err.strip().splitlines()[-1] if err.strip() else ''}", flush=True)
     total = sum(counts.values())
     print(f"{total} inputs: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])))
     bad = [f for f in failures if f[3] in FAILURES]

@@ -51,3 +51,16 @@ def test_the_classifier_tells_the_outcomes_apart():
     rng = mutate_cli.random.Random(1)
     texts = {mutate_cli.mutate('duration = "10ms"\nrate = 5\n', rng) for _ in range(50)}
     assert len(texts) > 20
+
+
+def test_fork_mode_judges_each_input_as_a_fresh_interpreter_does():
+    """--fork (a child forked from a process that imported nestsim once, for the long run) gives
+    the outcome a fresh `python -m nestsim` gives, input by input."""
+    rng = mutate_cli.random.Random(11)
+    base = mutate_cli.seeds()
+    picks = [base[i] for i in range(0, len(base), max(1, len(base) // 12))][:12]
+    for s in picks:
+        text = mutate_cli.mutate(s.text, rng)
+        fresh = mutate_cli.run_one(s, text)
+        forked = mutate_cli.run_one(s, text, fork=True)
+        assert forked[0] == fresh[0], f"{s.kind} {s.name}: fresh {fresh[0]}, forked {forked[0]}\n{fresh[1]}\n{forked[1]}"

@@ -89,3 +89,76 @@ def test_fio_size_below_the_block_alignment_is_a_config_error(tmp_path):
     }
     with pytest.raises(nestsim.ConfigError, match="smaller than the block alignment"):
         nestsim.run(sc, keep_tables=False)
+
+
+# The other parsers (issue 25, item 3): `--set` overrides, units, MQSim's XML files, sweep files.
+ROOT = Path(__file__).resolve().parent.parent
+MQSIM = ROOT / "tests" / "fixtures" / "mqsim"
+KEYS = ["run.duration", "run.seed", "workload[0].arrival.rate_iops", "device[0].servers", "host[0].queue_depth",
+        "workload[9].class", "run", "x", "workload[0]", "device[-1].read.value", "a.b.c.d"]
+VALUES = st.one_of(st.sampled_from(["1ms", "0", "-1", "nan", "inf", "1e308", "true", "[1,2]", "{a=1}", '"x"', "", "=", "1 ms",
+                                    "18446744073709551616", "3.5", "10GiB", "1ps"]),
+                   st.text(max_size=12))
+
+
+@settings(max_examples=80, deadline=None)
+@given(key=st.one_of(st.sampled_from(KEYS), st.text(max_size=16)), value=VALUES, eq=st.booleans())
+def test_set_override_fuzz(key, value, eq):
+    """A `--set KEY=VALUE` of any shape is a clean error or a valid scenario, never a crash."""
+    try:
+        sim = _native.Sim(text=SMALL, name="fuzz.toml", overrides=[f"{key}={value}" if eq else key + value, "run.duration=1ms"])
+        sim.step(10_000)
+    except (_native.ConfigError, _native.SimError) as e:
+        assert str(e)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.one_of(st.text(max_size=16), st.from_regex(r"-?[0-9]{0,25}(\.[0-9]{0,5})?(e-?[0-9]{1,4})? ?[a-zA-Z/%]{0,5}", fullmatch=True)))
+def test_units_fuzz(text):
+    """Sizes and durations: a clean error or a value, whatever the text."""
+    try:
+        assert _native.parse_size(text) >= 0
+    except _native.ConfigError as e:
+        assert str(e)
+    try:
+        sim = _native.Sim(text=SMALL, name="fuzz.toml", overrides=[f'run.duration="{text}"'])
+        sim.step(1_000)
+    except (_native.ConfigError, _native.SimError) as e:
+        assert str(e)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.sampled_from(["ssdconfig-small.xml", "workload-small.xml"]), cut=st.integers(0, 20_000),
+       edits=st.lists(st.tuples(st.integers(0, 20_000), st.sampled_from(list(b"<>/=\"'&;0123456789-.eE xyz\n\x00\xff"))), max_size=6))
+def test_mqsim_xml_fuzz(which, cut, edits):
+    """MQSim's ssdconfig.xml / workload.xml, cut and edited: a clean error naming the file, or
+    scenarios."""
+    from nestsim import mqsim
+
+    with tempfile.TemporaryDirectory() as d:
+        files = {n: (MQSIM / n).read_bytes() for n in ("ssdconfig-small.xml", "workload-small.xml")}
+        files[which] = mutate(files[which], cut, edits)
+        for n, b in files.items():
+            (Path(d) / n).write_bytes(b)
+        try:
+            scs, _ = mqsim.load(Path(d) / "ssdconfig-small.xml", Path(d) / "workload-small.xml", [MQSIM])
+            assert scs
+        except (mqsim.MqsimError, _native.ConfigError) as e:
+            assert which in str(e) or "ssdconfig-small.xml" in str(e) or "workload-small.xml" in str(e), str(e)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cut=st.integers(0, 2_000), edits=st.lists(st.tuples(st.integers(0, 2_000), st.sampled_from(list(b"[]=,\"'.0123456789-e{}#\n\x00\xff"))), max_size=6))
+def test_sweep_file_fuzz(cut, edits):
+    """A sweep file, cut and edited: loaded, or a clean error naming it."""
+    from nestsim.sweep import load_sweep
+
+    base = (ROOT / "examples" / "sweeps" / "demo-load.toml").read_bytes().replace(
+        b"../storage-classes.toml", str(ROOT / "examples" / "storage-classes.toml").encode())
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "sweep.toml"
+        f.write_bytes(mutate(base, cut, edits))
+        try:
+            load_sweep(f)
+        except (_native.ConfigError, ValueError) as e:
+            assert "sweep.toml" in str(e), str(e)

@@ -25,6 +25,13 @@ pub struct FaultRt {
     pub retried: u64,
     pub degraded_writes: u64,
     pub failed_by_workload: Vec<u64>,
+    /// Crashed hosts; requests their workloads had in flight when they crashed (lost), per
+    /// workload; and how many of those are still somewhere in the system (a device, a target,
+    /// the network) — they end without their host.
+    pub crashed: Vec<bool>,
+    pub lost: u64,
+    pub lost_by_workload: Vec<u64>,
+    pub ghosts: u64,
     /// (time, kind, what: a device's index or a link's name) of each fault that happened.
     pub happened: Vec<(SimTime, &'static str, Subject)>,
     /// Each slowed SSD's own flash timing, kept to scale from and to restore.
@@ -32,7 +39,7 @@ pub struct FaultRt {
 }
 
 impl FaultRt {
-    pub fn new(plan: &[FaultPlan], devices: usize, workloads: usize) -> Self {
+    pub fn new(plan: &[FaultPlan], devices: usize, workloads: usize, hosts: usize) -> Self {
         FaultRt {
             plan: plan.to_vec(),
             dead: vec![false; devices],
@@ -45,6 +52,10 @@ impl FaultRt {
             retried: 0,
             degraded_writes: 0,
             failed_by_workload: vec![0; workloads],
+            crashed: vec![false; hosts],
+            lost: 0,
+            lost_by_workload: vec![0; workloads],
+            ghosts: 0,
             happened: Vec::new(),
             base_timing: vec![None; devices],
         }
@@ -68,6 +79,7 @@ pub enum Subject {
     Link(String),
     Switch(String),
     Server(String),
+    Host(usize),
     /// The routing, converging.
     Routes,
 }

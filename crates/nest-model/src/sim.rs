@@ -161,7 +161,7 @@ impl Simulation {
             (false, Some(d)) => d.min(resolved.run.max_time),
             _ => resolved.run.max_time,
         };
-        let faults = (!resolved.faults.is_empty()).then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len())));
+        let faults = (!resolved.faults.is_empty()).then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len(), resolved.hosts.len())));
         let aggregate = resolved.coordinators.iter().any(|c| matches!(c.kind, nest_config::coordinator::CoordinatorKind::Src(_))).then(Box::default);
         let mut sim = Simulation {
             faults,
@@ -331,6 +331,9 @@ impl Simulation {
 
     fn on_wake(&mut self, w: u32) -> Result<(), String> {
         self.workloads[w as usize].wake_pending = false;
+        if self.host_crashed(self.workloads[w as usize].host) {
+            return Ok(()); // its applications died with it
+        }
         if let Source::Closed { .. } = self.workloads[w as usize].source {
             self.refill(w);
             return Ok(());
@@ -345,6 +348,9 @@ impl Simulation {
 
     /// Closed loop: issue until `target` requests are outstanding, or wait for the next on period.
     pub(crate) fn refill(&mut self, w: u32) {
+        if self.host_crashed(self.workloads[w as usize].host) {
+            return;
+        }
         loop {
             let wl = &self.workloads[w as usize];
             let Source::Closed { gen, target } = &wl.source else { return };
@@ -479,6 +485,9 @@ impl Simulation {
 
     /// Application request `r` is complete (`at_device`: it went to its device as it is).
     pub(crate) fn finish(&mut self, r: ReqId, at_device: bool) {
+        if self.ghost_ends(r) {
+            return;
+        }
         let req = self.pool.get_mut(r);
         req.t_complete = self.now;
         let req = *req;

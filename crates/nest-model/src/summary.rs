@@ -216,6 +216,11 @@ impl Simulation {
         let mut short = Vec::new();
         for (w, plan) in rv.workloads.iter().enumerate() {
             let nest_config::resolve::SourcePlan::Synthetic(spec) = &plan.source else { continue };
+            // A workload a fault cut short (its host crashed, requests failed) is short by what
+            // the fault did, which `faults` reports: not an overload.
+            if self.faults.as_ref().is_some_and(|f| f.crashed[self.workloads[w].host.ix()] || f.failed_by_workload[w] > 0) {
+                continue;
+            }
             let Some(offered) = spec.offered_bps(from, to) else { continue };
             let carried = self.stats.passed_workload[w] as f64 * 8.0 / secs.max(1e-12);
             // Short of the offered load by more than the arrivals' own (Poisson) noise allows.
@@ -415,6 +420,14 @@ impl Simulation {
                 let done = out["workloads"][w]["completed"].as_u64().unwrap_or(0);
                 out["workloads"][w]["completed"] = json!(done - n.as_u64().unwrap_or(0));
                 out["workloads"][w]["failed"] = n.clone();
+            }
+            // Requests of a crashed host in flight when it crashed are lost:
+            // issued = completed + failed + lost + in flight.
+            if f["lost"].as_u64().is_some_and(|n| n > 0) {
+                out["requests"]["lost"] = f["lost"].clone();
+                for (w, n) in f["lost_by_workload"].as_object().into_iter().flatten() {
+                    out["workloads"][w]["lost"] = n.clone();
+                }
             }
             out["faults"] = f;
         }

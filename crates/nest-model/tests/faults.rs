@@ -448,3 +448,59 @@ fn hosts_reconnect_to_a_device_that_came_back_at_their_next_attempt() {
     let (n_once, n_15, n_never) = (reads_on_d0(&at_once), reads_on_d0(&s), reads_on_d0(&never));
     assert!(n_once - n_15 > 25.0 && n_15 - n_never > 50.0, "reads on d0: at once {n_once}, 15 ms {n_15}, never {n_never}");
 }
+
+/// Two clients, s0 and s1, each reading and writing its own drive in storage servers r0 / r1
+/// over a 10 Gb/s DCTCP dumbbell at 20 k IOPS; `fault` appended. Arrivals stop at 30 ms and the
+/// run drains.
+fn two_clients(fault: &str) -> String {
+    let mut s = String::from(
+        "schema = 1\n[run]\nseed = 4\nduration = \"30ms\"\ndrain = true\n[network]\ntopology = \"dumbbell\"\nsenders = 2\nreceivers = 2\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n",
+    );
+    for (i, h) in ["s0", "s1"].iter().enumerate() {
+        s += &format!(
+            "[[host]]\nname = \"{h}\"\nqueue_depth = 64\n[[device]]\nname = \"d{i}\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r{i}\"\n\
+             [[workload]]\nname = \"w{i}\"\nhost = \"{h}\"\ndevice = \"d{i}\"\narrival = {{ kind = \"poisson\", rate_iops = 20000 }}\nread_fraction = 0.7\n"
+        );
+    }
+    s + fault
+}
+
+#[test]
+fn a_host_that_crashes_loses_what_it_had_in_flight_and_the_others_go_on() {
+    let crash = "[[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"10ms\"\n";
+    let (s, sim) = run(&two_clients(crash));
+    sim.check_conservation().unwrap();
+    let r = &s["requests"];
+    assert_eq!(f(r, "issued"), f(r, "completed") + f(r, "failed") + f(r, "lost") + f(r, "in_flight"), "{r}");
+    assert_eq!(f(r, "in_flight"), 0.0, "drained: the crashed host's requests still out ended without it");
+    let (w0, w1) = (&s["workloads"]["w0"], &s["workloads"]["w1"]);
+    assert!(f(w0, "issued") > 150.0 && f(w0, "issued") < 250.0, "s0 issued for 10 ms at 20 k IOPS only: {w0}");
+    assert!(f(w0, "lost") >= 1.0 && f(w0, "lost") < 64.0, "what s0 had in flight at the crash is lost: {w0}");
+    assert_eq!(f(w0, "issued"), f(w0, "completed") + f(w0, "lost"), "{w0}");
+    assert_eq!(s["faults"]["crashed_hosts"], serde_json::json!(["s0"]));
+    assert_eq!(s["faults"]["happened"][0]["host"], "s0");
+    assert_eq!(f(&s, "faults.timeouts"), 0.0, "a crash times nothing out; no device is taken as dead");
+    assert_eq!(s["faults"]["dead_devices"], serde_json::json!([]));
+    // s1 does not notice: the same requests as without the crash, the same latency.
+    let (base, _) = run(&two_clients(""));
+    let b1 = &base["workloads"]["w1"];
+    assert_eq!(f(w1, "completed"), f(b1, "completed"), "{w1} vs {b1}");
+    let (m, mb) = (f(w1, "read.lat_us.mean"), f(b1, "read.lat_us.mean"));
+    assert!((m / mb - 1.0).abs() < 0.05, "s1's reads {m:.1} µs against {mb:.1} µs without the crash");
+    assert_eq!(base["conservation"], "ok");
+}
+
+#[test]
+fn host_crash_is_checked() {
+    let err = |fault: &str| {
+        let text = two_clients(fault);
+        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
+        resolve(&l, &text).err().expect("refused").to_string()
+    };
+    assert!(err("[[fault]]\nkind = \"host_crash\"\nat = \"1ms\"\n").contains("fault[0].host"));
+    let e = err("[[fault]]\nkind = \"host_crash\"\nhost = \"s9\"\nat = \"1ms\"\n");
+    assert!(e.contains("fault[0].host") && e.contains("s9"), "{e}");
+    assert!(err("[[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"1ms\"\nuntil = \"2ms\"\n").contains("fault[0].until"));
+    assert!(err("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nhost = \"s0\"\nat = \"1ms\"\n").contains("fault[0].host"));
+}

@@ -169,15 +169,21 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
     let n = t.nodes.len();
     let tors = tor_nodes.len();
     let host_tor: Vec<u32> = host_tor_node.iter().map(|tn| tor_nodes.binary_search(tn).expect("listed") as u32).collect();
-    let down_port: Vec<u32> = t
-        .hosts
-        .iter()
-        .zip(&host_tor_node)
-        .map(|(&h, &tor)| {
-            let p = t.nodes[tor as usize].ports.iter().copied().find(|&p| t.ports[p as usize].peer_node == h).expect("the host's link");
-            if up(p) { p } else { u32::MAX }
-        })
-        .collect();
+    // Each host's port at its ToR, from one pass over the ToRs' ports (a ToR may have hundreds
+    // of thousands: a search per host would be quadratic).
+    let mut host_of_node = vec![u32::MAX; n];
+    for (i, &h) in t.hosts.iter().enumerate() {
+        host_of_node[h as usize] = i as u32;
+    }
+    let mut down_port = vec![u32::MAX; t.hosts.len()];
+    for &tor in &tor_nodes {
+        for &p in &t.nodes[tor as usize].ports {
+            let i = host_of_node[t.ports[p as usize].peer_node as usize];
+            if i != u32::MAX && host_tor_node[i as usize] == tor && up(p) {
+                down_port[i as usize] = p;
+            }
+        }
+    }
     let mut entry = vec![0u16; n * tors];
     let mut sets: Vec<u32> = Vec::new();
     // Per node: its distinct sets so far (offset, length), in the order of their ids.

@@ -38,6 +38,9 @@ pub enum FaultKind {
     /// The server's hosts find it lost: a Keep Alive command went unanswered for KATO. They
     /// abort what they had sent it and take its devices as dead.
     KeepAliveLost { name: String, devices: Vec<usize> },
+    /// The host (index) crashes with its applications: its workloads stop, and what they had in
+    /// flight is lost.
+    HostCrash { host: usize },
 }
 
 impl FaultKind {
@@ -57,6 +60,7 @@ impl FaultKind {
             FaultKind::Server { up: false, .. } => "server_down",
             FaultKind::Server { up: true, .. } => "server_up",
             FaultKind::KeepAliveLost { .. } => "keep_alive_lost",
+            FaultKind::HostCrash { .. } => "host_crash",
         }
     }
 
@@ -64,7 +68,7 @@ impl FaultKind {
     pub fn device(&self) -> Option<usize> {
         match *self {
             FaultKind::DeviceFail { device } | FaultKind::DeviceBack { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
-            FaultKind::Link { .. } | FaultKind::Reroute | FaultKind::Server { .. } | FaultKind::KeepAliveLost { .. } => None,
+            FaultKind::Link { .. } | FaultKind::Reroute | FaultKind::Server { .. } | FaultKind::KeepAliveLost { .. } | FaultKind::HostCrash { .. } => None,
         }
     }
 }
@@ -85,6 +89,9 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
             (f.device.is_some() && network_fault, "device", "a network fault takes link or switch, not device"),
             (f.server.is_some() && f.kind != "server_down", "server", "only server_down takes server"),
             (f.device.is_some() && f.kind == "server_down", "device", "server_down takes server: every device in it stops"),
+            (f.host.is_some() && f.kind != "host_crash", "host", "only host_crash takes host"),
+            (f.device.is_some() && f.kind == "host_crash", "device", "host_crash takes host"),
+            (f.until.is_some() && f.kind == "host_crash", "until", "a crashed host does not come back within a run"),
         ] {
             if v {
                 cx.err(&key(k), format!("not a key of {} ({who})", f.kind));
@@ -96,6 +103,12 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
         }
         if f.kind == "server_down" {
             server_fault(cx, i, f, at, sc, devices, nvmeof, &mut out);
+            continue;
+        }
+        if f.kind == "host_crash" {
+            if let Some(p) = host_crash(cx, i, f, at, sc) {
+                out.push(p);
+            }
             continue;
         }
         let Some(name) = &f.device else {
@@ -145,7 +158,7 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                 out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }));
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down`, `switch_down` or `server_down`"))),
+            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down`, `switch_down`, `server_down` or `host_crash`"))),
         }
     }
     out.sort_by_key(|f| f.at);
@@ -209,6 +222,36 @@ fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, netw
         out.push(FaultPlan { at: u, kind: FaultKind::Link { ports, up: true, name, switch } });
         out.push(FaultPlan { at: u + detect, kind: FaultKind::Reroute });
     }
+}
+
+/// A `host_crash` fault: the named `[[host]]` crashes at `at`. Hosts whose requests pass through
+/// a cache, a volume, an admission gate or a coordinator cannot crash yet (what those hold of a
+/// lost request is not taken back), refused naming the key.
+fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: &Scenario) -> Option<FaultPlan> {
+    let key = |k: &str| format!("fault[{i}].{k}");
+    let Some(name) = &f.host else {
+        cx.err(&key("host"), "host_crash needs host: the [[host]] that crashes");
+        return None;
+    };
+    let Some(h) = sc.hosts.iter().position(|x| &x.name == name) else {
+        let hint = crate::suggest::closest(name, sc.hosts.iter().map(|x| x.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        cx.err(&key("host"), format!("no [[host]] named '{name}'{hint}"));
+        return None;
+    };
+    let why = if sc.hosts[h].cache.is_some() {
+        Some("it has a host cache")
+    } else if sc.workloads.iter().any(|w| w.host.as_ref().map_or(h == 0, |x| x == name) && sc.volumes.iter().any(|v| v.name == w.device)) {
+        Some("a workload of it runs on a volume")
+    } else if !sc.coordinators.is_empty() {
+        Some("the scenario has coordinators")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        cx.err(&key("host"), format!("'{name}' cannot crash yet: {why} (what it holds of a lost request is not modelled)"));
+        return None;
+    }
+    Some(FaultPlan { at: at?, kind: FaultKind::HostCrash { host: h } })
 }
 
 /// Whether device `name` may die in this scenario; if not, says why at `fault[i].KEY`.

@@ -29,7 +29,8 @@ pub struct FaultConfig {
     /// flash array becomes `factor` times slower (a fail-slow drive), until `until`; link_down:
     /// a network link fails, until `until`, and the routes go around it after `detect`;
     /// switch_down: likewise every link of a switch; gc_storm: an SSD collects garbage flat out,
-    /// until `until`; server_down: a storage server stops (every device in it), until `until`.
+    /// until `until`; server_down: a storage server stops (every device in it), until `until`;
+    /// host_crash: a host crashes with its applications (for the rest of the run).
     pub kind: String,
     /// device_fail, device_slow: the device.
     #[serde(default)]
@@ -43,6 +44,9 @@ pub struct FaultConfig {
     /// server_down: the storage server (a host of the topology that devices sit in).
     #[serde(default)]
     pub server: Option<String>,
+    /// host_crash: the host (`[[host]]`) that crashes with its applications.
+    #[serde(default)]
+    pub host: Option<String>,
     /// When it happens.
     pub at: String,
     /// device_slow: how many times longer the array's operations take (> 1).

@@ -61,6 +61,13 @@ impl Host {
         self.books.complete(1);
     }
 
+    /// The host crashed: what waits in its queues is gone (dropped from its books).
+    pub fn drop_waiting(&mut self) -> Vec<ReqId> {
+        let gone: Vec<ReqId> = self.queues.iter_mut().flat_map(|q| q.drain(..).map(|(r, _)| r)).collect();
+        self.books.drop_n(gone.len() as u64);
+        gone
+    }
+
     pub fn waiting(&self) -> usize {
         self.queues.iter().map(|q| q.len()).sum()
     }

@@ -68,9 +68,11 @@ impl Simulation {
         }
         // Reads held while their hosts' agents ask a coordinator are not yet the hosts' either.
         let asking = self.qos.as_deref().map_or(0, |rt| rt.msgs.asking_apps);
-        if wl_in_flight + cache_io + target_io != live || host_in_flight + cached_apps + gated + asking + target_io != live {
+        // Requests of crashed hosts still out are no workload's any more (they were lost).
+        let ghosts = self.faults.as_ref().map_or(0, |f| f.ghosts);
+        if wl_in_flight + ghosts + cache_io + target_io != live || host_in_flight + cached_apps + gated + asking + target_io != live {
             return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}"
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{ghosts} of crashed hosts, +{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}"
             ));
         }
         Ok(())

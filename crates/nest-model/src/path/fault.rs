@@ -46,6 +46,7 @@ impl Simulation {
             (FaultKind::Link { name, switch: false, .. }, _) => Subject::Link(name.clone()),
             (FaultKind::Link { name, switch: true, .. }, _) => Subject::Switch(name.clone()),
             (FaultKind::Server { name, .. } | FaultKind::KeepAliveLost { name, .. }, _) => Subject::Server(name.clone()),
+            (FaultKind::HostCrash { host }, _) => Subject::Host(*host),
             _ => Subject::Routes,
         };
         f.happened.push((now, kind.name(), subject));
@@ -82,6 +83,7 @@ impl Simulation {
             FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
             FaultKind::Server { devices, up: false, .. } => devices.into_iter().for_each(|d| f.dead[d] = true),
             FaultKind::Server { devices, up: true, .. } => devices.into_iter().for_each(|d| self.device_back(d)),
+            FaultKind::HostCrash { host } => self.host_crash(host),
             // A Keep Alive went unanswered: the hosts tear the connections down, give up on
             // every command they had sent the server, and fail over from its devices.
             FaultKind::KeepAliveLost { devices, .. } => {
@@ -95,6 +97,46 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Host `h` crashes with its applications: its workloads issue nothing more; what they had
+    /// in flight is lost — counted now, per workload — and what waits in the host's queues is
+    /// gone. The rest of those requests are still out (at a device, a target, on the network):
+    /// they run their course and end without their host (`ghost_ends`).
+    fn host_crash(&mut self, h: usize) {
+        let gone = self.hosts[h].drop_waiting();
+        for &r in &gone {
+            self.pool.release(r);
+        }
+        let f = self.faults.as_mut().expect("faults");
+        f.crashed[h] = true;
+        let mut lost = 0;
+        for (w, wl) in self.workloads.iter_mut().enumerate().filter(|(_, wl)| wl.host.ix() == h) {
+            let n = wl.in_flight as u64;
+            wl.books.drop_n(n);
+            wl.in_flight = 0;
+            f.lost_by_workload[w] += n;
+            lost += n;
+        }
+        f.lost += lost;
+        f.ghosts += lost - gone.len() as u64;
+    }
+
+    /// Whether host `h` has crashed.
+    #[inline]
+    pub(crate) fn host_crashed(&self, h: nest_core::HostId) -> bool {
+        self.faults.as_ref().is_some_and(|f| f.crashed[h.ix()])
+    }
+
+    /// Request `r` ends (completes or fails) after its host crashed: it is only let go — it was
+    /// counted lost at the crash. Whether it was.
+    pub(crate) fn ghost_ends(&mut self, r: ReqId) -> bool {
+        if !self.host_crashed(self.pool.get(r).host) {
+            return false;
+        }
+        self.pool.release(r);
+        self.faults.as_mut().expect("faults").ghosts -= 1;
+        true
     }
 
     /// Device `d` answers again. A host that took it as dead uses it again at once when it is
@@ -168,9 +210,14 @@ impl Simulation {
 
     fn give_up(&mut self, r: ReqId, sent: bool) {
         let req = *self.pool.get(r);
+        let crashed = self.host_crashed(req.host);
         let f = self.faults.as_mut().expect("timeouts come from faults");
-        f.timeouts += 1;
-        f.take_as_dead(req.served.ix(), self.now);
+        // A crashed host times nothing out (its request is only let go, below): the device is
+        // not taken as dead on its account.
+        if !crashed {
+            f.timeouts += 1;
+            f.take_as_dead(req.served.ix(), self.now);
+        }
         let host = req.host;
         self.hosts[host.ix()].completed();
         // Over NVMe-oF the host aborts the command: its SQ slot is free again, no response
@@ -239,6 +286,9 @@ impl Simulation {
     /// Application request `r` failed: its workload hears an error (counted, not in the latency
     /// statistics) and moves on.
     fn fail(&mut self, r: ReqId) {
+        if self.ghost_ends(r) {
+            return;
+        }
         let req = *self.pool.get(r);
         self.pool.release(r);
         let f = self.faults.as_mut().expect("faults");
@@ -266,6 +316,7 @@ impl Simulation {
                 Subject::Link(l) => serde_json::json!({"kind": kind, "link": l, "at_s": t.as_secs_f64()}),
                 Subject::Switch(w) => serde_json::json!({"kind": kind, "switch": w, "at_s": t.as_secs_f64()}),
                 Subject::Server(s) => serde_json::json!({"kind": kind, "server": s, "at_s": t.as_secs_f64()}),
+                Subject::Host(h) => serde_json::json!({"kind": kind, "host": self.hosts[*h].name, "at_s": t.as_secs_f64()}),
                 Subject::Routes => serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()}),
             }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
@@ -274,6 +325,9 @@ impl Simulation {
             "retried_reads": f.retried,
             "degraded_writes": f.degraded_writes,
             "failed_by_workload": workloads,
+            "crashed_hosts": (0..f.crashed.len()).filter(|&h| f.crashed[h]).map(|h| self.hosts[h].name.clone()).collect::<Vec<_>>(),
+            "lost": f.lost,
+            "lost_by_workload": self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.lost_by_workload[i]))).collect::<serde_json::Map<_, _>>(),
         }))
     }
 }

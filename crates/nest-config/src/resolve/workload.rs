@@ -1,6 +1,10 @@
 //! Resolution of `[[workload]]`: synthetic arrival processes and size/address laws, trace
 //! replay, fio job files, MMPP fits, start/stop and on/off periods — into [`WorkloadPlan`]s.
 
+/// Memory one request in flight takes, for the check before a run: ~230 B of request record,
+/// twice that while the pool doubles, plus its host-queue entry.
+const BYTES_PER_REQUEST: u64 = 512;
+
 use super::*;
 
 #[derive(Debug, Clone)]
@@ -104,6 +108,12 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
         ArrivalConfig::Burst { outstanding } => {
             if *outstanding == 0 {
                 cx.err(&format!("{key}.outstanding"), "must be at least 1");
+                return None;
+            }
+            // Each outstanding request is live from the start: its record in the run's request
+            // pool (which grows by doubling), its place in a host queue, its statistics.
+            let k = format!("{key}.outstanding");
+            if !cx.memory(&k, *outstanding as u64 * BYTES_PER_REQUEST, format!("{outstanding} requests outstanding")) {
                 return None;
             }
             ArrivalSpec::Burst { outstanding: *outstanding }
@@ -249,6 +259,10 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
             return cx.err(&format!("{fk}.job"), format!("no job named '{}' in {}", fio.job.clone().unwrap_or_default(), path.display()));
         }
         let single = selected.len() == 1 && selected[0].numjobs == 1;
+        let outstanding: u64 = selected.iter().map(|j| j.iodepth as u64 * j.numjobs as u64).sum();
+        if !cx.memory(&fk, outstanding * BYTES_PER_REQUEST, format!("{outstanding} requests outstanding (iodepth × numjobs)")) {
+            return;
+        }
         for job in selected {
             for (opt, line) in &job.ignored {
                 cx.warnings.push(format!("{}:{line}: fio option '{opt}' is not modelled and was ignored", path.display()));

@@ -532,7 +532,8 @@ impl SsdParams {
         }
         need("host.pcie_lanes", self.host.pcie_lanes >= 1, "expected at least 1");
         need("host.lane_bandwidth", self.host.lane_bytes_per_s > 0.0, "expected a positive bandwidth");
-        need("host.queue_depth", self.host.queue_depth >= 1, "expected at least 1");
+        // An NVMe queue holds at most 65,536 entries; the controller's slots are allocated.
+        need("host.queue_depth", (1..=65_536).contains(&self.host.queue_depth), "expected 1 to 65536 commands held at once");
         need("scheduler.weights", self.sched.weights.iter().all(|w| *w >= 1), "expected three weights ≥ 1");
         need("scheduler.suspend_max_per_operation", (1..=255).contains(&self.sched.suspend.max_per_op), "expected 1 to 255");
         if let Some(p) = &self.precondition {

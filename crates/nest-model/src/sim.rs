@@ -348,13 +348,11 @@ impl Simulation {
 
     /// Closed loop: issue until `target` requests are outstanding, or wait for the next on period.
     pub(crate) fn refill(&mut self, w: u32) {
-        if self.host_crashed(self.workloads[w as usize].host) {
-            return;
-        }
         loop {
             let wl = &self.workloads[w as usize];
             let Source::Closed { gen, target } = &wl.source else { return };
-            if wl.in_flight >= *target {
+            // A crashed host's applications issue nothing more.
+            if wl.in_flight >= *target || self.host_crashed(wl.host) {
                 return;
             }
             match gen.gate(self.now) {

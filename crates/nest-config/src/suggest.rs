@@ -31,6 +31,12 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     candidates.into_iter().map(|c| (distance(word, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
 }
 
+/// "; did you mean `c`?" for the candidate closest to `word`, or "" when none is close: to
+/// append to a message that names an unknown thing.
+pub fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+}
+
 /// A serde message `unknown field|variant `x`, expected one of `a`, `b`` (or `expected `a` or
 /// `b``) with ", did you mean `a`?" appended when one is close; other messages unchanged.
 pub fn with_hint(message: &str) -> String {
@@ -38,11 +44,7 @@ pub fn with_hint(message: &str) -> String {
         return message.to_string();
     };
     let Some((word, expected)) = rest.split_once('`') else { return message.to_string() };
-    let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    match closest(word, candidates) {
-        Some(c) => format!("{message}; did you mean `{c}`?"),
-        None => message.to_string(),
-    }
+    format!("{message}{}", hint(word, expected.split('`').skip(1).step_by(2)))
 }
 
 #[cfg(test)]

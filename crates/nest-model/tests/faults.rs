@@ -3,9 +3,7 @@
 //! request (issued = completed + failed + in flight).
 
 mod common;
-use common::{f, run};
-use nest_config::{load_str, resolve};
-use std::path::PathBuf;
+use common::{f, refused, run};
 
 const DEVICES: &str = r#"
 [[device]]
@@ -98,8 +96,7 @@ fn an_ssd_that_dies_mid_run_discards_what_it_was_doing_and_the_books_still_balan
 fn fault_configuration_errors_name_their_key() {
     let err = |extra: &str, replace: (&str, &str)| {
         let t = scenario("d0", extra).replace(replace.0, replace.1);
-        let l = load_str(&t, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &t).unwrap_err().to_string()
+        refused(&t)
     };
     let e = err("", ("device = \"d0\"\nat", "device = \"dO\"\nat"));
     assert!(e.contains("fault[0].device") && e.contains("no device named 'dO'; did you mean `d0`?"), "{e}");
@@ -152,8 +149,7 @@ fn a_fail_slow_ssd_serves_its_reads_slower_until_it_recovers() {
 fn device_slow_is_checked() {
     let err = |fault: &str| {
         let text = ssd_scenario(fault);
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).unwrap_err().to_string()
+        refused(&text)
     };
     let e = err("[[fault]]\nkind = \"device_slow\"\ndevice = \"s\"\nat = \"20ms\"\n");
     assert!(e.contains("fault[0].factor") && e.contains("needs factor"), "{e}");
@@ -164,8 +160,7 @@ fn device_slow_is_checked() {
     let e = err("[[fault]]\nkind = \"device_fail\"\ndevice = \"s\"\nat = \"20ms\"\nfactor = 4\n");
     assert!(e.contains("fault[0].factor") && e.contains("only device_slow"), "{e}");
     let text = scenario("d0", "").replace("kind = \"device_fail\"", "kind = \"device_slow\"\nfactor = 3");
-    let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-    let e = resolve(&l, &text).unwrap_err().to_string();
+    let e = refused(&text);
     assert!(e.contains("fault[0].device") && e.contains("not an SSD"), "{e}");
 }
 
@@ -261,8 +256,7 @@ fn a_failed_link_loses_packets_until_the_routes_go_around_it_and_every_request_c
 fn link_faults_are_checked() {
     let err = |fault: &str| {
         let text = fabric_scenario(fault);
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).unwrap_err().to_string()
+        refused(&text)
     };
     let e = err("[[fault]]\nkind = \"link_down\"\nlink = [\"e0_0\", \"c0\"]\nat = \"5ms\"\n");
     assert!(e.contains("fault[0].link") && e.contains("no link joins 'e0_0' and 'c0'"), "{e}");
@@ -291,8 +285,7 @@ fn a_failed_switch_takes_all_its_links_and_the_routes_go_around_it() {
     assert_eq!(f(&s, "requests.completed"), f(&s, "requests.issued"));
     let err = |fault: &str| {
         let text = fabric_scenario(fault);
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).unwrap_err().to_string()
+        refused(&text)
     };
     let e = err("[[fault]]\nkind = \"switch_down\"\nswitch = \"h0\"\nat = \"5ms\"\nlink = [\"a\", \"b\"]\n");
     assert!(e.contains("fault[0].switch") && e.contains("a host, not a switch") && e.contains("only link_down takes link"), "{e}");
@@ -350,8 +343,7 @@ fn a_failed_device_that_comes_back_serves_again_and_only_the_outage_fails() {
     assert!(f(&s, "requests.completed") > f(&always, "requests.completed") + 200.0, "requests after the outage complete");
     let e = {
         let text = scenario("d0", "").replace("at = \"10ms\"\n", "at = \"10ms\"\nuntil = \"5ms\"\n");
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).unwrap_err().to_string()
+        refused(&text)
     };
     assert!(e.contains("fault[0].until") && e.contains("after"), "{e}");
 }
@@ -405,8 +397,7 @@ fn a_storage_server_that_stops_is_found_by_keep_alive_before_any_io_times_out() 
 fn server_faults_are_checked() {
     let err = |fault: &str| {
         let text = remote_scenario("mirror").replace("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"10ms\"\n", fault);
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).err().expect("refused").to_string()
+        refused(&text)
     };
     assert!(err("[[fault]]\nkind = \"server_down\"\nat = \"1ms\"\n").contains("fault[0].server"));
     let e = err("[[fault]]\nkind = \"server_down\"\nserver = \"r9\"\nat = \"1ms\"\n");
@@ -415,8 +406,7 @@ fn server_faults_are_checked() {
     assert!(err("[[fault]]\nkind = \"server_down\"\nserver = \"r0\"\ndevice = \"d0\"\nat = \"1ms\"\n").contains("fault[0].device"));
     assert!(err("[[fault]]\nkind = \"device_fail\"\nserver = \"r0\"\ndevice = \"d0\"\nat = \"1ms\"\n").contains("fault[0].server"));
     let kato = remote_scenario("mirror").replace("[[host]]", "[nvmeof]\nkeep_alive = \"soon\"\n[[host]]");
-    let l = load_str(&kato, "t.toml", PathBuf::from("."), &[], None).unwrap();
-    assert!(resolve(&l, &kato).err().expect("refused").to_string().contains("nvmeof.keep_alive"));
+    assert!(refused(&kato).contains("nvmeof.keep_alive"));
 }
 
 #[test]
@@ -495,8 +485,7 @@ fn a_host_that_crashes_loses_what_it_had_in_flight_and_the_others_go_on() {
 fn host_crash_is_checked() {
     let err = |fault: &str| {
         let text = two_clients(fault);
-        let l = load_str(&text, "t.toml", PathBuf::from("."), &[], None).unwrap();
-        resolve(&l, &text).err().expect("refused").to_string()
+        refused(&text)
     };
     assert!(err("[[fault]]\nkind = \"host_crash\"\nat = \"1ms\"\n").contains("fault[0].host"));
     let e = err("[[fault]]\nkind = \"host_crash\"\nhost = \"s9\"\nat = \"1ms\"\n");

@@ -210,14 +210,13 @@ pub(super) fn nvmeof(
         }
         Some(b)
     });
-    let keep_alive = match &c.keep_alive {
-        None => Some(DEFAULT_KEEP_ALIVE),
-        Some(v) => cx.dur("nvmeof.keep_alive", v).filter(|t| *t > SimTime::ZERO),
+    // A host timer: Linux's default when absent, none at "0s".
+    let timer = |cx: &mut Ctx, key: &str, v: &Option<String>, default: SimTime| match v {
+        None => Some(default),
+        Some(v) => cx.dur(&format!("nvmeof.{key}"), v).filter(|t| *t > SimTime::ZERO),
     };
-    let reconnect_delay = match &c.reconnect_delay {
-        None => Some(DEFAULT_RECONNECT_DELAY),
-        Some(v) => cx.dur("nvmeof.reconnect_delay", v).filter(|t| *t > SimTime::ZERO),
-    };
+    let keep_alive = timer(cx, "keep_alive", &c.keep_alive, DEFAULT_KEEP_ALIVE);
+    let reconnect_delay = timer(cx, "reconnect_delay", &c.reconnect_delay, DEFAULT_RECONNECT_DELAY);
 
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();

@@ -116,7 +116,7 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
             continue;
         };
         let Some(d) = devices.iter().position(|d| &d.name == name) else {
-            let hint = crate::suggest::closest(name, devices.iter().map(|d| d.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+            let hint = crate::suggest::hint(name, devices.iter().map(|d| d.name.as_str()));
             cx.err(&key("device"), format!("no device named '{name}'{hint}"));
             continue;
         };
@@ -234,7 +234,7 @@ fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: 
         return None;
     };
     let Some(h) = sc.hosts.iter().position(|x| &x.name == name) else {
-        let hint = crate::suggest::closest(name, sc.hosts.iter().map(|x| x.name.as_str())).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        let hint = crate::suggest::hint(name, sc.hosts.iter().map(|x| x.name.as_str()));
         cx.err(&key("host"), format!("no [[host]] named '{name}'{hint}"));
         return None;
     };
@@ -290,7 +290,7 @@ fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc
     let members: Vec<usize> = sc.devices.iter().filter(|d| d.server() == Some(server.as_str())).filter_map(|d| devices.iter().position(|p| p.name == d.name())).collect();
     if members.is_empty() {
         let servers = sc.devices.iter().filter_map(|d| d.server());
-        let hint = crate::suggest::closest(server, servers).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+        let hint = crate::suggest::hint(server, servers);
         cx.err(&key("server"), format!("no device sits in a server named '{server}'{hint}"));
         return;
     }

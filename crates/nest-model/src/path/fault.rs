@@ -308,26 +308,29 @@ impl Simulation {
     pub(crate) fn faults_json(&self) -> Option<serde_json::Value> {
         let f = self.faults.as_ref()?;
         let names = |d: usize| self.resolved.devices[d].name.clone();
-        let workloads: serde_json::Map<String, serde_json::Value> =
-            self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.failed_by_workload[i]))).collect();
+        let per_workload = |n: &[u64]| -> serde_json::Map<String, serde_json::Value> { self.workloads.iter().zip(n).map(|(w, &n)| (w.name.clone(), serde_json::json!(n))).collect() };
         Some(serde_json::json!({
-            "happened": f.happened.iter().map(|(t, kind, what)| match what {
-                Subject::Device(d) => serde_json::json!({"kind": kind, "device": names(*d), "at_s": t.as_secs_f64()}),
-                Subject::Link(l) => serde_json::json!({"kind": kind, "link": l, "at_s": t.as_secs_f64()}),
-                Subject::Switch(w) => serde_json::json!({"kind": kind, "switch": w, "at_s": t.as_secs_f64()}),
-                Subject::Server(s) => serde_json::json!({"kind": kind, "server": s, "at_s": t.as_secs_f64()}),
-                Subject::Host(h) => serde_json::json!({"kind": kind, "host": self.hosts[*h].name, "at_s": t.as_secs_f64()}),
-                Subject::Routes => serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()}),
+            "happened": f.happened.iter().map(|(t, kind, what)| {
+                let mut e = serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()});
+                match what {
+                    Subject::Device(d) => e["device"] = names(*d).into(),
+                    Subject::Link(l) => e["link"] = l.as_str().into(),
+                    Subject::Switch(w) => e["switch"] = w.as_str().into(),
+                    Subject::Server(s) => e["server"] = s.as_str().into(),
+                    Subject::Host(h) => e["host"] = self.hosts[*h].name.as_str().into(),
+                    Subject::Routes => {}
+                }
+                e
             }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
             "timeouts": f.timeouts,
             "failed": f.failed,
             "retried_reads": f.retried,
             "degraded_writes": f.degraded_writes,
-            "failed_by_workload": workloads,
+            "failed_by_workload": per_workload(&f.failed_by_workload),
             "crashed_hosts": (0..f.crashed.len()).filter(|&h| f.crashed[h]).map(|h| self.hosts[h].name.clone()).collect::<Vec<_>>(),
             "lost": f.lost,
-            "lost_by_workload": self.workloads.iter().enumerate().map(|(i, w)| (w.name.clone(), serde_json::json!(f.lost_by_workload[i]))).collect::<serde_json::Map<_, _>>(),
+            "lost_by_workload": per_workload(&f.lost_by_workload),
         }))
     }
 }

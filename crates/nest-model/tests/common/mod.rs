@@ -14,6 +14,13 @@ pub fn run(text: &str) -> (Value, Simulation) {
     (sim.summary(), sim)
 }
 
+/// The error a scenario text that does not resolve gives (panics if it resolves).
+#[allow(dead_code)] // not every test file uses it
+pub fn refused(text: &str) -> String {
+    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    resolve(&l, text).err().expect("refused").to_string()
+}
+
 /// A number at a dotted path of a summary ("classes.high.read.ios").
 #[allow(dead_code)] // not every test file uses it
 pub fn f(v: &Value, path: &str) -> f64 {

@@ -13,8 +13,9 @@ from ._native import ConfigError, InternalError, SimError, Stopped, __version__
 from .runner import Budget, RunResult, run
 from .sweep import run_sweep as sweep
 from .compare import compare
+from .parquet_stream import read_partial
 
-__all__ = ["run", "sweep", "compare", "plot", "Budget", "RunResult", "ConfigError", "SimError", "InternalError", "Stopped",
+__all__ = ["run", "sweep", "compare", "plot", "read_partial", "Budget", "RunResult", "ConfigError", "SimError", "InternalError", "Stopped",
            "__version__"]
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _native
+from .parquet_stream import ParquetAppender
 from .progress import Progress
 
 #: Events per engine step between drains (about 0.1–0.5 s of CPU).
@@ -258,7 +259,8 @@ class _TableStream:
     Row groups are written on a thread of their own while the engine runs its next step (the
     engine releases the GIL; Parquet encoding does too): on a machine with a second core the
     writing costs no wall time. One write is in flight at a time, in order, so the file is the
-    same as written inline and at most two row groups wait in memory."""
+    same as written inline and at most two row groups wait in memory. The file is a complete
+    Parquet file after every row group (``parquet_stream``), so a killed run's is readable."""
 
     def __init__(self, path: Optional[Path], seed: Optional[int], started: float, keep: bool, empty_file: bool = False,
                  **options):
@@ -266,7 +268,7 @@ class _TableStream:
         # Whether a table without rows still gets its file (the time series does when asked for).
         self.empty_file = empty_file
         self.keep = keep or path is None
-        self.writer: Optional[pq.ParquetWriter] = None
+        self.writer: Optional[ParquetAppender] = None
         self.pending: list = []
         self.pending_rows = 0
         self.kept: list = []
@@ -299,9 +301,9 @@ class _TableStream:
 
     def _write(self, t: pa.Table) -> None:
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, with_provenance(t.schema, self.seed, self.started), compression="zstd",
-                                           **self.options)
-        self.writer.write_table(t, row_group_size=len(t))
+            self.writer = ParquetAppender(self.path, with_provenance(t.schema, self.seed, self.started),
+                                          compression="zstd", **self.options)
+        self.writer.append(t)
 
     def _wait(self) -> None:
         """Waits for the write in flight; its error, if any, is raised here."""
@@ -319,19 +321,20 @@ class _TableStream:
                 self.thread = None
             if self.writer is not None:
                 self.writer.close()
-                self.writer = None
 
     def table(self) -> Optional[pa.Table]:
         return pa.concat_tables(self.kept) if self.kept else None
 
     def finish(self, final: Path) -> None:
-        """Renames the written file to ``final`` (written empty, with ``empty_file``, if no row came)."""
+        """Joins the written parts into ``final`` (written empty, with ``empty_file``, if no row came)."""
         if self.path is None:
             return
-        if not self.path.exists() and self.empty_file and self.schema is not None:
+        if self.writer is not None:
+            self.writer.finish(final)
+            self.writer = None
+        elif self.empty_file and self.schema is not None:
             pq.write_table(self.schema.empty_table().replace_schema_metadata(
                 with_provenance(self.schema, self.seed, self.started).metadata), self.path, compression="zstd")
-        if self.path.exists():
             self.path.replace(final)
 
 
@@ -383,6 +386,10 @@ def run(
         out.mkdir(parents=True, exist_ok=True)
         for stale in ("summary.json", "run.json", "requests.parquet", "timeseries.parquet"):
             (out / stale).unlink(missing_ok=True)
+        # A killed run's parts would otherwise be read as this run's (read_partial).
+        for stale in [*out.glob("requests.parquet.partial*"), *out.glob("timeseries.parquet.partial*"),
+                      *out.glob(".*.parquet.partial.rowgroup")]:
+            stale.unlink(missing_ok=True)
     want_requests = names["output_requests"]
     want_series = names["output_timeseries"]
     seed = names.get("seed")

@@ -14,6 +14,9 @@ pub struct FaultRt {
     pub known_dead: Vec<bool>,
     /// When the hosts took it as dead (their reconnect attempts over NVMe-oF count from there).
     pub lost_at: Vec<SimTime>,
+    /// Its hosts' reconnect attempts ran out (`ctrl_loss_tmo`): they removed its controller and
+    /// do not use it again in this run.
+    pub removed: Vec<bool>,
     /// Split requests one of whose parts failed: they fail when their last part is back.
     pub failed_parents: BTreeSet<u32>,
     /// Requests sitting at a dead device, and when their hosts give up on them (an earlier
@@ -45,6 +48,7 @@ impl FaultRt {
             dead: vec![false; devices],
             known_dead: vec![false; devices],
             lost_at: vec![SimTime::ZERO; devices],
+            removed: vec![false; devices],
             failed_parents: BTreeSet::new(),
             hanging: BTreeMap::new(),
             timeouts: 0,
@@ -63,12 +67,15 @@ impl FaultRt {
 }
 
 impl FaultRt {
-    /// The hosts take device `d` as dead from `now` (if they did not already).
-    pub fn take_as_dead(&mut self, d: usize, now: SimTime) {
-        if !self.known_dead[d] {
+    /// The hosts take device `d` as dead from `now` (if they did not already). Whether they did
+    /// only now.
+    pub fn take_as_dead(&mut self, d: usize, now: SimTime) -> bool {
+        let new = !self.known_dead[d];
+        if new {
             self.known_dead[d] = true;
             self.lost_at[d] = now;
         }
+        new
     }
 }
 

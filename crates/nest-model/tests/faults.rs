@@ -439,6 +439,56 @@ fn hosts_reconnect_to_a_device_that_came_back_at_their_next_attempt() {
     assert!(n_once - n_15 > 25.0 && n_15 - n_never > 50.0, "reads on d0: at once {n_once}, 15 ms {n_15}, never {n_never}");
 }
 
+#[test]
+fn hosts_remove_a_lost_controller_when_their_reconnect_attempts_run_out() {
+    // d0 dies at 10 ms; the host loses it at ~12 ms and tries every 5 ms: at ~17, ~22, ~27 ms.
+    // A ctrl_loss_tmo of 8 ms allows ⌈8/5⌉ = 2 attempts, so the one at ~22 ms is the last.
+    let text = |until: &str, tmo: Option<&str>| {
+        let tmo = tmo.map(|t| format!("ctrl_loss_tmo = \"{t}\"\n")).unwrap_or_default();
+        remote_scenario("mirror")
+            .replace("at = \"10ms\"\n", &format!("at = \"10ms\"\nuntil = \"{until}\"\n"))
+            .replace("[[host]]", &format!("[nvmeof]\nreconnect_delay = \"5ms\"\n{tmo}[[host]]"))
+    };
+    let events = |s: &serde_json::Value| -> Vec<(String, f64)> {
+        s["faults"]["happened"].as_array().unwrap().iter().filter(|e| e["device"] == "d0")
+            .map(|e| (e["kind"].as_str().unwrap().to_string(), e["at_s"].as_f64().unwrap() * 1e3)).collect()
+    };
+    let kind_at = |s: &serde_json::Value, k: &str| events(s).iter().find(|e| e.0 == k).map(|e| e.1);
+    // Back at 20 ms: the last attempt (~22 ms) finds it.
+    let (s, _) = run(&text("20ms", Some("8ms")));
+    let at = kind_at(&s, "reconnect").expect("a reconnect");
+    assert!(at > 21.0 && at < 23.0, "{:?}", events(&s));
+    assert_eq!(kind_at(&s, "controller_removed"), None);
+    // Back at 24 ms: the last attempt fails, the controller is removed and d0 never used again.
+    let (removed, sim) = run(&text("24ms", Some("8ms")));
+    sim.check_conservation().unwrap();
+    books_balance(&removed);
+    let gone = kind_at(&removed, "controller_removed").expect("removed");
+    assert!(gone > 21.0 && gone < 23.0, "{:?}", events(&removed));
+    assert_eq!(kind_at(&removed, "reconnect"), None, "{:?}", events(&removed));
+    assert_eq!(removed["faults"]["removed_controllers"], serde_json::json!(["d0"]));
+    // Never back in the run: the summary says when the hosts gave up on it all the same.
+    let (never, _) = run(&text("100ms", Some("8ms")));
+    let gone = kind_at(&never, "controller_removed").expect("removed");
+    assert!(gone > 21.0 && gone < 23.0, "{:?}", events(&never));
+    // Linux's default (600 s) and "forever" keep trying: the attempt at ~27 ms succeeds.
+    let (default, _) = run(&text("24ms", None));
+    let (forever, _) = run(&text("24ms", Some("forever")));
+    for s in [&default, &forever] {
+        assert_eq!(s["faults"]["removed_controllers"], serde_json::json!([]));
+        let at = kind_at(s, "reconnect").expect("a reconnect");
+        assert!(at > 26.0 && at < 28.0, "{:?}", events(s));
+    }
+    let reads = |s: &serde_json::Value| f(s, "devices.d0.read.ios");
+    assert!(reads(&forever) - reads(&removed) > 50.0, "d0 reads: kept trying {}, removed {}", reads(&forever), reads(&removed));
+    // "0s": the loss itself removes the controller.
+    let (at_once, _) = run(&text("20ms", Some("0s")));
+    let lost = kind_at(&at_once, "controller_removed").expect("removed at the loss");
+    assert!(lost > 11.0 && lost < 13.0, "{:?}", events(&at_once));
+    let e = refused(&text("20ms", Some("soon")));
+    assert!(e.contains("nvmeof.ctrl_loss_tmo") && e.contains("forever"), "{e}");
+}
+
 /// Two clients, s0 and s1, each reading and writing its own drive in storage servers r0 / r1
 /// over a 10 Gb/s DCTCP dumbbell at 20 k IOPS; `fault` appended. Arrivals stop at 30 ms and the
 /// run drains.

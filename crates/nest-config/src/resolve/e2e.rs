@@ -104,7 +104,13 @@ pub struct NvmeofPlan {
     pub keep_alive: Option<SimTime>,
     /// Time between a host's attempts to reconnect to a lost controller (`None`: at once).
     pub reconnect_delay: Option<SimTime>,
+    /// How long a host tries to reconnect to a lost controller before removing it (`None`: for
+    /// ever).
+    pub ctrl_loss_tmo: Option<SimTime>,
 }
+
+/// Linux's default `ctrl_loss_tmo` (`NVMF_DEF_CTRL_LOSS_TMO`).
+pub const DEFAULT_CTRL_LOSS_TMO: SimTime = SimTime::from_ms(600_000);
 
 /// Linux's default delay between reconnect attempts (`NVMF_DEF_RECONNECT_DELAY`).
 pub const DEFAULT_RECONNECT_DELAY: SimTime = SimTime::from_ms(10_000);
@@ -217,6 +223,14 @@ pub(super) fn nvmeof(
     };
     let keep_alive = timer(cx, "keep_alive", &c.keep_alive, DEFAULT_KEEP_ALIVE);
     let reconnect_delay = timer(cx, "reconnect_delay", &c.reconnect_delay, DEFAULT_RECONNECT_DELAY);
+    // Unlike the timers above, "0s" means what it does in Linux: no attempt at all.
+    let ctrl_loss_tmo = match c.ctrl_loss_tmo.as_deref() {
+        None => Some(DEFAULT_CTRL_LOSS_TMO),
+        Some("forever") => None,
+        Some(v) => nest_core::units::parse_duration(v)
+            .map_err(|e| cx.err("nvmeof.ctrl_loss_tmo", format!("{e}; or \"forever\" for no limit")))
+            .ok(),
+    };
 
     // The connections the workloads need, in a deterministic order.
     let mut needed: Vec<(usize, u32, usize)> = Vec::new();
@@ -272,5 +286,5 @@ pub(super) fn nvmeof(
         net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
-    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive, reconnect_delay })
+    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive, reconnect_delay, ctrl_loss_tmo })
 }

@@ -35,6 +35,10 @@ pub struct NvmeofConfig {
     /// host tries to reconnect, and again every as long (Linux's `reconnect_delay`, 10 s): a
     /// device or server that came back is used again from the first attempt after it did.
     pub reconnect_delay: Option<String>,
+    /// How long after losing a controller a host goes on trying to reconnect before it removes
+    /// it for good (Linux's `ctrl_loss_tmo`, 600 s; it allows ⌈ctrl_loss_tmo / reconnect_delay⌉
+    /// attempts; "forever": no limit; "0s": the first loss removes it).
+    pub ctrl_loss_tmo: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -87,10 +87,10 @@ impl Simulation {
             // A Keep Alive went unanswered: the hosts tear the connections down, give up on
             // every command they had sent the server, and fail over from its devices.
             FaultKind::KeepAliveLost { devices, .. } => {
-                for &d in &devices {
-                    f.take_as_dead(d, now);
-                }
                 let lost: Vec<ReqId> = f.hanging.keys().map(|&r| ReqId(r)).filter(|&r| devices.contains(&self.pool.get(r).served.ix())).collect();
+                for &d in &devices {
+                    self.lose(d);
+                }
                 for r in lost {
                     self.faults.as_mut().expect("faults").hanging.remove(&r.0);
                     self.give_up(r, true);
@@ -145,23 +145,63 @@ impl Simulation {
     fn device_back(&mut self, d: usize) {
         let now = self.now;
         let delay = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some()).and_then(|n| n.plan.reconnect_delay);
+        let removal = self.removal_at(d);
         let f = self.faults.as_mut().expect("faults");
         f.dead[d] = false;
+        if f.removed[d] {
+            return; // its controller is gone: the hosts no longer try
+        }
         match delay {
             Some(delay) if f.known_dead[d] => {
                 let attempts = (now.0 - f.lost_at[d].0).div_ceil(delay.0).max(1);
                 let at = SimTime(f.lost_at[d].0.saturating_add(attempts.saturating_mul(delay.0)));
-                // After the run's duration nothing new is sent: a later attempt would only
-                // stretch a draining run's clock.
-                if self.resolved.run.duration.is_none_or(|end| at <= end) {
-                    self.queue.schedule(at, Event::Reconnect(d as u32));
+                match removal {
+                    // Their last attempt, before it came back, failed: they removed it then.
+                    Some(r) if at > r => self.remove_controller(d, r),
+                    // After the run's duration nothing new is sent: a later attempt would only
+                    // stretch a draining run's clock.
+                    _ if self.resolved.run.duration.is_none_or(|end| at <= end) => self.queue.schedule(at, Event::Reconnect(d as u32)),
+                    _ => {}
                 }
             }
+            _ if f.known_dead[d] && removal.is_some_and(|r| now > r) => self.remove_controller(d, removal.expect("checked")),
             _ => f.known_dead[d] = false,
         }
     }
 
-    /// The hosts' reconnect attempt to device `d`: it succeeds if the device answers.
+    /// The hosts take device `d` as lost (a timeout, or a keep-alive unanswered). Over NVMe-oF
+    /// they remove its controller if their reconnect attempts run out before it answers: that
+    /// is settled when it comes back (`device_back`; no event waits for it, which would keep a
+    /// draining run's clock going), or at once for a `ctrl_loss_tmo` of 0.
+    fn lose(&mut self, d: usize) {
+        let now = self.now;
+        if self.faults.as_mut().expect("faults").take_as_dead(d, now) && self.removal_at(d) == Some(now) {
+            self.remove_controller(d, now);
+        }
+    }
+
+    /// When the hosts give up reconnecting to device `d` (lost at `lost_at[d]`): at their last
+    /// attempt, ⌈ctrl_loss_tmo / reconnect_delay⌉ delays after the loss, as Linux counts them
+    /// (`ctrl_loss_tmo` after it when they reconnect at once). None: never — the device is their
+    /// own, or they try for ever.
+    fn removal_at(&self, d: usize) -> Option<SimTime> {
+        let n = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some())?;
+        let tmo = n.plan.ctrl_loss_tmo?;
+        let after = match n.plan.reconnect_delay {
+            Some(delay) => tmo.0.div_ceil(delay.0).saturating_mul(delay.0),
+            None => tmo.0,
+        };
+        Some(SimTime(self.faults.as_ref()?.lost_at[d].0.saturating_add(after)))
+    }
+
+    /// The hosts removed device `d`'s controller at `at` (now, or their last attempt before now).
+    fn remove_controller(&mut self, d: usize, at: SimTime) {
+        let f = self.faults.as_mut().expect("faults");
+        f.removed[d] = true;
+        f.happened.push((at, "controller_removed", Subject::Device(d)));
+    }
+
+    /// The hosts' reconnect attempt to device `d`, made once it answers again: it succeeds.
     pub(crate) fn on_reconnect(&mut self, d: usize) {
         let now = self.now;
         let f = self.faults.as_mut().expect("reconnects come from faults");
@@ -216,7 +256,7 @@ impl Simulation {
         // not taken as dead on its account.
         if !crashed {
             f.timeouts += 1;
-            f.take_as_dead(req.served.ix(), self.now);
+            self.lose(req.served.ix());
         }
         let host = req.host;
         self.hosts[host.ix()].completed();
@@ -309,8 +349,19 @@ impl Simulation {
         let f = self.faults.as_ref()?;
         let names = |d: usize| self.resolved.devices[d].name.clone();
         let per_workload = |n: &[u64]| -> serde_json::Map<String, serde_json::Value> { self.workloads.iter().zip(n).map(|(w, &n)| (w.name.clone(), serde_json::json!(n))).collect() };
+        // Devices still dead whose hosts' attempts ran out during the run: removed then.
+        let removals: Vec<(SimTime, &'static str, Subject)> = (0..f.dead.len())
+            .filter(|&d| f.dead[d] && f.known_dead[d] && !f.removed[d])
+            .filter_map(|d| self.removal_at(d).filter(|&r| r <= self.now).map(|r| (r, "controller_removed", Subject::Device(d))))
+            .collect();
+        let mut happened: Vec<&(SimTime, &'static str, Subject)> = f.happened.iter().chain(&removals).collect();
+        happened.sort_by_key(|e| e.0);
+        let happened_removed: Vec<usize> = happened.iter().filter(|e| e.1 == "controller_removed").filter_map(|e| match e.2 {
+            Subject::Device(d) => Some(d),
+            _ => None,
+        }).collect();
         Some(serde_json::json!({
-            "happened": f.happened.iter().map(|(t, kind, what)| {
+            "happened": happened.into_iter().map(|(t, kind, what)| {
                 let mut e = serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()});
                 match what {
                     Subject::Device(d) => e["device"] = names(*d).into(),
@@ -323,6 +374,7 @@ impl Simulation {
                 e
             }).collect::<Vec<_>>(),
             "dead_devices": (0..f.dead.len()).filter(|&d| f.dead[d]).map(names).collect::<Vec<_>>(),
+            "removed_controllers": happened_removed.into_iter().map(names).collect::<Vec<_>>(),
             "timeouts": f.timeouts,
             "failed": f.failed,
             "retried_reads": f.retried,

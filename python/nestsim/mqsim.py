@@ -383,7 +383,9 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 w["align"] = f"{unit * 512 if aligned else 512}B"
                 dist = r.enum("Request_Size_Distribution", {"FIXED": "fixed", "NORMAL": "normal"}, "fixed")
                 avg = r.num("Average_Request_Size", kind=int, lo=1, default=8)
-                var = r.num("Variance_Request_Size", lo=0, default=0)
+                # Sizes are at most 4 GiB (2^23 sectors): a wider spread means nothing, and a
+                # variance near the float limit would overflow the half-width below.
+                var = r.num("Variance_Request_Size", lo=0, hi=float(1 << 46), default=0)
                 if dist == "fixed" or var == 0:
                     w["size"] = {"dist": "fixed", "bytes": f"{avg * 512}B"}
                 else:

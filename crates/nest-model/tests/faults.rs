@@ -3,7 +3,7 @@
 //! request (issued = completed + failed + in flight).
 
 mod common;
-use common::{f, refused, run};
+use common::{build, f, refused, run};
 
 const DEVICES: &str = r#"
 [[device]]
@@ -529,6 +529,60 @@ fn a_host_that_crashes_loses_what_it_had_in_flight_and_the_others_go_on() {
     let (m, mb) = (f(w1, "read.lat_us.mean"), f(b1, "read.lat_us.mean"));
     assert!((m / mb - 1.0).abs() < 0.05, "s1's reads {m:.1} µs against {mb:.1} µs without the crash");
     assert_eq!(base["conservation"], "ok");
+}
+
+/// Clients s0 and s1 keep 32 requests each on a mirror of d0 (server r0) and d1 (r1), with
+/// only 8 device parts out at a time, so parts wait at the hosts; `fault` appended.
+fn two_clients_on_a_mirror(fault: &str) -> String {
+    let mut s = String::from(
+        "schema = 1\n[run]\nseed = 5\nduration = \"30ms\"\ndrain = true\n[network]\ntopology = \"dumbbell\"\nsenders = 2\nreceivers = 2\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         [[device]]\nname = \"d0\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r0\"\n\
+         [[device]]\nname = \"d1\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r1\"\n\
+         [[volume]]\nname = \"mirror\"\nlayout = \"replicate\"\ndevices = [\"d0\", \"d1\"]\n",
+    );
+    for (i, h) in ["s0", "s1"].iter().enumerate() {
+        s += &format!(
+            "[[host]]\nname = \"{h}\"\nqueue_depth = 8\n[[workload]]\nname = \"w{i}\"\nhost = \"{h}\"\ndevice = \"mirror\"\n\
+             arrival = {{ kind = \"burst\", outstanding = 32 }}\nread_fraction = 0.7\n"
+        );
+    }
+    s + fault
+}
+
+#[test]
+fn a_host_that_crashes_with_volume_parts_waiting_and_out_loses_its_requests_cleanly() {
+    let text = two_clients_on_a_mirror("[[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"10ms\"\n");
+    let mut sim = build(&text);
+    // Just after the crash: parts of s0's requests still at the devices, the books balance.
+    while sim.now() < nest_core::SimTime::from_us(10_050) {
+        sim.step(1_000).unwrap();
+        sim.check_conservation().unwrap();
+    }
+    let (s, sim) = run(&text);
+    sim.check_conservation().unwrap();
+    assert_eq!(s["conservation"], "ok");
+    let r = &s["requests"];
+    assert_eq!(f(r, "issued"), f(r, "completed") + f(r, "failed") + f(r, "lost") + f(r, "in_flight"), "{r}");
+    assert_eq!(f(r, "in_flight"), 0.0, "drained: the parts still out ended without their host");
+    let w0 = &s["workloads"]["w0"];
+    assert_eq!(f(w0, "lost"), 32.0, "a closed loop of 32 loses all 32 at the crash: {w0}");
+    assert_eq!(f(w0, "issued"), f(w0, "completed") + f(w0, "lost"), "{w0}");
+    assert_eq!(f(&s, "faults.timeouts"), 0.0);
+    // d0 dies just before: s0's parts hanging there time out after the crash and are not
+    // retried (nobody is left to), s1's are.
+    let both = two_clients_on_a_mirror("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"9ms\"\n\
+                                        [[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"10ms\"\n")
+        .replace("queue_depth = 8\n", "queue_depth = 8\nio_timeout = \"2ms\"\n");
+    let (sb, simb) = run(&both);
+    simb.check_conservation().unwrap();
+    assert_eq!(f(&sb, "workloads.w0.lost"), 32.0);
+    assert_eq!(f(&sb, "requests.in_flight"), 0.0);
+    assert!(f(&sb, "faults.retried_reads") >= 1.0, "{}", sb["faults"]);
+    // s1 goes on, with the mirror to itself from 10 ms: more done than beside s0 all along.
+    let (base, _) = run(&two_clients_on_a_mirror(""));
+    let (w1, b1) = (&s["workloads"]["w1"], &base["workloads"]["w1"]);
+    assert!(f(w1, "completed") > f(b1, "completed"), "{w1} vs {b1}");
 }
 
 #[test]

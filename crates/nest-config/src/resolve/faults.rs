@@ -225,8 +225,8 @@ fn link_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, netw
 }
 
 /// A `host_crash` fault: the named `[[host]]` crashes at `at`. Hosts whose requests pass through
-/// a cache, a volume, an admission gate or a coordinator cannot crash yet (what those hold of a
-/// lost request is not taken back), refused naming the key.
+/// a cache, an NVM-set pool, an admission gate or a coordinator cannot crash yet (what those
+/// hold of a lost request is not taken back), refused naming the key.
 fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: &Scenario) -> Option<FaultPlan> {
     let key = |k: &str| format!("fault[{i}].{k}");
     let Some(name) = &f.host else {
@@ -240,8 +240,10 @@ fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: 
     };
     let why = if sc.hosts[h].cache.is_some() {
         Some("it has a host cache")
-    } else if sc.workloads.iter().any(|w| w.host.as_ref().map_or(h == 0, |x| x == name) && sc.volumes.iter().any(|v| v.name == w.device)) {
-        Some("a workload of it runs on a volume")
+    } else if sc.workloads.iter().any(|w| {
+        w.host.as_ref().map_or(h == 0, |x| x == name) && sc.volumes.iter().any(|v| v.name == w.device && v.read.as_deref() == Some("dt-active"))
+    }) {
+        Some("a workload of it runs on an NVM-set pool")
     } else if !sc.coordinators.is_empty() {
         Some("the scenario has coordinators")
     } else {

@@ -104,9 +104,26 @@ impl Simulation {
     /// gone. The rest of those requests are still out (at a device, a target, on the network):
     /// they run their course and end without their host (`ghost_ends`).
     fn host_crash(&mut self, h: usize) {
-        let gone = self.hosts[h].drop_waiting();
-        for &r in &gone {
+        // What waits in its queues: application requests, and device parts of split (volume)
+        // requests. A request whose parts were all waiting ends here; one with parts still out
+        // ends with its last (`part_done` → `parts_done` → `ghost_ends`).
+        let mut ended = 0;
+        for r in self.hosts[h].drop_waiting() {
+            let req = *self.pool.get(r);
             self.pool.release(r);
+            if req.kind != Kind::Child {
+                ended += 1;
+                continue;
+            }
+            self.parts.drop_n(1);
+            let parent = req.parent.expect("a device part has a parent");
+            let p = self.pool.get_mut(parent);
+            p.pending -= 1;
+            if p.pending == 0 {
+                self.faults.as_mut().expect("faults").failed_parents.remove(&parent.0);
+                self.pool.release(parent);
+                ended += 1;
+            }
         }
         let f = self.faults.as_mut().expect("faults");
         f.crashed[h] = true;
@@ -119,7 +136,7 @@ impl Simulation {
             lost += n;
         }
         f.lost += lost;
-        f.ghosts += lost - gone.len() as u64;
+        f.ghosts += lost - ended;
     }
 
     /// Whether host `h` has crashed.
@@ -274,7 +291,12 @@ impl Simulation {
             Kind::Child => {
                 self.parts.complete(1);
                 self.pool.release(r);
-                self.part_failed(&req);
+                if crashed {
+                    // Nobody is left to retry it: its request (lost) only waits for its parts.
+                    self.part_done(req.parent.expect("a device part has a parent"), &req);
+                } else {
+                    self.part_failed(&req);
+                }
                 self.try_dispatch(host);
             }
             Kind::Split | Kind::Background | Kind::TargetIo => {

@@ -7,11 +7,17 @@ use std::path::PathBuf;
 
 #[allow(dead_code)]
 pub fn run(text: &str) -> (Value, Simulation) {
-    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let r = resolve(&l, text).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(r).unwrap();
+    let mut sim = build(text);
     sim.run().unwrap();
     (sim.summary(), sim)
+}
+
+/// The simulation of a scenario text, built and not yet run.
+#[allow(dead_code)]
+pub fn build(text: &str) -> Simulation {
+    let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let r = resolve(&l, text).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(r).unwrap()
 }
 
 /// The error a scenario text that does not resolve gives (panics if it resolves).

@@ -440,6 +440,24 @@ fn hosts_reconnect_to_a_device_that_came_back_at_their_next_attempt() {
 }
 
 #[test]
+fn a_device_back_is_used_again_though_failures_the_driver_made_are_still_due() {
+    // d0 alone, dead from 10 to 20 ms, hosts reconnecting at once. The driver fails I/O to it
+    // every 10 µs after the host lost it; those due just after 20 ms used to take it as dead
+    // again, for good: every request to the end failed.
+    for delay in ["0s", "1ms"] {
+        let text = remote_scenario("d0")
+            .replace("at = \"10ms\"\n", "at = \"10ms\"\nuntil = \"20ms\"\n")
+            .replace("[[host]]", &format!("[nvmeof]\nreconnect_delay = \"{delay}\"\n[[host]]"));
+        let (s, sim) = run(&text);
+        sim.check_conservation().unwrap();
+        books_balance(&s);
+        let w = &s["workloads"]["w"];
+        // ~20 k IOPS: ~200 before 10 ms, ~200 lost to the outage, ~400 after it.
+        assert!(f(w, "completed") > 500.0 && f(w, "failed") < 300.0, "reconnect {delay}: {w}");
+    }
+}
+
+#[test]
 fn hosts_remove_a_lost_controller_when_their_reconnect_attempts_run_out() {
     // d0 dies at 10 ms; the host loses it at ~12 ms and tries every 5 ms: at ~17, ~22, ~27 ms.
     // A ctrl_loss_tmo of 8 ms allows ⌈8/5⌉ = 2 attempts, so the one at ~22 ms is the last.
@@ -583,6 +601,38 @@ fn a_host_that_crashes_with_volume_parts_waiting_and_out_loses_its_requests_clea
     let (base, _) = run(&two_clients_on_a_mirror(""));
     let (w1, b1) = (&s["workloads"]["w1"], &base["workloads"]["w1"]);
     assert!(f(w1, "completed") > f(b1, "completed"), "{w1} vs {b1}");
+}
+
+#[test]
+fn a_storage_server_that_runs_workloads_goes_down_with_them() {
+    // r0 holds d0 and keeps 8 requests on it; s0 reads and writes d0 over NVMe-oF.
+    let text = |until: &str| {
+        format!(
+            "schema = 1\n[run]\nseed = 3\nduration = \"40ms\"\n[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 2\n\
+             link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[nvmeof]\nkeep_alive = \"1ms\"\nreconnect_delay = \"0s\"\n\
+             [[host]]\nname = \"s0\"\nio_timeout = \"2ms\"\n[[host]]\nname = \"r0\"\nio_timeout = \"2ms\"\n\
+             [[device]]\nname = \"d0\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r0\"\n\
+             [[workload]]\nname = \"w\"\nhost = \"s0\"\ndevice = \"d0\"\narrival = {{ kind = \"poisson\", rate_iops = 20000 }}\nread_fraction = 0.7\n\
+             [[workload]]\nname = \"local\"\nhost = \"r0\"\ndevice = \"d0\"\narrival = {{ kind = \"burst\", outstanding = 8 }}\nread_fraction = 0.7\n\
+             [[fault]]\nkind = \"server_down\"\nserver = \"r0\"\nat = \"10ms\"\n{until}"
+        )
+    };
+    let (s, sim) = run(&text(""));
+    sim.check_conservation().unwrap();
+    assert_eq!(s["conservation"], "ok");
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["server_down", "host_crash", "keep_alive_lost"], "{}", s["faults"]);
+    let r = &s["requests"];
+    assert_eq!(f(r, "issued"), f(r, "completed") + f(r, "failed") + f(r, "lost") + f(r, "in_flight"), "{r}");
+    assert_eq!(s["faults"]["crashed_hosts"], serde_json::json!(["r0"]));
+    let (local, w) = (&s["workloads"]["local"], &s["workloads"]["w"]);
+    assert_eq!(f(local, "lost"), 8.0, "r0's own closed loop of 8 is lost at 10 ms, not failed: {local}");
+    assert_eq!(f(local, "issued"), f(local, "completed") + 8.0, "{local}");
+    assert!(f(w, "failed") > 300.0, "s0's I/O to d0 fails from 10 ms: {w}");
+    // Back at 20 ms: s0 uses d0 again, r0's applications stay gone.
+    let (b, _) = run(&text("until = \"20ms\"\n"));
+    assert_eq!(f(&b, "workloads.local.issued"), f(local, "issued"));
+    assert!(f(&b, "workloads.w.failed") < f(w, "failed") - 100.0, "{}", b["workloads"]["w"]);
 }
 
 #[test]

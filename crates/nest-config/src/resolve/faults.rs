@@ -238,7 +238,17 @@ fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: 
         cx.err(&key("host"), format!("no [[host]] named '{name}'{hint}"));
         return None;
     };
-    let why = if sc.hosts[h].cache.is_some() {
+    if let Some(why) = crash_refusal(sc, h) {
+        cx.err(&key("host"), format!("'{name}' cannot crash yet: {why} (what it holds of a lost request is not modelled)"));
+        return None;
+    }
+    Some(FaultPlan { at: at?, kind: FaultKind::HostCrash { host: h } })
+}
+
+/// Why host `h` cannot crash yet, if it cannot.
+fn crash_refusal(sc: &Scenario, h: usize) -> Option<&'static str> {
+    let name = &sc.hosts[h].name;
+    if sc.hosts[h].cache.is_some() {
         Some("it has a host cache")
     } else if sc.workloads.iter().any(|w| {
         w.host.as_ref().map_or(h == 0, |x| x == name) && sc.volumes.iter().any(|v| v.name == w.device && v.read.as_deref() == Some("dt-active"))
@@ -248,12 +258,7 @@ fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: 
         Some("the scenario has coordinators")
     } else {
         None
-    };
-    if let Some(why) = why {
-        cx.err(&key("host"), format!("'{name}' cannot crash yet: {why} (what it holds of a lost request is not modelled)"));
-        return None;
     }
-    Some(FaultPlan { at: at?, kind: FaultKind::HostCrash { host: h } })
 }
 
 /// Whether device `name` may die in this scenario; if not, says why at `fault[i].KEY`.
@@ -296,8 +301,11 @@ fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc
         cx.err(&key("server"), format!("no device sits in a server named '{server}'{hint}"));
         return;
     }
-    if sc.workloads.iter().any(|w| w.host.as_deref() == Some(server.as_str())) {
-        cx.err(&key("server"), format!("'{server}' runs workloads of its own: a host crashing with its applications is not modelled yet"));
+    // A server that runs workloads of its own crashes with them (for the rest of the run, even
+    // when its devices come back: a rebooted host would be a new run).
+    let crashes = sc.hosts.iter().position(|x| &x.name == server).filter(|&h| sc.workloads.iter().any(|w| w.host.as_ref().map_or(h == 0, |x| x == server)));
+    if let Some(why) = crashes.and_then(|h| crash_refusal(sc, h)) {
+        cx.err(&key("server"), format!("'{server}' runs workloads of its own and cannot crash with them yet: {why}"));
         return;
     }
     if !members.iter().all(|&d| may_die(cx, i, "server", sc, &devices[d].name)) {
@@ -306,6 +314,7 @@ fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc
     let Some((at, until)) = window(cx, i, f, at) else { return };
     let name = server.clone();
     out.push(FaultPlan { at, kind: FaultKind::Server { name: name.clone(), devices: members.clone(), up: false } });
+    out.extend(crashes.map(|host| FaultPlan { at, kind: FaultKind::HostCrash { host } }));
     if let Some(kato) = nvmeof.and_then(|n| n.keep_alive) {
         // The first Keep Alive at or after the failure, unanswered for KATO.
         let found = SimTime(at.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);

@@ -160,11 +160,17 @@ impl Simulation {
     /// its own; over NVMe-oF at its next reconnect attempt (every `reconnect_delay` from when it
     /// lost it).
     fn device_back(&mut self, d: usize) {
+        self.faults.as_mut().expect("faults").dead[d] = false;
+        self.plan_reconnect(d);
+    }
+
+    /// Device `d` answers: hosts that took it as lost use it again — at once when it is their
+    /// own, else at their next reconnect attempt, if their attempts have not run out.
+    fn plan_reconnect(&mut self, d: usize) {
         let now = self.now;
         let delay = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some()).and_then(|n| n.plan.reconnect_delay);
         let removal = self.removal_at(d);
         let f = self.faults.as_mut().expect("faults");
-        f.dead[d] = false;
         if f.removed[d] {
             return; // its controller is gone: the hosts no longer try
         }
@@ -189,11 +195,18 @@ impl Simulation {
     /// The hosts take device `d` as lost (a timeout, or a keep-alive unanswered). Over NVMe-oF
     /// they remove its controller if their reconnect attempts run out before it answers: that
     /// is settled when it comes back (`device_back`; no event waits for it, which would keep a
-    /// draining run's clock going), or at once for a `ctrl_loss_tmo` of 0.
+    /// draining run's clock going), or at once for a `ctrl_loss_tmo` of 0. A device that is in
+    /// fact alive (a command sent while it was dead timed out after it came back) answers their
+    /// next attempt — as a controller reset or reconnect finds it.
     fn lose(&mut self, d: usize) {
         let now = self.now;
-        if self.faults.as_mut().expect("faults").take_as_dead(d, now) && self.removal_at(d) == Some(now) {
+        if !self.faults.as_mut().expect("faults").take_as_dead(d, now) {
+            return;
+        }
+        if self.removal_at(d) == Some(now) {
             self.remove_controller(d, now);
+        } else if !self.faults.as_ref().expect("faults").dead[d] {
+            self.plan_reconnect(d);
         }
     }
 
@@ -222,7 +235,7 @@ impl Simulation {
     pub(crate) fn on_reconnect(&mut self, d: usize) {
         let now = self.now;
         let f = self.faults.as_mut().expect("reconnects come from faults");
-        if !f.dead[d] && f.known_dead[d] {
+        if !f.dead[d] && f.known_dead[d] && !f.removed[d] {
             f.known_dead[d] = false;
             f.happened.push((now, "reconnect", Subject::Device(d)));
         }
@@ -270,10 +283,14 @@ impl Simulation {
         let crashed = self.host_crashed(req.host);
         let f = self.faults.as_mut().expect("timeouts come from faults");
         // A crashed host times nothing out (its request is only let go, below): the device is
-        // not taken as dead on its account.
+        // not taken as dead on its account. Only a command sent and unanswered is news of a
+        // dead device; one the driver failed without sending it is the host's own verdict, and
+        // one due just after the device came back must not take it as dead again.
         if !crashed {
             f.timeouts += 1;
-            self.lose(req.served.ix());
+            if sent {
+                self.lose(req.served.ix());
+            }
         }
         let host = req.host;
         self.hosts[host.ix()].completed();

@@ -11,13 +11,17 @@ each scenario exercises a different mix) from:
 - one to four workloads: Poisson, constant, closed-loop or MMPP arrivals, fixed or spread
   sizes, any read mix and class;
 - without a fabric or host cache, sometimes a device that dies mid-run (`[[fault]]`) and a
-  short host I/O timeout.
+  short host I/O timeout;
+- without a host cache, sometimes one or two more faults of any kind the scenario supports
+  (a drive failing or coming back, a host crashing, a fail-slow drive, a GC storm, a storage
+  server stopping, a fabric link failing), with random NVMe-oF keep-alive, reconnect delay
+  and `ctrl_loss_tmo`.
 
 It runs each scenario twice and checks:
-- every request issued is completed, failed or in flight (`conservation`, which also checks each SSD's
+- every request issued is completed, failed, lost or in flight (`conservation`, which also checks each SSD's
   FTL books: the map against the reverse map, valid counts against mapped pages);
 - bytes are conserved across links and switches (`network.conservation`);
-- a lossless fabric drops no packet;
+- a lossless fabric drops no packet at its buffers (a failed link loses what it carries);
 - time is monotone (the engine refuses to go back);
 - the two runs give byte-identical summaries (determinism).
 
@@ -133,7 +137,47 @@ def draw(seed: int) -> dict:
         sc["fault"] = [{"kind": "device_fail", "device": r.choice([d["name"] for d in sc["device"]]), "at": f"{r.uniform(0.2, dur_ms):.3f}ms"}]
         for h in sc["host"]:
             h["io_timeout"] = r.choice(["100us", "500us", "2ms"])
+    # A second block of faults, drawn after the first (so the first stays as it was): any kind
+    # the scenario supports, often with `until`, and NVMe-oF's host timers at random.
+    if not any("cache" in h for h in sc["host"]) and r.random() < 0.4:
+        _more_faults(r, sc, networked, topo if networked else None)
     return sc
+
+
+def _more_faults(r: random.Random, sc: dict, networked: bool, topo: Optional[str]) -> None:
+    dur_ms = float(sc["run"]["duration"][:-2])
+    ssds = [d["name"] for d in sc["device"] if d["kind"] == "ssd"]
+    kinds = ["device_fail", "host_crash"] + (["device_slow", "gc_storm"] if ssds else [])
+    if networked:
+        kinds += ["server_down", "link_down"]
+    faults = sc.setdefault("fault", [])
+    for _ in range(r.choice([1, 1, 2])):
+        kind = r.choice(kinds)
+        at = r.uniform(0.2, dur_ms)
+        f: dict = {"kind": kind, "at": f"{at:.3f}ms"}
+        if kind == "device_fail":
+            f["device"] = r.choice([d["name"] for d in sc["device"]])
+        elif kind == "host_crash":
+            f["host"] = r.choice(sc["host"])["name"]
+        elif kind == "device_slow":
+            f["device"], f["factor"] = r.choice(ssds), r.choice([5, 20])
+        elif kind == "gc_storm":
+            f["device"] = r.choice(ssds)
+        elif kind == "server_down":
+            f["server"] = r.choice([d["server"] for d in sc["device"]])
+        else:
+            f["link"] = ["e3_0", "a3_0"] if topo == "fat_tree" else [r.choice(["r0", "s0"]), "sw0"]
+            f["detect"] = r.choice(["100us", "1ms"])
+        if kind in ("host_crash", "device_slow") and any(g["kind"] == kind and g.get("host", g.get("device")) == f.get("host", f.get("device")) for g in faults):
+            continue  # one of each per host or drive
+        if kind != "host_crash" and (kind == "gc_storm" or r.random() < 0.5):
+            f["until"] = f"{at + r.uniform(0.1, 3.0):.3f}ms"
+        faults.append(f)
+    for h in sc["host"]:
+        h.setdefault("io_timeout", r.choice(["100us", "500us", "2ms"]))
+    if networked:
+        sc["nvmeof"].update(keep_alive=r.choice(["0s", "200us", "1ms"]), reconnect_delay=r.choice(["0s", "300us", "2ms"]),
+                            ctrl_loss_tmo=r.choice(["forever", "0s", "1ms", "600s"]))
 
 
 def check(seed: int) -> List[str]:
@@ -157,12 +201,14 @@ def check(seed: int) -> List[str]:
     lossless = bool(sc.get("network", {}).get("switch", {}).get("pfc"))
     if lossless and not net.get("lossless"):
         bad.append("a fabric with pfc = true does not report itself lossless")
-    drops = net.get("packets", {}).get("dropped", 0)
+    # Lossless means no buffer overflows: a failed link loses what it carries even under PFC.
+    p = net.get("packets", {})
+    drops = p.get("dropped", 0) - p.get("link_drops", 0) - p.get("unroutable", 0)  # lost_on_wire is among link_drops
     if lossless and drops:
-        bad.append(f"lossless fabric dropped {drops} packets")
+        bad.append(f"lossless fabric dropped {drops} packets at its buffers")
     req = a.get("requests", {})
-    if req.get("issued") != req.get("completed", 0) + req.get("failed", 0) + req.get("in_flight", 0):
-        bad.append(f"requests issued {req.get('issued')} != completed + failed + in flight ({req})")
+    if req.get("issued") != req.get("completed", 0) + req.get("failed", 0) + req.get("lost", 0) + req.get("in_flight", 0):
+        bad.append(f"requests issued {req.get('issued')} != completed + failed + lost + in flight ({req})")
     if a.get("requests", {}).get("completed", 0) == 0 and not any(w.get("start") for w in sc["workload"]) and not sc.get("fault"):
         bad.append("no request completed")
     if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):

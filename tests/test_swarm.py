@@ -33,6 +33,9 @@ def test_the_draws_cover_the_features():
     assert {sc["nvmeof"]["transport"] for sc in drawn if "nvmeof" in sc} == set(swarm.TRANSPORTS)
     assert any("volume" in sc for sc in drawn) and any("cache" in sc["host"][0] for sc in drawn)
     assert {w["arrival"]["kind"] for sc in drawn for w in sc["workload"]} == {"poisson", "constant", "burst", "mmpp"}
+    faults = {f["kind"] for sc in drawn for f in sc.get("fault", [])}
+    assert faults == {"device_fail", "host_crash", "device_slow", "gc_storm", "server_down", "link_down"}, faults
+    assert any("until" in f for sc in drawn for f in sc.get("fault", []))
     assert swarm.draw(7) == swarm.draw(7)
 
 

@@ -126,6 +126,11 @@ def test_a_run_killed_outright_leaves_outputs_that_read_as_a_prefix_of_the_run(t
     assert got.num_rows >= 2 * 4 * 2_000
     closed = pq.read_table([str(q) for q in parts[:-1]])
     assert got.slice(0, closed.num_rows).equals(closed)
+    # `nestsim report` and `plot` on it say where its outputs are.
+    from nestsim import plots, report
+    for write in (report.write_report, plots.write_plots):
+        with pytest.raises(FileNotFoundError, match="did not finish.*read_partial"):
+            write(out)
     # The same run stopped cleanly a little later: the killed run's rows are its first ones.
     ref = nestsim.run(sc, out_dir=tmp_path / "ref", progress=False, budget=nestsim.Budget(events=40 * got.num_rows))
     assert ref.requests.num_rows > got.num_rows

@@ -241,6 +241,14 @@ def _chunk_end(chunk: list) -> int:
     return first + tc.field(meta, _CMD_SIZE)
 
 
+def unfinished(root: Path) -> str:
+    """A note for a directory without results that holds a run's parts: it did not finish."""
+    if any(root.glob("*.parquet.partial*")):
+        return (f"; it holds the outputs of a run that did not finish (killed?): read them with "
+                f"nestsim.read_partial('{root}')")
+    return ""
+
+
 def read_partial(path: Union[str, os.PathLike], columns=None) -> Optional[pa.Table]:
     """What a run's output holds so far: ``path`` is the final file's name (``DIR/requests.parquet``)
     or a run directory (then its requests). The final file when the run ended; otherwise every

@@ -393,5 +393,6 @@ def write_plots(root: Path) -> List[Path]:
         for stem, fig in run_figures(d):
             written += save(fig, d / "plots", stem)
     if not written and not (root / "sweep.parquet").exists() and not run_dirs(root):
-        raise FileNotFoundError(f"{root}: no summary.json or sweep.parquet found (is this a run directory?)")
+        from .parquet_stream import unfinished
+        raise FileNotFoundError(f"{root}: no summary.json or sweep.parquet found (is this a run directory?){unfinished(root)}")
     return written

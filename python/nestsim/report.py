@@ -281,7 +281,9 @@ def write_report(root: Path, out: Optional[Path] = None) -> Path:
         parts.append(_sweep_section(root))
     dirs = run_dirs(root)
     if not dirs and not (root / "claims.json").exists() and not (root / "sweep.parquet").exists():
-        raise FileNotFoundError(f"{root}: no summary.json, claims.json or sweep.parquet found (is this a run directory?)")
+        from .parquet_stream import unfinished
+        raise FileNotFoundError(f"{root}: no summary.json, claims.json or sweep.parquet found (is this a run directory?)"
+                                f"{unfinished(root)}")
     for d in dirs:
         parts.append(_run_section(d, d.name if d != root else "run"))
     parts.append(SELF_CHECK + "</body></html>")

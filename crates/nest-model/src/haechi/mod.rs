@@ -38,9 +38,11 @@ fn per_periods(pp: &[u64], periods: usize) -> Vec<u64> {
     (0..periods).map(|k| pp.get(k).copied().unwrap_or(0)).collect()
 }
 
-/// A client's own saturation rate C_L (I/Os per second): its I/O thread's time per verb.
-fn c_l(v: &nest_transport::verbs::Verbs) -> f64 {
-    1e12 / v.p.client_cpu_per_verb.0 as f64
+/// A client's own saturation rate C_L (I/Os per second): its I/O thread's time per verb, and for
+/// a two-sided client the receive it posts too.
+fn c_l(v: &nest_transport::verbs::Verbs, two_sided: bool) -> f64 {
+    let extra = if two_sided { v.p.client_cpu_two_sided_extra.0 } else { 0 };
+    1e12 / (v.p.client_cpu_per_verb.0 + extra) as f64
 }
 
 pub fn result(r: &HaechiRun) -> Value {
@@ -81,7 +83,8 @@ pub fn result(r: &HaechiRun) -> Value {
                 *t += x;
             }
         }
-        let admission = admits(&n.reservations, spec.period_s, spec.protocol.capacity as f64 / spec.period_s, c_l(v));
+        let c_ls: Vec<f64> = spec.clients.iter().map(|s| c_l(v, s.two_sided)).collect();
+        let admission = admits(&n.reservations, spec.period_s, spec.protocol.capacity as f64 / spec.period_s, &c_ls);
         json!({
             "share": r6(r.shares()[j]),
             "reservations": n.reservations,

@@ -43,7 +43,7 @@ from typing import List, Optional
 
 CLASSES = ["urgent", "high", "medium", "low"]
 #: Events a drawn scenario may take (the most any of seeds 1-300 takes is 0.45 M).
-EVENT_BUDGET = 20_000_000
+EVENT_BUDGET = 5_000_000
 TRANSPORTS = ["dctcp", "qtcp", "d2tcp", "dcqcn", "qrdma"]
 
 
@@ -191,7 +191,7 @@ def check(seed: int) -> List[str]:
     sc = draw(seed)
     # A few-ms scenario takes well under a million events; one that runs on (a request that can
     # never end) is stopped at a fixed event count, deterministically, and reported.
-    budget = nestsim.Budget(events=EVENT_BUDGET, memory_bytes=2 << 30)
+    budget = nestsim.Budget(events=EVENT_BUDGET, memory_bytes=4 << 30)
     try:
         a = nestsim.run(sc, keep_tables=False, budget=budget).summary
         b = nestsim.run(sc, keep_tables=False, budget=budget).summary
@@ -221,7 +221,8 @@ def check(seed: int) -> List[str]:
         bad.append(f"requests issued {req.get('issued')} != completed + failed + lost + in flight ({req})")
     if a.get("requests", {}).get("completed", 0) == 0 and not any(w.get("start") for w in sc["workload"]) and not sc.get("fault"):
         bad.append("no request completed")
-    if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
+    # (A run stopped by memory stops where the process's memory says: not compared.)
+    if not (a.get("stopped") or b.get("stopped")) and json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
         bad.append("two runs of the same scenario and seed differ")
     return bad
 

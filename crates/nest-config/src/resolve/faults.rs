@@ -5,7 +5,7 @@
 use super::network::NetworkPlan;
 use super::e2e::NvmeofPlan;
 use super::{Ctx, DeviceKindPlan, DevicePlan};
-use crate::schema::{FaultConfig, Scenario};
+use crate::schema::{FaultConfig, Scenario, WorkloadConfig};
 use nest_core::SimTime;
 
 /// A fault injected at a time in the run (`[[fault]]`, docs/faults.md).
@@ -245,14 +245,18 @@ fn host_crash(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: 
     Some(FaultPlan { at: at?, kind: FaultKind::HostCrash { host: h } })
 }
 
+/// Whether workload `w` runs on host `h` (named `name`; a workload without `host` runs on the
+/// first).
+fn runs_on(w: &WorkloadConfig, h: usize, name: &str) -> bool {
+    w.host.as_deref().map_or(h == 0, |x| x == name)
+}
+
 /// Why host `h` cannot crash yet, if it cannot.
 fn crash_refusal(sc: &Scenario, h: usize) -> Option<&'static str> {
     let name = &sc.hosts[h].name;
     if sc.hosts[h].cache.is_some() {
         Some("it has a host cache")
-    } else if sc.workloads.iter().any(|w| {
-        w.host.as_ref().map_or(h == 0, |x| x == name) && sc.volumes.iter().any(|v| v.name == w.device && v.read.as_deref() == Some("dt-active"))
-    }) {
+    } else if sc.workloads.iter().any(|w| runs_on(w, h, name) && sc.volumes.iter().any(|v| v.name == w.device && v.read.as_deref() == Some("dt-active"))) {
         Some("a workload of it runs on an NVM-set pool")
     } else if !sc.coordinators.is_empty() {
         Some("the scenario has coordinators")
@@ -303,7 +307,7 @@ fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc
     }
     // A server that runs workloads of its own crashes with them (for the rest of the run, even
     // when its devices come back: a rebooted host would be a new run).
-    let crashes = sc.hosts.iter().position(|x| &x.name == server).filter(|&h| sc.workloads.iter().any(|w| w.host.as_ref().map_or(h == 0, |x| x == server)));
+    let crashes = sc.hosts.iter().position(|x| &x.name == server).filter(|&h| sc.workloads.iter().any(|w| runs_on(w, h, server)));
     if let Some(why) = crashes.and_then(|h| crash_refusal(sc, h)) {
         cx.err(&key("server"), format!("'{server}' runs workloads of its own and cannot crash with them yet: {why}"));
         return;

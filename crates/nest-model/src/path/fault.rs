@@ -105,23 +105,16 @@ impl Simulation {
     /// they run their course and end without their host (`ghost_ends`).
     fn host_crash(&mut self, h: usize) {
         // What waits in its queues: application requests, and device parts of split (volume)
-        // requests. A request whose parts were all waiting ends here; one with parts still out
-        // ends with its last (`part_done` → `parts_done` → `ghost_ends`).
+        // requests. A dropped part counts as done for its request, which ends (a ghost, let go
+        // by `ghost_ends`) with its last part, as one whose parts are out does.
         let mut ended = 0;
         for r in self.hosts[h].drop_waiting() {
             let req = *self.pool.get(r);
             self.pool.release(r);
-            if req.kind != Kind::Child {
-                ended += 1;
-                continue;
-            }
-            self.parts.drop_n(1);
-            let parent = req.parent.expect("a device part has a parent");
-            let p = self.pool.get_mut(parent);
-            p.pending -= 1;
-            if p.pending == 0 {
-                self.faults.as_mut().expect("faults").failed_parents.remove(&parent.0);
-                self.pool.release(parent);
+            if req.kind == Kind::Child {
+                self.parts.drop_n(1);
+                self.part_done(req.parent.expect("a device part has a parent"), &req);
+            } else {
                 ended += 1;
             }
         }

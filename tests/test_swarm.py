@@ -24,6 +24,22 @@ def test_the_fixed_seed_set_keeps_every_invariant(capsys):
     assert status == 0, out
 
 
+# Seeds the long mode found that never ended: a dumbbell host's only link down for good, a
+# command stuck behind it never timed out and its transport retransmitted for ever. Fixed by
+# timing every command over the fabric and tearing its connection down (docs/faults.md).
+STUCK_BEHIND_A_DEAD_LINK = [439, 662, 981, 1061, 1172, 1196, 1225, 1408, 1455]
+
+
+@pytest.mark.parametrize("seed", STUCK_BEHIND_A_DEAD_LINK)
+def test_a_request_stuck_behind_a_dead_link_ends(seed):
+    sc = swarm.draw(seed)
+    assert any(f["kind"] == "link_down" and "until" not in f for f in sc.get("fault", [])), "the draw no longer has the dead link"
+    assert swarm.check(seed) == []
+    s = nestsim.run(sc).summary
+    assert s["finished"] == "drained" and s["requests"]["in_flight"] == 0, s["requests"]
+    assert s["faults"]["connections_lost"] >= 1, s["faults"]
+
+
 def test_the_draws_cover_the_features():
     drawn = [swarm.draw(s) for s in SEEDS]
     kinds = {d["kind"] for sc in drawn for d in sc["device"]}

@@ -13,6 +13,7 @@
 //! | `Fault(i)` | the run's start | the World | fault `i` of `[[fault]]` happens (a device stops answering) |
 //! | `IoTimeout(r, sent)` | a dead device holding `r`, or (`sent` false) a host's driver failing `r` to a device it took as dead without sending it | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
 //! | `Reconnect(d)` | device `d` coming back while its hosts took it as lost over NVMe-oF | the World | the hosts' reconnect attempt: they use `d` again |
+//! | `Conn(e)` | a host's NVMe-oF connection, in a run with faults | the World | its oldest command may be due (`io_timeout`: the host tears the connection down), or a reconnect attempt (`path::ConnEvent`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -37,6 +38,7 @@ pub enum Event {
     /// The request, and whether its command went out (false: failed at the host's driver).
     IoTimeout(ReqId, bool),
     Reconnect(u32),
+    Conn(crate::path::ConnEvent),
     Sample,
 }
 
@@ -56,6 +58,7 @@ impl Event {
             Event::Fault(i) => (10 << 60) | i as u64,
             Event::IoTimeout(r, sent) => (11 << 60) | ((!sent as u64) << 40) | r.0 as u64,
             Event::Reconnect(d) => (12 << 60) | d as u64,
+            Event::Conn(e) => (13 << 60) ^ e.tag(),
             Event::Sample => 3 << 60,
         }
     }

@@ -39,6 +39,8 @@ pub struct FaultRt {
     pub happened: Vec<(SimTime, &'static str, Subject)>,
     /// Each slowed SSD's own flash timing, kept to scale from and to restore.
     pub base_timing: Vec<Option<nest_ssd::params::FlashTiming>>,
+    /// The hosts' NVMe-oF connections, timed (`path/connection.rs`; with NVMe-oF only).
+    pub conns: Option<Box<crate::path::Connections>>,
 }
 
 impl FaultRt {
@@ -62,6 +64,7 @@ impl FaultRt {
             ghosts: 0,
             happened: Vec::new(),
             base_timing: vec![None; devices],
+            conns: None,
         }
     }
 }
@@ -87,6 +90,8 @@ pub enum Subject {
     Switch(String),
     Server(String),
     Host(usize),
+    /// A host's NVMe-oF connection to a storage server: (host, index of the server's target).
+    Conn(usize, u32),
     /// The routing, converging.
     Routes,
 }

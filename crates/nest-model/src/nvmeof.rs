@@ -62,8 +62,12 @@ pub struct Books {
     pub write_bytes_at_device: u64,
     pub read_bytes_at_device: u64,
     pub read_bytes_at_host: u64,
-    /// Commands their hosts gave up on (`io_timeout` at a dead device): no response will come.
+    /// Commands their hosts gave up on (`io_timeout`, or aborted with their connection): no
+    /// response will come.
     pub timed_out: u64,
+    /// Messages a torn-down connection's channels still held (`path/connection.rs`): dropped.
+    pub commands_dropped: u64,
+    pub responses_dropped: u64,
 }
 
 pub struct NvmeofRt {
@@ -192,11 +196,11 @@ impl NvmeofRt {
         let b = &self.books;
         let fwd_queued = tp.channels.in_transit(COMMAND);
         let back_queued = tp.channels.in_transit(RESPONSE);
-        if b.commands_sent != b.commands_received + fwd_queued {
-            return Err(format!("NVMe-oF: {} commands sent, {} received, {} on the fabric", b.commands_sent, b.commands_received, fwd_queued));
+        if b.commands_sent != b.commands_received + fwd_queued + b.commands_dropped {
+            return Err(format!("NVMe-oF: {} commands sent, {} received, {} on the fabric, {} dropped with their connection", b.commands_sent, b.commands_received, fwd_queued, b.commands_dropped));
         }
-        if b.responses_sent != b.responses_received + back_queued {
-            return Err(format!("NVMe-oF: {} responses sent, {} received, {} on the fabric", b.responses_sent, b.responses_received, back_queued));
+        if b.responses_sent != b.responses_received + back_queued + b.responses_dropped {
+            return Err(format!("NVMe-oF: {} responses sent, {} received, {} on the fabric, {} dropped with their connection", b.responses_sent, b.responses_received, back_queued, b.responses_dropped));
         }
         if b.write_bytes_at_target > b.write_bytes_sent || b.read_bytes_at_host > b.read_bytes_at_device {
             return Err(format!("NVMe-oF: more payload arrived than was sent ({b:?})"));

@@ -32,6 +32,10 @@ pub struct Simulation {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) now: SimTime,
     pub(crate) events: u64,
+    /// Pending events that can change nothing: timers of NVMe-oF connections with nothing left
+    /// to time (`path/connection.rs`; the queue cannot cancel them). A run whose queue holds
+    /// only these has ended, so a stale 30 s `io_timeout` does not stretch a drained run.
+    pub(crate) dormant_timers: usize,
     /// Time of the last event other than sampling: a run ends there, not at a trailing sample.
     last_event: SimTime,
     pub(crate) fingerprint: Fingerprint,
@@ -193,6 +197,7 @@ impl Simulation {
             stop_at,
             finished: false,
             hit_time_limit: false,
+            dormant_timers: 0,
         };
         sim.start()?;
         Ok(sim)
@@ -234,8 +239,12 @@ impl Simulation {
         }
         let mut budget = max_events;
         while budget > 0 {
+            if self.dormant_timers > 0 && self.queue.len() == self.dormant_timers {
+                self.finished = true; // only timers with nothing to time are left
+                break;
+            }
             let Some((t, ev)) = self.queue.pop_until(self.stop_at) else {
-                if !self.queue.is_empty() {
+                if self.queue.len() > self.dormant_timers {
                     self.hit_time_limit = true;
                     self.now = self.stop_at;
                 }
@@ -277,13 +286,14 @@ impl Simulation {
                 Event::Fault(i) => self.on_fault(i),
                 Event::IoTimeout(r, sent) => self.on_io_timeout(r, sent),
                 Event::Reconnect(d) => self.on_reconnect(d as usize),
+                Event::Conn(e) => self.on_conn(e),
                 Event::Qos(e) => self.on_qos(e),
                 Event::Sample => {
                     // A sample writes every series: a step's budget is work, so a step over a
                     // long drain with many series returns (and the caller checks its memory)
                     // as often as one of as many other events would.
                     budget = budget.saturating_sub(self.stats.series.names().len() as u64);
-                    if self.queue.is_empty() {
+                    if self.queue.len() == self.dormant_timers {
                         // Nothing else will happen: the final (partial) interval ends with the
                         // last event, so the sampling interval never lengthens the run.
                         self.now = self.last_event;
@@ -447,13 +457,13 @@ impl Simulation {
                 }
             });
             let Some((r, d)) = pick else { return };
-            let now = self.now;
+            let (now, fast) = (self.now, self.fails_fast(h, d));
             let req = self.pool.get_mut(r);
             req.t_dispatch = now;
             let level = self.resolved.tagging.nvme[req.class as usize];
-            if self.faults.as_ref().is_some_and(|f| f.known_dead[d.ix()]) {
-                // The host's driver fails I/O to a device it took as dead without sending it,
-                // after its error path (FAIL_FAST), local or over NVMe-oF alike.
+            if fast {
+                // The host's driver fails I/O to a device it took as dead (or whose connection
+                // is down) without sending it, after its error path (FAIL_FAST).
                 self.queue.schedule(now + crate::path::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
                 continue;
             }
@@ -538,7 +548,7 @@ impl Simulation {
         }
         self.sample_routers();
         // Keep sampling only while something else can still happen.
-        if !self.queue.is_empty() {
+        if self.queue.len() > self.dormant_timers {
             self.queue.schedule(now + self.resolved.run.interval, Event::Sample);
         }
     }
@@ -596,5 +606,4 @@ impl Simulation {
     pub fn series_names(&self) -> Vec<(String, String)> {
         self.stats.series.names().to_vec()
     }
-
 }

@@ -647,3 +647,103 @@ fn host_crash_is_checked() {
     assert!(err("[[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"1ms\"\nuntil = \"2ms\"\n").contains("fault[0].until"));
     assert!(err("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nhost = \"s0\"\nat = \"1ms\"\n").contains("fault[0].host"));
 }
+
+/// One client (s0) on a 10 Gb/s DCTCP dumbbell with `d0` in storage server r0 and `d1` in r1,
+/// 2 ms I/O timeout, reconnect attempts every 1 ms; the workload reads and writes `target` at
+/// 20 k IOPS for 30 ms and the run drains; `fault` is appended.
+fn link_scenario(target: &str, fault: &str) -> String {
+    format!(
+        "schema = 1\n[run]\nseed = 5\nduration = \"30ms\"\ndrain = true\n[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 2\n\
+         link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[nvmeof]\nreconnect_delay = \"1ms\"\n[[host]]\nname = \"s0\"\nqueue_depth = 64\nio_timeout = \"2ms\"\n\
+         [[device]]\nname = \"d0\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r0\"\n\
+         [[device]]\nname = \"d1\"\nkind = \"ssd\"\npreset = \"consumer-nvme\"\nserver = \"r1\"\n\
+         [[volume]]\nname = \"mirror\"\nlayout = \"replicate\"\ndevices = [\"d0\", \"d1\"]\n\
+         [[workload]]\nname = \"w\"\nhost = \"s0\"\ndevice = \"{target}\"\narrival = {{ kind = \"poisson\", rate_iops = 20000 }}\nread_fraction = 0.7\n{fault}"
+    )
+}
+
+/// Runs `text` under an event budget: a run that cannot end fails the test instead of hanging it.
+fn run_bounded(text: &str) -> (serde_json::Value, nest_model::Simulation) {
+    let mut sim = build(text);
+    let state = sim.step(5_000_000).unwrap();
+    assert!(matches!(state, nest_model::StepState::Finished), "the run did not end within 5 M events (at {:?})", sim.now());
+    (sim.summary(), sim)
+}
+
+const R0_LINK_DIES: &str = "[[fault]]\nkind = \"link_down\"\nlink = [\"r0\", \"sw0\"]\nat = \"10ms\"\ndetect = \"100us\"\n";
+
+#[test]
+fn a_request_stuck_behind_a_link_that_failed_for_good_times_out_with_its_connection() {
+    // r0's only link dies at 10 ms for good. What s0 had sent to d0, or d0 had answered, is
+    // stuck behind it: before connections were timed, their transports retransmitted for ever
+    // and the run never drained (swarm seeds 439, 662, ...).
+    let (s, sim) = run_bounded(&link_scenario("d0", R0_LINK_DIES));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    let h = fl["happened"].as_array().unwrap();
+    let lost: Vec<f64> = h.iter().filter(|e| e["kind"] == "connection_lost").map(|e| e["at_s"].as_f64().unwrap() * 1e3).collect();
+    // The oldest stuck command was sent just before 10 ms: its 2 ms run out just before 12 ms.
+    assert_eq!(lost.len(), 1, "{h:?}");
+    assert!(lost[0] > 11.0 && lost[0] <= 12.0, "lost at {} ms", lost[0]);
+    let lost_entry = h.iter().find(|e| e["kind"] == "connection_lost").unwrap();
+    assert_eq!((lost_entry["host"].as_str(), lost_entry["server"].as_str()), (Some("s0"), Some("r0")));
+    // r0 has no other link: no reconnect succeeds, so every later I/O fails at the driver.
+    assert!(h.iter().all(|e| e["kind"] != "reconnect"), "{h:?}");
+    assert_eq!(f(fl, "connections_lost"), 1.0);
+    assert!(f(fl, "aborted_with_connection") >= 1.0, "{fl}");
+    let dropped = f(fl, "dropped_with_connection.commands") + f(fl, "dropped_with_connection.responses");
+    assert!(dropped >= 1.0, "the torn-down channels held what the link stranded: {fl}");
+    // ~20 k IOPS for the 20 ms after the failure: ~400 requests fail; none is left in flight.
+    assert!(f(fl, "failed") > 300.0 && f(fl, "failed") < 500.0, "{fl}");
+    assert_eq!(f(&s, "requests.in_flight"), 0.0);
+    assert_eq!(f(&s, "nvmeof.in_flight"), 0.0, "{}", s["nvmeof"]);
+    // The run drains soon after its arrivals stop, not at a retransmission timer minutes later.
+    assert!(f(&s, "sim_time_s") < 0.031, "ended at {} s", s["sim_time_s"]);
+    assert_eq!(s["finished"], "drained");
+}
+
+#[test]
+fn a_mirror_serves_on_when_a_link_to_one_replica_fails_for_good() {
+    let (s, sim) = run_bounded(&link_scenario("mirror", R0_LINK_DIES));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let fl = &s["faults"];
+    // Reads stuck behind the link are retried on d1 when the connection goes; writes complete
+    // on d1 alone.
+    assert_eq!(f(fl, "failed"), 0.0, "{fl}");
+    assert!(f(fl, "retried_reads") >= 1.0 && f(fl, "degraded_writes") >= 1.0, "{fl}");
+    assert_eq!(f(&s, "requests.completed"), f(&s, "requests.issued"));
+}
+
+#[test]
+fn a_link_back_lets_the_host_reconnect_at_its_next_attempt() {
+    // The link is back at 15 ms and the routes see it 100 µs later; s0 lost the connection at
+    // ~12 ms and tries every 1 ms from then: it reconnects at its first attempt after 15.1 ms.
+    let fault = R0_LINK_DIES.to_string() + "until = \"15ms\"\n";
+    let (s, sim) = run_bounded(&link_scenario("d0", &fault));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let h = s["faults"]["happened"].as_array().unwrap();
+    let at = |k: &str| h.iter().find(|e| e["kind"] == k).map(|e| e["at_s"].as_f64().unwrap() * 1e3);
+    let (lost, back) = (at("connection_lost").expect("lost"), at("reconnect").expect("reconnected"));
+    assert!(back > 15.1 && back <= 16.2 && ((back - lost) - (back - lost).round()).abs() < 1e-6, "lost {lost} ms, back {back} ms: {h:?}");
+    // Served again from then: ~20 k IOPS over the last ~14 ms complete.
+    let (never, _) = run_bounded(&link_scenario("d0", R0_LINK_DIES));
+    assert!(f(&s, "workloads.w.completed") > f(&never, "workloads.w.completed") + 200.0, "{} vs {}", s["workloads"]["w"], never["workloads"]["w"]);
+}
+
+#[test]
+fn idle_connection_timers_do_not_stretch_a_drained_run() {
+    // Every command over the fabric is timed in a run with faults (Linux's 30 s io_timeout
+    // here); a timer whose commands all completed stays in the event queue. A fault on a device
+    // nobody uses must change nothing: same requests, same end, not 30 s later.
+    let base = link_scenario("d0", "").replace("io_timeout = \"2ms\"\n", "");
+    let (plain, _) = run_bounded(&base);
+    let (mut faulty, _) = run_bounded(&(base + "[[fault]]\nkind = \"device_slow\"\ndevice = \"d1\"\nat = \"5ms\"\nfactor = 3\n"));
+    assert_eq!(faulty["workloads"]["w"].as_object_mut().unwrap().remove("failed"), Some(serde_json::json!(0)));
+    assert_eq!(plain["sim_time_s"], faulty["sim_time_s"]);
+    assert!(f(&plain, "sim_time_s") < 0.031, "{}", plain["sim_time_s"]);
+    assert_eq!(plain["workloads"]["w"], faulty["workloads"]["w"]);
+    assert_eq!(faulty["finished"], "drained");
+}

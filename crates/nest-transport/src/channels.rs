@@ -9,6 +9,7 @@
 //! and PFC PAUSE frames received by the sending host's NIC for the flow's priority. A
 //! storage-side rate controller (SRC) reads exactly these at the target's endpoints.
 
+use crate::flow::Sender;
 use crate::{cc, Scheduler, TpEvent, Transports};
 pub use nest_core::Congestion;
 use nest_core::SimTime;
@@ -111,6 +112,38 @@ impl Transports {
         let end = self.flows[f as usize].total + bytes;
         self.channels.pending[f as usize].push_back((end, msg));
         self.push(now, f, bytes, fabric, q);
+    }
+
+    /// Channel `f`'s connection is torn down and made anew (NVMe-oF's error recovery after an
+    /// I/O timeout): the messages not yet delivered are dropped and returned, oldest first. The
+    /// new connection's stream starts where the old one ended at both ends, so nothing of the
+    /// old one is sent again, and a packet of it still in the fabric arrives as a duplicate and
+    /// is ignored (a stale segment of a closed connection). Its window, RTT estimate and rate
+    /// start afresh, as a new connection's (queue pair's) do.
+    pub fn reset_channel(&mut self, f: u32) -> Vec<Message> {
+        let dropped = self.channels.pending[f as usize].drain(..).map(|(_, m)| m).collect();
+        let (tcp, dcqcn) = (&self.tcp, &self.dcqcn);
+        let fl = &mut self.flows[f as usize];
+        debug_assert!(fl.spec.messages, "reset of a flow that is not a message channel");
+        let end = fl.total;
+        let fresh = Sender::new(tcp.init_cwnd as f64 * tcp.mss as f64, tcp.alpha_init, tcp.min_rto);
+        let s = &mut fl.s;
+        (s.snd_una, s.snd_nxt) = (end, end);
+        (s.srtt, s.rttvar, s.alpha) = (0.0, 0.0, fresh.alpha);
+        s.rto = if fl.spec.cc.is_rate_based() { tcp.min_rto.max(dcqcn.min_rto) } else { tcp.min_rto };
+        // Duplicate ACKs that old segments draw are echoes, never news of a loss (`recover`).
+        s.win = crate::flow::WindowState { recover: end, win_end: end, cwr_end: end, ..fresh.win };
+        if fl.spec.cc.is_rate_based() {
+            let r = dcqcn.initial_rate.unwrap_or(s.rate.line_rate).min(s.rate.line_rate);
+            (s.rate.rc, s.rate.rt, s.rate.timer_stage, s.rate.byte_stage, s.rate.byte_ctr) = (r, r, 0, 0, 0);
+        }
+        if s.quality.counted_active {
+            s.quality.counted_active = false;
+            self.class_active[fl.spec.class as usize] -= 1;
+        }
+        let r = &mut fl.r;
+        (r.rcv_nxt, r.pending) = (end, 0);
+        dropped
     }
 
     /// Hands `bytes` more of a message channel's stream to its sender (it sends at once if its

@@ -16,7 +16,9 @@ impl Simulation {
         }
         let host_in_flight: u64 = self.hosts.iter().map(|h| h.books.in_flight()).sum();
         // Split books against the pool's own count of each kind of request.
-        let children = self.parts.in_flight();
+        // Requests aborted with their connection while their target still holds them.
+        let (stranded_apps, stranded_parts) = self.stranded_counts();
+        let children = self.parts.in_flight() + stranded_parts;
         let background: u64 = self.caches.iter().flatten().map(|c| c.background.in_flight()).sum();
         for (kind, books, what) in [(Kind::Child, children, "device parts of split requests"), (Kind::Background, background, "cache background I/Os")] {
             if self.pool.live_of(kind) != books {
@@ -70,9 +72,10 @@ impl Simulation {
         let asking = self.qos.as_deref().map_or(0, |rt| rt.msgs.asking_apps);
         // Requests of crashed hosts still out are no workload's any more (they were lost).
         let ghosts = self.faults.as_ref().map_or(0, |f| f.ghosts);
-        if wl_in_flight + ghosts + cache_io + target_io != live || host_in_flight + cached_apps + gated + asking + target_io != live {
+        let stranded = stranded_apps + stranded_parts;
+        if wl_in_flight + ghosts + cache_io + target_io + stranded_apps != live || host_in_flight + cached_apps + gated + asking + target_io + stranded != live {
             return Err(format!(
-                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{ghosts} of crashed hosts, +{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}"
+                "request pool holds {live} live requests but workloads report {wl_in_flight} (+{ghosts} of crashed hosts, +{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}, {stranded} aborted but still at their targets"
             ));
         }
         Ok(())

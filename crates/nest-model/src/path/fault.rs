@@ -23,6 +23,15 @@ use nest_core::queue::PendingEvents;
 use nest_core::{DeviceId, SimTime};
 use nest_workload::Op;
 
+/// How long after losing a controller hosts make their last reconnect attempt, when they give
+/// up after `ctrl_loss_tmo` (⌈ctrl_loss_tmo / reconnect_delay⌉ delays, as Linux counts them).
+pub(crate) fn attempts_span(ctrl_loss_tmo: SimTime, reconnect_delay: Option<SimTime>) -> u64 {
+    match reconnect_delay {
+        Some(delay) => ctrl_loss_tmo.0.div_ceil(delay.0).saturating_mul(delay.0),
+        None => ctrl_loss_tmo.0,
+    }
+}
+
 /// How long an I/O to a device its host already takes as dead takes to fail: the driver's error
 /// path. Not zero, so a closed loop against a dead device fails at a finite rate instead of
 /// livelocking at one instant.
@@ -30,6 +39,7 @@ pub const FAIL_FAST: SimTime = SimTime::from_us(10);
 
 impl Simulation {
     pub(crate) fn faults_start(&mut self) {
+        self.connections_start();
         let Some(f) = self.faults.as_ref() else { return };
         let times: Vec<SimTime> = f.plan.iter().map(|p| p.at).collect();
         for (i, at) in times.into_iter().enumerate() {
@@ -80,7 +90,10 @@ impl Simulation {
                 dev.ssd.set_gc_storm(now, on, &mut dev.out);
                 self.drain_ssd(device as u32);
             }
-            FaultKind::Reroute => self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute(),
+            FaultKind::Reroute => {
+                self.net.as_deref_mut().expect("resolution checked link faults have a network").fabric.reroute();
+                self.routes_changed();
+            }
             FaultKind::Server { devices, up: false, .. } => devices.into_iter().for_each(|d| f.dead[d] = true),
             FaultKind::Server { devices, up: true, .. } => devices.into_iter().for_each(|d| self.device_back(d)),
             FaultKind::HostCrash { host } => self.host_crash(host),
@@ -209,11 +222,7 @@ impl Simulation {
     /// own, or they try for ever.
     fn removal_at(&self, d: usize) -> Option<SimTime> {
         let n = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some())?;
-        let tmo = n.plan.ctrl_loss_tmo?;
-        let after = match n.plan.reconnect_delay {
-            Some(delay) => tmo.0.div_ceil(delay.0).saturating_mul(delay.0),
-            None => tmo.0,
-        };
+        let after = attempts_span(n.plan.ctrl_loss_tmo?, n.plan.reconnect_delay);
         Some(SimTime(self.faults.as_ref()?.lost_at[d].0.saturating_add(after)))
     }
 
@@ -245,6 +254,10 @@ impl Simulation {
     /// (a command over NVMe-oF sent before it knew; what it dispatches afterwards fails at its
     /// driver, `try_dispatch`).
     pub(crate) fn hang(&mut self, r: ReqId) {
+        if self.let_go_stranded(r) {
+            return; // its host aborted it already: nobody waits for it
+        }
+        self.untime(r);
         let req = self.pool.get(r);
         let f = self.faults.as_ref().expect("only a dead device hangs");
         let at = if f.known_dead[req.served.ix()] {
@@ -287,6 +300,9 @@ impl Simulation {
         }
         let host = req.host;
         self.hosts[host.ix()].completed();
+        if sent {
+            self.untime(r);
+        }
         // Over NVMe-oF the host aborts the command: its SQ slot is free again, no response
         // will come, and its target buffer (if it held one) is given back.
         if let Some(rt) = self.nvmeof.as_deref_mut().filter(|rt| sent && rt.is_remote(host, req.device)) {
@@ -301,17 +317,22 @@ impl Simulation {
             Kind::Child => {
                 self.parts.complete(1);
                 self.pool.release(r);
-                if crashed {
-                    // Nobody is left to retry it: its request (lost) only waits for its parts.
-                    self.part_done(req.parent.expect("a device part has a parent"), &req);
-                } else {
-                    self.part_failed(&req);
-                }
+                self.part_given_up(&req, crashed);
                 self.try_dispatch(host);
             }
             Kind::Split | Kind::Background | Kind::TargetIo => {
                 unreachable!("faults are refused with host caches and PLMLight's devices; split requests never reach a device")
             }
+        }
+    }
+
+    /// Its host gave up on device part `part` (`crashed`: the host is gone).
+    pub(crate) fn part_given_up(&mut self, part: &Request, crashed: bool) {
+        if crashed {
+            // Nobody is left to retry it: its request (lost) only waits for its parts.
+            self.part_done(part.parent.expect("a device part has a parent"), part);
+        } else {
+            self.part_failed(part);
         }
     }
 
@@ -357,16 +378,21 @@ impl Simulation {
 
     /// Application request `r` failed: its workload hears an error (counted, not in the latency
     /// statistics) and moves on.
-    fn fail(&mut self, r: ReqId) {
+    pub(crate) fn fail(&mut self, r: ReqId) {
         if self.ghost_ends(r) {
             return;
         }
         let req = *self.pool.get(r);
         self.pool.release(r);
+        self.failed(&req);
+    }
+
+    /// Application request `req` failed (its slot is released, or waits for its target).
+    pub(crate) fn failed(&mut self, req: &Request) {
         let f = self.faults.as_mut().expect("faults");
         f.failed += 1;
         f.failed_by_workload[req.workload as usize] += 1;
-        self.qos_completed(&req);
+        self.qos_completed(req);
         let wl = &mut self.workloads[req.workload as usize];
         wl.in_flight -= 1;
         wl.books.complete(1);
@@ -386,7 +412,8 @@ impl Simulation {
             .filter(|&d| f.dead[d] && f.known_dead[d] && !f.removed[d])
             .filter_map(|d| self.removal_at(d).filter(|&r| r <= self.now).map(|r| (r, "controller_removed", Subject::Device(d))))
             .collect();
-        let mut happened: Vec<&(SimTime, &'static str, Subject)> = f.happened.iter().chain(&removals).collect();
+        let conn_removals = self.conn_removals();
+        let mut happened: Vec<&(SimTime, &'static str, Subject)> = f.happened.iter().chain(&removals).chain(&conn_removals).collect();
         happened.sort_by_key(|e| e.0);
         let happened_removed: Vec<usize> = happened.iter().filter(|e| e.1 == "controller_removed").filter_map(|e| match e.2 {
             Subject::Device(d) => Some(d),
@@ -401,6 +428,10 @@ impl Simulation {
                     Subject::Switch(w) => e["switch"] = w.as_str().into(),
                     Subject::Server(s) => e["server"] = s.as_str().into(),
                     Subject::Host(h) => e["host"] = self.hosts[*h].name.as_str().into(),
+                    Subject::Conn(h, s) => {
+                        e["host"] = self.hosts[*h].name.as_str().into();
+                        e["server"] = self.server_name(*s).into();
+                    }
                     Subject::Routes => {}
                 }
                 e
@@ -415,6 +446,12 @@ impl Simulation {
             "crashed_hosts": (0..f.crashed.len()).filter(|&h| f.crashed[h]).map(|h| self.hosts[h].name.clone()).collect::<Vec<_>>(),
             "lost": f.lost,
             "lost_by_workload": per_workload(&f.lost_by_workload),
+            "connections_lost": f.conns.as_deref().map_or(0, |c| c.teardowns),
+            "aborted_with_connection": f.conns.as_deref().map_or(0, |c| c.aborted),
+            // What torn-down connections' channels still held, never delivered.
+            "dropped_with_connection": self.nvmeof.as_deref().map_or(serde_json::json!(null), |n| serde_json::json!({
+                "commands": n.books.commands_dropped, "responses": n.books.responses_dropped,
+            })),
         }))
     }
 }

@@ -4,6 +4,8 @@
 //! World's files have no import cycles (`scripts/import_cycles.py`).
 
 mod cache;
+mod connection;
+pub(crate) use connection::{ConnEvent, Connections};
 mod conservation;
 mod fault;
 pub(crate) use fault::FAIL_FAST;

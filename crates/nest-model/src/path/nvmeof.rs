@@ -33,6 +33,7 @@ impl Simulation {
         }
         rt.books.commands_sent += 1;
         self.send_message(f, bytes, Message { kind: COMMAND, tag: r.0 });
+        self.time_command(r);
     }
 
     /// An NVMe-oF message has fully arrived: a command at its target, or a completion at its
@@ -248,6 +249,9 @@ impl Simulation {
 
     /// The completion capsule (with the read data in front of it) goes back to the host.
     fn send_response(&mut self, r: ReqId) {
+        if self.let_go_stranded(r) {
+            return; // the connection it came on is gone
+        }
         let now = self.now;
         let req = self.pool.get_mut(r);
         req.t_resp_sent = now;
@@ -283,6 +287,7 @@ impl Simulation {
         }
         rt.initiator.return_credit(req.host, req.device, level);
         let overhead = rt.plan.host_overhead;
+        self.untime(r);
         // The read's data has reached its host: its buffer at the target is free.
         self.buffer_release(r);
         let rt = self.nvmeof();

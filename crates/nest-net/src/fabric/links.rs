@@ -42,6 +42,21 @@ impl Fabric {
         self.ports[port as usize].down
     }
 
+    /// Whether a packet host `src` sends now can reach host `dst`: the routes give a next hop
+    /// over a link that is up at every node on the way (what a connection attempt finds).
+    pub fn reachable(&self, src: u32, dst: u32) -> bool {
+        let target = self.topo.hosts[dst as usize];
+        let mut node = self.topo.hosts[src as usize];
+        for _ in 0..self.topo.nodes.len() {
+            if node == target {
+                return true;
+            }
+            let Some(&p) = self.routes.next_hops(node, dst).iter().find(|&&p| !self.ports[p as usize].down) else { return false };
+            node = self.topo.ports[p as usize].peer_node;
+        }
+        false
+    }
+
     /// The routing protocol has converged: routes around every link that is down now.
     pub fn reroute(&mut self) {
         let down: Vec<bool> = self.ports.iter().map(|p| p.down).collect();

@@ -1,0 +1,395 @@
+//! NVMe-oF connections that time out (docs/faults.md, "A connection that times out").
+//!
+//! In a run with faults each host times every command it sends over the fabric, as Linux's
+//! `nvme_core.io_timeout` does: a command unanswered `io_timeout` after its dispatch starts the
+//! transport's error recovery, which tears the host's connection to that storage server down:
+//! - every command the host has out on it is aborted — failed, or retried on a live replica as
+//!   at a dead device (`nvmeof.timed_out`);
+//! - the connection's channels are made anew (`Transports::reset_channel`): what they still held
+//!   is dropped, so a command or completion stuck behind a failed link is not retransmitted for
+//!   ever, and none of it arrives later to be taken for another request;
+//! - a command the target already holds runs to its end there, but its completion is not sent
+//!   (the connection it came on is gone): the request is let go then;
+//! - the host fails new I/O to the server's devices at its driver (`FAIL_FAST`) until it has
+//!   reconnected. It tries `reconnect_delay` after the loss and every as long after; an attempt
+//!   succeeds when the fabric has a path both ways. No attempt waits as an event while the
+//!   server is unreachable (it would keep a draining run's clock going): the attempts are
+//!   settled when the routes change (`reroute`). After `ctrl_loss_tmo` the host removes the
+//!   controller and never uses the connection again.
+//!
+//! A command at a dead device is timed by the device path instead (`hang`), which also takes
+//! the device as dead; a directly attached device's commands are not timed here.
+
+use crate::events::Event;
+use crate::fault::Subject;
+use crate::nvmeof::{COMMAND, RESPONSE};
+use crate::request::{Kind, ReqId};
+use crate::sim::Simulation;
+use nest_core::queue::PendingEvents;
+use nest_core::{DeviceId, HostId, SimTime};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Timers of the hosts' NVMe-oF connections.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ConnEvent {
+    /// Connection `c`'s oldest command may be due.
+    Timer(u32),
+    /// A reconnect attempt on connection `c`.
+    Reconnect(u32),
+}
+
+impl ConnEvent {
+    pub fn tag(&self) -> u64 {
+        match *self {
+            ConnEvent::Timer(c) => c as u64,
+            ConnEvent::Reconnect(c) => (1 << 32) | c as u64,
+        }
+    }
+}
+
+/// One host's connection to one storage server (all its classes' channel pairs).
+#[derive(Default)]
+struct Conn {
+    host: usize,
+    /// Index of the server's target.
+    target: u32,
+    /// Its (forward, back) channels, one pair per class.
+    flows: Vec<(u32, u32)>,
+    /// Commands out on it, oldest first: (when the host gives up, request, timing generation).
+    out: VecDeque<(SimTime, ReqId, u32)>,
+    timer_pending: bool,
+    /// Its pending timer has nothing to time (counted in `Simulation::dormant_timers`).
+    dormant: bool,
+    /// Torn down and not (yet) back; since when; its controller removed for good.
+    down: bool,
+    lost_at: SimTime,
+    removed: bool,
+}
+
+/// The hosts' NVMe-oF connections, timed (runs with faults only).
+#[derive(Default)]
+pub struct Connections {
+    conns: Vec<Conn>,
+    /// (scenario host, target) → index into `conns`.
+    index: BTreeMap<(usize, u32), u32>,
+    /// Per request slot: its timing's generation (an entry of another generation is stale).
+    gen: Vec<u32>,
+    /// Requests aborted with their connection while their target held them: let go when their
+    /// target has finished them (no completion is sent). True for a crashed host's request
+    /// (a ghost, counted lost at the crash).
+    pub(crate) stranded: BTreeMap<u32, bool>,
+    /// Connections torn down, and commands aborted with them.
+    pub teardowns: u64,
+    pub aborted: u64,
+}
+
+impl Connections {
+    fn gen_of(&mut self, r: ReqId) -> &mut u32 {
+        if self.gen.len() <= r.0 as usize {
+            self.gen.resize(r.0 as usize + 1, 0);
+        }
+        &mut self.gen[r.0 as usize]
+    }
+
+    /// Connection `c`'s live commands, oldest first, emptying it.
+    fn take_out(&mut self, c: usize) -> Vec<ReqId> {
+        let out = std::mem::take(&mut self.conns[c].out);
+        out.into_iter().filter(|&(_, r, g)| self.gen.get(r.0 as usize) == Some(&g)).map(|(_, r, _)| r).collect()
+    }
+
+    /// Drops the stale commands at the front of connection `c`.
+    fn pop_stale(&mut self, c: usize) {
+        while let Some(&(_, r, g)) = self.conns[c].out.front() {
+            if self.gen[r.0 as usize] == g {
+                return;
+            }
+            self.conns[c].out.pop_front();
+        }
+    }
+}
+
+impl Simulation {
+    /// At the start of a run with faults over NVMe-oF: the hosts' connections.
+    pub(crate) fn connections_start(&mut self) {
+        let (Some(rt), Some(f)) = (self.nvmeof.as_deref(), self.faults.as_deref_mut()) else { return };
+        let mut cs = Connections::default();
+        for c in &rt.plan.conns {
+            let Ok(target) = rt.target_node.binary_search(&c.server) else { continue };
+            let next = cs.conns.len() as u32;
+            let i = *cs.index.entry((c.host, target as u32)).or_insert(next) as usize;
+            if i == cs.conns.len() {
+                cs.conns.push(Conn { host: c.host, target: target as u32, ..Default::default() });
+            }
+            cs.conns[i].flows.push((c.fwd, c.back));
+        }
+        f.conns = Some(Box::new(cs));
+    }
+
+    /// The connection host `h` reaches device `d` on, when connections are timed.
+    fn conn_of(&self, h: HostId, d: DeviceId) -> Option<usize> {
+        let cs = self.faults.as_deref()?.conns.as_deref()?;
+        let s = self.nvmeof.as_deref()?.target_of[d.ix()]?;
+        cs.index.get(&(h.ix(), s)).map(|&c| c as usize)
+    }
+
+    /// Whether host `h`'s driver fails I/O to device `d` without sending it: the device is taken
+    /// as dead, or the host's connection to its server is down.
+    pub(crate) fn fails_fast(&self, h: HostId, d: DeviceId) -> bool {
+        let Some(f) = self.faults.as_deref() else { return false };
+        f.known_dead[d.ix()] || (f.conns.is_some() && self.conn_of(h, d).is_some_and(|c| f.conns.as_deref().expect("checked").conns[c].down))
+    }
+
+    /// Remote request `r` was just sent: its host times it.
+    pub(crate) fn time_command(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        let Some(c) = self.conn_of(req.host, req.device) else { return };
+        let due = req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout;
+        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("conn_of found it");
+        let g = *cs.gen_of(r);
+        let conn = &mut cs.conns[c];
+        conn.out.push_back((due, r, g));
+        if conn.dormant {
+            // The pending timer (due earlier) times this one: it re-arms for its due.
+            conn.dormant = false;
+            self.dormant_timers -= 1;
+        }
+        if !conn.timer_pending {
+            conn.timer_pending = true;
+            self.queue.schedule(due, Event::Conn(ConnEvent::Timer(c as u32)));
+        }
+    }
+
+    /// Request `r`'s host no longer times it (its completion came, or it was given up).
+    pub(crate) fn untime(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        let Some(c) = self.conn_of(req.host, req.device) else { return };
+        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("conn_of found it");
+        *cs.gen_of(r) += 1;
+        cs.pop_stale(c);
+        let conn = &mut cs.conns[c];
+        if conn.timer_pending && !conn.dormant && conn.out.is_empty() {
+            conn.dormant = true;
+            self.dormant_timers += 1;
+        }
+    }
+
+    pub(crate) fn on_conn(&mut self, e: ConnEvent) {
+        match e {
+            ConnEvent::Timer(c) => self.on_conn_timer(c as usize),
+            ConnEvent::Reconnect(c) => self.on_conn_reconnect(c as usize),
+        }
+    }
+
+    fn on_conn_timer(&mut self, c: usize) {
+        let now = self.now;
+        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("timers come from connections");
+        cs.conns[c].timer_pending = false;
+        if std::mem::take(&mut cs.conns[c].dormant) {
+            self.dormant_timers -= 1;
+        }
+        cs.pop_stale(c);
+        let Some(&(due, ..)) = cs.conns[c].out.front() else { return };
+        if due > now {
+            cs.conns[c].timer_pending = true;
+            return self.queue.schedule(due, Event::Conn(ConnEvent::Timer(c as u32)));
+        }
+        self.tear_down(c);
+    }
+
+    /// The oldest command on connection `c` timed out: its host tears the connection down and
+    /// aborts everything it had out on it.
+    fn tear_down(&mut self, c: usize) {
+        let now = self.now;
+        let f = self.faults.as_deref_mut().expect("faults");
+        let crashed = f.crashed[f.conns.as_deref().expect("connections").conns[c].host];
+        let cs = f.conns.as_deref_mut().expect("connections");
+        let out = cs.take_out(c);
+        cs.teardowns += 1;
+        cs.aborted += out.len() as u64 - 1;
+        for &r in &out {
+            *cs.gen_of(r) += 1;
+        }
+        let conn = &mut cs.conns[c];
+        conn.down = true;
+        conn.lost_at = now;
+        let (host, target, flows) = (conn.host, conn.target, conn.flows.clone());
+        // A crashed host times nothing out: its connection goes only so that nothing of it is
+        // retransmitted for ever (its target would find it gone by keep-alive).
+        if !crashed {
+            f.timeouts += 1;
+            f.happened.push((now, "connection_lost", Subject::Conn(host, target)));
+        }
+        // What the channels still held never arrives: commands never reached the target, and
+        // completions (with any read data) never reach the host.
+        let net = self.net.as_deref_mut().expect("NVMe-oF has a network");
+        let mut gone: BTreeSet<u32> = BTreeSet::new();
+        let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
+        for (fwd, back) in flows {
+            for (flow, kind) in [(fwd, COMMAND), (back, RESPONSE)] {
+                for m in net.tp.reset_channel(flow) {
+                    debug_assert_eq!(m.kind, kind, "an NVMe-oF channel carries its own kind");
+                    if m.kind == COMMAND {
+                        rt.books.commands_dropped += 1;
+                    } else {
+                        rt.books.responses_dropped += 1;
+                    }
+                    gone.insert(m.tag);
+                }
+            }
+        }
+        // (A command at a dead device is not among them: the device path times it, `hang`.)
+        for r in out {
+            self.abort(r, !gone.contains(&r.0));
+        }
+        self.plan_conn_reconnect(c);
+    }
+
+    /// The host aborts request `r` with its connection (`stranded`: its target still holds it).
+    fn abort(&mut self, r: ReqId, stranded: bool) {
+        let req = *self.pool.get(r);
+        let crashed = self.host_crashed(req.host);
+        self.hosts[req.host.ix()].completed();
+        let level = self.resolved.tagging.nvme[req.class as usize];
+        let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
+        rt.initiator.return_credit(req.host, req.device, level);
+        rt.books.timed_out += 1;
+        if stranded {
+            self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").stranded.insert(r.0, crashed);
+        } else {
+            self.buffer_release(r);
+        }
+        match req.kind {
+            // Its workload hears the failure now; a stranded request's slot waits for its target.
+            Kind::App if stranded => {
+                if !crashed {
+                    self.failed(&req);
+                }
+            }
+            Kind::App => self.fail(r),
+            Kind::Child => {
+                self.parts.complete(1);
+                if !stranded {
+                    self.pool.release(r);
+                }
+                self.part_given_up(&req, crashed);
+                self.try_dispatch(req.host);
+            }
+            Kind::Split | Kind::Background | Kind::TargetIo => unreachable!("only application requests and device parts go over NVMe-oF"),
+        }
+    }
+
+    /// The target finished request `r`, whose host aborted it with its connection: nobody waits
+    /// for its completion. Whether it was such a request (then it is let go).
+    pub(crate) fn let_go_stranded(&mut self, r: ReqId) -> bool {
+        let Some(cs) = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()) else { return false };
+        let Some(ghost) = cs.stranded.remove(&r.0) else { return false };
+        self.buffer_release(r);
+        if ghost {
+            self.ghost_ends(r);
+        } else {
+            self.pool.release(r);
+        }
+        true
+    }
+
+    /// Stranded requests by kind: (application requests of live hosts, device parts).
+    pub(crate) fn stranded_counts(&self) -> (u64, u64) {
+        let Some(cs) = self.faults.as_deref().and_then(|f| f.conns.as_deref()) else { return (0, 0) };
+        let mut n = (0, 0);
+        for (&r, &ghost) in &cs.stranded {
+            match self.pool.get(ReqId(r)).kind {
+                Kind::App if !ghost => n.0 += 1,
+                Kind::Child => n.1 += 1,
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// Whether connection `c` has a path both ways now.
+    fn conn_reachable(&self, c: usize) -> bool {
+        let cs = self.faults.as_deref().and_then(|f| f.conns.as_deref()).expect("connections");
+        let net = self.net.as_deref().expect("NVMe-oF has a network");
+        let &(fwd, _) = cs.conns[c].flows.first().expect("a connection has channels");
+        let spec = &net.tp.flows[fwd as usize].spec;
+        net.fabric.reachable(spec.src, spec.dst) && net.fabric.reachable(spec.dst, spec.src)
+    }
+
+    /// Connection `c` is down: if its server can be reached now, the host's next attempt
+    /// succeeds — unless its attempts ran out first (then it removes the controller).
+    fn plan_conn_reconnect(&mut self, c: usize) {
+        let now = self.now;
+        if !self.conn_reachable(c) {
+            return; // settled at the next change of routes
+        }
+        let plan = &self.nvmeof.as_deref().expect("NVMe-oF").plan;
+        let (delay, tmo) = (plan.reconnect_delay, plan.ctrl_loss_tmo);
+        let duration = self.resolved.run.duration;
+        let f = self.faults.as_deref_mut().expect("faults");
+        let conn = &f.conns.as_deref().expect("connections").conns[c];
+        if conn.removed || !conn.down {
+            return;
+        }
+        let at = match delay {
+            Some(delay) => SimTime(conn.lost_at.0.saturating_add((now.0 - conn.lost_at.0).div_ceil(delay.0).max(1).saturating_mul(delay.0))),
+            None => now,
+        };
+        let (host, target, lost_at) = (conn.host, conn.target, conn.lost_at);
+        if let Some(r) = tmo.map(|t| SimTime(lost_at.0.saturating_add(crate::path::fault::attempts_span(t, delay)))) {
+            if at > r {
+                f.conns.as_deref_mut().expect("connections").conns[c].removed = true;
+                f.happened.push((r, "controller_removed", Subject::Conn(host, target)));
+                return;
+            }
+        }
+        // After the run's duration nothing new is sent: a later attempt would only stretch a
+        // draining run's clock.
+        if duration.is_none_or(|end| at <= end) {
+            self.queue.schedule(at, Event::Conn(ConnEvent::Reconnect(c as u32)));
+        }
+    }
+
+    fn on_conn_reconnect(&mut self, c: usize) {
+        let now = self.now;
+        if !self.conn_reachable(c) {
+            return; // the path failed again: settled at the next change of routes
+        }
+        let f = self.faults.as_deref_mut().expect("faults");
+        let conn = &mut f.conns.as_deref_mut().expect("connections").conns[c];
+        if conn.down && !conn.removed {
+            conn.down = false;
+            let (host, target) = (conn.host, conn.target);
+            f.happened.push((now, "reconnect", Subject::Conn(host, target)));
+            self.try_dispatch(HostId(host as u32));
+        }
+    }
+
+    /// Connections still down whose host's attempts ran out during the run (their server never
+    /// became reachable again): removed then.
+    pub(crate) fn conn_removals(&self) -> Vec<(SimTime, &'static str, Subject)> {
+        let (Some(cs), Some(rt)) = (self.faults.as_deref().and_then(|f| f.conns.as_deref()), self.nvmeof.as_deref()) else { return Vec::new() };
+        let Some(tmo) = rt.plan.ctrl_loss_tmo else { return Vec::new() };
+        let span = crate::path::fault::attempts_span(tmo, rt.plan.reconnect_delay);
+        cs.conns.iter().filter(|c| c.down && !c.removed).filter_map(|c| {
+            let at = SimTime(c.lost_at.0.saturating_add(span));
+            (at <= self.now).then_some((at, "controller_removed", Subject::Conn(c.host, c.target)))
+        }).collect()
+    }
+
+    /// The network name of target `s`'s storage server.
+    pub(crate) fn server_name(&self, s: u32) -> String {
+        let node = self.nvmeof.as_deref().expect("NVMe-oF").target_node[s as usize];
+        self.net.as_deref().expect("NVMe-oF has a network").fabric.topo.host_name(node).to_string()
+    }
+
+    /// The routes changed: hosts whose connections are down may reach their servers again.
+    pub(crate) fn routes_changed(&mut self) {
+        let n = self.faults.as_deref().and_then(|f| f.conns.as_deref()).map_or(0, |cs| cs.conns.len());
+        for c in 0..n {
+            let conn = &self.faults.as_deref().and_then(|f| f.conns.as_deref()).expect("connections").conns[c];
+            if conn.down && !conn.removed {
+                self.plan_conn_reconnect(c);
+            }
+        }
+    }
+}

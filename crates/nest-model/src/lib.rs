@@ -17,6 +17,7 @@ pub mod host_cache;
 pub mod ideal_device;
 pub mod net;
 pub mod nvmeof;
+mod outputs;
 pub mod plm_summary;
 pub mod qos;
 pub mod request;

@@ -33,8 +33,11 @@ pub struct Simulation {
     pub(crate) events: u64,
     /// Pending events that can change nothing: timers of NVMe-oF connections with nothing left
     /// to time (`path/connection.rs`; the queue cannot cancel them). A run whose queue holds
-    /// only these has ended, so a stale 30 s `io_timeout` does not stretch a drained run.
+    /// only dormant events has ended, so a stale 30 s `io_timeout` does not stretch a drained run.
     pub(crate) dormant_timers: usize,
+    /// Fault-plan events still to come: dormant too once no request is live (a drained run
+    /// does not go on to a device coming back at 90 ms, nor list it as happened).
+    pub(crate) pending_faults: usize,
     /// Time of the last event other than sampling: a run ends there, not at a trailing sample.
     last_event: SimTime,
     pub(crate) fingerprint: Fingerprint,
@@ -197,6 +200,7 @@ impl Simulation {
             finished: false,
             hit_time_limit: false,
             dormant_timers: 0,
+            pending_faults: 0,
         };
         sim.start()?;
         Ok(sim)
@@ -238,12 +242,13 @@ impl Simulation {
         }
         let mut budget = max_events;
         while budget > 0 {
-            if self.dormant_timers > 0 && self.queue.len() == self.dormant_timers {
-                self.finished = true; // only timers with nothing to time are left
+            let dormant = self.dormant_events();
+            if dormant > 0 && self.queue.len() == dormant {
+                self.finished = true; // only events that can change nothing are left
                 break;
             }
             let Some((t, ev)) = self.queue.pop_until(self.stop_at) else {
-                if self.queue.len() > self.dormant_timers {
+                if self.queue.len() > dormant {
                     self.hit_time_limit = true;
                     self.now = self.stop_at;
                 }
@@ -292,7 +297,7 @@ impl Simulation {
                     // long drain with many series returns (and the caller checks its memory)
                     // as often as one of as many other events would.
                     budget = budget.saturating_sub(self.stats.series.names().len() as u64);
-                    if self.queue.len() == self.dormant_timers {
+                    if self.queue.len() == self.dormant_events() {
                         // Nothing else will happen: the final (partial) interval ends with the
                         // last event, so the sampling interval never lengthens the run.
                         self.now = self.last_event;
@@ -302,6 +307,16 @@ impl Simulation {
             }
         }
         Ok(if self.finished { StepState::Finished } else { StepState::Running })
+    }
+
+    /// Pending events that can change nothing (`dormant_timers`, `pending_faults`).
+    #[inline]
+    fn dormant_events(&self) -> usize {
+        if self.pending_faults > 0 && self.pool.live() == 0 {
+            self.dormant_timers + self.pending_faults
+        } else {
+            self.dormant_timers
+        }
     }
 
     /// Messages that fully arrived on the message channels go to their owners, in order.
@@ -547,7 +562,7 @@ impl Simulation {
         }
         self.sample_routers();
         // Keep sampling only while something else can still happen.
-        if self.queue.len() > self.dormant_timers {
+        if self.queue.len() > self.dormant_events() {
             self.queue.schedule(now + self.resolved.run.interval, Event::Sample);
         }
     }

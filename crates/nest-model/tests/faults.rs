@@ -747,3 +747,22 @@ fn idle_connection_timers_do_not_stretch_a_drained_run() {
     assert_eq!(plain["workloads"]["w"], faulty["workloads"]["w"]);
     assert_eq!(faulty["finished"], "drained");
 }
+
+#[test]
+fn fault_events_after_a_drained_run_do_not_happen() {
+    // Arrivals stop at 30 ms and the run drains; d1 (unused) fails at 20 ms and would come back
+    // at 90 ms. Once the last request is done nothing can change, so the run ends there: the
+    // return is not reached (nor listed), and the clock does not run on to 90 ms.
+    let fault = "[[fault]]\nkind = \"device_fail\"\ndevice = \"d1\"\nat = \"20ms\"\nuntil = \"90ms\"\n";
+    let (s, sim) = run_bounded(&link_scenario("d0", fault));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let kinds: Vec<&str> = s["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["device_fail"], "{}", s["faults"]);
+    assert!(f(&s, "sim_time_s") < 0.031, "ended at {} s", s["sim_time_s"]);
+    assert_eq!(s["finished"], "drained");
+    // A fault due while requests are still out happens as before.
+    let (early, _) = run_bounded(&link_scenario("d0", &fault.replace("90ms", "25ms")));
+    let kinds: Vec<&str> = early["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["device_fail", "device_back"]);
+}

@@ -42,6 +42,7 @@ impl Simulation {
         self.connections_start();
         let Some(f) = self.faults.as_ref() else { return };
         let times: Vec<SimTime> = f.plan.iter().map(|p| p.at).collect();
+        self.pending_faults = times.len();
         for (i, at) in times.into_iter().enumerate() {
             self.queue.schedule(at, Event::Fault(i as u32));
         }
@@ -49,6 +50,7 @@ impl Simulation {
 
     pub(crate) fn on_fault(&mut self, i: u32) {
         let now = self.now;
+        self.pending_faults -= 1;
         let f = self.faults.as_mut().expect("a fault event comes from the run's faults");
         let kind = f.plan[i as usize].kind.clone();
         let subject = match (&kind, kind.device()) {

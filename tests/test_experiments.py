@@ -487,6 +487,17 @@ def test_link_failure_reroutes_and_every_read_completes(cli, tmp_path):
     assert [h["kind"] for h in s["faults"]["happened"]] == ["link_down", "reroute", "link_up", "reroute"]
     assert [h["at_s"] for h in s["faults"]["happened"]] == [0.02, 0.021, 0.06, 0.061]
     assert s["network"]["packets"]["dropped"] == s["network"]["packets"]["link_drops"] > 0
+    # A server cut off for good: found by the I/O timeout, failed over by the mirror, and the run
+    # drains (before NVMe-oF connections timed out it never ended).
+    for cid in ("cut-off-found-by-io-timeout", "cut-off-fails-counted", "cut-off-mirror-serves-on", "cut-off-control-untouched",
+                "cut-off-failover-is-the-timeout"):
+        assert by[cid]["holds"] is True, by[cid]
+    cut = json.loads((out / "server-cut-off" / "summary.json").read_text())
+    kinds = [h["kind"] for h in cut["faults"]["happened"]]
+    assert kinds[:2] == ["link_down", "reroute"] and kinds[2:] == ["connection_lost"] * 4, kinds
+    assert cut["faults"]["connections_lost"] == 4 and cut["requests"]["in_flight"] == 0
+    p = cut["network"]["packets"]
+    assert p["dropped"] == p["link_drops"] + p["unroutable"] and p["unroutable"] > 0
     _figures_and_report(cli, out, "link-failure")
 
 

@@ -145,13 +145,16 @@ def expect(id: str, source: str, claim: str, measured: Union[float, Sequence[flo
 
 def conservation_claim(runs: Mapping[str, dict], source: str = "SPEC §1", id: str = "conservation") -> Claim:
     """Every run conserved requests (and, with a network, packets and bytes) and dropped no packet
-    — but to a link a `link_down` fault took down, which is the fault's, counted apart."""
+    — but to a link a `link_down` fault took down, or for a host such a link cut off from every
+    route (`unroutable`), which are the fault's, counted apart. In a run without a failed link an
+    unroutable packet is a drop like any other."""
     bad = []
     failed_links = False
     for name, s in runs.items():
         packets = s.get("network", {}).get("packets", {})
         failed_links |= "link_drops" in packets
-        dropped = packets.get("dropped", 0) - packets.get("link_drops", 0)
+        fault = packets.get("link_drops", 0) + (packets.get("unroutable", 0) if "link_drops" in packets else 0)
+        dropped = packets.get("dropped", 0) - fault
         if s.get("conservation") != "ok" or dropped:
             bad.append(f"{name}: {s.get('conservation')}, {dropped} dropped")
     measured = f"{len(runs) - len(bad)}/{len(runs)} runs ok" + (f" ({'; '.join(bad)})" if bad else "")

@@ -16,6 +16,19 @@ Claims (what users expect of a link failure, from the issue):
 - a read caught in the failure waits at most 2 × detection + the minimum RTO beyond the healthy
   worst (the RTO doubles while the path is dead);
 - once re-routed, reads have the healthy fabric's tail (ECMP over the uplink left).
+
+A storage server cut off (`server-cut-off`): the same fabric, but server h15's only link fails
+at 20 ms for good, so no route goes around it. Each client reads a drive in h15 (`dh15`), a
+mirror over h14 and h15 (`m`) and, as a control, a drive in h12, at the same rates; the hosts'
+I/O timeout is 5 ms and keep-alive is off. A command stuck behind the link times out and its
+host tears its connection to h15 down (docs/faults.md, "A connection that times out"):
+- each client gives up on h15 one I/O timeout after its first command there went unanswered;
+- every read to the lone drive from then on fails, counted, and none is left in flight: the run
+  drains (before NVMe-oF connections timed out, such a run never ended);
+- the mirror fails nothing: its reads caught at h15 are retried on h14, the slowest taking at
+  most the I/O timeout + twice the healthy worst; the control drive fails nothing;
+- with Linux's default I/O timeout (30 s) the mirror's caught reads wait 30 s: the failover
+  time is the I/O timeout (the ablation).
 """
 
 from __future__ import annotations
@@ -62,6 +75,27 @@ def _scenario(name: str, detect_ms) -> dict:
     return sc
 
 
+#: The cut-off case: server h15's access link, the hosts' I/O timeout, the ablation's (Linux's).
+CUT_LINK = ["h15", "e3_1"]
+IO_TIMEOUT_MS, LINUX_IO_TIMEOUT_MS = 5.0, 30_000.0
+
+
+def _cut_off_scenario(name: str, io_timeout_ms: float) -> dict:
+    """h0–h3 each read dh15 (lone), the mirror `m` over dh14 and dh15, and dh12 (control); h15's
+    link fails at 20 ms for good."""
+    sc = _scenario(name, None)
+    sc["host"] = [{"name": h, "io_timeout": f"{io_timeout_ms:g}ms"} for h in CLIENTS]
+    sc["nvmeof"]["keep_alive"] = "0s"
+    sc["volume"] = [{"name": "m", "layout": "replicate", "devices": ["dh14", "dh15"]}]
+    sc["workload"] = [{"name": f"{h}_{t}", "host": h, "device": t, "arrival": {"kind": "poisson", "rate_iops": RATE},
+                       "size": {"dist": "fixed", "bytes": "64KiB"}, "read_fraction": 1.0}
+                      for h in CLIENTS for t in ("dh15", "m", "dh12")]
+    sc["fault"] = [{"kind": "link_down", "link": CUT_LINK, "at": f"{DOWN_MS:g}ms", "detect": "1ms"}]
+    if io_timeout_ms > DURATION_MS:
+        sc["run"]["interval"] = "100ms"  # the drain lasts the timeout: coarse samples
+    return sc
+
+
 def _reads(run_dir: Path):
     import pyarrow.parquet as pq
 
@@ -72,7 +106,10 @@ def _reads(run_dir: Path):
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     out_dir = Path(out_dir)
     runs = run_all(out_dir, {"healthy": _scenario("healthy", None), "detect-1ms": _scenario("detect-1ms", 1.0),
-                             "detect-10ms": _scenario("detect-10ms", 10.0)})
+                             "detect-10ms": _scenario("detect-10ms", 10.0),
+                             "server-cut-off": _cut_off_scenario("server-cut-off", IO_TIMEOUT_MS),
+                             "server-cut-off-linux-timeout": _cut_off_scenario("server-cut-off-linux-timeout", LINUX_IO_TIMEOUT_MS)})
+    cut_runs = {k: runs.pop(k) for k in ("server-cut-off", "server-cut-off-linux-timeout")}
     arrive, lat = {}, {}
     for k in runs:
         arrive[k], lat[k] = _reads(out_dir / k)
@@ -122,5 +159,54 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(expect("tail-after-reroute", SOURCE, "Once re-routed (until the link returns), reads have about the healthy "
                          "fabric's tail (p99 within 30 %; ECMP over the one uplink left)", float(np.percentile(after, 99)),
                          target=float(np.percentile(base, 99)), tol=0.3, unit=" µs"))
-    claims.append(conservation_claim(runs))
+    claims += _cut_off_claims(out_dir, cut_runs, healthy_worst_ms=float(lat["healthy"].max()) / 1e3)
+    claims.append(conservation_claim({**runs, **cut_runs}))
     return write_claims(out_dir, NAME, claims)
+
+
+def _cut_off_claims(out_dir: Path, runs: Dict[str, dict], healthy_worst_ms: float) -> List[Claim]:
+    import pyarrow.parquet as pq
+
+    s, slow = runs["server-cut-off"], runs["server-cut-off-linux-timeout"]
+    wl = s["workloads"]
+    tot = lambda t, key: sum(wl[f"{h}_{t}"].get(key, 0) for h in CLIENTS)
+    claims = []
+    lost = [e for e in s["faults"]["happened"] if e["kind"] == "connection_lost"]
+    after = sorted(round(e["at_s"] * 1e3 - DOWN_MS, 2) for e in lost)
+    found = sorted(e["host"] for e in lost) == CLIENTS and all(e["server"] == "h15" for e in lost)
+    lo, hi = IO_TIMEOUT_MS - healthy_worst_ms, IO_TIMEOUT_MS + 2.0
+    claims.append(Claim(
+        "cut-off-found-by-io-timeout", SOURCE, "A server cut off for good is found by the I/O timeout: each client tears its "
+        "connection to it down one timeout after its first command there went unanswered",
+        f"one connection_lost per client, {lo:.2f}–{hi:.2f} ms after the failure (5 ms timeout)",
+        f"{len(lost)} lost, at +{', +'.join(f'{x:g}' for x in after)} ms", found and all(lo <= x <= hi for x in after)))
+    issued, done, failed, out = tot("dh15", "issued"), tot("dh15", "completed"), tot("dh15", "failed"), tot("dh15", "in_flight")
+    end_ms = s["sim_time_s"] * 1e3
+    claims.append(Claim(
+        "cut-off-fails-counted", SOURCE, "Without a replica, the reads to the cut-off server fail, each counted, none is left in "
+        "flight, and the run drains (before connections timed out, such a run never ended)",
+        f"issued = completed + failed, 0 in flight, failed > 0, drained by {DURATION_MS + IO_TIMEOUT_MS + 1:g} ms",
+        f"issued {issued} = {done} completed + {failed} failed, {out} in flight; {s['finished']} at {end_ms:.1f} ms",
+        issued == done + failed and out == 0 and failed > 0 and s["finished"] == "drained" and end_ms <= DURATION_MS + IO_TIMEOUT_MS + 1))
+    t = pq.read_table(str(out_dir / "server-cut-off" / "requests.parquet"), columns=["workload", "t_arrive_ps", "latency_us"]).to_pydict()
+    mirror = [(a / 1e9, l / 1e3) for w, a, l in zip(t["workload"], t["t_arrive_ps"], t["latency_us"]) if w.endswith("_m")]
+    caught = max((l for a, l in mirror if DOWN_MS - 2 <= a < DOWN_MS + IO_TIMEOUT_MS), default=0.0)
+    bound = IO_TIMEOUT_MS + 2 * healthy_worst_ms
+    ok = tot("m", "failed") == 0 and tot("m", "in_flight") == 0 and s["faults"]["retried_reads"] >= 1 and caught <= bound
+    claims.append(Claim(
+        "cut-off-mirror-serves-on", SOURCE, "A mirror across two servers fails nothing when one is cut off: the reads caught "
+        "there are retried on the other once the connection goes, the slowest within the I/O timeout + twice the healthy worst",
+        f"0 failed, reads retried, slowest caught ≤ {bound:.2f} ms",
+        f"{tot('m', 'failed')} failed, {s['faults']['retried_reads']} reads retried, slowest caught {caught:.2f} ms", ok))
+    claims.append(Claim(
+        "cut-off-control-untouched", SOURCE, "Reads to the other servers never fail", "0 failed on dh12, all completed",
+        f"{tot('dh12', 'failed')} failed, {tot('dh12', 'completed')} of {tot('dh12', 'issued')} completed",
+        tot("dh12", "failed") == 0 and tot("dh12", "completed") == tot("dh12", "issued")))
+    t = pq.read_table(str(out_dir / "server-cut-off-linux-timeout" / "requests.parquet"), columns=["workload", "latency_us"]).to_pydict()
+    worst_m = max((l for w, l in zip(t["workload"], t["latency_us"]) if w.endswith("_m")), default=0.0) / 1e6
+    claims.append(expect(
+        "cut-off-failover-is-the-timeout", SOURCE, "With Linux's default I/O timeout (30 s) the mirror's caught reads wait for "
+        "it: the failover time is the I/O timeout (mechanism off: a timeout longer than the run)",
+        worst_m, target=LINUX_IO_TIMEOUT_MS / 1e3, tol=0.01, unit=" s",
+        why=f"the slowest mirror read took {worst_m:.3f} s; {slow['faults']['retried_reads']} reads retried"))
+    return claims

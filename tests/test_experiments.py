@@ -490,8 +490,9 @@ def test_link_failure_reroutes_and_every_read_completes(cli, tmp_path):
     # A server cut off for good: found by the I/O timeout, failed over by the mirror, and the run
     # drains (before NVMe-oF connections timed out it never ended).
     for cid in ("cut-off-found-by-io-timeout", "cut-off-fails-counted", "cut-off-mirror-serves-on", "cut-off-control-untouched",
-                "cut-off-failover-is-the-timeout"):
+                "cut-off-keep-alive-first"):
         assert by[cid]["holds"] is True, by[cid]
+    assert by["cut-off-keep-alive-first"]["ablation"]["holds"] is False  # without keep-alive: the 30 s timeout
     cut = json.loads((out / "server-cut-off" / "summary.json").read_text())
     kinds = [h["kind"] for h in cut["faults"]["happened"]]
     assert kinds[:2] == ["link_down", "reroute"] and kinds[2:] == ["connection_lost"] * 4, kinds

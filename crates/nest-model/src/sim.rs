@@ -35,8 +35,8 @@ pub struct Simulation {
     /// to time (`path/connection.rs`; the queue cannot cancel them). A run whose queue holds
     /// only dormant events has ended, so a stale 30 s `io_timeout` does not stretch a drained run.
     pub(crate) dormant_timers: usize,
-    /// Fault-plan events still to come: dormant too once no request is live (a drained run
-    /// does not go on to a device coming back at 90 ms, nor list it as happened).
+    /// Fault-plan events and keep-alive checks still to come: dormant too once no request is
+    /// live (a drained run does not go on to a device coming back at 90 ms, nor list it).
     pub(crate) pending_faults: usize,
     /// Time of the last event other than sampling: a run ends there, not at a trailing sample.
     last_event: SimTime,

@@ -766,3 +766,36 @@ fn fault_events_after_a_drained_run_do_not_happen() {
     let kinds: Vec<&str> = early["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["device_fail", "device_back"]);
 }
+
+#[test]
+fn keep_alive_finds_a_server_the_fabric_cut_off_before_any_io_times_out() {
+    // KATO 1 ms, I/O timeout 20 ms: r0's only link dies at 10 ms for good. The Keep Alive sent at
+    // 10 ms goes unanswered, and at 11 ms s0 tears its connection to r0 down — long before the
+    // first stuck command's 20 ms run out.
+    let text = |fault: &str| {
+        link_scenario("d0", fault)
+            .replace("[nvmeof]\n", "[nvmeof]\nkeep_alive = \"1ms\"\n")
+            .replace("io_timeout = \"2ms\"", "io_timeout = \"20ms\"")
+    };
+    let (s, sim) = run_bounded(&text(R0_LINK_DIES));
+    sim.check_conservation().unwrap();
+    books_balance(&s);
+    let h = s["faults"]["happened"].as_array().unwrap();
+    let lost: Vec<(&str, f64)> = h.iter().filter(|e| e["kind"].as_str().unwrap().ends_with("_lost"))
+        .map(|e| (e["kind"].as_str().unwrap(), e["at_s"].as_f64().unwrap() * 1e3)).collect();
+    assert_eq!(lost, [("keep_alive_lost", 11.0)], "{h:?}");
+    let e = h.iter().find(|e| e["kind"] == "keep_alive_lost").unwrap();
+    assert_eq!((e["host"].as_str(), e["server"].as_str()), (Some("s0"), Some("r0")));
+    assert!(f(&s, "faults.failed") > 300.0, "{}", s["faults"]);
+    // The slowest read completed never waited for the 20 ms timeout.
+    assert!(f(&s, "workloads.w.all.lat_us.max") < 2000.0, "{}", s["workloads"]["w"]["all"]["lat_us"]);
+    // Back at 10.5 ms (routes at 10.6): the Keep Alive due at 11 ms finds the path again.
+    let (back, _) = run_bounded(&text(&(R0_LINK_DIES.to_string() + "until = \"10.5ms\"\n")));
+    books_balance(&back);
+    assert!(back["faults"]["happened"].as_array().unwrap().iter().all(|e| !e["kind"].as_str().unwrap().ends_with("_lost")), "{}", back["faults"]);
+    assert_eq!(f(&back, "faults.failed"), 0.0);
+    // Without keep-alive the I/O timeout finds it, 20 ms after the first stuck command.
+    let (none, _) = run_bounded(&text(R0_LINK_DIES).replace("keep_alive = \"1ms\"", "keep_alive = \"0s\""));
+    let kinds: Vec<&str> = none["faults"]["happened"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["link_down", "reroute", "connection_lost"]);
+}

@@ -17,6 +17,11 @@
 //!   settled when the routes change (`reroute`). After `ctrl_loss_tmo` the host removes the
 //!   controller and never uses the connection again.
 //!
+//! Keep-alive (`[nvmeof] keep_alive`, KATO) finds a server the fabric cut off, as it finds a
+//! stopped one: when a link goes down or the routes change and a connection has no path both
+//! ways, the first Keep Alive its host sends at or after that goes unanswered, and KATO later the
+//! host tears the connection down (`keep_alive_lost`) unless the path is back by then.
+//!
 //! A command at a dead device is timed by the device path instead (`hang`), which also takes
 //! the device as dead; a directly attached device's commands are not timed here.
 
@@ -36,6 +41,8 @@ pub enum ConnEvent {
     Timer(u32),
     /// A reconnect attempt on connection `c`.
     Reconnect(u32),
+    /// Connection `c`'s Keep Alive, sent while its path was dead, is due.
+    KeepAlive(u32),
 }
 
 impl ConnEvent {
@@ -43,6 +50,7 @@ impl ConnEvent {
         match *self {
             ConnEvent::Timer(c) => c as u64,
             ConnEvent::Reconnect(c) => (1 << 32) | c as u64,
+            ConnEvent::KeepAlive(c) => (2 << 32) | c as u64,
         }
     }
 }
@@ -60,6 +68,8 @@ struct Conn {
     timer_pending: bool,
     /// Its pending timer has nothing to time (counted in `Simulation::dormant_timers`).
     dormant: bool,
+    /// A Keep Alive sent while its path was dead is pending.
+    keep_alive_due: bool,
     /// Torn down and not (yet) back; since when; its controller removed for good.
     down: bool,
     lost_at: SimTime,
@@ -177,7 +187,40 @@ impl Simulation {
         match e {
             ConnEvent::Timer(c) => self.on_conn_timer(c as usize),
             ConnEvent::Reconnect(c) => self.on_conn_reconnect(c as usize),
+            ConnEvent::KeepAlive(c) => self.on_conn_keep_alive(c as usize),
         }
+    }
+
+    /// A link went down or came back, or the routes changed: a host whose connection lost its
+    /// path sends its next Keep Alive into it (found KATO later, `on_conn_keep_alive`).
+    pub(crate) fn paths_changed(&mut self) {
+        let Some(kato) = self.nvmeof.as_deref().and_then(|n| n.plan.keep_alive) else { return };
+        let n = self.faults.as_deref().and_then(|f| f.conns.as_deref()).map_or(0, |cs| cs.conns.len());
+        let now = self.now;
+        for c in 0..n {
+            let f = self.faults.as_deref().expect("connections live in faults");
+            let conn = &f.conns.as_deref().expect("connections").conns[c];
+            if conn.down || conn.removed || conn.keep_alive_due || f.crashed[conn.host] || self.conn_reachable(c) {
+                continue;
+            }
+            self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").conns[c].keep_alive_due = true;
+            // The first Keep Alive at or after now, unanswered for KATO (as for a stopped server).
+            let at = SimTime(now.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);
+            self.pending_faults += 1;
+            self.queue.schedule(at, Event::Conn(ConnEvent::KeepAlive(c as u32)));
+        }
+    }
+
+    /// Connection `c`'s Keep Alive sent into a dead path is due: if the path is still dead its
+    /// host tears the connection down.
+    fn on_conn_keep_alive(&mut self, c: usize) {
+        self.pending_faults -= 1;
+        let conn = &mut self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").conns[c];
+        conn.keep_alive_due = false;
+        if conn.down || conn.removed || self.conn_reachable(c) {
+            return;
+        }
+        self.tear_down(c, "keep_alive_lost");
     }
 
     fn on_conn_timer(&mut self, c: usize) {
@@ -193,19 +236,21 @@ impl Simulation {
             cs.conns[c].timer_pending = true;
             return self.queue.schedule(due, Event::Conn(ConnEvent::Timer(c as u32)));
         }
-        self.tear_down(c);
+        self.tear_down(c, "connection_lost");
     }
 
-    /// The oldest command on connection `c` timed out: its host tears the connection down and
-    /// aborts everything it had out on it.
-    fn tear_down(&mut self, c: usize) {
+    /// Connection `c` is lost (`why`: its oldest command timed out, `connection_lost`, or a Keep
+    /// Alive went unanswered, `keep_alive_lost`): its host tears it down and aborts everything
+    /// it had out on it.
+    fn tear_down(&mut self, c: usize, why: &'static str) {
         let now = self.now;
         let f = self.faults.as_deref_mut().expect("faults");
         let crashed = f.crashed[f.conns.as_deref().expect("connections").conns[c].host];
         let cs = f.conns.as_deref_mut().expect("connections");
         let out = cs.take_out(c);
         cs.teardowns += 1;
-        cs.aborted += out.len() as u64 - 1;
+        // Besides the command that timed out (a keep-alive loss aborts every command).
+        cs.aborted += out.len().saturating_sub((why == "connection_lost") as usize) as u64;
         for &r in &out {
             *cs.gen_of(r) += 1;
         }
@@ -216,8 +261,8 @@ impl Simulation {
         // A crashed host times nothing out: its connection goes only so that nothing of it is
         // retransmitted for ever (its target would find it gone by keep-alive).
         if !crashed {
-            f.timeouts += 1;
-            f.happened.push((now, "connection_lost", Subject::Conn(host, target)));
+            f.timeouts += (why == "connection_lost") as u64;
+            f.happened.push((now, why, Subject::Conn(host, target)));
         }
         // What the channels still held never arrives: commands never reached the target, and
         // completions (with any read data) never reach the host.
@@ -391,5 +436,6 @@ impl Simulation {
                 self.plan_conn_reconnect(c);
             }
         }
+        self.paths_changed();
     }
 }

@@ -86,6 +86,7 @@ impl Simulation {
                         net.fabric.link_down(now, port, &mut q);
                     }
                 }
+                self.paths_changed();
             }
             FaultKind::GcStorm { device, on } => {
                 let crate::device::DeviceRt::Ssd(dev) = &mut self.devices[device] else { unreachable!("resolution checked gc_storm names an SSD") };

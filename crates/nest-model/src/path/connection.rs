@@ -119,6 +119,15 @@ impl Connections {
 }
 
 impl Simulation {
+    /// The timed connections (a run with faults over NVMe-oF).
+    fn conns(&self) -> Option<&Connections> {
+        self.faults.as_deref()?.conns.as_deref()
+    }
+
+    fn conns_mut(&mut self) -> &mut Connections {
+        self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections are timed in this run")
+    }
+
     /// At the start of a run with faults over NVMe-oF: the hosts' connections.
     pub(crate) fn connections_start(&mut self) {
         let (Some(rt), Some(f)) = (self.nvmeof.as_deref(), self.faults.as_deref_mut()) else { return };
@@ -154,17 +163,15 @@ impl Simulation {
         let req = *self.pool.get(r);
         let Some(c) = self.conn_of(req.host, req.device) else { return };
         let due = req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout;
-        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("conn_of found it");
+        let cs = self.conns_mut();
         let g = *cs.gen_of(r);
         let conn = &mut cs.conns[c];
         conn.out.push_back((due, r, g));
-        if conn.dormant {
-            // The pending timer (due earlier) times this one: it re-arms for its due.
-            conn.dormant = false;
-            self.dormant_timers -= 1;
-        }
-        if !conn.timer_pending {
-            conn.timer_pending = true;
+        // A pending timer (due earlier) times this one too: it re-arms for its due when it fires.
+        let woken = std::mem::take(&mut conn.dormant);
+        let arm = !std::mem::replace(&mut conn.timer_pending, true);
+        self.dormant_timers -= woken as usize;
+        if arm {
             self.queue.schedule(due, Event::Conn(ConnEvent::Timer(c as u32)));
         }
     }
@@ -173,7 +180,7 @@ impl Simulation {
     pub(crate) fn untime(&mut self, r: ReqId) {
         let req = *self.pool.get(r);
         let Some(c) = self.conn_of(req.host, req.device) else { return };
-        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("conn_of found it");
+        let cs = self.conns_mut();
         *cs.gen_of(r) += 1;
         cs.pop_stale(c);
         let conn = &mut cs.conns[c];
@@ -195,7 +202,7 @@ impl Simulation {
     /// path sends its next Keep Alive into it (found KATO later, `on_conn_keep_alive`).
     pub(crate) fn paths_changed(&mut self) {
         let Some(kato) = self.nvmeof.as_deref().and_then(|n| n.plan.keep_alive) else { return };
-        let n = self.faults.as_deref().and_then(|f| f.conns.as_deref()).map_or(0, |cs| cs.conns.len());
+        let n = self.conns().map_or(0, |cs| cs.conns.len());
         let now = self.now;
         for c in 0..n {
             let f = self.faults.as_deref().expect("connections live in faults");
@@ -203,7 +210,7 @@ impl Simulation {
             if conn.down || conn.removed || conn.keep_alive_due || f.crashed[conn.host] || self.conn_reachable(c) {
                 continue;
             }
-            self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").conns[c].keep_alive_due = true;
+            self.conns_mut().conns[c].keep_alive_due = true;
             // The first Keep Alive at or after now, unanswered for KATO (as for a stopped server).
             let at = SimTime(now.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);
             self.pending_faults += 1;
@@ -215,7 +222,7 @@ impl Simulation {
     /// host tears the connection down.
     fn on_conn_keep_alive(&mut self, c: usize) {
         self.pending_faults -= 1;
-        let conn = &mut self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").conns[c];
+        let conn = &mut self.conns_mut().conns[c];
         conn.keep_alive_due = false;
         if conn.down || conn.removed || self.conn_reachable(c) {
             return;
@@ -225,15 +232,15 @@ impl Simulation {
 
     fn on_conn_timer(&mut self, c: usize) {
         let now = self.now;
-        let cs = self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("timers come from connections");
+        let cs = self.conns_mut();
         cs.conns[c].timer_pending = false;
-        if std::mem::take(&mut cs.conns[c].dormant) {
-            self.dormant_timers -= 1;
-        }
+        let woken = std::mem::take(&mut cs.conns[c].dormant);
         cs.pop_stale(c);
-        let Some(&(due, ..)) = cs.conns[c].out.front() else { return };
+        let front = cs.conns[c].out.front().map(|&(due, ..)| due);
+        self.dormant_timers -= woken as usize;
+        let Some(due) = front else { return };
         if due > now {
-            cs.conns[c].timer_pending = true;
+            self.conns_mut().conns[c].timer_pending = true;
             return self.queue.schedule(due, Event::Conn(ConnEvent::Timer(c as u32)));
         }
         self.tear_down(c, "connection_lost");
@@ -299,7 +306,7 @@ impl Simulation {
         rt.initiator.return_credit(req.host, req.device, level);
         rt.books.timed_out += 1;
         if stranded {
-            self.faults.as_deref_mut().and_then(|f| f.conns.as_deref_mut()).expect("connections").stranded.insert(r.0, crashed);
+            self.conns_mut().stranded.insert(r.0, crashed);
         } else {
             self.buffer_release(r);
         }
@@ -339,7 +346,7 @@ impl Simulation {
 
     /// Stranded requests by kind: (application requests of live hosts, device parts).
     pub(crate) fn stranded_counts(&self) -> (u64, u64) {
-        let Some(cs) = self.faults.as_deref().and_then(|f| f.conns.as_deref()) else { return (0, 0) };
+        let Some(cs) = self.conns() else { return (0, 0) };
         let mut n = (0, 0);
         for (&r, &ghost) in &cs.stranded {
             match self.pool.get(ReqId(r)).kind {
@@ -353,7 +360,7 @@ impl Simulation {
 
     /// Whether connection `c` has a path both ways now.
     fn conn_reachable(&self, c: usize) -> bool {
-        let cs = self.faults.as_deref().and_then(|f| f.conns.as_deref()).expect("connections");
+        let cs = self.conns().expect("connections are timed in this run");
         let net = self.net.as_deref().expect("NVMe-oF has a network");
         let &(fwd, _) = cs.conns[c].flows.first().expect("a connection has channels");
         let spec = &net.tp.flows[fwd as usize].spec;
@@ -412,7 +419,7 @@ impl Simulation {
     /// Connections still down whose host's attempts ran out during the run (their server never
     /// became reachable again): removed then.
     pub(crate) fn conn_removals(&self) -> Vec<(SimTime, &'static str, Subject)> {
-        let (Some(cs), Some(rt)) = (self.faults.as_deref().and_then(|f| f.conns.as_deref()), self.nvmeof.as_deref()) else { return Vec::new() };
+        let (Some(cs), Some(rt)) = (self.conns(), self.nvmeof.as_deref()) else { return Vec::new() };
         let Some(tmo) = rt.plan.ctrl_loss_tmo else { return Vec::new() };
         let span = crate::path::fault::attempts_span(tmo, rt.plan.reconnect_delay);
         cs.conns.iter().filter(|c| c.down && !c.removed).filter_map(|c| {
@@ -429,9 +436,9 @@ impl Simulation {
 
     /// The routes changed: hosts whose connections are down may reach their servers again.
     pub(crate) fn routes_changed(&mut self) {
-        let n = self.faults.as_deref().and_then(|f| f.conns.as_deref()).map_or(0, |cs| cs.conns.len());
+        let n = self.conns().map_or(0, |cs| cs.conns.len());
         for c in 0..n {
-            let conn = &self.faults.as_deref().and_then(|f| f.conns.as_deref()).expect("connections").conns[c];
+            let conn = &self.conns().expect("connections are timed in this run").conns[c];
             if conn.down && !conn.removed {
                 self.plan_conn_reconnect(c);
             }

@@ -137,6 +137,19 @@ def run_experiment(out_dir: Path) -> dict:
                     why=None if fp_ok else "the flows take longer than 100 RTTs to settle even at the rule's own fixed point: "
                     "QTCP moves a flow only through its cuts on ECN (one per window) and steers by a smoothed throughput "
                     "(γ = 15/16 per window)")]
+    # Q itself once all three have joined (QTCP §III-C, §IV-C: "Q_i quickly converges to close to 1").
+    lo_t = (END + JOINS["f3"]) / 2
+    qtail = {f: mean(v for e, m, v, t in zip(ts["entity"], ts["metric"], ts["value"], ts["time_s"])
+                     if e == f"flow:{f}" and m == "q_factor" and lo_t <= t < END) for f in JOINS}
+    q_fp = {f: tg[f] / fp_last[f] for f in JOINS if fp_last.get(f)}
+    q_near = all(0.95 <= x <= 1.05 for x in qtail.values())
+    claims.append(Claim("q-near-one", "QTCP paper §III-C, §IV-C; thesis Fig 4.11",
+                        "Once the flows have converged, every class's Q stays close to 1", "mean Q of the last phase's second "
+                        "half within 0.95–1.05 for each flow", ", ".join(f"{f} {qtail[f]:.2f}" for f in JOINS), q_near,
+                        why=None if q_near else "Q = target / smoothed throughput, so Q ≈ 1 only where the flows sit at their "
+                        "targets; the rule settles elsewhere (qtcp-converges): at its fixed point Q would be "
+                        + ", ".join(f"{f} {x:.2f}" for f, x in q_fp.items()) + " — a class with slack (Q < 1) cuts deeper "
+                        "by Q at each mark and holds there, a class in deficit (Q > 1) cuts like DCTCP"))
     qs = [c for _, c in q]
     ds = [c for _, c in d]
     faster = all(a is not None and (b is None or a <= b) for a, b in zip(qs, ds))

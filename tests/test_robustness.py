@@ -185,6 +185,32 @@ def test_max_wall_holds_while_a_large_drive_is_preconditioned(tmp_path, cli):
         nestsim.run(tmp_path / "big.toml", budget=nestsim.Budget(wall_s=0.2), keep_tables=False)
 
 
+def test_max_wall_holds_while_a_large_fabric_routes_are_computed(tmp_path, cli):
+    # Found by nest-fuzz: a k = 94 fat-tree (207,646 hosts) spent 134 CPU-s in `validate`
+    # proving its routes and as long again building them before the first event, past any
+    # --max-wall. Now validation trusts the generators (connected by construction) and the route
+    # search stops at the deadline.
+    k94 = ROOT / "tests" / "fixtures" / "mutation" / "scenario--demo.toml--fat-tree-k94-validation-routes"
+    (tmp_path / "k94.toml").write_text(k94.read_text())
+    p = cli("validate", "k94.toml")
+    assert p.returncode == 0, p.stderr
+    p = cli("run", "k94.toml", "-q", "-o", "o", "--max-wall", "0.5")
+    assert p.returncode == 4, p.stderr
+    assert "while computing the routes of 218691 nodes" in p.stderr and "no outputs" in p.stderr, p.stderr
+
+
+def test_a_graph_with_a_host_cut_off_is_refused_at_validation(tmp_path, cli):
+    # Validation proves only a user's graph connected (the generators are by construction).
+    nodes = "".join(f'[[network.node]]\nname = "{n}"\nkind = "{k}"\n' for n, k in (("a", "host"), ("b", "host"), ("c", "host"), ("s1", "switch"), ("s2", "switch")))
+    links = "".join(f'[[network.link]]\na = "{a}"\nb = "{b}"\n' for a, b in (("a", "s1"), ("b", "s1"), ("c", "s2")))
+    flow = '[[flow]]\nname = "f"\nsrc = "a"\ndst = "c"\nclass = "best_effort"\ntransport = "dctcp"\n'
+    (tmp_path / "g.toml").write_text('schema = 1\n[run]\nduration = "1ms"\n' + flow + '[network]\ntopology = "graph"\n' + nodes + links)
+    p = cli("validate", "g.toml")
+    assert p.returncode == 2 and "network.topology" in p.stderr and "cannot reach host 'c'" in p.stderr, p.stderr
+    (tmp_path / "g2.toml").write_text((tmp_path / "g.toml").read_text() + '[[network.link]]\na = "s1"\nb = "s2"\n')
+    assert cli("validate", "g2.toml").returncode == 0
+
+
 def test_a_sweep_run_stopped_at_its_budget_is_not_sealed_as_done(tmp_path, monkeypatch):
     import importlib
     runner = importlib.import_module("nestsim.runner")

@@ -49,6 +49,9 @@ pub(super) fn nvm_sets_and_plm(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: 
             *slot = cx.size(&k(f), s).unwrap_or(*slot);
         }
     }
-    let sets = m.sets.clone().unwrap_or_else(|| (0..p.nvm_sets).collect());
+    // A set is a group of whole channels (`nvm_sets` is checked against the geometry later):
+    // never more sets than channels, so a typo of 2^31 sets does not build an 8 GB list of them
+    // first (found by nest-fuzz).
+    let sets = m.sets.clone().unwrap_or_else(|| if p.nvm_sets <= p.geometry.channels { (0..p.nvm_sets).collect() } else { Vec::new() });
     p.plm = Some(PlmParams { sets, attrs: a });
 }

@@ -199,6 +199,21 @@ def test_max_wall_holds_while_a_large_fabric_routes_are_computed(tmp_path, cli):
     assert "while computing the routes of 218691 nodes" in p.stderr and "no outputs" in p.stderr, p.stderr
 
 
+def test_a_trace_time_scale_past_the_engines_span_is_refused_naming_the_key(tmp_path, cli):
+    # Found by the mutation test: time_scale = 1e12 (or 2^63, 1e308) validated and the replay
+    # then failed mid-run naming the trace, not the key that scaled it.
+    (tmp_path / "t.trace").write_text("".join(f"{0.5 * i:.3f} 0 {8 * i} 16 {i % 2}\n" for i in range(20)))
+    text = lambda scale: ('schema = 1\n[[device]]\nname = "d"\nkind = "ideal"\nread = { dist = "fixed", value = "10us" }\n'
+                          'write = { dist = "fixed", value = "10us" }\n[[workload]]\nname = "w"\ndevice = "d"\n'
+                          f'trace = {{ path = "t.trace", format = "disksim", time_scale = {scale} }}\n')
+    for scale in ("1e12", "9223372036854775807", "1e308"):
+        (tmp_path / "s.toml").write_text(text(scale))
+        p = cli("validate", "s.toml")
+        assert p.returncode == 2 and "s.toml" in p.stderr and "workload[0].trace.time_scale" in p.stderr and "at most 1e6" in p.stderr, p.stderr
+    (tmp_path / "s.toml").write_text(text("1e6"))
+    assert cli("validate", "s.toml").returncode == 0
+
+
 def test_a_graph_with_a_host_cut_off_is_refused_at_validation(tmp_path, cli):
     # Validation proves only a user's graph connected (the generators are by construction).
     nodes = "".join(f'[[network.node]]\nname = "{n}"\nkind = "{k}"\n' for n, k in (("a", "host"), ("b", "host"), ("c", "host"), ("s1", "switch"), ("s2", "switch")))

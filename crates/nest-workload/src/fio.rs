@@ -242,7 +242,7 @@ impl JobBuilder<'_> {
                 let mut parts = v.split(':');
                 match (parts.next(), parts.next()) {
                     (Some("random"), _) => AddressPattern::Uniform,
-                    (Some("zipf"), Some(theta)) => AddressPattern::Zipf(theta.parse().ok().filter(|t: &f64| *t > 0.0).ok_or_else(|| self.err(l, format!("zipf parameter '{theta}' must be a positive number")))?),
+                    (Some("zipf"), Some(theta)) => AddressPattern::Zipf(theta.parse().ok().filter(|t: &f64| *t > 0.0 && t.is_finite()).ok_or_else(|| self.err(l, format!("zipf parameter '{theta}' must be a positive number")))?),
                     _ => return Err(self.err(l, format!("random_distribution='{v}' is not supported (expected random or zipf:θ)"))),
                 }
             }
@@ -406,6 +406,11 @@ mod tests {
         assert!(e.to_string().starts_with("dup.fio:3: job [j] appears twice (first at line 1)"), "{e}");
         let e = parse_job_file("[j]\nrw=randread\nrandom_distribution=pareto:0.2\n", "x").unwrap_err();
         assert!(e.message.contains("pareto"));
+        // Found by the mutation test: zipf:inf passed here and failed later without the line.
+        for theta in ["inf", "nan", "0", "-1"] {
+            let e = parse_job_file(&format!("[j]\nrw=randread\nrandom_distribution=zipf:{theta}\n"), "z.fio").unwrap_err();
+            assert!(e.to_string().starts_with("z.fio:3:") && e.message.contains("must be a positive number"), "{theta}: {e}");
+        }
     }
 
     #[test]

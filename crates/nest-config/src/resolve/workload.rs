@@ -7,6 +7,9 @@ const BYTES_PER_REQUEST: u64 = 512;
 
 use super::*;
 
+/// The largest trace `time_scale` (inter-arrival times multiplied by it).
+pub const MAX_TIME_SCALE: f64 = 1e6;
+
 #[derive(Debug, Clone)]
 pub enum SourcePlan {
     Synthetic(SyntheticSpec),
@@ -222,6 +225,11 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
         let time_scale = trace.time_scale.unwrap_or(1.0);
         if !(time_scale > 0.0 && time_scale.is_finite()) {
             cx.err(&format!("{tk}.time_scale"), format!("must be positive, got {time_scale}"));
+        } else if time_scale > MAX_TIME_SCALE {
+            // One second of trace would span 11.6 simulated days; a run lasts ~213 days at most,
+            // so a larger scale is a typo (found by the mutation test: the replay failed mid-run
+            // naming the trace, not this key).
+            cx.err(&format!("{tk}.time_scale"), format!("at most {MAX_TIME_SCALE:e} (one second of trace becomes 11.6 simulated days), got {time_scale:e}"));
         }
         let unit = trace.time_unit.as_ref().and_then(|u| time_unit(cx, &format!("{tk}.time_unit"), u));
         let shift = trace.offset_shift.as_ref().and_then(|s| cx.size(&format!("{tk}.offset_shift"), s)).unwrap_or(0);

@@ -102,7 +102,7 @@ pub struct HostPlan {
 /// The default I/O timeout: Linux's `nvme_core.io_timeout`.
 pub const DEFAULT_IO_TIMEOUT: SimTime = SimTime::from_ms(30_000);
 
-pub use faults::{FaultKind, FaultPlan};
+pub use faults::{keep_alive_lost_at, FaultKind, FaultPlan};
 
 #[derive(Debug, Clone)]
 pub struct OutputPlan {

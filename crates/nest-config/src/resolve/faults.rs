@@ -9,6 +9,13 @@ use crate::schema::{FaultConfig, Scenario, WorkloadConfig};
 use nest_core::SimTime;
 
 /// A fault injected at a time in the run (`[[fault]]`, docs/faults.md).
+/// When hosts find a server they lost contact with at `at` (stopped, or cut off by the fabric):
+/// the first Keep Alive they send at or after `at` (one every KATO from the start) goes
+/// unanswered, and KATO after it they take the server as lost.
+pub fn keep_alive_lost_at(at: SimTime, kato: SimTime) -> SimTime {
+    SimTime(at.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato)
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaultPlan {
     pub at: SimTime,
@@ -320,8 +327,7 @@ fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc
     out.push(FaultPlan { at, kind: FaultKind::Server { name: name.clone(), devices: members.clone(), up: false } });
     out.extend(crashes.map(|host| FaultPlan { at, kind: FaultKind::HostCrash { host } }));
     if let Some(kato) = nvmeof.and_then(|n| n.keep_alive) {
-        // The first Keep Alive at or after the failure, unanswered for KATO.
-        let found = SimTime(at.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);
+        let found = keep_alive_lost_at(at, kato);
         if until.is_none_or(|u| found < u) {
             out.push(FaultPlan { at: found, kind: FaultKind::KeepAliveLost { name: name.clone(), devices: members.clone() } });
         }

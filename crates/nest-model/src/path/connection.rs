@@ -28,6 +28,7 @@
 use crate::events::Event;
 use crate::fault::Subject;
 use crate::nvmeof::{COMMAND, RESPONSE};
+use crate::path::fault::{next_attempt, removal_time};
 use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
 use nest_core::queue::PendingEvents;
@@ -146,22 +147,30 @@ impl Simulation {
 
     /// The connection host `h` reaches device `d` on, when connections are timed.
     fn conn_of(&self, h: HostId, d: DeviceId) -> Option<usize> {
-        let cs = self.faults.as_deref()?.conns.as_deref()?;
+        let cs = self.conns()?;
         let s = self.nvmeof.as_deref()?.target_of[d.ix()]?;
         cs.index.get(&(h.ix(), s)).map(|&c| c as usize)
+    }
+
+    /// The connection request `r` went out on, when connections are timed (every NVMe-oF send
+    /// and completion asks: a run without faults answers before touching the request).
+    fn conn_of_request(&self, r: ReqId) -> Option<usize> {
+        self.conns()?;
+        let req = self.pool.get(r);
+        self.conn_of(req.host, req.device)
     }
 
     /// Whether host `h`'s driver fails I/O to device `d` without sending it: the device is taken
     /// as dead, or the host's connection to its server is down.
     pub(crate) fn fails_fast(&self, h: HostId, d: DeviceId) -> bool {
         let Some(f) = self.faults.as_deref() else { return false };
-        f.known_dead[d.ix()] || (f.conns.is_some() && self.conn_of(h, d).is_some_and(|c| f.conns.as_deref().expect("checked").conns[c].down))
+        f.known_dead[d.ix()] || self.conn_of(h, d).is_some_and(|c| self.conns().expect("conn_of found it").conns[c].down)
     }
 
     /// Remote request `r` was just sent: its host times it.
     pub(crate) fn time_command(&mut self, r: ReqId) {
-        let req = *self.pool.get(r);
-        let Some(c) = self.conn_of(req.host, req.device) else { return };
+        let Some(c) = self.conn_of_request(r) else { return };
+        let req = self.pool.get(r);
         let due = req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout;
         let cs = self.conns_mut();
         let g = *cs.gen_of(r);
@@ -178,8 +187,7 @@ impl Simulation {
 
     /// Request `r`'s host no longer times it (its completion came, or it was given up).
     pub(crate) fn untime(&mut self, r: ReqId) {
-        let req = *self.pool.get(r);
-        let Some(c) = self.conn_of(req.host, req.device) else { return };
+        let Some(c) = self.conn_of_request(r) else { return };
         let cs = self.conns_mut();
         *cs.gen_of(r) += 1;
         cs.pop_stale(c);
@@ -211,8 +219,8 @@ impl Simulation {
                 continue;
             }
             self.conns_mut().conns[c].keep_alive_due = true;
-            // The first Keep Alive at or after now, unanswered for KATO (as for a stopped server).
-            let at = SimTime(now.0.div_ceil(kato.0).saturating_mul(kato.0)).saturating_add(kato);
+            // The same rule as for a stopped server.
+            let at = nest_config::resolve::keep_alive_lost_at(now, kato);
             self.pending_faults += 1;
             self.queue.schedule(at, Event::Conn(ConnEvent::KeepAlive(c as u32)));
         }
@@ -298,36 +306,11 @@ impl Simulation {
 
     /// The host aborts request `r` with its connection (`stranded`: its target still holds it).
     fn abort(&mut self, r: ReqId, stranded: bool) {
-        let req = *self.pool.get(r);
-        let crashed = self.host_crashed(req.host);
-        self.hosts[req.host.ix()].completed();
-        let level = self.resolved.tagging.nvme[req.class as usize];
-        let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
-        rt.initiator.return_credit(req.host, req.device, level);
-        rt.books.timed_out += 1;
+        let crashed = self.host_crashed(self.pool.get(r).host);
         if stranded {
             self.conns_mut().stranded.insert(r.0, crashed);
-        } else {
-            self.buffer_release(r);
         }
-        match req.kind {
-            // Its workload hears the failure now; a stranded request's slot waits for its target.
-            Kind::App if stranded => {
-                if !crashed {
-                    self.failed(&req);
-                }
-            }
-            Kind::App => self.fail(r),
-            Kind::Child => {
-                self.parts.complete(1);
-                if !stranded {
-                    self.pool.release(r);
-                }
-                self.part_given_up(&req, crashed);
-                self.try_dispatch(req.host);
-            }
-            Kind::Split | Kind::Background | Kind::TargetIo => unreachable!("only application requests and device parts go over NVMe-oF"),
-        }
+        self.host_gives_up(r, crashed, true, stranded);
     }
 
     /// The target finished request `r`, whose host aborted it with its connection: nobody waits
@@ -382,12 +365,9 @@ impl Simulation {
         if conn.removed || !conn.down {
             return;
         }
-        let at = match delay {
-            Some(delay) => SimTime(conn.lost_at.0.saturating_add((now.0 - conn.lost_at.0).div_ceil(delay.0).max(1).saturating_mul(delay.0))),
-            None => now,
-        };
-        let (host, target, lost_at) = (conn.host, conn.target, conn.lost_at);
-        if let Some(r) = tmo.map(|t| SimTime(lost_at.0.saturating_add(crate::path::fault::attempts_span(t, delay)))) {
+        let at = delay.map_or(now, |delay| next_attempt(conn.lost_at, now, delay));
+        let (host, target) = (conn.host, conn.target);
+        if let Some(r) = removal_time(conn.lost_at, tmo, delay) {
             if at > r {
                 f.conns.as_deref_mut().expect("connections").conns[c].removed = true;
                 f.happened.push((r, "controller_removed", Subject::Conn(host, target)));
@@ -420,10 +400,8 @@ impl Simulation {
     /// became reachable again): removed then.
     pub(crate) fn conn_removals(&self) -> Vec<(SimTime, &'static str, Subject)> {
         let (Some(cs), Some(rt)) = (self.conns(), self.nvmeof.as_deref()) else { return Vec::new() };
-        let Some(tmo) = rt.plan.ctrl_loss_tmo else { return Vec::new() };
-        let span = crate::path::fault::attempts_span(tmo, rt.plan.reconnect_delay);
         cs.conns.iter().filter(|c| c.down && !c.removed).filter_map(|c| {
-            let at = SimTime(c.lost_at.0.saturating_add(span));
+            let at = removal_time(c.lost_at, rt.plan.ctrl_loss_tmo, rt.plan.reconnect_delay)?;
             (at <= self.now).then_some((at, "controller_removed", Subject::Conn(c.host, c.target)))
         }).collect()
     }

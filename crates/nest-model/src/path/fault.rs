@@ -23,13 +23,22 @@ use nest_core::queue::PendingEvents;
 use nest_core::{DeviceId, SimTime};
 use nest_workload::Op;
 
-/// How long after losing a controller hosts make their last reconnect attempt, when they give
-/// up after `ctrl_loss_tmo` (⌈ctrl_loss_tmo / reconnect_delay⌉ delays, as Linux counts them).
-pub(crate) fn attempts_span(ctrl_loss_tmo: SimTime, reconnect_delay: Option<SimTime>) -> u64 {
-    match reconnect_delay {
-        Some(delay) => ctrl_loss_tmo.0.div_ceil(delay.0).saturating_mul(delay.0),
-        None => ctrl_loss_tmo.0,
-    }
+/// When hosts that lost a controller (a device's, or their connection to a server) at
+/// `lost_at` remove it: at their last reconnect attempt, ⌈ctrl_loss_tmo / reconnect_delay⌉
+/// delays after the loss, as Linux counts them (`ctrl_loss_tmo` after it when they reconnect at
+/// once). None: they try for ever.
+pub(crate) fn removal_time(lost_at: SimTime, ctrl_loss_tmo: Option<SimTime>, reconnect_delay: Option<SimTime>) -> Option<SimTime> {
+    let span = match reconnect_delay {
+        Some(delay) => ctrl_loss_tmo?.0.div_ceil(delay.0).saturating_mul(delay.0),
+        None => ctrl_loss_tmo?.0,
+    };
+    Some(SimTime(lost_at.0.saturating_add(span)))
+}
+
+/// Their first reconnect attempt at or after `now`: one every `delay` from the loss, the first
+/// a whole delay after it.
+pub(crate) fn next_attempt(lost_at: SimTime, now: SimTime, delay: SimTime) -> SimTime {
+    SimTime(lost_at.0.saturating_add((now.0 - lost_at.0).div_ceil(delay.0).max(1).saturating_mul(delay.0)))
 }
 
 /// How long an I/O to a device its host already takes as dead takes to fail: the driver's error
@@ -185,8 +194,7 @@ impl Simulation {
         }
         match delay {
             Some(delay) if f.known_dead[d] => {
-                let attempts = (now.0 - f.lost_at[d].0).div_ceil(delay.0).max(1);
-                let at = SimTime(f.lost_at[d].0.saturating_add(attempts.saturating_mul(delay.0)));
+                let at = next_attempt(f.lost_at[d], now, delay);
                 match removal {
                     // Their last attempt, before it came back, failed: they removed it then.
                     Some(r) if at > r => self.remove_controller(d, r),
@@ -219,14 +227,11 @@ impl Simulation {
         }
     }
 
-    /// When the hosts give up reconnecting to device `d` (lost at `lost_at[d]`): at their last
-    /// attempt, ⌈ctrl_loss_tmo / reconnect_delay⌉ delays after the loss, as Linux counts them
-    /// (`ctrl_loss_tmo` after it when they reconnect at once). None: never — the device is their
-    /// own, or they try for ever.
+    /// When the hosts give up reconnecting to device `d` (lost at `lost_at[d]`, `removal_time`).
+    /// None: never — the device is their own, or they try for ever.
     fn removal_at(&self, d: usize) -> Option<SimTime> {
         let n = self.nvmeof.as_deref().filter(|n| n.target_of[d].is_some())?;
-        let after = attempts_span(n.plan.ctrl_loss_tmo?, n.plan.reconnect_delay);
-        Some(SimTime(self.faults.as_ref()?.lost_at[d].0.saturating_add(after)))
+        removal_time(self.faults.as_ref()?.lost_at[d], n.plan.ctrl_loss_tmo, n.plan.reconnect_delay)
     }
 
     /// The hosts removed device `d`'s controller at `at` (now, or their last attempt before now).
@@ -301,27 +306,47 @@ impl Simulation {
                 self.lose(req.served.ix());
             }
         }
-        let host = req.host;
-        self.hosts[host.ix()].completed();
         if sent {
             self.untime(r);
         }
-        // Over NVMe-oF the host aborts the command: its SQ slot is free again, no response
-        // will come, and its target buffer (if it held one) is given back.
-        if let Some(rt) = self.nvmeof.as_deref_mut().filter(|rt| sent && rt.is_remote(host, req.device)) {
+        let remote = sent && self.nvmeof.as_deref().is_some_and(|rt| rt.is_remote(req.host, req.device));
+        self.host_gives_up(r, crashed, remote, false);
+    }
+
+    /// The host side of giving up on request `r` (a timeout at a dead device, or its connection
+    /// torn down; `crashed`: its host is gone): its queue-depth slot is free; over NVMe-oF
+    /// (`remote`) the command is aborted — its SQ slot is free again, no response will come,
+    /// and its target buffer is given back unless the target still holds it (`stranded`: then
+    /// the request is let go when the target has finished it, `let_go_stranded`). The request
+    /// fails, or a device part is retried on a replica.
+    pub(crate) fn host_gives_up(&mut self, r: ReqId, crashed: bool, remote: bool, stranded: bool) {
+        let req = *self.pool.get(r);
+        self.hosts[req.host.ix()].completed();
+        if remote {
             let level = self.resolved.tagging.nvme[req.class as usize];
-            rt.initiator.return_credit(host, req.device, level);
+            let rt = self.nvmeof.as_deref_mut().expect("a remote command went over NVMe-oF");
+            rt.initiator.return_credit(req.host, req.device, level);
             rt.books.timed_out += 1;
-            self.buffer_release(r);
+            if !stranded {
+                self.buffer_release(r);
+            }
         }
         match req.kind {
+            // Its workload hears the failure now; a stranded request's slot waits for its target.
+            Kind::App if stranded => {
+                if !crashed {
+                    self.failed(&req);
+                }
+            }
             // `fail` lets the host dispatch again.
             Kind::App => self.fail(r),
             Kind::Child => {
                 self.parts.complete(1);
-                self.pool.release(r);
+                if !stranded {
+                    self.pool.release(r);
+                }
                 self.part_given_up(&req, crashed);
-                self.try_dispatch(host);
+                self.try_dispatch(req.host);
             }
             Kind::Split | Kind::Background | Kind::TargetIo => {
                 unreachable!("faults are refused with host caches and PLMLight's devices; split requests never reach a device")

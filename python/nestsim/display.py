@@ -162,6 +162,10 @@ def render(summary: dict, run_info: dict | None = None) -> str:
         out.extend(_decomposition_lines(summary))
     if storage:
         out.extend(_ssd_lines(summary))
+    if "haechi" in summary:
+        from .haechi import table_lines
+        out.append("")
+        out.extend(table_lines(summary["haechi"]))
     if "network" in summary:
         out.extend(_network_lines(summary["network"]))
     if summary["conservation"] != "ok":

@@ -25,12 +25,15 @@ except ModuleNotFoundError:  # Python < 3.11: the same parser as a package (a de
 
 
 def is_haechi_file(path) -> bool:
-    """A TOML file whose top level has a `[haechi]` table (a file that does not parse is left to
-    the scenario reader, which names the error)."""
+    """A TOML file whose top level has a `[haechi]` table and no `[network]`: a Haechi run alone
+    on the verbs model's switch. With a `[network]` it is a World scenario whose Haechi clients
+    and data nodes are topology hosts (docs/haechi.md, "On the packet fabric"). A file that
+    does not parse is left to the scenario reader, which names the error."""
     try:
-        return "haechi" in tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        t = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
+    return "haechi" in t and "network" not in t
 
 
 def validate(path) -> None:
@@ -61,8 +64,16 @@ def render(summary: dict, run_info: dict) -> str:
     """A readable table: per client its reservation, demand, mean and worst period after the
     warm-up, whether it met its reservation every period, and its latency."""
     r = summary["haechi"]
+    lines = [f"{summary['name']}: " + table_lines(r)[0]] + table_lines(r)[1:]
+    lines.append(f"conservation: {summary['conservation']}; {run_info['cpu_s']:.2f} CPU-s for {r['sim_time_s']:g} s simulated")
+    return "\n".join(lines)
+
+
+def table_lines(r: dict) -> list:
+    """The per-client table of a Haechi result (`summary["haechi"]`, alone or in a World run)."""
     first = int(round(r["warmup_s"] / r["period_s"]))
-    lines = [f"{summary['name']}: Haechi run, qos = {r['qos']}, {len(r['per_period_total']) - first} measured periods of "
+    wire = " on the packet fabric" if r.get("wire") == "fabric" else ""
+    lines = [f"Haechi run{wire}, qos = {r['qos']}, {len(r['per_period_total']) - first} measured periods of "
              f"{r['period_s']:g} s",
              f"{'client':<10} {'reserved':>9} {'demand':>9} {'mean/period':>12} {'worst':>9} {'met':>4} {'mean µs':>9} {'p99 µs':>9}"]
     for c in r["clients"]:
@@ -90,6 +101,5 @@ def render(summary: dict, run_info: dict) -> str:
                      f"pool FAAs {r['pool']['faas']:,} ({r['pool']['empty_faas']:,} found it empty)")
     if any(not c["managed"] for c in r["clients"]):
         lines.append("* a background job outside Haechi's domain")
-    lines.append(f"conservation: {summary['conservation']}; {run_info['cpu_s']:.2f} CPU-s for {r['sim_time_s']:g} s simulated")
-    return "\n".join(lines)
+    return lines
 

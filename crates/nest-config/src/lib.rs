@@ -11,6 +11,7 @@
 pub mod coordinator;
 pub mod coordinator_src;
 pub mod error;
+pub mod haechi;
 pub mod overrides;
 pub mod resolve;
 pub mod schema;

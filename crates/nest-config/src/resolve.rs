@@ -131,6 +131,8 @@ pub struct Resolved {
     pub coordinators: Vec<crate::coordinator::CoordinatorPlan>,
     /// Faults, in time order.
     pub faults: Vec<FaultPlan>,
+    /// Haechi's clients and data nodes on the fabric (`[haechi]`).
+    pub haechi: Option<haechi::HaechiPlan>,
     pub output: OutputPlan,
     /// Non-fatal notes (fio options not modelled, …).
     pub warnings: Vec<String>,
@@ -379,8 +381,8 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     }
 
     let mut workloads = Vec::new();
-    if sc.workloads.is_empty() && sc.flows.is_empty() {
-        cx.err("workload", "the scenario has no [[workload]] and no [[flow]]: nothing would run");
+    if sc.workloads.is_empty() && sc.flows.is_empty() && sc.haechi.is_none() {
+        cx.err("workload", "the scenario has no [[workload]], no [[flow]] and no [haechi]: nothing would run");
     }
     if sc.devices.is_empty() && !sc.workloads.is_empty() {
         cx.err("device", "the scenario has no [[device]]");
@@ -393,6 +395,8 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let tagging = e2e::tagging(&mut cx, &sc.qos, &classes);
     let mut network = network::network(&mut cx, sc, &run, &classes);
     let nvmeof = e2e::nvmeof(&mut cx, sc, &hosts, &devices, &volumes, &workloads, &classes, &tagging, network.as_deref_mut());
+
+    let haechi = sc.haechi.as_ref().and_then(|h| haechi::resolve(&mut cx, h, &run, &classes, &tagging, network.as_deref_mut()));
 
     let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &devices, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
     check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
@@ -436,6 +440,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         tagging,
         coordinators,
         faults,
+        haechi,
         output,
         warnings: cx.warnings,
         table: loaded.table.clone(),
@@ -464,5 +469,6 @@ pub mod volume;
 pub mod network;
 pub mod e2e;
 pub mod faults;
+pub mod haechi;
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@
 //! | `IoTimeout(r, sent)` | a dead device holding `r`, or (`sent` false) a host's driver failing `r` to a device it took as dead without sending it | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
 //! | `Reconnect(d)` | device `d` coming back while its hosts took it as lost over NVMe-oF | the World | the hosts' reconnect attempt: they use `d` again |
 //! | `Conn(e)` | a host's NVMe-oF connection, in a run with faults | the World | its oldest command may be due (`io_timeout`: the host tears the connection down), or a reconnect attempt (`path::ConnEvent`) |
+//! | `Haechi(e)` | the Haechi run on the fabric (`haechi::world`) | that run | a client's arrival, period or δ tick, the monitor's check or period end, a verb leaving its client or its answer leaving the data node's NIC (`haechi::run::Ev`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
 //! Zero-delay hand-offs (workload → host → device, device → host → workload) are direct calls,
@@ -39,6 +40,7 @@ pub enum Event {
     IoTimeout(ReqId, bool),
     Reconnect(u32),
     Conn(crate::path::ConnEvent),
+    Haechi(crate::haechi::run::Ev),
     Sample,
 }
 
@@ -59,6 +61,7 @@ impl Event {
             Event::IoTimeout(r, sent) => (11 << 60) | ((!sent as u64) << 40) | r.0 as u64,
             Event::Reconnect(d) => (12 << 60) | d as u64,
             Event::Conn(e) => (13 << 60) ^ e.tag(),
+            Event::Haechi(e) => (14 << 60) ^ e.tag(),
             Event::Sample => 3 << 60,
         }
     }

@@ -75,6 +75,8 @@ pub struct Simulation {
     pub(crate) hit_time_limit: bool,
     /// The run's `[[fault]]`s, when it has any.
     pub(crate) faults: Option<Box<crate::fault::FaultRt>>,
+    /// Haechi's clients and data nodes on the fabric (`[haechi]`).
+    pub(crate) haechi: Option<Box<crate::haechi::world::HaechiRt>>,
 }
 
 impl Simulation {
@@ -168,8 +170,10 @@ impl Simulation {
             _ => resolved.run.max_time,
         };
         let faults = (!resolved.faults.is_empty()).then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len(), resolved.hosts.len())));
+        let haechi = resolved.haechi.as_ref().map(|p| crate::haechi::world::HaechiRt::new(p).map(Box::new)).transpose()?;
         let aggregate = resolved.coordinators.iter().any(|c| matches!(c.kind, nest_config::coordinator::CoordinatorKind::Src(_))).then(Box::default);
         let mut sim = Simulation {
+            haechi,
             faults,
             aggregate,
             record_requests: resolved.output.requests,
@@ -224,6 +228,7 @@ impl Simulation {
         if let Some(net) = self.net.as_mut() {
             net.start(&mut self.queue);
         }
+        self.haechi_start();
         self.queue.schedule(SimTime::ZERO, Event::Sample);
         Ok(())
     }
@@ -292,6 +297,7 @@ impl Simulation {
                 Event::Reconnect(d) => self.on_reconnect(d as usize),
                 Event::Conn(e) => self.on_conn(e),
                 Event::Qos(e) => self.on_qos(e),
+                Event::Haechi(e) => self.on_haechi(e),
                 Event::Sample => {
                     // A sample writes every series: a step's budget is work, so a step over a
                     // long drain with many series returns (and the caller checks its memory)
@@ -332,6 +338,7 @@ impl Simulation {
                 match d.msg.kind {
                     crate::nvmeof::COMMAND | crate::nvmeof::RESPONSE => self.nvmeof_deliver(d.msg),
                     crate::qos::CONTROL => self.qos_deliver(d.msg.tag),
+                    k @ (crate::haechi::world::REQUEST | crate::haechi::world::ANSWER) => self.haechi_deliver(k, d.msg.tag),
                     k => unreachable!("a message of kind {k:?} with no owner"),
                 }
             }

@@ -412,6 +412,11 @@ impl Simulation {
         if let (Some(rt), Some(net)) = (self.nvmeof.as_deref(), self.net.as_deref()) {
             out["nvmeof"] = nvmeof_json(rt, net, &rv.classes);
         }
+        if let Some(h) = self.haechi.as_deref_mut() {
+            // The run's periods end with the World's run (or its duration, if that came first).
+            h.run.settle(end.min(h.run.end()));
+            out["haechi"] = crate::haechi::result(&h.run);
+        }
         if let Some(f) = self.faults_json() {
             // Failed requests leave their workloads' books as completions do: said apart here, so
             // issued = completed + failed + in flight.

@@ -145,7 +145,7 @@ impl VerbsParams {
 }
 
 /// Payload bytes of a verb's request on the wire (besides the packet headers).
-fn request_payload(v: Verb) -> u32 {
+pub fn request_payload(v: Verb) -> u32 {
     match v {
         // A READ request carries a RETH (16 B); atomics an AtomicETH (28 B).
         Verb::Read { .. } => 16,
@@ -153,6 +153,25 @@ fn request_payload(v: Verb) -> u32 {
         Verb::FetchAdd | Verb::CompareSwap => 28,
         Verb::Send { bytes, .. } => bytes,
     }
+}
+
+/// Payload bytes of a verb's answer (besides the packet headers): a READ's data, a WRITE's
+/// acknowledgement (an AETH: 0 bytes of payload), an atomic's original value, a two-sided reply.
+pub fn answer_payload(v: Verb) -> u32 {
+    match v {
+        Verb::Read { bytes } => bytes,
+        Verb::Write { .. } => 0,
+        Verb::FetchAdd | Verb::CompareSwap => 8,
+        Verb::Send { reply, .. } => reply,
+    }
+}
+
+/// The data node's NIC (or CPU) served a request: when its answer is on the NIC's port, or
+/// (two-sided) when the CPU has the reply ready ([`Verbs::send_out`] then).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Served {
+    Answer(SimTime),
+    Cpu(SimTime),
 }
 
 /// What the target does with a message that reached its NIC.
@@ -224,31 +243,42 @@ impl Verbs {
     /// time per verb is the client's limit; false for a helper thread (Haechi's reporting).
     /// The client's side does not depend on which data node the verb goes to.
     pub fn post(&mut self, now: SimTime, c: usize, v: Verb, io_thread: bool) -> SimTime {
+        self.client_post(now, c, v, io_thread) + self.crossing(request_payload(v))
+    }
+
+    /// The client's side of [`Verbs::post`] alone: when the request leaves client `c` (its I/O
+    /// thread's CPU time; a helper thread's post leaves at once). For a fabric that carries
+    /// the request itself (the packet fabric's message channels).
+    pub fn client_post(&mut self, now: SimTime, c: usize, v: Verb, io_thread: bool) -> SimTime {
         self.posted += 1;
         let cpu = match v {
             Verb::Send { .. } => self.p.client_cpu_per_verb + self.p.client_cpu_two_sided_extra,
             _ => self.p.client_cpu_per_verb,
         };
-        let posted = if io_thread { self.clients[c].cpu.serve(now, cpu) } else { now };
-        posted + self.crossing(request_payload(v))
+        if io_thread { self.clients[c].cpu.serve(now, cpu) } else { now }
     }
 
     /// Client `c`'s request reached data node `t`'s NIC.
     pub fn at_target(&mut self, now: SimTime, t: usize, c: usize, v: Verb) -> AtTarget {
+        match (v, self.serve(now, t, v)) {
+            (_, Served::Cpu(t)) => AtTarget::Cpu(t),
+            // The READ's data leaves the NIC's send pipeline and queues on the way to the client.
+            (Verb::Read { bytes }, Served::Answer(out)) => AtTarget::Answered(self.carry(out, t, c, bytes)),
+            (_, Served::Answer(out)) => AtTarget::Answered(out + self.crossing(answer_payload(v))),
+        }
+    }
+
+    /// The data node's side of [`Verbs::at_target`] alone: its NIC (and, two-sided, its CPU)
+    /// serving a request that reached it at `now`. For a fabric that carries the answer itself.
+    pub fn serve(&mut self, now: SimTime, t: usize, v: Verb) -> Served {
         let nic = self.p.target_nic_per_message;
         match v {
             Verb::Read { bytes } => {
                 let received = self.targets[t].rx.serve(now, nic);
-                AtTarget::Answered(self.reply(received, t, c, bytes))
+                Served::Answer(self.send_out(received, t, bytes))
             }
-            Verb::Write { bytes } => {
-                let written = self.targets[t].rx.serve(now, nic + self.p.dma(bytes));
-                AtTarget::Answered(written + self.crossing(0))
-            }
-            Verb::FetchAdd | Verb::CompareSwap => {
-                let done = self.targets[t].rx.serve(now, nic + self.p.target_atomic);
-                AtTarget::Answered(done + self.crossing(8))
-            }
+            Verb::Write { bytes } => Served::Answer(self.targets[t].rx.serve(now, nic + self.p.dma(bytes))),
+            Verb::FetchAdd | Verb::CompareSwap => Served::Answer(self.targets[t].rx.serve(now, nic + self.p.target_atomic)),
             Verb::Send { bytes, .. } => {
                 // The NIC places the request in a posted receive buffer; a server thread takes it.
                 let dma = self.p.dma(bytes);
@@ -260,16 +290,28 @@ impl Verbs {
                 n.cpu[i] = start + cost;
                 n.cpu_busy += cost;
                 n.cpu_requests += 1;
-                AtTarget::Cpu(start + cost)
+                Served::Cpu(start + cost)
             }
         }
+    }
+
+    /// `bytes` of data leave data node `t`'s memory through its NIC's send pipeline from
+    /// `from`: when they are on the NIC's port.
+    pub fn send_out(&mut self, from: SimTime, t: usize, bytes: u32) -> SimTime {
+        let dma = self.p.target_nic_per_message + self.p.dma(bytes);
+        self.targets[t].tx.serve(from, dma)
     }
 
     /// A small message data node `t` originates (Haechi's monitor signals; two-sided, from a
     /// thread of its own): when it reaches the client.
     pub fn target_send(&mut self, now: SimTime, t: usize, bytes: u32) -> SimTime {
+        self.target_signal(now, t) + self.crossing(bytes)
+    }
+
+    /// The node's side of [`Verbs::target_send`] alone: when the message is on its NIC's port.
+    pub fn target_signal(&mut self, now: SimTime, t: usize) -> SimTime {
         self.targets[t].sends += 1;
-        now + self.p.target_nic_per_message + self.crossing(bytes)
+        now + self.p.target_nic_per_message
     }
 
     /// The client got the answer to one of its verbs.
@@ -282,11 +324,15 @@ impl Verbs {
     /// switch's port to the client, the client's cable. Fed in time order, so every stage is
     /// computed at once. When it reaches the client.
     pub fn reply(&mut self, from: SimTime, t: usize, c: usize, bytes: u32) -> SimTime {
-        let dma = self.p.target_nic_per_message + self.p.dma(bytes);
+        let out = self.send_out(from, t, bytes);
+        self.carry(out, t, c, bytes)
+    }
+
+    /// Data on data node `t`'s port at `out` to client `c`: the node's link, the switch's port
+    /// to the client, the client's cable.
+    fn carry(&mut self, out: SimTime, t: usize, c: usize, bytes: u32) -> SimTime {
         let ser = self.p.serialize(bytes);
-        let n = &mut self.targets[t];
-        let out = n.tx.serve(from, dma);
-        let at_switch = n.uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;
+        let at_switch = self.targets[t].uplink.serve(out, ser) + self.p.link_delay + self.p.switch_latency;
         self.clients[c].downlink.serve(at_switch, ser) + self.p.link_delay
     }
 

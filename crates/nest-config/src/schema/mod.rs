@@ -62,6 +62,9 @@ pub struct Scenario {
     pub faults: Vec<FaultConfig>,
     #[serde(default)]
     pub output: OutputConfig,
+    /// Haechi's clients and data nodes on the `[network]` (`resolve::haechi`; docs/haechi.md).
+    #[serde(default)]
+    pub haechi: Option<crate::haechi::HaechiSpec>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

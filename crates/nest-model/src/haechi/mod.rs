@@ -6,7 +6,8 @@
 
 pub mod keys;
 pub mod run;
-pub mod spec;
+pub use nest_config::haechi as spec;
+pub mod world;
 
 pub use run::HaechiRun;
 pub use spec::{HaechiFile, HaechiSpec};
@@ -97,7 +98,8 @@ pub fn result(r: &HaechiRun) -> Value {
             })).collect::<Vec<_>>()).unwrap_or_default(),
             "pool_series": n.pool_series.iter().map(|&(t, p)| json!([r6(t), p])).collect::<Vec<_>>(),
             "pool": {"faas": pool.faas, "empty_faas": pool.empty_faas, "granted": pool.granted, "put_in": pool.put_in, "taken_out": pool.taken_out},
-            "utilization": {"nic_send": r6(u[0]), "cpu": r6(u[1]), "link": r6(u[2]), "busiest_client_cpu": r6(v.busiest_client_cpu(elapsed))},
+            // On the packet fabric the node's link is the network's port (its summary).
+            "utilization": {"nic_send": r6(u[0]), "cpu": r6(u[1]), "link": if r.wire() == run::Wire::Verbs { json!(r6(u[2])) } else { Value::Null }, "busiest_client_cpu": r6(v.busiest_client_cpu(elapsed))},
             "two_sided_requests_at_cpu": v.targets[j].cpu_requests, "monitor_messages": v.targets[j].sends,
         })
     }).collect();
@@ -105,6 +107,7 @@ pub fn result(r: &HaechiRun) -> Value {
     let first = &nodes[0];
     json!({
         "qos": format!("{:?}", spec.qos).to_lowercase(),
+        "wire": if r.wire() == run::Wire::Verbs { "verbs" } else { "fabric" },
         "period_s": spec.period_s, "warmup_s": spec.warmup_s, "duration_s": spec.duration_s,
         "clients": clients,
         "per_period_total": total,

@@ -16,11 +16,13 @@ use nest_core::queue::PendingEvents;
 use nest_core::stats::LatencyHistogram;
 use nest_core::{EventQueue, SimTime};
 use nest_qos::haechi::{CapacityEstimator, Check, DeltaCap, Engine, EngineConfig, GlobalPool, Issue, Ledger, Monitor, MonitorConfig};
-use nest_transport::verbs::{AtTarget, Verb, Verbs};
+use nest_transport::verbs::{answer_payload, request_payload, AtTarget, Served, Verb, Verbs};
 use std::collections::VecDeque;
 
+/// A Haechi run's events. Alone, the run's own queue holds them; in a World run they travel
+/// as `Event::Haechi` in the World's queue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Ev {
+pub enum Ev {
     /// A constant-rate client's next request arrives (client, its arrival chain: a new period
     /// starts a new chain and the old one stops).
     Arrive(u32, u32),
@@ -40,6 +42,59 @@ enum Ev {
     Check,
     /// The monitor closes a period and opens the next.
     PeriodEnd,
+    /// On the packet fabric: op `o`'s request leaves its client (its I/O thread posted it).
+    Leave(u32),
+    /// On the packet fabric: op `o`'s answer (or the monitor's message) is on the data node's
+    /// port.
+    Answer(u32),
+}
+
+impl Ev {
+    /// A small tag for the World's trajectory fingerprint.
+    pub fn tag(&self) -> u64 {
+        let (k, a, b) = match *self {
+            Ev::Arrive(c, chain) => (0, c, chain),
+            Ev::Start(c) => (1, c, 0),
+            Ev::Stop(c) => (2, c, 0),
+            Ev::AtTarget(o) => (3, o, 0),
+            Ev::CpuDone(o) => (4, o, 0),
+            Ev::AtClient(o) => (5, o, 0),
+            Ev::ClientPeriod => (6, 0, 0),
+            Ev::Tick => (7, 0, 0),
+            Ev::Check => (8, 0, 0),
+            Ev::PeriodEnd => (9, 0, 0),
+            Ev::Leave(o) => (10, o, 0),
+            Ev::Answer(o) => (11, o, 0),
+        };
+        (k << 56) | ((a as u64) << 24) | b as u64
+    }
+}
+
+/// Where the verbs travel: the verbs model's own switch (a run alone), or the World's packet
+/// fabric, as messages the World sends on each (client, node) pair's channels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Wire {
+    Verbs,
+    Fabric,
+}
+
+/// A message for the World to send on the packet fabric: op `op`'s request (client → node) or
+/// its answer (node → client), `bytes` of payload.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Send {
+    pub op: u32,
+    pub client: u32,
+    pub node: u32,
+    pub to_node: bool,
+    pub bytes: u32,
+}
+
+/// What a step of the run asks of its caller: events to schedule, and (on the packet fabric)
+/// messages to send, each in the order asked.
+#[derive(Default)]
+pub struct Outbox {
+    pub events: Vec<(SimTime, Ev)>,
+    pub sends: Vec<Send>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -139,6 +194,8 @@ pub struct Node {
 pub struct HaechiRun {
     spec: HaechiSpec,
     q: EventQueue<Ev>,
+    wire: Wire,
+    pub out: Outbox,
     now: SimTime,
     end: SimTime,
     warmup: SimTime,
@@ -157,8 +214,16 @@ pub struct HaechiRun {
 
 const POOL_EVERY: u64 = 10;
 
+/// Bytes of the monitor's messages to a client (its reservation tokens, "start reporting").
+const MONITOR_MESSAGE: u32 = 16;
+
 impl HaechiRun {
     pub fn new(spec: HaechiSpec) -> Result<HaechiRun, String> {
+        Self::on(spec, Wire::Verbs)
+    }
+
+    /// A run whose verbs travel on `wire`.
+    pub fn on(spec: HaechiSpec, wire: Wire) -> Result<HaechiRun, String> {
         let verbs = Verbs::new(spec.verbs_params()?, spec.clients.len(), spec.nodes as usize)?;
         let placement = Placement::new(&spec.keys, spec.nodes, spec.clients.len(), spec.seed)?;
         let period = secs(spec.period_s, "period_s")?;
@@ -194,33 +259,70 @@ impl HaechiRun {
         }).collect();
         let end = secs(spec.duration_s, "duration_s")?;
         let warmup = secs(spec.warmup_s, "warmup_s")?;
-        Ok(HaechiRun { q: EventQueue::new(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, nodes, placement, checks: 0, events: 0, spec })
+        Ok(HaechiRun { q: EventQueue::new(), wire, out: Outbox::default(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, nodes, placement, checks: 0, events: 0, spec })
     }
 
+    /// Runs alone, on the run's own queue, to its end.
     pub fn run(&mut self) {
-        for (i, c) in self.clients.iter().enumerate() {
-            let start = SimTime::from_secs_f64(c.spec.start_s).unwrap_or(SimTime::ZERO);
-            self.q.schedule(start, Ev::Start(i as u32));
-            if let Some(s) = c.spec.stop_s.and_then(SimTime::from_secs_f64) {
-                self.q.schedule(s, Ev::Stop(i as u32));
-            }
-        }
-        self.q.schedule(self.period, Ev::ClientPeriod);
-        if self.spec.qos != QosMode::None {
-            self.monitor_period_start();
-            self.q.schedule(self.delta, Ev::Tick);
-            self.q.schedule(self.check, Ev::Check);
-            self.q.schedule(self.period + self.grace, Ev::PeriodEnd);
-        }
+        self.start();
+        self.flush();
         while let Some((t, e)) = self.q.pop_until(self.end) {
-            self.now = t;
-            self.events += 1;
-            self.handle(e);
+            self.handle(t, e);
+            self.flush();
         }
         self.now = self.end;
     }
 
-    fn handle(&mut self, e: Ev) {
+    /// The outbox's events into the run's own queue, in the order they were asked for.
+    fn flush(&mut self) {
+        for (t, e) in self.out.events.drain(..) {
+            self.q.schedule(t, e);
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, t: SimTime, e: Ev) {
+        self.out.events.push((t, e));
+    }
+
+    /// The run's first events (and the monitor's first tokens): into the outbox.
+    pub fn start(&mut self) {
+        for i in 0..self.clients.len() {
+            let c = &self.clients[i];
+            let start = SimTime::from_secs_f64(c.spec.start_s).unwrap_or(SimTime::ZERO);
+            let stop = c.spec.stop_s.and_then(SimTime::from_secs_f64);
+            self.at(start, Ev::Start(i as u32));
+            if let Some(s) = stop {
+                self.at(s, Ev::Stop(i as u32));
+            }
+        }
+        self.at(self.period, Ev::ClientPeriod);
+        if self.spec.qos != QosMode::None {
+            self.monitor_period_start();
+            self.at(self.delta, Ev::Tick);
+            self.at(self.check, Ev::Check);
+            self.at(self.period + self.grace, Ev::PeriodEnd);
+        }
+    }
+
+    /// The run's end (its duration).
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// The run has got to `t` (a World run ending: its results count periods up to there).
+    pub fn settle(&mut self, t: SimTime) {
+        self.now = self.now.max(t);
+    }
+
+    pub fn wire(&self) -> Wire {
+        self.wire
+    }
+
+    /// Event `e` at `t`: what it asks of the caller goes into the outbox.
+    pub fn handle(&mut self, t: SimTime, e: Ev) {
+        self.now = t;
+        self.events += 1;
         match e {
             Ev::Start(c) => {
                 self.clients[c as usize].active = true;
@@ -238,7 +340,7 @@ impl HaechiRun {
                         self.begin_client_period(c);
                     }
                 }
-                self.q.schedule(self.now + self.period, Ev::ClientPeriod);
+                self.at(self.now + self.period, Ev::ClientPeriod);
             }
             Ev::AtTarget(o) => self.at_target(o),
             Ev::CpuDone(o) => {
@@ -247,9 +349,19 @@ impl HaechiRun {
                     Verb::Send { reply, .. } => reply,
                     _ => unreachable!("only two-sided requests reach the CPU"),
                 };
-                let t = self.verbs.reply(self.now, op.node as usize, op.client as usize, reply);
-                self.q.schedule(t, Ev::AtClient(o));
+                match self.wire {
+                    Wire::Verbs => {
+                        let t = self.verbs.reply(self.now, op.node as usize, op.client as usize, reply);
+                        self.at(t, Ev::AtClient(o));
+                    }
+                    Wire::Fabric => {
+                        let t = self.verbs.send_out(self.now, op.node as usize, reply);
+                        self.answer_at(t, o);
+                    }
+                }
             }
+            Ev::Leave(o) => self.send(o, true),
+            Ev::Answer(o) => self.send(o, false),
             Ev::AtClient(o) => self.at_client(o),
             Ev::Tick => {
                 for c in 0..self.clients.len() {
@@ -265,7 +377,7 @@ impl HaechiRun {
                     }
                     self.try_issue(c);
                 }
-                self.q.schedule(self.now + self.delta, Ev::Tick);
+                self.at(self.now + self.delta, Ev::Tick);
             }
             Ev::Check => {
                 self.checks += 1;
@@ -284,7 +396,7 @@ impl HaechiRun {
                         }
                     }
                 }
-                self.q.schedule(self.now + self.check, Ev::Check);
+                self.at(self.now + self.check, Ev::Check);
             }
             Ev::PeriodEnd => {
                 for (j, n) in self.nodes.iter_mut().enumerate() {
@@ -297,7 +409,7 @@ impl HaechiRun {
                     }
                 }
                 self.monitor_period_start();
-                self.q.schedule(self.now + self.period, Ev::PeriodEnd);
+                self.at(self.now + self.period, Ev::PeriodEnd);
             }
         }
     }
@@ -315,7 +427,8 @@ impl HaechiRun {
         if cl.spec.pattern == Pattern::Constant {
             cl.next_arrival = 0;
             cl.chain += 1;
-            self.q.schedule(self.now, Ev::Arrive(c as u32, cl.chain));
+            let chain = cl.chain;
+            self.at(self.now, Ev::Arrive(c as u32, chain));
         }
         self.refill(c);
     }
@@ -336,15 +449,67 @@ impl HaechiRun {
 
     /// A two-sided message from data node `j`'s monitor to client `c`.
     fn target_message(&mut self, j: usize, c: usize, kind: OpKind) {
-        let at = self.verbs.target_send(self.now, j, 16);
-        let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb: Verb::Write { bytes: 16 }, submitted: self.now, posted: self.now });
-        self.q.schedule(at, Ev::AtClient(o));
+        let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb: Verb::Write { bytes: MONITOR_MESSAGE }, submitted: self.now, posted: self.now });
+        match self.wire {
+            Wire::Verbs => {
+                let at = self.verbs.target_send(self.now, j, MONITOR_MESSAGE);
+                self.at(at, Ev::AtClient(o));
+            }
+            Wire::Fabric => {
+                let t = self.verbs.target_signal(self.now, j);
+                self.answer_at(t, o);
+            }
+        }
     }
 
     fn post(&mut self, c: usize, j: usize, kind: OpKind, verb: Verb, submitted: SimTime, io_thread: bool) {
-        let at = self.verbs.post(self.now, c, verb, io_thread);
         let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb, submitted, posted: self.now });
-        self.q.schedule(at, Ev::AtTarget(o));
+        match self.wire {
+            Wire::Verbs => {
+                let at = self.verbs.post(self.now, c, verb, io_thread);
+                self.at(at, Ev::AtTarget(o));
+            }
+            Wire::Fabric => {
+                let t = self.verbs.client_post(self.now, c, verb, io_thread);
+                if t == self.now {
+                    self.send(o, true);
+                } else {
+                    self.at(t, Ev::Leave(o));
+                }
+            }
+        }
+    }
+
+    /// On the packet fabric: op `o`'s answer is on its data node's port at `t`.
+    fn answer_at(&mut self, t: SimTime, o: u32) {
+        if t == self.now {
+            self.send(o, false);
+        } else {
+            self.at(t, Ev::Answer(o));
+        }
+    }
+
+    /// On the packet fabric: op `o`'s request (`to_node`) or answer goes on the wire now.
+    fn send(&mut self, o: u32, to_node: bool) {
+        let op = &self.ops[o as usize];
+        let bytes = match (to_node, op.kind) {
+            (true, _) => request_payload(op.verb),
+            (false, OpKind::PeriodStart { .. } | OpKind::StartReporting) => MONITOR_MESSAGE,
+            (false, _) => answer_payload(op.verb),
+        };
+        self.out.sends.push(Send { op: o, client: op.client, node: op.node, to_node, bytes });
+    }
+
+    /// On the packet fabric: op `o`'s request fully reached its data node.
+    pub fn at_node(&mut self, now: SimTime, o: u32) {
+        self.now = now;
+        self.at_target(o);
+    }
+
+    /// On the packet fabric: op `o`'s answer (or the monitor's message) fully reached its client.
+    pub fn at_its_client(&mut self, now: SimTime, o: u32) {
+        self.now = now;
+        self.at_client(o);
     }
 
     fn at_target(&mut self, o: u32) {
@@ -363,9 +528,15 @@ impl HaechiRun {
             }
             _ => {}
         }
-        match self.verbs.at_target(self.now, op.node as usize, op.client as usize, op.verb) {
-            AtTarget::Answered(t) => self.q.schedule(t, Ev::AtClient(o)),
-            AtTarget::Cpu(t) => self.q.schedule(t, Ev::CpuDone(o)),
+        match self.wire {
+            Wire::Verbs => match self.verbs.at_target(self.now, op.node as usize, op.client as usize, op.verb) {
+                AtTarget::Answered(t) => self.at(t, Ev::AtClient(o)),
+                AtTarget::Cpu(t) => self.at(t, Ev::CpuDone(o)),
+            },
+            Wire::Fabric => match self.verbs.serve(self.now, op.node as usize, op.verb) {
+                Served::Answer(t) => self.answer_at(t, o),
+                Served::Cpu(t) => self.at(t, Ev::CpuDone(o)),
+            },
         }
     }
 
@@ -432,7 +603,7 @@ impl HaechiRun {
         cl.next_arrival += 1;
         if cl.next_arrival < d {
             let t = cl.period_start + SimTime((self.period.0 as u128 * cl.next_arrival as u128 / d as u128) as u64);
-            self.q.schedule(t, Ev::Arrive(c as u32, chain));
+            self.at(t, Ev::Arrive(c as u32, chain));
         }
         self.submit(c);
         self.try_issue(c);

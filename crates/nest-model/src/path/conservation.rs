@@ -57,6 +57,9 @@ impl Simulation {
                 }
             }
         }
+        if let Some(h) = self.haechi.as_deref() {
+            h.run.conservation().map_err(|e| format!("haechi: {e}"))?;
+        }
         // Split application requests are the workloads' but not the hosts' (only their device
         // parts queue at the host); parts and cache I/Os are the hosts' but not the workloads'.
         let cached_apps = self.pool.live_of(Kind::Split);

@@ -1,6 +1,12 @@
 //! A Haechi run as the user writes it (JSON from Python, or a scenario's `[haechi]` table): the
 //! clients, their demand and request pattern, the QoS mode and the protocol's parameters, and
 //! overrides of the fabric's costs. Unknown keys are refused by name.
+//!
+//! The same table serves two kinds of run. Alone (a file with `[haechi]` and no `[network]`),
+//! the clients and data nodes sit on one InfiniBand-like switch modelled at message granularity
+//! (`nest_transport::verbs`). In a World scenario with a `[network]`, each client is a topology
+//! `host`, the data nodes are `data_nodes`, and the verbs travel as messages over the packet
+//! fabric in the scenario class `class`, beside the storage traffic (`resolve::haechi`).
 
 use nest_core::SimTime;
 use nest_transport::verbs::VerbsParams;
@@ -47,6 +53,9 @@ fn d_true() -> bool {
 pub struct ClientSpec {
     #[serde(default)]
     pub name: Option<String>,
+    /// The topology host the client runs on (a World scenario only).
+    #[serde(default)]
+    pub host: Option<String>,
     /// R_i, I/Os per period.
     #[serde(default)]
     pub reservation: u64,
@@ -211,6 +220,8 @@ pub const MAX_RECORDS: u64 = 100_000_000;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HaechiSpec {
+    /// Alone: required. In a World scenario: absent, `[run].duration` (and `warmup`) govern.
+    #[serde(default)]
     pub duration_s: f64,
     #[serde(default)]
     pub warmup_s: f64,
@@ -231,6 +242,15 @@ pub struct HaechiSpec {
     /// Seeds the key draws (the only random stream of a run, used with several nodes).
     #[serde(default = "d_seed")]
     pub seed: u64,
+    /// In a World scenario: the topology hosts that are the data nodes (`nodes` follows).
+    #[serde(default)]
+    pub data_nodes: Vec<String>,
+    /// In a World scenario: the scenario class whose QTCP/QRDMA target and priority the verbs'
+    /// channels take (default `high`), and their transport (default `dcqcn`: RoCE).
+    #[serde(default)]
+    pub class: Option<String>,
+    #[serde(default)]
+    pub transport: Option<String>,
 }
 
 /// Bounds that keep a run's memory and event count within a machine (issue 25): at most this
@@ -252,7 +272,7 @@ fn ns(v: Option<f64>, key: &str, into: &mut SimTime) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn secs(v: f64, key: &str) -> Result<SimTime, String> {
+pub fn secs(v: f64, key: &str) -> Result<SimTime, String> {
     SimTime::from_secs_f64(v).filter(|_| v.is_finite() && v >= 0.0).ok_or_else(|| format!("{key}: expected seconds ≥ 0, got {v}"))
 }
 
@@ -316,7 +336,20 @@ impl HaechiSpec {
         Ok(p)
     }
 
+    /// The checks of a run alone: World-only keys are refused by name.
     fn check(&self) -> Result<(), String> {
+        if !self.data_nodes.is_empty() || self.class.is_some() || self.transport.is_some() {
+            let k = if self.class.is_some() { "class" } else if self.transport.is_some() { "transport" } else { "data_nodes" };
+            return Err(format!("{k}: only in a scenario with a [network] (the verbs then travel on its fabric)"));
+        }
+        if let Some(i) = self.clients.iter().position(|c| c.host.is_some()) {
+            return Err(format!("clients[{i}].host: only in a scenario with a [network] (the verbs then travel on its fabric)"));
+        }
+        self.check_common()
+    }
+
+    /// The checks both kinds of run share (a World run has its duration and nodes filled in).
+    pub fn check_common(&self) -> Result<(), String> {
         let d = secs(self.duration_s, "duration_s")?;
         if d == SimTime::ZERO {
             return Err("duration_s: expected a positive duration".into());

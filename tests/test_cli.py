@@ -131,6 +131,25 @@ def test_a_failed_builtin_check_exits_3_and_says_where_the_outputs_are(capsys, t
     assert "lossless mode" in err and "device 'd'" in err and str(tmp_path) in err
 
 
+def test_haechi_on_the_packet_fabric_runs_in_a_world_scenario(cli, tmp_path):
+    """A scenario with a [network] and a [haechi] table is a World run: the Haechi clients' table
+    beside the storage tables and the network's flows, `haechi` in summary.json, and a bad
+    client host named by file and key."""
+    from conftest import ROOT
+    ex = ROOT / "examples" / "haechi-fabric.toml"
+    assert cli("validate", ex, check=0).stdout.strip().endswith("OK")
+    p = cli("run", ex, "-o", tmp_path / "w", check=0)
+    assert "Haechi run on the packet fabric" in p.stdout and "haechi:r0>s0" in p.stdout and "st-s4" in p.stdout
+    s = json.loads((tmp_path / "w" / "summary.json").read_text())
+    h = s["haechi"]
+    assert h["wire"] == "fabric" and h["conservation"]["ok"] and s["conservation"] == "ok"
+    assert sum(h["per_period_total"][2:]) > 0 and s["requests"]["completed"] > 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text(ex.read_text().replace('host = "s2"\npattern', 'host = "s42"\npattern', 1))
+    p = cli("validate", bad, check=2)
+    assert str(bad) in p.stderr and "haechi.clients[2].host" in p.stderr and "s42" in p.stderr, p.stderr
+
+
 def test_a_haechi_file_runs_validates_and_names_its_errors(cli, tmp_path):
     """`nestsim run|validate` on a file with a [haechi] table: a readable per-client table, the
     usual summary.json / run.json, and a bad key named with the file, its line and the key."""

@@ -17,10 +17,9 @@ keep the packet-level runs short.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from statistics import mean
-from typing import Dict, List
+from typing import List
 
 from ..claims import Claim, ablation, write_claims
 from . import figures
@@ -94,11 +93,13 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims: List[Claim] = []
 
     fab = runs["alone-fabric"]["haechi"]
-    ratio = mean(totals(fab)) / mean(totals(verbs))
-    claims.append(expect("fabric-matches-verbs", SOURCE,
-                         "Alone, the packet fabric carries what the verbs model's switch does: the node's I/Os per period agree",
-                         ratio, target=1.0, tol=0.02,
-                         why="the packet fabric's framing, ACKs or the NIC's queue cost the node more than the verbs model's links"))
+    on_fabric, on_verbs = mean(totals(fab)), mean(totals(verbs))
+    close = abs(on_fabric / on_verbs - 1) <= 0.02
+    claims.append(Claim("fabric-matches-verbs", SOURCE,
+                        "Alone, the packet fabric carries what the verbs model's switch does: the node's I/Os per period agree",
+                        "within 2 %", f"fabric {on_fabric:,.0f}, verbs {on_verbs:,.0f} I/Os per period ({on_fabric / on_verbs - 1:+.2%})",
+                        close, None if close else
+                        "the packet fabric's framing, ACKs or the NIC's queue cost the node more than the verbs model's links"))
     reserved = [c["reservation"] for c in fab["clients"]]
     ok_f, worst_f = met_every_period(fab, reserved)
     ok_v, worst_v = met_every_period(verbs, reserved)

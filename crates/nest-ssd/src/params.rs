@@ -506,7 +506,12 @@ impl SsdParams {
         need("geometry.dies_per_chip", g.dies_per_chip <= MAX_DIES_PER_CHIP, "expected at most 64");
         need("geometry.blocks_per_plane", g.blocks_per_plane >= 8, "expected at least 8 (GC needs spare blocks)");
         need("geometry.page_size", g.page_size >= 512 && g.page_size % 512 == 0, "expected a multiple of 512 bytes");
-        need("geometry", g.pages() < (1u64 << 31), "expected fewer than 2^31 physical pages in total");
+        // In u64 with overflow checked: the bounds above are reported, not enforced, so a die
+        // or plane count of 2^31 still reaches here (nest-fuzz found it).
+        let pages = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+            .iter()
+            .try_fold(1u64, |a, &x| a.checked_mul(x as u64));
+        need("geometry", pages.is_some_and(|p| p < (1u64 << 31)), "expected fewer than 2^31 physical pages in total");
         let op = self.ftl.overprovisioning;
         need("ftl.overprovisioning", op > 0.0 && op < 0.9, "expected a fraction in (0, 0.9): GC needs spare pages");
         need("ftl.gc_soft", self.ftl.gc_soft > 0.0 && self.ftl.gc_soft < 0.5, "expected a fraction in (0, 0.5)");

@@ -144,6 +144,19 @@ mod tests {
     }
 
     #[test]
+    fn a_geometry_whose_page_count_overflows_is_refused_not_a_panic() {
+        // nest-fuzz: a die or plane count of 2^31 overflowed the page count inside validate.
+        for (key, set) in [("geometry.dies_per_chip", 0usize), ("geometry.planes_per_die", 1)] {
+            let mut p = preset(NAMES[0]).unwrap();
+            let g = &mut p.geometry;
+            if set == 0 { g.dies_per_chip = 1 << 31 } else { g.planes_per_die = 1 << 31 }
+            let errs = p.validate();
+            assert!(errs.iter().any(|(k, _)| k == key), "{errs:?}");
+            assert!(errs.iter().any(|(k, _)| k == "geometry"), "the page count is refused too: {errs:?}");
+        }
+    }
+
+    #[test]
     fn mqsim_default_matches_the_stock_file() {
         let p = mqsim_default();
         assert_eq!(p.geometry.pages(), 8 * 4 * 2 * 2 * 2048 * 256);

@@ -24,6 +24,9 @@ pub struct HaechiPlan {
     pub channels: Vec<(u32, u32)>,
 }
 
+/// At most this many (client, data node) pairs: each is two flows of the fabric.
+pub const MAX_PAIRS: usize = 1 << 16;
+
 /// Keys of the verbs model's own switch: on the packet fabric, the `[network]` decides them.
 const FABRIC_KEYS: [&str; 4] = ["link_gbps", "link_delay_ns", "switch_latency_ns", "mtu"];
 
@@ -64,6 +67,10 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
         }
         n
     };
+    if s.clients.len().saturating_mul(s.data_nodes.len()) > MAX_PAIRS {
+        cx.err("haechi.data_nodes", format!("{} clients × {} data nodes: at most {MAX_PAIRS} pairs on the fabric (each is two queue pairs' flows)", s.clients.len(), s.data_nodes.len()));
+        return None;
+    }
     if s.data_nodes.is_empty() {
         cx.err("haechi.data_nodes", "expected the topology hosts that are the data nodes, e.g. [\"s0\"]");
         return None;

@@ -1,10 +1,13 @@
 //! Haechi runs (SPEC §10, issue 20): clients issuing one-sided RDMA reads to a memory-resident KV
-//! data node, bare or behind Haechi's QoS engines and monitor. A run of its own, not a World
-//! scenario: the data node is not on the storage path's packet fabric but on an InfiniBand-like
-//! fabric at message granularity ([`nest_transport::verbs`]), which is what lets a 10-client
-//! node at 1.57 M I/Os per second run faster than simulated time.
+//! data node, bare or behind Haechi's QoS engines and monitor. Alone, a run has its own queue
+//! and the data node sits on an InfiniBand-like switch at message granularity
+//! ([`nest_transport::verbs`]), which is what lets a 10-client node at 1.57 M I/Os per second
+//! run faster than simulated time. In a World scenario with a `[network]` the same run's verbs
+//! cross the packet fabric beside the storage traffic ([`world`]).
 
+mod events;
 pub mod keys;
+mod results;
 pub mod run;
 pub use nest_config::haechi as spec;
 pub mod world;

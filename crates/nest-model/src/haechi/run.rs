@@ -19,83 +19,8 @@ use nest_qos::haechi::{CapacityEstimator, Check, DeltaCap, Engine, EngineConfig,
 use nest_transport::verbs::{answer_payload, request_payload, AtTarget, Served, Verb, Verbs};
 use std::collections::VecDeque;
 
-/// A Haechi run's events. Alone, the run's own queue holds them; in a World run they travel
-/// as `Event::Haechi` in the World's queue.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ev {
-    /// A constant-rate client's next request arrives (client, its arrival chain: a new period
-    /// starts a new chain and the old one stops).
-    Arrive(u32, u32),
-    Start(u32),
-    Stop(u32),
-    /// Op `o` reached the data node's NIC.
-    AtTarget(u32),
-    /// The data node's CPU has op `o`'s two-sided reply ready.
-    CpuDone(u32),
-    /// Op `o` (an answer, or the monitor's message) reached its client.
-    AtClient(u32),
-    /// Every client's period clock (its demand starts over).
-    ClientPeriod,
-    /// The engines' δ tick.
-    Tick,
-    /// The monitor's check.
-    Check,
-    /// The monitor closes a period and opens the next.
-    PeriodEnd,
-    /// On the packet fabric: op `o`'s request leaves its client (its I/O thread posted it).
-    Leave(u32),
-    /// On the packet fabric: op `o`'s answer (or the monitor's message) is on the data node's
-    /// port.
-    Answer(u32),
-}
+pub use super::events::{Ev, Outbox, Send, Wire};
 
-impl Ev {
-    /// A small tag for the World's trajectory fingerprint.
-    pub fn tag(&self) -> u64 {
-        let (k, a, b) = match *self {
-            Ev::Arrive(c, chain) => (0, c, chain),
-            Ev::Start(c) => (1, c, 0),
-            Ev::Stop(c) => (2, c, 0),
-            Ev::AtTarget(o) => (3, o, 0),
-            Ev::CpuDone(o) => (4, o, 0),
-            Ev::AtClient(o) => (5, o, 0),
-            Ev::ClientPeriod => (6, 0, 0),
-            Ev::Tick => (7, 0, 0),
-            Ev::Check => (8, 0, 0),
-            Ev::PeriodEnd => (9, 0, 0),
-            Ev::Leave(o) => (10, o, 0),
-            Ev::Answer(o) => (11, o, 0),
-        };
-        (k << 56) | ((a as u64) << 24) | b as u64
-    }
-}
-
-/// Where the verbs travel: the verbs model's own switch (a run alone), or the World's packet
-/// fabric, as messages the World sends on each (client, node) pair's channels.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Wire {
-    Verbs,
-    Fabric,
-}
-
-/// A message for the World to send on the packet fabric: op `op`'s request (client → node) or
-/// its answer (node → client), `bytes` of payload.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Send {
-    pub op: u32,
-    pub client: u32,
-    pub node: u32,
-    pub to_node: bool,
-    pub bytes: u32,
-}
-
-/// What a step of the run asks of its caller: events to schedule, and (on the packet fabric)
-/// messages to send, each in the order asked.
-#[derive(Default)]
-pub struct Outbox {
-    pub events: Vec<(SimTime, Ev)>,
-    pub sends: Vec<Send>,
-}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum OpKind {
@@ -123,35 +48,35 @@ struct Op {
 
 /// A client's business with one data node: its engine there, and its requests for that node
 /// waiting for a token.
-struct Lane {
-    engine: Option<Engine>,
-    pending: VecDeque<SimTime>,
+pub(super) struct Lane {
+    pub(super) engine: Option<Engine>,
+    pub(super) pending: VecDeque<SimTime>,
     /// Per period (by completion time): completed I/Os at this node.
-    per_period: Vec<u64>,
+    pub(super) per_period: Vec<u64>,
 }
 
-struct Client {
-    spec: ClientSpec,
-    verb: Verb,
-    lanes: Vec<Lane>,
+pub(super) struct Client {
+    pub(super) spec: ClientSpec,
+    pub(super) verb: Verb,
+    pub(super) lanes: Vec<Lane>,
     /// The lane `try_issue` looks at first (it turns, so no node's queue waits behind another's).
-    next_lane: usize,
-    active: bool,
-    in_flight: u32,
+    pub(super) next_lane: usize,
+    pub(super) active: bool,
+    pub(super) in_flight: u32,
     /// Requests submitted in the client's current period.
-    submitted: u64,
+    pub(super) submitted: u64,
     /// Constant rate: the index of the next arrival in the period, the period's start, and the
     /// live arrival chain.
-    next_arrival: u64,
-    chain: u32,
-    period_start: SimTime,
+    pub(super) next_arrival: u64,
+    pub(super) chain: u32,
+    pub(super) period_start: SimTime,
     /// Per period (by completion time): completed I/Os.
-    per_period: Vec<u64>,
-    latency: LatencyHistogram,
-    latency_from_post: LatencyHistogram,
-    completed: u64,
-    abandoned: u64,
-    total_submitted: u64,
+    pub(super) per_period: Vec<u64>,
+    pub(super) latency: LatencyHistogram,
+    pub(super) latency_from_post: LatencyHistogram,
+    pub(super) completed: u64,
+    pub(super) abandoned: u64,
+    pub(super) total_submitted: u64,
 }
 
 impl Client {
@@ -160,7 +85,7 @@ impl Client {
         self.spec.demand.is_none_or(|d| self.submitted < d)
     }
 
-    fn waiting(&self) -> usize {
+    pub(super) fn waiting(&self) -> usize {
         self.lanes.iter().map(|l| l.pending.len()).sum()
     }
 
@@ -171,7 +96,7 @@ impl Client {
         }
     }
 
-    fn managed(&self) -> bool {
+    pub(super) fn managed(&self) -> bool {
         self.lanes[0].engine.is_some()
     }
 }
@@ -192,23 +117,23 @@ pub struct Node {
 }
 
 pub struct HaechiRun {
-    spec: HaechiSpec,
-    q: EventQueue<Ev>,
-    wire: Wire,
+    pub(super) spec: HaechiSpec,
+    pub(super) q: EventQueue<Ev>,
+    pub(super) wire: Wire,
     pub out: Outbox,
-    now: SimTime,
-    end: SimTime,
-    warmup: SimTime,
-    period: SimTime,
-    delta: SimTime,
-    check: SimTime,
-    grace: SimTime,
-    verbs: Verbs,
+    pub(super) now: SimTime,
+    pub(super) end: SimTime,
+    pub(super) warmup: SimTime,
+    pub(super) period: SimTime,
+    pub(super) delta: SimTime,
+    pub(super) check: SimTime,
+    pub(super) grace: SimTime,
+    pub(super) verbs: Verbs,
     ops: Pool<Op>,
-    clients: Vec<Client>,
-    nodes: Vec<Node>,
-    placement: Placement,
-    checks: u64,
+    pub(super) clients: Vec<Client>,
+    pub(super) nodes: Vec<Node>,
+    pub(super) placement: Placement,
+    pub(super) checks: u64,
     pub events: u64,
 }
 
@@ -657,101 +582,6 @@ impl HaechiRun {
         cl.next_lane = (cl.next_lane + 1) % lanes;
     }
 
-    pub fn spec(&self) -> &HaechiSpec {
-        &self.spec
-    }
-
-    pub fn now(&self) -> SimTime {
-        self.now
-    }
-
-    pub fn period(&self) -> SimTime {
-        self.period
-    }
-
-    pub fn verbs(&self) -> &Verbs {
-        &self.verbs
-    }
-
-    pub fn nodes(&self) -> &[Node] {
-        &self.nodes
-    }
-
-    /// Each node's expected share of the requests.
-    pub fn shares(&self) -> &[f64] {
-        &self.placement.shares
-    }
-
-    /// Client `c`'s token ledger over its engines at every node (None: unmanaged, or bare).
-    pub fn ledger(&self, c: usize) -> Option<Ledger> {
-        let cl = &self.clients[c];
-        cl.managed().then(|| cl.lanes.iter().filter_map(|l| l.engine.as_ref()).fold(Ledger::default(), |a, e| a.plus(&e.ledger)))
-    }
-
-    /// Client `c`'s token counts per period, over every node.
-    pub fn tokens_per_period(&self, c: usize) -> Vec<Ledger> {
-        let periods = self.nodes[0].tokens[c].len();
-        (0..periods).map(|k| self.nodes.iter().fold(Ledger::default(), |a, n| a.plus(&n.tokens[c][k]))).collect()
-    }
-
-    /// Per client: completed I/Os per period (by completion time).
-    pub fn per_period(&self, c: usize) -> &[u64] {
-        &self.clients[c].per_period
-    }
-
-    /// Client `c`'s completed I/Os per period at node `j`.
-    pub fn per_period_at(&self, c: usize, j: usize) -> &[u64] {
-        &self.clients[c].lanes[j].per_period
-    }
-
-    /// Client `c`'s I/O latency in the measurement window: from submission, and from the post.
-    pub fn latency(&self, c: usize) -> (&LatencyHistogram, &LatencyHistogram) {
-        (&self.clients[c].latency, &self.clients[c].latency_from_post)
-    }
-
-    pub fn client_name(&self, c: usize) -> String {
-        self.clients[c].spec.name.clone().unwrap_or_else(|| format!("C{}", c + 1))
-    }
-
-    pub fn clients(&self) -> usize {
-        self.clients.len()
-    }
-
-    /// Every request submitted is completed, in flight, waiting at its client or abandoned when
-    /// its client stopped; every verb posted is answered or in flight; every token accounted for.
-    pub fn conservation(&self) -> Result<(), String> {
-        for (i, c) in self.clients.iter().enumerate() {
-            let accounted = c.completed + c.in_flight as u64 + c.waiting() as u64 + c.abandoned;
-            if c.total_submitted != accounted {
-                return Err(format!("client {i}: {} submitted, {accounted} completed + in flight + waiting + abandoned", c.total_submitted));
-            }
-            let at_nodes: u64 = c.lanes.iter().map(|l| l.per_period.iter().sum::<u64>()).sum();
-            if at_nodes != c.completed {
-                return Err(format!("client {i}: {} completed, {at_nodes} counted at the data nodes", c.completed));
-            }
-            for (j, l) in c.lanes.iter().enumerate() {
-                if let Some(e) = &l.engine {
-                    if !e.balanced() {
-                        return Err(format!("client {i} at node {j}: its token ledger does not balance: {:?}", e.ledger));
-                    }
-                }
-            }
-        }
-        let ios: u64 = self.clients.iter().map(|c| c.in_flight as u64).sum();
-        if self.verbs.in_flight() < ios {
-            return Err(format!("{} verbs in flight but {ios} I/Os", self.verbs.in_flight()));
-        }
-        if let Some(j) = self.nodes.iter().position(|n| !n.pool.balanced()) {
-            return Err(format!("node {j}'s global pool does not balance: {:?}", self.nodes[j].pool));
-        }
-        Ok(())
-    }
-
-    /// (submitted, completed, in flight, waiting, abandoned) for client `c`.
-    pub fn counts(&self, c: usize) -> (u64, u64, u64, u64, u64) {
-        let cl = &self.clients[c];
-        (cl.total_submitted, cl.completed, cl.in_flight as u64, cl.waiting() as u64, cl.abandoned)
-    }
 }
 
 /// One more at index `idx`, growing the list as periods pass.

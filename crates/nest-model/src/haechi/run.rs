@@ -21,7 +21,6 @@ use std::collections::VecDeque;
 
 pub use super::events::{Ev, Outbox, Send, Wire};
 
-
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum OpKind {
     Io,

@@ -1,17 +1,14 @@
 //! Haechi on the World's packet fabric (`[haechi]` in a scenario with a `[network]`; issue 20):
-//! the run's rules and endpoints are [`HaechiRun`]'s, on [`Wire::Fabric`]; this file moves
-//! its events through the World's queue (`Event::Haechi`) and its verbs over the message
+//! the run's rules and endpoints are [`HaechiRun`]'s, on [`Wire::Fabric`]; `path/haechi.rs`
+//! moves its events through the World's queue (`Event::Haechi`) and its verbs over the message
 //! channels `nest_config::resolve::haechi` opened for each (client, data node) pair. A
 //! request is a message on the pair's request channel and its answer one on the answer
 //! channel, tagged with the op's id; the transports carry them as they carry NVMe-oF capsules.
 
-use super::run::{Ev, HaechiRun, Wire};
-use crate::events::Event;
-use crate::sim::Simulation;
+use super::run::{HaechiRun, Wire};
 use nest_config::resolve::haechi::HaechiPlan;
-use nest_core::queue::PendingEvents;
 use nest_core::SimTime;
-use nest_transport::{Message, MsgKind};
+use nest_transport::MsgKind;
 
 /// A verb's request (client → data node) and its answer or a monitor's message (node → client).
 pub const REQUEST: MsgKind = MsgKind(3);
@@ -20,9 +17,9 @@ pub const ANSWER: MsgKind = MsgKind(4);
 pub struct HaechiRt {
     pub run: HaechiRun,
     /// Per (client c, node j), at `c * nodes + j`: the request and answer channels.
-    channels: Vec<(u32, u32)>,
-    nodes: usize,
-    end: SimTime,
+    pub channels: Vec<(u32, u32)>,
+    pub nodes: usize,
+    pub end: SimTime,
 }
 
 impl HaechiRt {
@@ -30,54 +27,5 @@ impl HaechiRt {
         let run = HaechiRun::on(plan.spec.clone(), Wire::Fabric).map_err(|e| format!("haechi: {e}"))?;
         let end = run.end();
         Ok(HaechiRt { run, channels: plan.channels.clone(), nodes: plan.data_nodes.len(), end })
-    }
-}
-
-impl Simulation {
-    pub(crate) fn haechi_start(&mut self) {
-        if let Some(h) = self.haechi.as_deref_mut() {
-            h.run.start();
-            self.haechi_flush();
-        }
-    }
-
-    pub(crate) fn on_haechi(&mut self, e: Ev) {
-        let h = self.haechi.as_deref_mut().expect("a Haechi event without [haechi]");
-        h.run.handle(self.now, e);
-        self.haechi_flush();
-    }
-
-    /// A Haechi message fully arrived: a request at its data node, or an answer at its client.
-    pub(crate) fn haechi_deliver(&mut self, kind: MsgKind, op: u32) {
-        let h = self.haechi.as_deref_mut().expect("a Haechi message without [haechi]");
-        if kind == REQUEST {
-            h.run.at_node(self.now, op);
-        } else {
-            h.run.at_its_client(self.now, op);
-        }
-        self.haechi_flush();
-    }
-
-    /// What the run asked for: its events into the World's queue (none past the run's
-    /// duration: its periods and clients never stop on their own), its messages onto the
-    /// fabric.
-    fn haechi_flush(&mut self) {
-        let Simulation { haechi, queue, net, now, .. } = self;
-        let h = haechi.as_deref_mut().expect("[haechi]");
-        for (t, e) in h.run.out.events.drain(..) {
-            if t <= h.end {
-                queue.schedule(t, Event::Haechi(e));
-            }
-        }
-        if h.run.out.sends.is_empty() {
-            return;
-        }
-        let net = net.as_deref_mut().expect("[haechi] runs on the [network]");
-        for s in h.run.out.sends.drain(..) {
-            let (request, answer) = h.channels[s.client as usize * h.nodes + s.node as usize];
-            let (flow, kind) = if s.to_node { (request, REQUEST) } else { (answer, ANSWER) };
-            // A WRITE's acknowledgement carries no payload; on a byte stream it is one byte.
-            net.send_message(*now, flow, s.bytes.max(1) as u64, Message { kind, tag: s.op }, queue);
-        }
     }
 }

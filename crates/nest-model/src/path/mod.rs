@@ -8,6 +8,7 @@ mod connection;
 pub(crate) use connection::{ConnEvent, Connections};
 mod conservation;
 mod fault;
+mod haechi;
 pub(crate) use fault::FAIL_FAST;
 mod nvmeof;
 mod pool;

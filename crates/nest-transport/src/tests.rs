@@ -498,3 +498,35 @@ fn a_spurious_timeout_does_not_start_a_storm_of_fast_retransmits() {
     // 1.6 ms RTT (no F-RTO undo is modelled): well below the link, far above a stuck flow.
     assert!(gbps(&tp, 0, end) > 0.4, "{} Gb/s", gbps(&tp, 0, end));
 }
+
+/// `specs` from host 0 (the only sender) to receivers 1…4 on one switch: the sender's NIC is
+/// the bottleneck, and nothing marks (the NIC queue is not a marking queue).
+fn one_sender(specs: Vec<FlowSpec>, end: SimTime) -> Transports {
+    let topo = Topology::dumbbell(1, 4, G10, SimTime::from_us(10));
+    let mut fabric = Fabric::new(topo, FabricParams::default(), 7).unwrap();
+    let mut tp = Transports::new(TcpParams::default(), QtcpParams::default(), specs, vec![1.0]).unwrap();
+    tp.set_measure_window(SimTime::from_ms(20), end);
+    let mut q = Queue::default();
+    tp.start(&fabric, &mut q);
+    run_until(&mut fabric, &mut tp, &mut q, end);
+    fabric.check_conservation().unwrap();
+    tp
+}
+
+#[test]
+fn flows_waiting_for_their_nic_take_turns() {
+    // Four line-rate QPs (or TSQ-limited sockets) on one NIC: each gets a quarter. The finding:
+    // a waiter that found the queue full again went to the end of the list, right behind the
+    // one the next freed slot went to, so one QP sent one packet in a whole run.
+    let end = SimTime::from_ms(40);
+    for cc in [Cc::Dcqcn, Cc::Dctcp] {
+        let specs = (0..4).map(|i| flow(&format!("f{i}"), 0, 1 + i, 0, cc)).collect();
+        let tp = one_sender(specs, end);
+        let g: Vec<f64> = (0..4).map(|f| gbps(&tp, f, end)).collect();
+        let sum: f64 = g.iter().sum();
+        assert!(sum > 9.0, "{cc:?}: total {sum}: {g:?}");
+        for x in &g {
+            assert!((x / (sum / 4.0) - 1.0).abs() < 0.05, "{cc:?}: {g:?}");
+        }
+    }
+}

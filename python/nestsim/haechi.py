@@ -64,7 +64,8 @@ def render(summary: dict, run_info: dict) -> str:
     """A readable table: per client its reservation, demand, mean and worst period after the
     warm-up, whether it met its reservation every period, and its latency."""
     r = summary["haechi"]
-    lines = [f"{summary['name']}: " + table_lines(r)[0]] + table_lines(r)[1:]
+    lines = table_lines(r)
+    lines[0] = f"{summary['name']}: {lines[0]}"
     lines.append(f"conservation: {summary['conservation']}; {run_info['cpu_s']:.2f} CPU-s for {r['sim_time_s']:g} s simulated")
     return "\n".join(lines)
 

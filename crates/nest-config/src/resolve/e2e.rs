@@ -2,7 +2,7 @@
 //! storage server is, the NVMe-oF connections the workloads need (one pair of message
 //! channels per host, server and class), and how every layer treats the class tag (`[qos]`).
 
-use super::network::NetworkPlan;
+use super::network::{not_a_transport, NetworkPlan};
 use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
 use super::volume::VolumePlan;
 use crate::schema::*;
@@ -177,7 +177,7 @@ pub(super) fn nvmeof(
         None => Cc::Dctcp,
         Some((_, Some(cc))) => cc,
         Some((t, None)) => {
-            cx.err("nvmeof.transport", format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)"));
+            cx.err("nvmeof.transport", not_a_transport(t));
             Cc::Dctcp
         }
     };
@@ -187,7 +187,7 @@ pub(super) fn nvmeof(
         match (classes.iter().position(|k| &k.name == name), Cc::from_name(t)) {
             (Some(k), Some(cc)) => class_cc[k] = cc,
             (None, _) => cx.err(&key, format!("no class named '{name}'")),
-            (_, None) => cx.err(&key, format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)")),
+            (_, None) => cx.err(&key, not_a_transport(t)),
         }
     }
     let bytes = |cx: &mut Ctx, key: &str, v: &Option<String>, default: u32| match v {
@@ -259,27 +259,7 @@ pub(super) fn nvmeof(
     let mut conns = Vec::with_capacity(needed.len());
     for (h, s, k) in needed {
         let Some(hn) = host_node[h] else { continue };
-        let cc = class_cc[k];
-        let target = tagging.transport[k].and_then(|t| match (cc.is_quality_aware(), classes[t].latency_target) {
-            (false, _) => None,
-            (true, Some(l)) => Some(Target::Latency(l)),
-            (true, None) => Some(Target::Ratio(classes[t].ratio)),
-        });
-        let spec = |name: String, src: u32, dst: u32| FlowSpec {
-            name,
-            src,
-            dst,
-            class: tagging.transport[k].unwrap_or(k) as u8,
-            prio: if tagging.network_urgent[k] { PRIO_URGENT } else { PRIO_NORMAL },
-            cc,
-            start: SimTime::ZERO,
-            stop: None,
-            bytes: None,
-            rate_bps: None,
-            deadline: None,
-            target,
-            messages: true,
-        };
+        let spec = |name: String, src: u32, dst: u32| class_channel(name, src, dst, k, class_cc[k], classes, tagging);
         let (hname, sname) = (topo.host_name(hn).to_string(), topo.host_name(s).to_string());
         let fwd = net.flows.len() as u32;
         net.flows.push(spec(format!("nvmeof:{hname}>{sname}:{}", classes[k].name), hn, s));
@@ -287,4 +267,30 @@ pub(super) fn nvmeof(
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
     Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive, reconnect_delay, ctrl_loss_tmo })
+}
+
+/// A message channel of class `k` on transport `cc` (an NVMe-oF connection's direction, a
+/// Haechi queue pair's): the class's QTCP/QRDMA target as `[qos]` tags it, and its urgent
+/// priority.
+pub(crate) fn class_channel(name: String, src: u32, dst: u32, k: usize, cc: Cc, classes: &[ClassPlan], tagging: &Tagging) -> FlowSpec {
+    let target = tagging.transport[k].and_then(|t| match (cc.is_quality_aware(), classes[t].latency_target) {
+        (false, _) => None,
+        (true, Some(l)) => Some(Target::Latency(l)),
+        (true, None) => Some(Target::Ratio(classes[t].ratio)),
+    });
+    FlowSpec {
+        name,
+        src,
+        dst,
+        class: tagging.transport[k].unwrap_or(k) as u8,
+        prio: if tagging.network_urgent[k] { PRIO_URGENT } else { PRIO_NORMAL },
+        cc,
+        start: SimTime::ZERO,
+        stop: None,
+        bytes: None,
+        rate_bps: None,
+        deadline: None,
+        target,
+        messages: true,
+    }
 }

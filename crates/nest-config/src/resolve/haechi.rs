@@ -7,11 +7,11 @@
 //! NVMe-oF connection of that class. The endpoints' costs (client CPU, the data node's NIC
 //! pipelines and CPU) stay those of `nest_transport::verbs`; the fabric is the World's.
 
-use super::network::NetworkPlan;
-use super::{e2e::Tagging, ClassPlan, Ctx, RunPlan};
+use super::e2e::{class_channel, Tagging};
+use super::network::{not_a_transport, NetworkPlan};
+use super::{ClassPlan, Ctx, RunPlan};
 use crate::haechi::HaechiSpec;
-use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
-use nest_transport::{Cc, FlowSpec, Target};
+use nest_transport::Cc;
 
 #[derive(Debug, Clone)]
 pub struct HaechiPlan {
@@ -113,7 +113,7 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
         None => Cc::Dcqcn,
         Some((_, Some(cc))) => cc,
         Some((t, None)) => {
-            cx.err("haechi.transport", format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)"));
+            cx.err("haechi.transport", not_a_transport(t));
             return None;
         }
     };
@@ -132,26 +132,7 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
     if !ok {
         return None;
     }
-    let target = tagging.transport[class].and_then(|t| match (cc.is_quality_aware(), classes[t].latency_target) {
-        (false, _) => None,
-        (true, Some(l)) => Some(Target::Latency(l)),
-        (true, None) => Some(Target::Ratio(classes[t].ratio)),
-    });
-    let flow = |name: String, src: u32, dst: u32| FlowSpec {
-        name,
-        src,
-        dst,
-        class: tagging.transport[class].unwrap_or(class) as u8,
-        prio: if tagging.network_urgent[class] { PRIO_URGENT } else { PRIO_NORMAL },
-        cc,
-        start: nest_core::SimTime::ZERO,
-        stop: None,
-        bytes: None,
-        rate_bps: None,
-        deadline: None,
-        target,
-        messages: true,
-    };
+    let flow = |name: String, src: u32, dst: u32| class_channel(name, src, dst, class, cc, classes, tagging);
     let mut channels = Vec::with_capacity(client_nodes.len() * data_nodes.len());
     for (c, &cn) in client_nodes.iter().enumerate() {
         for &dn in &data_nodes {

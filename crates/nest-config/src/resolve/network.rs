@@ -34,6 +34,11 @@ pub enum SamplePorts {
 
 const IP_TCP_HEADER: u32 = 52;
 
+/// The error for a transport name that is not one.
+pub(crate) fn not_a_transport(t: &str) -> String {
+    format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)")
+}
+
 fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
     match v {
         toml::Value::Integer(n) if *n >= 0 && *n <= u32::MAX as i64 => Some(Threshold::Packets(*n as u32)),
@@ -314,7 +319,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
         }
         let cc = Cc::from_name(&f.transport);
         if cc.is_none() {
-            cx.err(&format!("{key}.transport"), format!("'{}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)", f.transport));
+            cx.err(&format!("{key}.transport"), not_a_transport(&f.transport));
         }
         let start = f.start.as_ref().map_or(Some(SimTime::ZERO), |s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
         let bytes = f.size.as_ref().and_then(|s| cx.size(&format!("{key}.size"), s));

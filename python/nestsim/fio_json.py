@@ -223,13 +223,18 @@ def _requests_by(requests) -> Dict[Tuple[str, str], dict]:
     return out
 
 
-def _samples_by(series, window: dict) -> Dict[Tuple[str, str], Tuple[np.ndarray, np.ndarray, float]]:
-    """(workload, op) → per-interval KiB/s and IOPS inside the window."""
+def _samples_by(series, window: dict, interval: Optional[float] = None) -> Dict[Tuple[str, str], Tuple[np.ndarray, np.ndarray, float]]:
+    """(workload, op) → per-interval KiB/s and IOPS inside the window. Without the run's
+    `interval` it is taken as the smallest gap between rows' times (with `timeseries_rows =
+    "change"` some intervals have no row)."""
     if series is None or series.num_rows == 0:
         return {}
     t = series.select(["time_s", "entity", "metric", "sum", "count"]).to_pydict()
-    times = sorted({x for x in t["time_s"]})
-    step = times[1] - times[0] if len(times) > 1 else 0.0
+    if interval:
+        step = interval
+    else:
+        gaps = np.diff(np.unique(np.asarray(t["time_s"], dtype=np.float64)))
+        step = float(gaps.min()) if len(gaps) else 0.0
     acc: Dict[Tuple[str, str], List[Tuple[float, float]]] = {}
     for tm, e, m, s, c in zip(t["time_s"], t["entity"], t["metric"], t["sum"], t["count"]):
         if step <= 0 or not e.startswith("workload:") or m not in ("read_bytes", "write_bytes"):
@@ -275,13 +280,15 @@ def _disk_util(requests, window: dict, devices: List[str]) -> List[dict]:
     return out
 
 
-def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path] = None, now: Optional[float] = None) -> dict:
+def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path] = None, now: Optional[float] = None,
+             interval: Optional[float] = None) -> dict:
     """fio's JSON document for a run: ``summary`` (summary.json), and when given its requests
-    and time-series tables (pyarrow) and the directory its fio job paths are relative to."""
+    and time-series tables (pyarrow), the directory its fio job paths are relative to and the
+    time series' interval (s)."""
     seconds = summary["window"]["seconds"]
     now = time.time() if now is None else now
     req = _requests_by(requests)
-    samp = _samples_by(series, summary["window"])
+    samp = _samples_by(series, summary["window"], interval)
     glob, job_opts = _job_options(summary, base_dir)
     configs = {w.get("name"): w for w in summary.get("config", {}).get("workload", [])}
     depths = {h.get("name"): h.get("queue_depth") for h in summary.get("config", {}).get("host", [])}

@@ -35,13 +35,38 @@ MAX_LINES = 8
 Series = Dict[Tuple[str, str], Tuple["np.ndarray", "np.ndarray"]]
 
 
-def load_series(run_dir: Path, column: str = "value", metrics: Optional[Iterable[str]] = None) -> Series:
+#: Metrics that sum or average what happened in an interval (a row only where something did);
+#: every other metric samples a state once per interval (a gauge).
+EVENT_METRICS = frozenset({"read_bytes", "write_bytes", "read_lat_us", "write_lat_us"})
+
+
+def series_layout(path: Path) -> Tuple[str, Optional[float]]:
+    """A timeseries.parquet's row policy ("interval" or "change") and interval (s), from its
+    metadata (files written before the policy existed are "interval")."""
+    meta = json.loads((pq.read_schema(path).metadata or {}).get(b"nestsim", b"{}"))
+    return meta.get("timeseries_rows", "interval"), meta.get("interval_s")
+
+
+def fill_changes(times: "np.ndarray", values: "np.ndarray", interval: float) -> Tuple["np.ndarray", "np.ndarray"]:
+    """A gauge written with `timeseries_rows = "change"` (a row where its value changed, and one
+    at its last sampled interval) as one value per interval, from its first row to its last."""
+    if len(times) == 0:
+        return times, values
+    k = np.rint(times / interval).astype(np.int64)
+    grid = np.arange(k[0], k[-1] + 1, dtype=np.int64)
+    return grid * interval, values[np.searchsorted(k, grid, side="right") - 1]
+
+
+def load_series(run_dir: Path, column: str = "value", metrics: Optional[Iterable[str]] = None, fill: bool = True) -> Series:
     """timeseries.parquet as {(entity, metric): (times, values)} (numpy arrays), optionally only
     some metrics; empty if the run wrote none. Grouped in numpy: a long run's series has millions
-    of rows, too many for Python objects."""
+    of rows, too many for Python objects. A run written with ``timeseries_rows = "change"`` has
+    its gauges forward-filled to one value per interval (``fill``), so either layout reads the same."""
     p = Path(run_dir) / "timeseries.parquet"
     if not p.exists():
         return {}
+    rows, interval = series_layout(p)
+    fill = fill and rows == "change" and bool(interval)
     t = pq.read_table(p, columns=["time_s", "entity", "metric", column], read_dictionary=["entity", "metric"],
                       filters=[("metric", "in", sorted(set(metrics)))] if metrics is not None else None)
     if t.num_rows == 0:
@@ -56,7 +81,11 @@ def load_series(run_dir: Path, column: str = "value", metrics: Optional[Iterable
     out: Series = {}
     for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(key)]):
         k = int(key[lo])
-        out[(ents[k // len(mets)], mets[k % len(mets)])] = (times[lo:hi], vals[lo:hi])
+        name = (ents[k // len(mets)], mets[k % len(mets)])
+        xs, ys = times[lo:hi], vals[lo:hi]
+        if fill and name[1] not in EVENT_METRICS:
+            xs, ys = fill_changes(xs, ys, interval)
+        out[name] = (xs, ys)
     return out
 
 

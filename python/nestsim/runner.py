@@ -138,6 +138,10 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
 #: the stamps and latencies (nearly all distinct) a dictionary is built and thrown away, which
 #: cost 30 % of the writing time and made the file 6 % larger.
 DICTIONARY_COLUMNS = ["workload", "class", "host", "device", "op"]
+# The time series' names are dictionaries; its numbers are not (a dictionary of float samples
+# costs time and grows the file), and `count` (1 for a sampled state) packs as deltas: 1 µs
+# series on the dumbbell write in 0.13 CPU-s instead of 0.22, and the file is 21 % smaller.
+SERIES_ENCODING = {"use_dictionary": ["entity", "metric"], "column_encoding": {"count": "DELTA_BINARY_PACKED"}}
 
 # Stage stamps in path order; consecutive differences are the latency parts (PARTS).
 STAMPS = ["t_arrive_ps", "t_dispatch_ps", "t_tgt_arrive_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
@@ -239,10 +243,11 @@ def provenance(summary: Mapping, scenario: Any, started: float) -> dict:
     return {**_origin(summary.get("seed"), started), "scenario": where, "scenario_name": summary.get("scenario")}
 
 
-def with_provenance(schema: pa.Schema, seed: Optional[int], started: float) -> pa.Schema:
+def with_provenance(schema: pa.Schema, seed: Optional[int], started: float, extra: Optional[dict] = None) -> pa.Schema:
     """A Parquet table's schema with NeSt's metadata (key ``nestsim``): the output schema and the
-    origin, so a table read on its own still says where it came from."""
-    meta = {"output_schema": OUTPUT_SCHEMA, **_origin(seed, started)}
+    origin, so a table read on its own still says where it came from (and ``extra``: the time
+    series' interval and row policy)."""
+    meta = {"output_schema": OUTPUT_SCHEMA, **_origin(seed, started), **(extra or {})}
     return schema.with_metadata({**(schema.metadata or {}), b"nestsim": json.dumps(meta).encode()})
 
 
@@ -263,8 +268,8 @@ class _TableStream:
     Parquet file after every row group (``parquet_stream``), so a killed run's is readable."""
 
     def __init__(self, path: Optional[Path], seed: Optional[int], started: float, keep: bool, empty_file: bool = False,
-                 **options):
-        self.path, self.seed, self.started, self.options = path, seed, started, options
+                 meta: Optional[dict] = None, **options):
+        self.path, self.seed, self.started, self.options, self.meta = path, seed, started, options, meta
         # Whether a table without rows still gets its file (the time series does when asked for).
         self.empty_file = empty_file
         self.keep = keep or path is None
@@ -301,7 +306,7 @@ class _TableStream:
 
     def _write(self, t: pa.Table) -> None:
         if self.writer is None:
-            self.writer = ParquetAppender(self.path, with_provenance(t.schema, self.seed, self.started),
+            self.writer = ParquetAppender(self.path, with_provenance(t.schema, self.seed, self.started, self.meta),
                                           compression="zstd", **self.options)
         self.writer.append(t)
 
@@ -334,7 +339,7 @@ class _TableStream:
             self.writer = None
         elif self.empty_file and self.schema is not None:
             pq.write_table(self.schema.empty_table().replace_schema_metadata(
-                with_provenance(self.schema, self.seed, self.started).metadata), self.path, compression="zstd")
+                with_provenance(self.schema, self.seed, self.started, self.meta).metadata), self.path, compression="zstd")
             self.path.replace(final)
 
 
@@ -398,7 +403,8 @@ def run(
     req_out = _TableStream(out / "requests.parquet.partial" if out is not None else None, seed, started, keep_tables,
                            use_dictionary=DICTIONARY_COLUMNS)
     series_out = _TableStream(out / "timeseries.parquet.partial" if out is not None and want_series else None, seed, started,
-                              keep_tables, empty_file=True)
+                              keep_tables, empty_file=True,
+                              meta={"interval_s": names["interval_s"], "timeseries_rows": names["timeseries_rows"]}, **SERIES_ENCODING)
     codes = series_codes(sim.series_names())
     bar = Progress(enabled=progress)
     stopped = None
@@ -456,7 +462,7 @@ def run(
             if timeseries is None and (out / "timeseries.parquet").exists():
                 timeseries = pq.read_table(out / "timeseries.parquet")
             base = Path(scenario).resolve().parent if not isinstance(scenario, Mapping) else Path.cwd()
-            write_json(out / "fio.json", fio_json(summary, reqs, timeseries, base))
+            write_json(out / "fio.json", fio_json(summary, reqs, timeseries, base, interval=names["interval_s"]))
         write_json(out / "run.json", run_info)
         # summary.json last: its presence marks a complete run directory.
         write_json(out / "summary.json", summary)

@@ -108,6 +108,7 @@ pub use faults::{keep_alive_lost_at, FaultKind, FaultPlan};
 pub struct OutputPlan {
     pub requests: bool,
     pub timeseries: bool,
+    pub timeseries_rows: nest_core::stats::series::Rows,
     pub fio_json: bool,
 }
 
@@ -421,6 +422,14 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let output = OutputPlan {
         requests: sc.output.requests.unwrap_or(true),
         timeseries: sc.output.timeseries.unwrap_or(true),
+        timeseries_rows: match sc.output.timeseries_rows.as_deref() {
+            None | Some("interval") => nest_core::stats::series::Rows::Interval,
+            Some("change") => nest_core::stats::series::Rows::Change,
+            Some(other) => {
+                cx.err("output.timeseries_rows", format!("'{other}' is not a row policy: expected \"interval\" (a row per interval) or \"change\" (a sampled state's row only where it changed)"));
+                nest_core::stats::series::Rows::Interval
+            }
+        },
         fio_json: sc.output.fio_json.unwrap_or(false),
     };
     cx.check_memory_total();

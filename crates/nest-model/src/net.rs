@@ -109,7 +109,7 @@ impl NetRt {
     }
 
     /// One time-series sample of every flow and sampled port.
-    pub fn sample(&mut self, now: SimTime, add: &mut dyn FnMut(u32, f64)) {
+    pub fn sample(&mut self, now: SimTime, add: &mut impl FnMut(u32, f64)) {
         let dt = (now - self.last_sample).as_secs_f64();
         let mss = self.tp.tcp.mss as f64;
         for (i, f) in self.tp.flows.iter().enumerate() {

@@ -117,17 +117,18 @@ impl Simulation {
             &names(resolved.devices.iter().map(|d| &d.name).collect()),
             &names(resolved.hosts.iter().map(|h| &h.name).collect()),
             resolved.output.timeseries,
+            resolved.output.timeseries_rows,
         );
         for dev in devices.iter_mut() {
             if let DeviceRt::Ssd(s) = dev {
                 let e = format!("device:{}", s.name);
-                s.series = [stats.series.register(&e, "gc_active_planes"), stats.series.register(&e, "flash_queue"), stats.series.register(&e, "dirty_cache_slots")];
+                s.series = [stats.series.register_gauge(&e, "gc_active_planes"), stats.series.register_gauge(&e, "flash_queue"), stats.series.register_gauge(&e, "dirty_cache_slots")];
                 for set in 0..s.ssd.nvm_sets() {
                     let Some((w, _)) = s.ssd.plm_window(set) else { continue };
                     let e = format!("device:{}:set{set}", s.name);
                     // E_RD only where there is a read budget to count down.
-                    let reads_left = (w.attrs.c_rd != u64::MAX).then(|| stats.series.register(&e, "plm_reads_left"));
-                    s.plm_series.push((set, stats.series.register(&e, "plm_window"), reads_left, stats.series.register(&e, "nv_buffer_bytes")));
+                    let reads_left = (w.attrs.c_rd != u64::MAX).then(|| stats.series.register_gauge(&e, "plm_reads_left"));
+                    s.plm_series.push((set, stats.series.register_gauge(&e, "plm_window"), reads_left, stats.series.register_gauge(&e, "nv_buffer_bytes")));
                 }
             }
         }
@@ -135,7 +136,7 @@ impl Simulation {
             Some(plan) => {
                 let window = (resolved.run.warmup, window_end.unwrap_or(SimTime::MAX));
                 let series = &mut stats.series;
-                let mut register = |e: &str, m: &str| series.register(e, m);
+                let mut register = |e: &str, m: &str| series.register_gauge(e, m);
                 Some(Box::new(NetRt::new(plan, seed, window, &mut register)?))
             }
             None => None,
@@ -161,7 +162,7 @@ impl Simulation {
             // Routers' time series, as "router:SERVER" entities.
             for s in 0..rt.targets.len() {
                 let e = format!("router:{}", net.fabric.topo.host_name(rt.target_node[s]));
-                let ids = rt.targets[s].router().series().iter().map(|m| stats.series.register(&e, m)).collect();
+                let ids = rt.targets[s].router().series().iter().map(|m| stats.series.register_gauge(&e, m)).collect();
                 rt.router_series.push(ids);
             }
         }

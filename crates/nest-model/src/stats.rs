@@ -5,7 +5,7 @@
 
 use crate::request::Request;
 use crate::ssd_decomp::DevDecomp;
-use nest_core::stats::series::SeriesColumns;
+use nest_core::stats::series::{Rows, SeriesColumns};
 use nest_core::stats::{IntervalSeries, LatencyHistogram};
 use nest_core::SimTime;
 
@@ -145,17 +145,17 @@ fn io_series(s: &mut IntervalSeries, entity: &str) -> IoSeries {
 }
 
 impl RunStats {
-    pub fn new(window: (SimTime, Option<SimTime>), interval: SimTime, classes: &[String], workloads: &[String], devices: &[String], hosts: &[String], record_series: bool) -> Self {
-        let mut series = IntervalSeries::new(interval);
+    pub fn new(window: (SimTime, Option<SimTime>), interval: SimTime, classes: &[String], workloads: &[String], devices: &[String], hosts: &[String], record_series: bool, rows: Rows) -> Self {
+        let mut series = IntervalSeries::new(interval).with_rows(rows);
         let class_series = classes.iter().map(|c| io_series(&mut series, &format!("class:{c}"))).collect();
         let workload_series = workloads.iter().map(|w| io_series(&mut series, &format!("workload:{w}"))).collect();
         let device_series = devices.iter().map(|d| {
             let e = format!("device:{d}");
-            [series.register(&e, "queue_len"), series.register(&e, "busy_servers")]
+            [series.register_gauge(&e, "queue_len"), series.register_gauge(&e, "busy_servers")]
         }).collect();
         let host_series = hosts.iter().map(|h| {
             let e = format!("host:{h}");
-            [series.register(&e, "waiting"), series.register(&e, "outstanding")]
+            [series.register_gauge(&e, "waiting"), series.register_gauge(&e, "outstanding")]
         }).collect();
         RunStats {
             window_start: window.0,

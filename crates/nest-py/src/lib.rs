@@ -167,6 +167,11 @@ impl Sim {
         d.set_item("devices", r.devices.iter().map(|x| x.name.clone()).collect::<Vec<_>>())?;
         d.set_item("output_requests", r.output.requests)?;
         d.set_item("output_timeseries", r.output.timeseries)?;
+        d.set_item("timeseries_rows", match r.output.timeseries_rows {
+            nest_core::stats::series::Rows::Interval => "interval",
+            nest_core::stats::series::Rows::Change => "change",
+        })?;
+        d.set_item("interval_s", r.run.interval.as_secs_f64())?;
         d.set_item("output_fio_json", r.output.fio_json)?;
         d.set_item("seed", r.run.seed)?;
         let (start, end) = self.sim.measured_window();

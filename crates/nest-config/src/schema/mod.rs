@@ -107,6 +107,9 @@ pub struct OutputConfig {
     pub requests: Option<bool>,
     /// Write timeseries.parquet; default true.
     pub timeseries: Option<bool>,
+    /// Which intervals of a sampled state (queue, window, rate) get a row: "interval" (every
+    /// one, the default) or "change" (only where the value changed; read forward-filled).
+    pub timeseries_rows: Option<String>,
     /// Also write fio-style JSON (fio.json); default false.
     pub fio_json: Option<bool>,
 }

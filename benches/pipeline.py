@@ -59,6 +59,8 @@ def cases(tmp: Path):
     dumbbell = str(ROOT / "examples" / "dctcp-dumbbell.toml")
     yield ("dctcp-dumbbell-0.5s", ["run", dumbbell], "packets")
     yield ("dctcp-dumbbell-0.5s-1us-series", ["run", dumbbell, "--set", "run.interval=1us"], "packets")
+    yield ("dctcp-dumbbell-0.5s-1us-change-rows", ["run", dumbbell, "--set", "run.interval=1us",
+                                                   "--set", "output.timeseries_rows=change"], "packets")
 
 
 def measure(argv, out: Path) -> dict:

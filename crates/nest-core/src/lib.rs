@@ -13,6 +13,7 @@ pub mod class;
 pub mod conservation;
 pub mod deadline;
 pub mod fingerprint;
+pub mod hint;
 pub mod ids;
 pub mod pool;
 pub mod queue;

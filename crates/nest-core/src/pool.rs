@@ -47,6 +47,12 @@ impl<T> Pool<T> {
         self.free.push(i);
     }
 
+    /// Slot `i` if it was ever allocated (live or freed).
+    #[inline]
+    pub fn try_get(&self, i: u32) -> Option<&T> {
+        self.slots.get(i as usize)
+    }
+
     #[inline]
     pub fn get(&self, i: u32) -> &T {
         &self.slots[i as usize]

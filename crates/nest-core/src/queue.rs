@@ -288,6 +288,17 @@ impl<E: Copy> CalendarQueue<E> {
     }
 }
 
+impl<E: Copy> CalendarQueue<E> {
+    /// The earliest event of the calendar's near part, without removing it: a hint for what
+    /// comes next (an event in the far heap may come first), so the caller can prefetch what
+    /// that event will touch while it handles the current one.
+    #[inline]
+    pub fn peek_near(&self) -> Option<&E> {
+        let (slot, _) = self.near_min()?;
+        Some(&self.nodes[self.slots[slot].head as usize].entry.ev)
+    }
+}
+
 impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
     #[inline]
     fn schedule(&mut self, at: SimTime, ev: E) {
@@ -350,6 +361,10 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
             Some((slot, key)) if key < far => {
                 let n = self.slots[slot].head;
                 let next = self.nodes[n as usize].next;
+                if next != NIL {
+                    // Most likely the next event: its node is far from this one in the arena.
+                    crate::hint::prefetch(&self.nodes[next as usize]);
+                }
                 self.slots[slot].head = next;
                 self.slots[slot].len -= 1;
                 let e = self.nodes[n as usize].entry;
@@ -511,63 +526,5 @@ impl<E: Copy> PendingEvents<E> for RadixHeap<E> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::RngStream;
-
-    fn drain<Q: PendingEvents<u32>>(q: &mut Q, rng: &mut RngStream, n: usize, span: u64) -> Vec<(SimTime, u32)> {
-        // A "hold" pattern: pop one, schedule one or two later, with many time ties; half the
-        // delays are up to `span` (past the calendar's end, across its slots' wrap).
-        let mut out = Vec::new();
-        for i in 0..64u32 {
-            q.schedule(SimTime(rng.below(50)), i);
-        }
-        let mut next_id = 64u32;
-        while let Some((t, e)) = q.pop() {
-            out.push((t, e));
-            if out.len() >= n {
-                break;
-            }
-            let k = 1 + rng.below(2);
-            for _ in 0..k {
-                if q.len() < 500 {
-                    let d = if rng.below(2) == 0 { rng.below(20) } else { rng.below(span) };
-                    q.schedule(t + SimTime(d), next_id);
-                    next_id += 1;
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn all_queues_pop_identical_sequences_in_time_then_fifo_order() {
-        for span in [20, 3_000_000, 50_000_000, 1 << 40] {
-            let a = drain(&mut QuadHeap::new(), &mut RngStream::from_seed(7), 20_000, span);
-            let b = drain(&mut StdHeap::default(), &mut RngStream::from_seed(7), 20_000, span);
-            let c = drain(&mut RadixHeap::default(), &mut RngStream::from_seed(7), 20_000, span);
-            let d = drain(&mut CalendarQueue::new(), &mut RngStream::from_seed(7), 20_000, span);
-            assert_eq!(a.len(), 20_000);
-            assert_eq!(a, b);
-            assert_eq!(a, c);
-            assert_eq!(a, d, "calendar, span {span}");
-            assert!(a.windows(2).all(|w| w[0].0 <= w[1].0), "time never goes backwards");
-        }
-        let a = drain(&mut QuadHeap::new(), &mut RngStream::from_seed(7), 20_000, 20);
-        assert!(a.windows(2).all(|w| w[0].0 <= w[1].0), "time never goes backwards");
-    }
-
-    #[test]
-    fn equal_times_fire_in_scheduling_order() {
-        let mut q: EventQueue<u32> = EventQueue::new();
-        for i in 0..100 {
-            q.schedule(SimTime(5), i);
-        }
-        q.schedule(SimTime(1), 999);
-        assert_eq!(q.pop(), Some((SimTime(1), 999)));
-        for i in 0..100 {
-            assert_eq!(q.pop(), Some((SimTime(5), i)));
-        }
-        assert!(q.pop().is_none());
-    }
-}
+#[path = "queue_tests.rs"]
+mod tests;

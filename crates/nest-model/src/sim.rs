@@ -275,6 +275,9 @@ impl Simulation {
                 Event::Ssd(d, e) => self.on_ssd(d, e),
                 Event::Net(e) => {
                     let net = self.net.as_mut().expect("network event without a network");
+                    if let Some(Event::Net(nest_net::NetEvent::Arrive { port, pkt })) = self.queue.peek_near() {
+                        net.fabric.warm_arrival(*port, *pkt);
+                    }
                     net.on_net(t, e, &mut self.queue);
                     let congested = !net.tp.channels.congestion.is_empty();
                     if !net.tp.channels.delivered.is_empty() {

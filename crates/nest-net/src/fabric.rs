@@ -11,6 +11,8 @@ use crate::topology::{ecmp_pick, Routes, Topology};
 
 mod check;
 mod links;
+mod query;
+mod warm;
 use nest_core::{RngStream, SimTime};
 use std::collections::VecDeque;
 
@@ -479,6 +481,10 @@ impl Fabric {
             return;
         };
         let pkt = rt.queues[prio].pop_front().expect("non-empty queue");
+        if let Some(&next) = rt.queues[prio].front() {
+            // The port's next packet goes out when this one has: ask for its record now.
+            nest_core::hint::prefetch(self.pool.get(next));
+        }
         let p = *self.pool.get(pkt);
         let wire = p.wire as u64;
         rt.qbytes[prio] -= wire;
@@ -526,22 +532,6 @@ impl Fabric {
         }
     }
 
-    pub fn port_stats(&self, port: u32) -> &PortStats {
-        &self.ports[port as usize].stats
-    }
-
-    /// Time `port` has spent paused up to `now`, counting a pause still in force.
-    pub fn paused_ps_until(&self, port: u32, now: SimTime) -> u64 {
-        let rt = &self.ports[port as usize];
-        let open = if rt.paused.iter().any(|&x| x) { (now - rt.paused_since).0 } else { 0 };
-        rt.stats.paused_ps + open
-    }
-
-    /// Bytes waiting in `port`'s egress queues now.
-    pub fn queue_bytes(&self, port: u32) -> u64 {
-        self.ports[port as usize].queued_bytes()
-    }
-
     /// Bytes waiting in a host's NIC egress queues.
     #[inline]
     pub fn nic_queue_bytes(&self, host: u32) -> u64 {
@@ -577,11 +567,6 @@ impl Fabric {
         self.nic_pauses.pop()
     }
 
-    pub fn switch_buffer_used(&self, node: u32) -> u64 {
-        let sw = self.switch_of[node as usize];
-        if sw == u32::MAX { 0 } else { self.switches[sw as usize].used }
-    }
-
     /// Closes open pause intervals at the end of a run so `paused_ps` is complete.
     pub fn finish(&mut self, now: SimTime) {
         for rt in &mut self.ports {
@@ -590,10 +575,5 @@ impl Fabric {
                 rt.paused_since = now;
             }
         }
-    }
-
-    pub fn switch_drops(&self, node: u32) -> u64 {
-        let sw = self.switch_of[node as usize];
-        if sw == u32::MAX { 0 } else { self.switches[sw as usize].dropped }
     }
 }

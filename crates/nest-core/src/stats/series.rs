@@ -212,7 +212,7 @@ impl IntervalSeries {
     /// series come first, in registration order, then the gauges' changes in sample order.
     pub fn drain_until(&mut self, now: Option<SimTime>, out: &mut SeriesColumns) {
         let end_k = now.map_or(u64::MAX, |t| t.0 / self.interval.0);
-        let open_rows = if self.width == 0 { 0 } else { self.open.len() / self.width };
+        let open_rows = self.open.len().checked_div(self.width).unwrap_or(0);
         let closed = (end_k.saturating_sub(self.base) as usize).min(open_rows);
         for s in 0..self.col.len() {
             let p = &self.pending[s];

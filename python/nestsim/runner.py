@@ -151,6 +151,10 @@ PARTS = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "dev
 # Inside an SSD: the parts of `device` (nest_ssd::DEV_PARTS; they add up to device_us for
 # requests an SSD served, and are 0 for other devices).
 SSD_PARTS = list(_native.ssd_parts())
+# The request ids and stage stamps rise nearly in step from row to row: as deltas they write in
+# 0.56 CPU-s instead of 0.64 per million requests and the file is 15 % smaller (issue 24).
+REQUEST_ENCODING = {"use_dictionary": DICTIONARY_COLUMNS,
+                    "column_encoding": {c: "DELTA_BINARY_PACKED" for c in ["seq", *STAMPS]}}
 
 
 def _parts_us(c: Mapping[str, np.ndarray]) -> dict:
@@ -401,7 +405,7 @@ def run(
     # Both tables go to disk as the run goes (a `.partial` file until the run ends); in memory
     # only what the caller keeps, or everything when there is no run directory.
     req_out = _TableStream(out / "requests.parquet.partial" if out is not None else None, seed, started, keep_tables,
-                           use_dictionary=DICTIONARY_COLUMNS)
+                           **REQUEST_ENCODING)
     series_out = _TableStream(out / "timeseries.parquet.partial" if out is not None and want_series else None, seed, started,
                               keep_tables, empty_file=True,
                               meta={"interval_s": names["interval_s"], "timeseries_rows": names["timeseries_rows"]}, **SERIES_ENCODING)

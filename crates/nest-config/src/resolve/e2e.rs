@@ -2,7 +2,7 @@
 //! storage server is, the NVMe-oF connections the workloads need (one pair of message
 //! channels per host, server and class), and how every layer treats the class tag (`[qos]`).
 
-use super::network::{not_a_transport, NetworkPlan};
+use super::network::{transport, NetworkPlan};
 use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
 use super::volume::VolumePlan;
 use crate::schema::*;
@@ -173,21 +173,13 @@ pub(super) fn nvmeof(
     if !any_server {
         return None;
     }
-    let default_cc = match c.transport.as_deref().map(|t| (t, Cc::from_name(t))) {
-        None => Cc::Dctcp,
-        Some((_, Some(cc))) => cc,
-        Some((t, None)) => {
-            cx.err("nvmeof.transport", not_a_transport(t));
-            Cc::Dctcp
-        }
-    };
+    let default_cc = c.transport.as_deref().and_then(|t| transport(cx, "nvmeof.transport", t)).unwrap_or(Cc::Dctcp);
     let mut class_cc = vec![default_cc; classes.len()];
     for (name, t) in &c.class_transport {
         let key = format!("nvmeof.class_transport.{name}");
-        match (classes.iter().position(|k| &k.name == name), Cc::from_name(t)) {
-            (Some(k), Some(cc)) => class_cc[k] = cc,
-            (None, _) => cx.err(&key, format!("no class named '{name}'")),
-            (_, None) => cx.err(&key, not_a_transport(t)),
+        match classes.iter().position(|k| &k.name == name) {
+            Some(k) => class_cc[k] = transport(cx, &key, t).unwrap_or(class_cc[k]),
+            None => cx.err(&key, format!("no class named '{name}'")),
         }
     }
     let bytes = |cx: &mut Ctx, key: &str, v: &Option<String>, default: u32| match v {

@@ -8,7 +8,7 @@
 //! pipelines and CPU) stay those of `nest_transport::verbs`; the fabric is the World's.
 
 use super::e2e::{class_channel, Tagging};
-use super::network::{not_a_transport, NetworkPlan};
+use super::network::{transport, NetworkPlan};
 use super::{ClassPlan, Ctx, RunPlan};
 use crate::haechi::HaechiSpec;
 use nest_transport::Cc;
@@ -109,13 +109,9 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
             }
         },
     };
-    let cc = match s.transport.as_deref().map(|t| (t, Cc::from_name(t))) {
+    let cc = match s.transport.as_deref() {
         None => Cc::Dcqcn,
-        Some((_, Some(cc))) => cc,
-        Some((t, None)) => {
-            cx.err("haechi.transport", not_a_transport(t));
-            return None;
-        }
+        Some(t) => transport(cx, "haechi.transport", t)?,
     };
     s.nodes = s.data_nodes.len() as u32;
     if let Err(e) = s.check_common() {

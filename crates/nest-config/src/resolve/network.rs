@@ -34,9 +34,13 @@ pub enum SamplePorts {
 
 const IP_TCP_HEADER: u32 = 52;
 
-/// The error for a transport name that is not one.
-pub(crate) fn not_a_transport(t: &str) -> String {
-    format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)")
+/// The transport named `t` at `key`, or `None` with the error recorded.
+pub(crate) fn transport(cx: &mut Ctx, key: &str, t: &str) -> Option<Cc> {
+    let cc = Cc::from_name(t);
+    if cc.is_none() {
+        cx.err(key, format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)"));
+    }
+    cc
 }
 
 fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
@@ -317,10 +321,7 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
             let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
             cx.err(&format!("{key}.class"), format!("no class named '{}' (classes: {})", f.class, names.join(", ")));
         }
-        let cc = Cc::from_name(&f.transport);
-        if cc.is_none() {
-            cx.err(&format!("{key}.transport"), not_a_transport(&f.transport));
-        }
+        let cc = transport(cx, &format!("{key}.transport"), &f.transport);
         let start = f.start.as_ref().map_or(Some(SimTime::ZERO), |s| cx.dur(&format!("{key}.start"), s)).unwrap_or(SimTime::ZERO);
         let bytes = f.size.as_ref().and_then(|s| cx.size(&format!("{key}.size"), s));
         // A finite transfer stops only if told to; a long-lived flow stops at run.duration.

@@ -95,10 +95,6 @@ impl IntervalSeries {
         self
     }
 
-    pub fn rows(&self) -> Rows {
-        self.rows
-    }
-
     pub fn interval(&self) -> SimTime {
         self.interval
     }

@@ -118,7 +118,7 @@ mod tests {
 
     fn at(rc: f64, rt: f64) -> RateState {
         RateState { rc, rt, line_rate: 10e9, timer_stage: 0, byte_stage: 0, byte_ctr: 0, cnp_in_period: false, timer_gen: 0,
-                    pace_pending: false, cnps: 0, alpha_parked: None, timer_parked: None }
+                    pace_pending: false, cnps: 0, alpha_parked: None, timer_parked: None, qp_start: 0 }
     }
 
     /// Why QRDMA's classes stay closer than their ratios (qrdma-bandwidth): eq. 4.6 deepens the

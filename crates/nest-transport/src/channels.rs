@@ -46,6 +46,8 @@ pub struct Channels {
     /// Per flow: messages sent and not yet fully received, as (end offset in the stream,
     /// message), oldest first (empty for flows that are not channels).
     pending: Vec<VecDeque<(u64, Message)>>,
+    /// Per flow: where the last message handed over ended (the next one's start).
+    delivered_end: Vec<u64>,
     /// Messages that fully arrived since the owner last drained this, in arrival order.
     pub delivered: Vec<Delivery>,
     watched: Vec<bool>,
@@ -58,7 +60,17 @@ pub struct Channels {
 
 impl Channels {
     pub(crate) fn new(flows: usize) -> Channels {
-        Channels { pending: vec![VecDeque::new(); flows], watched: vec![false; flows], ..Default::default() }
+        Channels { pending: vec![VecDeque::new(); flows], delivered_end: vec![0; flows], watched: vec![false; flows], ..Default::default() }
+    }
+
+    /// The message of channel `f` that holds stream byte `off`, as (start, end): one sent and not
+    /// yet handed over.
+    #[inline]
+    pub(crate) fn message_at(&self, f: u32, off: u64) -> Option<(u64, u64)> {
+        let q = &self.pending[f as usize];
+        let i = q.partition_point(|&(end, _)| end <= off);
+        let &(end, _) = q.get(i)?;
+        Some((if i == 0 { self.delivered_end[f as usize] } else { q[i - 1].0 }, end))
     }
 
     /// Reports flow `f`'s congestion events from now on.
@@ -85,6 +97,7 @@ impl Channels {
                 break;
             }
             q.pop_front();
+            self.delivered_end[f as usize] = end;
             self.delivered.push(Delivery { flow: f, msg });
         }
     }
@@ -134,8 +147,8 @@ impl Transports {
         // Duplicate ACKs that old segments draw are echoes, never news of a loss (`recover`).
         s.win = crate::flow::WindowState { recover: end, win_end: end, cwr_end: end, ..fresh.win };
         if fl.spec.cc.is_rate_based() {
-            let r = dcqcn.initial_rate.unwrap_or(s.rate.line_rate).min(s.rate.line_rate);
-            (s.rate.rc, s.rate.rt, s.rate.timer_stage, s.rate.byte_stage, s.rate.byte_ctr) = (r, r, 0, 0, 0);
+            s.rate.restart(dcqcn);
+            s.rate.qp_start = end;
         }
         if s.quality.counted_active {
             s.quality.counted_active = false;
@@ -143,6 +156,7 @@ impl Transports {
         }
         let r = &mut fl.r;
         (r.rcv_nxt, r.pending) = (end, 0);
+        self.channels.delivered_end[f as usize] = end;
         dropped
     }
 

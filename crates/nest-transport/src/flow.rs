@@ -75,6 +75,20 @@ pub struct RateState {
     /// catches up the periods missed.
     pub alpha_parked: Option<SimTime>,
     pub timer_parked: Option<SimTime>,
+    /// With [`crate::DcqcnParams::qp_per_message`]: where the message now being sent (its own
+    /// queue pair) starts in the stream.
+    pub qp_start: u64,
+}
+
+impl RateState {
+    /// The reaction point of a new queue pair: RC = RT = the initial rate, no increase stage, and
+    /// the running increase timer disowned.
+    pub fn restart(&mut self, p: &crate::DcqcnParams) {
+        let r = p.initial_rate.unwrap_or(self.line_rate).min(self.line_rate);
+        (self.rc, self.rt, self.timer_stage, self.byte_stage, self.byte_ctr) = (r, r, 0, 0, 0);
+        self.timer_gen = self.timer_gen.wrapping_add(1);
+        self.timer_parked = None;
+    }
 }
 
 /// QTCP/QRDMA: smoothed measured throughput (bits/s) and latency (ps), the quality factor, and
@@ -127,6 +141,8 @@ pub struct Receiver {
     pub ece_acks: u64,
     /// DCQCN notification point: when the last CNP was sent (`None`: never).
     pub last_cnp: Option<SimTime>,
+    /// The queue pair that CNP was for (its message's start; 0 with one QP per flow).
+    pub last_cnp_qp: u64,
 }
 
 /// What a flow achieved, for the summary.

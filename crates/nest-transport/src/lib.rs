@@ -26,6 +26,8 @@ mod window;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_qp;
 
 use std::collections::VecDeque;
 
@@ -242,7 +244,7 @@ impl Transports {
         match p.kind {
             PacketKind::Data => self.on_data(now, p, fabric, q),
             PacketKind::Ack => self.on_ack(now, p, fabric, q),
-            PacketKind::Cnp => self.on_cnp(now, p.flow, q),
+            PacketKind::Cnp => self.on_cnp(now, p.flow, p.seq, q),
         }
     }
 

@@ -79,6 +79,12 @@ pub struct DcqcnParams {
     /// Retransmission timeout floor of RoCE flows: a NIC's local-ACK timeout (4.096 µs·2^k,
     /// k = 12 → 16.8 ms), far above TCP's, so PFC back-pressure does not trigger go-back-N.
     pub min_rto: SimTime,
+    /// Each message of a rate-based channel is sent as a queue pair of its own, as the ns-3
+    /// RDMA modules run every flow (`RdmaHw::AddQueuePair` starts each at line rate and drops it
+    /// when done): it starts at the initial rate with a fresh α, its packets hold no other
+    /// message's bytes, and a CNP for a message already sent cuts nothing. Off: one long-lived
+    /// QP per channel, whose rate carries over from message to message (a real NIC's).
+    pub qp_per_message: bool,
 }
 
 impl Default for DcqcnParams {
@@ -95,6 +101,7 @@ impl Default for DcqcnParams {
             min_rate: 10e6,
             clamp_target: true,
             initial_rate: None,
+            qp_per_message: false,
             min_rto: SimTime(4_096_000 << 12),
         }
     }

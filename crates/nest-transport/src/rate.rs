@@ -10,7 +10,9 @@ use nest_net::Fabric;
 impl Transports {
     /// DCQCN reaction point on a CNP: RT ← RC, RC ← RC·(1 − α/2) (QRDMA: ·Q when Q < 1),
     /// α ← (1 − g)·α + g, and the increase stages restart.
-    pub(crate) fn on_cnp(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
+    /// `seq` is the marked packet's offset: with a queue pair per message, a CNP for a message
+    /// already sent reaches a QP that is gone and cuts nothing.
+    pub(crate) fn on_cnp(&mut self, now: SimTime, f: u32, seq: u64, q: &mut impl Scheduler) {
         let p = &self.dcqcn;
         let mss = self.tcp.mss as f64;
         let fl = &mut self.flows[f as usize];
@@ -18,6 +20,9 @@ impl Transports {
             return;
         }
         fl.s.rate.cnps += 1;
+        if p.qp_per_message && fl.spec.messages && seq < fl.s.rate.qp_start {
+            return;
+        }
         fl.s.rate.cnp_in_period = true;
         if p.clamp_target {
             fl.s.rate.rt = fl.s.rate.rc;
@@ -86,9 +91,24 @@ impl Transports {
             return;
         }
         if fl.s.snd_nxt < avail {
-            let len = mss.min(avail - fl.s.snd_nxt);
+            let mut len = mss.min(avail - fl.s.snd_nxt);
+            let mut ends_message = false;
+            if p.qp_per_message && fl.spec.messages {
+                // A message of its own QP: no packet carries another message's bytes, and its
+                // first packet leaves at the new QP's initial rate with a fresh α.
+                if let Some((start, end)) = self.channels.message_at(f, fl.s.snd_nxt) {
+                    if end - fl.s.snd_nxt <= len {
+                        (len, ends_message) = (end - fl.s.snd_nxt, true);
+                    }
+                    if start == fl.s.snd_nxt {
+                        fl.s.rate.restart(p);
+                        fl.s.rate.qp_start = start;
+                        fl.s.alpha = t.alpha_init;
+                    }
+                }
+            }
             let last = fl.s.snd_nxt + len >= fl.total || (len < mss && fl.app_done(now));
-            if len == mss || last {
+            if len == mss || last || ends_message {
                 let wire = send_segment(fl, f, now, len, last, t, fabric, q);
                 fl.s.rate.byte_ctr += wire as u64;
                 if p.byte_counter > 0 && fl.s.rate.byte_ctr >= p.byte_counter {

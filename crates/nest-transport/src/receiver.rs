@@ -19,7 +19,7 @@ impl Transports {
         }
         let ce = p.flags & flag::CE != 0;
         if ce && self.flows[f as usize].spec.cc.is_rate_based() {
-            self.maybe_send_cnp(now, f, fabric, q);
+            self.maybe_send_cnp(now, f, p.seq, fabric, q);
         }
         let r = &mut self.flows[f as usize].r;
         if ce != r.ce_state && r.pending > 0 {
@@ -43,16 +43,22 @@ impl Transports {
         }
     }
 
-    /// DCQCN notification point: at most one CNP per flow per `cnp_interval` while marked
-    /// packets arrive.
-    pub(crate) fn maybe_send_cnp(&mut self, now: SimTime, f: u32, fabric: &mut Fabric, q: &mut impl Scheduler) {
+    /// DCQCN notification point: at most one CNP per queue pair per `cnp_interval` while marked
+    /// packets arrive (a QP is the flow, or with `qp_per_message` the message holding `seq`, the
+    /// marked packet's offset, which the CNP carries back).
+    pub(crate) fn maybe_send_cnp(&mut self, now: SimTime, f: u32, seq: u64, fabric: &mut Fabric, q: &mut impl Scheduler) {
         let interval = self.dcqcn.cnp_interval;
         let fl = &mut self.flows[f as usize];
-        if matches!(fl.r.last_cnp, Some(t) if now < t + interval) {
+        let qp = match self.dcqcn.qp_per_message && fl.spec.messages {
+            true => self.channels.message_at(f, seq).map_or(seq, |(start, _)| start),
+            false => 0,
+        };
+        if matches!(fl.r.last_cnp, Some(t) if now < t + interval) && qp == fl.r.last_cnp_qp {
             return;
         }
-        fl.r.last_cnp = Some(now);
+        (fl.r.last_cnp, fl.r.last_cnp_qp) = (Some(now), qp);
         let mut c = Packet::new(PacketKind::Cnp, f, fl.spec.dst, fl.spec.src, self.tcp.header + self.tcp.framing);
+        c.seq = seq;
         c.prio = fl.spec.prio;
         c.class = fl.spec.class;
         fabric.send(now, c, q);

@@ -388,5 +388,6 @@ fn dcqcn(cx: &mut Ctx, c: &DcqcnConfig) -> DcqcnParams {
         p.initial_rate = cx.rate("network.dcqcn.initial_rate", s);
     }
     p.clamp_target = c.clamp_target.unwrap_or(true);
+    p.qp_per_message = c.qp_per_message.unwrap_or(false);
     p
 }

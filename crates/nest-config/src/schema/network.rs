@@ -126,6 +126,8 @@ pub struct DcqcnConfig {
     pub min_rate: Option<String>,
     pub clamp_target: Option<bool>,
     pub initial_rate: Option<String>,
+    /// Each message of a channel its own queue pair (the ns-3 RDMA modules' flows).
+    pub qp_per_message: Option<bool>,
     /// RoCE retransmission timeout floor (NIC local-ACK timeout).
     pub min_rto: Option<String>,
 }

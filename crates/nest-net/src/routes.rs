@@ -32,9 +32,16 @@ struct TorTable {
     host_node: Vec<u32>,
     host_tor: Vec<u32>,
     down_port: Vec<u32>,
-    /// `entry[node * tors + tor]`: which of the node's distinct next-hop sets leads to the ToR
-    /// (`THE_TOR` at the ToR itself). Two bytes an entry keep the table small enough to stay in
-    /// cache: 344 KB for a k = 16 fat-tree.
+    /// The ToRs' nodes, in ToR order.
+    tor_nodes: Vec<u32>,
+    /// Per node: the one set that leads to every ToR but its own (hosts, and the ToRs of a
+    /// fat-tree or Clos: "up"), or `MIXED`. Such a node needs no row in `entry`: 1,152 of a
+    /// k = 16 fat-tree's 1,344 nodes, so the rows left (49 KB) stay in cache on the
+    /// packet-arrival path.
+    uniform: Vec<u16>,
+    /// `entry[row[node] * tors + tor]` for a `MIXED` node: which of its distinct next-hop sets
+    /// leads to the ToR (`THE_TOR` at the ToR itself).
+    row: Vec<u32>,
     entry: Vec<u16>,
     /// `node_sets[node]`: where the node's sets start in `ranges`.
     node_sets: Vec<u32>,
@@ -46,6 +53,8 @@ struct TorTable {
 
 /// The entry of a ToR towards itself: the next hop is the port down to the host.
 const THE_TOR: u16 = u16::MAX;
+/// A node whose sets differ by ToR (it keeps a row of `entry`).
+const MIXED: u16 = u16::MAX - 1;
 
 
 impl Routes {
@@ -120,7 +129,12 @@ impl Routes {
                 if node == tt.host_node[h] {
                     return &[];
                 }
-                let e = tt.entry[node as usize * tt.tors + tor as usize];
+                let u = tt.uniform[node as usize];
+                let e = if u != MIXED {
+                    if tt.tor_nodes[tor as usize] == node { THE_TOR } else { u }
+                } else {
+                    tt.entry[tt.row[node as usize] as usize * tt.tors + tor as usize]
+                };
                 if e == THE_TOR {
                     // `node` is the ToR: the port down to the host, unless its link is down.
                     let p = &tt.down_port[h..h + 1];
@@ -231,8 +245,8 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
                     seen[u].len() - 1
                 }
             };
-            if id >= THE_TOR as usize {
-                return None; // a node with 65,535 distinct next-hop sets: the per-host table
+            if id >= MIXED as usize {
+                return None; // a node with 65,534 distinct next-hop sets: the per-host table
             }
             last[u] = id;
             *slot = id as u16;
@@ -244,7 +258,20 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
         node_sets.push(ranges.len() as u32);
         ranges.extend(s);
     }
-    Some(TorTable { tors, host_node: t.hosts.clone(), host_tor, down_port, entry, node_sets, ranges, sets })
+    // Rows that name one set for every other ToR collapse to that set.
+    let (mut uniform, mut row, mut kept) = (vec![MIXED; n], vec![u32::MAX; n], Vec::new());
+    for u in 0..n {
+        let r = &entry[u * tors..(u + 1) * tors];
+        let mut others = r.iter().copied().filter(|&e| e != THE_TOR);
+        match others.next() {
+            Some(first) if others.all(|e| e == first) => uniform[u] = first,
+            _ => {
+                row[u] = (kept.len() / tors) as u32;
+                kept.extend_from_slice(r);
+            }
+        }
+    }
+    Some(TorTable { tors, host_node: t.hosts.clone(), host_tor, down_port, tor_nodes, uniform, row, entry: kept, node_sets, ranges, sets })
 }
 
 /// Hop counts to node `to` over the links `up` lets through, into `dist` (`u32::MAX`:

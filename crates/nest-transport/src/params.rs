@@ -82,8 +82,10 @@ pub struct DcqcnParams {
     /// Each message of a rate-based channel is sent as a queue pair of its own, as the ns-3
     /// RDMA modules run every flow (`RdmaHw::AddQueuePair` starts each at line rate and drops it
     /// when done): it starts at the initial rate with a fresh α, its packets hold no other
-    /// message's bytes, and a CNP for a message already sent cuts nothing. Off: one long-lived
-    /// QP per channel, whose rate carries over from message to message (a real NIC's).
+    /// message's bytes, and a CNP for a message already sent cuts nothing. Delivery stays the
+    /// channel's, in order: a lost packet holds back the messages behind it, which separate QPs
+    /// would not. Off: one long-lived QP per channel, whose rate carries over from message to
+    /// message (a real NIC's).
     pub qp_per_message: bool,
 }
 

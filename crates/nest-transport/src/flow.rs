@@ -81,13 +81,10 @@ pub struct RateState {
 }
 
 impl RateState {
-    /// The reaction point of a new queue pair: RC = RT = the initial rate, no increase stage, and
-    /// the running increase timer disowned.
+    /// The reaction point of a new queue pair: RC = RT = the initial rate, no increase stage.
     pub fn restart(&mut self, p: &crate::DcqcnParams) {
         let r = p.initial_rate.unwrap_or(self.line_rate).min(self.line_rate);
         (self.rc, self.rt, self.timer_stage, self.byte_stage, self.byte_ctr) = (r, r, 0, 0, 0);
-        self.timer_gen = self.timer_gen.wrapping_add(1);
-        self.timer_parked = None;
     }
 }
 

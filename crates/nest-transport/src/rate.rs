@@ -102,6 +102,9 @@ impl Transports {
                     }
                     if start == fl.s.snd_nxt {
                         fl.s.rate.restart(p);
+                        // The old QP's increase timer is not this one's.
+                        fl.s.rate.timer_gen = fl.s.rate.timer_gen.wrapping_add(1);
+                        fl.s.rate.timer_parked = None;
                         fl.s.rate.qp_start = start;
                         fl.s.alpha = t.alpha_init;
                     }

@@ -1,12 +1,13 @@
 //! DRAM data cache: page-sized slots holding the newest copy of a logical page. Write-back:
 //! host writes complete once in DRAM; dirty slots are flushed to flash LRU-first when free
 //! and clean slots run short. Read caching keeps pages read from flash (clean, LRU).
-//! Slots are found through an LPA-indexed table (zero-initialised; no hashing).
+//! Slots are found through a table of the cached LPAs (`SlotIndex`).
 //!
 //! With eager destage (MQSim's destage buffer, `Destage::Eager`) a page not written within the
 //! hot window is sent to flash as soon as it is written, and a finished write-back frees its slot
 //! instead of leaving it clean.
 
+use crate::slot_index::SlotIndex;
 use crate::sparse::SparseTable;
 use crate::geometry::NONE;
 use crate::lru::LruList;
@@ -29,8 +30,8 @@ pub struct DataCache {
     lpa: Vec<u32>,
     pub state: Vec<Slot>,
     pub class: Vec<u8>,
-    /// LPA → slot + 1 (sparse: a random workload would otherwise fault in the whole table).
-    index: SparseTable,
+    /// LPA → slot + 1, for the cached pages only.
+    index: SlotIndex,
     /// Slots freed since they were first used (taken last in, first out).
     free: Vec<u32>,
     /// Slots `fresh..slots` have never been used; they go after `free`'s, lowest first. (A list
@@ -67,7 +68,7 @@ impl DataCache {
             lpa: Vec::new(),
             state: Vec::new(),
             class: Vec::new(),
-            index: SparseTable::new(logical_pages as usize),
+            index: SlotIndex::new(),
             free: Vec::new(),
             fresh: 0,
             clean: LruList::new(n),
@@ -88,7 +89,7 @@ impl DataCache {
 
     #[inline]
     pub fn slot_of(&self, lpa: u32) -> Option<u32> {
-        match self.index.get(lpa as usize) {
+        match self.index.get(lpa) {
             0 => None,
             s => Some(s - 1),
         }
@@ -117,7 +118,7 @@ impl DataCache {
             return Some(self.fresh - 1);
         }
         let s = self.clean.pop_lru()?;
-        self.index.set(self.lpa[s as usize] as usize, 0);
+        self.index.set(self.lpa[s as usize], 0);
         Some(s)
     }
 
@@ -155,7 +156,7 @@ impl DataCache {
         self.write_misses += 1;
         let s = self.take_slot().expect("admission checked room");
         self.lpa[s as usize] = lpa;
-        self.index.set(lpa as usize, s + 1);
+        self.index.set(lpa, s + 1);
         self.class[s as usize] = class;
         self.written[s as usize] = bytes.min(self.page_size);
         self.state[s as usize] = Slot::Dirty;
@@ -196,7 +197,7 @@ impl DataCache {
         }
         if let Some(s) = self.take_slot() {
             self.lpa[s as usize] = lpa;
-            self.index.set(lpa as usize, s + 1);
+            self.index.set(lpa, s + 1);
             self.state[s as usize] = Slot::Clean;
             self.clean.touch(s);
         }
@@ -228,7 +229,7 @@ impl DataCache {
             self.dirty.touch(s);
         } else if self.eager_window.is_some() {
             // MQSim's destage buffer drops a page once it is on flash.
-            self.index.set(self.lpa[s as usize] as usize, 0);
+            self.index.set(self.lpa[s as usize], 0);
             self.lpa[s as usize] = NONE;
             self.state[s as usize] = Slot::Free;
             self.free.push(s);

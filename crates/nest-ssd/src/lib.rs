@@ -19,6 +19,7 @@ pub mod lru;
 pub mod params;
 pub mod plm;
 pub mod presets;
+pub mod slot_index;
 pub mod sparse;
 pub mod ssd;
 pub mod switches;

@@ -8,7 +8,6 @@
 //! instead of leaving it clean.
 
 use crate::slot_index::SlotIndex;
-use crate::sparse::SparseTable;
 use crate::geometry::NONE;
 use crate::lru::LruList;
 
@@ -48,9 +47,11 @@ pub struct DataCache {
     /// Bytes the host wrote into each slot's page since it was last written back.
     pub written: Vec<u32>,
     page_size: u32,
-    /// Eager destage: the hot window in ps, and per LPA the window (+1) of its last write.
+    /// Eager destage: the hot window in ps, the current window (+1), and the LPAs written in it
+    /// (a page is hot when written again within its window; older windows do not matter).
     eager_window: Option<u64>,
-    last_window: SparseTable,
+    window: u32,
+    in_window: SlotIndex,
     pub read_hits: u64,
     pub read_misses: u64,
     pub write_hits: u64,
@@ -59,7 +60,7 @@ pub struct DataCache {
 
 impl DataCache {
     /// `eager_window`: `Some(hot window in ps)` for eager destage.
-    pub fn new(slots: u32, logical_pages: u64, reserve_fraction: f64, page_size: u32, eager_window: Option<u64>) -> Self {
+    pub fn new(slots: u32, reserve_fraction: f64, page_size: u32, eager_window: Option<u64>) -> Self {
         let n = slots as usize;
         DataCache {
             slots,
@@ -79,7 +80,8 @@ impl DataCache {
             written: Vec::new(),
             page_size,
             eager_window,
-            last_window: SparseTable::new(if eager_window.is_some() { logical_pages as usize } else { 0 }),
+            window: 0,
+            in_window: SlotIndex::new(),
             read_hits: 0,
             read_misses: 0,
             write_hits: 0,
@@ -128,8 +130,12 @@ impl DataCache {
         self.place(lpa, class, bytes);
         let window = self.eager_window?;
         let w = (now_ps / window + 1) as u32;
-        let hot = self.last_window.get(lpa as usize) == w;
-        self.last_window.set(lpa as usize, w);
+        if w != self.window {
+            self.window = w;
+            self.in_window.clear();
+        }
+        let hot = self.in_window.get(lpa) != 0;
+        self.in_window.set(lpa, 1);
         let s = self.slot_of(lpa).expect("just placed");
         (!hot && self.state[s as usize] == Slot::Dirty).then_some(s)
     }
@@ -250,7 +256,7 @@ mod tests {
 
     /// 64 slots, reserve 8; `dirty` pages written.
     fn filled(dirty: u32) -> DataCache {
-        let mut c = DataCache::new(64, 1024, 0.125, 4096, None);
+        let mut c = DataCache::new(64, 0.125, 4096, None);
         assert_eq!(c.reserve, 8);
         for lpa in 0..dirty {
             c.write(lpa, 0, 4096, 0);
@@ -266,7 +272,7 @@ mod tests {
     /// first and bring their state with them.
     #[test]
     fn per_slot_state_grows_with_the_slots_used() {
-        let mut c = DataCache::new(1 << 20, 1 << 24, 0.125, 4096, None);
+        let mut c = DataCache::new(1 << 20, 0.125, 4096, None);
         assert_eq!((c.lpa.len(), c.state.len(), c.clean.len()), (0, 0, 0));
         assert_eq!(c.available(), 1 << 20);
         for lpa in [9, 4, 9, 100] {
@@ -313,7 +319,7 @@ mod tests {
     #[test]
     fn eager_destage_writes_cold_pages_back_at_once_and_keeps_hot_ones() {
         let ms = 1_000_000_000u64;
-        let mut c = DataCache::new(64, 1024, 0.125, 4096, Some(1000 * ms));
+        let mut c = DataCache::new(64, 0.125, 4096, Some(1000 * ms));
         // First write of a page in the window: cold, written back now with the bytes written.
         let s = c.write(7, 1, 2048, 5 * ms).expect("cold page");
         assert_eq!(c.flush_now(s), (7, 1, 2048));

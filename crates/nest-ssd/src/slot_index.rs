@@ -74,6 +74,12 @@ impl SlotIndex {
         }
     }
 
+    /// Forgets every entry, keeping the table's size.
+    pub fn clear(&mut self) {
+        self.table.fill((EMPTY, 0));
+        self.len = 0;
+    }
+
     fn insert(&mut self, lpa: u32, v: u32) {
         if 2 * (self.len + 1) > self.table.len() {
             self.grow();

@@ -176,7 +176,7 @@ impl Ssd {
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
-            DataCache::new(params.cache_slots(), logical, params.cache.flush_reserve, params.geometry.page_size, eager)
+            DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager)
         });
         let dies = (0..layout.dies)
             .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new(), gc_ps: 0, gc_since: None })

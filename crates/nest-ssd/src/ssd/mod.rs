@@ -170,7 +170,7 @@ impl Ssd {
         }
         let logical = params.logical_pages();
         let layout = Layout::new(&params.geometry, &params.ftl.allocation).with_sets(params.nvm_sets, logical);
-        let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, logical, seed, index));
+        let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, seed, index));
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled));

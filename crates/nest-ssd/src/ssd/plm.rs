@@ -24,7 +24,7 @@ use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;
 use crate::plm::{PlmAttrs, PlmWindow, Transition, Window};
-use crate::sparse::SparseTable;
+use crate::slot_index::SlotIndex;
 use nest_core::rng::RngStream;
 use nest_core::stats::histogram::LatencyHistogram;
 use nest_core::SimTime;
@@ -82,11 +82,12 @@ pub(super) struct PlmSet {
 pub(super) struct Plm {
     pub(super) sets: Vec<Option<PlmSet>>,
     pub(super) die_dt: Vec<bool>,
-    nv_count: SparseTable,
+    /// Copies of each logical page the NV buffers hold (only pages with copies are kept).
+    nv_count: SlotIndex,
 }
 
 impl Plm {
-    pub(super) fn new(sets: u32, enabled: &[u32], attrs: &PlmAttrs, dies: u32, logical_pages: u64, seed: u64, index: u64) -> Plm {
+    pub(super) fn new(sets: u32, enabled: &[u32], attrs: &PlmAttrs, dies: u32, seed: u64, index: u64) -> Plm {
         let sets_v = (0..sets)
             .map(|s| {
                 enabled.contains(&s).then(|| PlmSet {
@@ -104,7 +105,7 @@ impl Plm {
             .collect::<Vec<_>>();
         let dps = dies / sets;
         let die_dt = (0..dies).map(|d| sets_v[(d / dps) as usize].is_some()).collect();
-        Plm { sets: sets_v, die_dt, nv_count: SparseTable::new(logical_pages as usize) }
+        Plm { sets: sets_v, die_dt, nv_count: SlotIndex::new() }
     }
 }
 
@@ -170,7 +171,7 @@ impl Ssd {
     /// Whether the NV buffers hold logical page `lpa` (a read is served from there).
     #[inline]
     pub(super) fn nv_holds(&self, lpa: u32) -> bool {
-        self.plm.as_ref().is_some_and(|p| p.nv_count.get(lpa as usize) > 0)
+        self.plm.as_ref().is_some_and(|p| p.nv_count.get(lpa) > 0)
     }
 
     /// Queues transaction `t` at die `d`, or holds it while the die's set is in DTWin.
@@ -231,7 +232,7 @@ impl Ssd {
         for i in 0..cmd.npages {
             let (lpa, bytes) = (self.lpa_of(&cmd, i), self.page_bytes(&cmd, i));
             let plm = self.plm.as_mut().unwrap();
-            plm.nv_count.set(lpa as usize, plm.nv_count.get(lpa as usize) + 1);
+            plm.nv_count.set(lpa, plm.nv_count.get(lpa) + 1);
             plm.sets[s as usize].as_mut().unwrap().nv.push(NvPage { lpa, class: cmd.class, bytes });
         }
         let ps = self.layout.page_size as u64;
@@ -259,7 +260,7 @@ impl Ssd {
     /// An NV-buffer page reached flash.
     pub(super) fn nv_flushed(&mut self, now: SimTime, lpa: u32, s: u32, out: &mut Outbox) {
         let plm = self.plm.as_mut().unwrap();
-        plm.nv_count.set(lpa as usize, plm.nv_count.get(lpa as usize) - 1);
+        plm.nv_count.set(lpa, plm.nv_count.get(lpa) - 1);
         let ps = self.layout.page_size as u64;
         let set = self.plm_set(s);
         set.flushing -= 1;

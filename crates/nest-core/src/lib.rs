@@ -15,6 +15,7 @@ pub mod deadline;
 pub mod fingerprint;
 pub mod hint;
 pub mod ids;
+pub mod lazy_vec;
 pub mod pool;
 pub mod queue;
 pub mod rng;

@@ -12,6 +12,7 @@
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
+use crate::lazy_vec::LazyVec;
 use crate::sparse::SparseTable;
 use crate::switches::{CmtGranularity, MappingWrites};
 
@@ -25,14 +26,15 @@ pub struct Cmt {
     /// Translation pages, or entry slots.
     lru: LruList,
     /// Per unit.
-    dirty: Vec<bool>,
+    dirty: LazyVec<bool>,
     /// Entry mode: LPA → slot + 1, the LPA in each slot, the free slots.
     index: SparseTable,
     slot_lpa: Vec<u32>,
     free: Vec<u32>,
     /// Head of the list of transactions waiting for this translation page (linked through the
-    /// transactions), or NONE when the page is not being fetched.
-    pub waiting: Vec<u32>,
+    /// transactions), or NONE when the page is not being fetched. Chunked: filled in at set-up
+    /// it wrote 124 KB per stock drive, 1.2 GB for 10,000 drives (issue 24).
+    waiting: LazyVec<u32>,
     /// `MappingWrites::Never`: translation pages whose write-back was queued and never served.
     departed: Vec<bool>,
     /// Translation pages whose dirty entries were evicted, for the caller to write back (with
@@ -67,6 +69,24 @@ pub enum Lookup {
 impl Cmt {
     /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
     /// entries of `entry_bytes` in entry mode.
+    /// The first transaction waiting for translation page `tp` (`NONE`: none).
+    #[inline]
+    pub fn waiting_head(&self, tp: u32) -> u32 {
+        self.waiting[tp as usize]
+    }
+
+    /// Makes `t` the first transaction waiting for `tp`.
+    #[inline]
+    pub fn set_waiting_head(&mut self, tp: u32, t: u32) {
+        self.waiting[tp as usize] = t;
+    }
+
+    /// Takes the list of transactions waiting for `tp` (its head, `NONE` when empty).
+    #[inline]
+    pub fn take_waiting(&mut self, tp: u32) -> u32 {
+        std::mem::replace(&mut self.waiting[tp as usize], NONE)
+    }
+
     pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool) -> Self {
         let entries_per_page = entries_per_page.max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;
@@ -86,11 +106,11 @@ impl Cmt {
             mapping_writes,
             capacity,
             lru: LruList::new(units),
-            dirty: vec![false; units],
+            dirty: LazyVec::new(units, false),
             index: SparseTable::new(indexed),
             slot_lpa: if indexed > 0 { vec![NONE; units] } else { Vec::new() },
             free: if indexed > 0 { (0..capacity).rev().collect() } else { Vec::new() },
-            waiting: vec![NONE; tpages],
+            waiting: LazyVec::new(tpages, NONE),
             departed: vec![false; if mapping_writes == MappingWrites::Never { tpages } else { 0 }],
             write_backs: Vec::new(),
             hits: 0,

@@ -13,7 +13,7 @@ pub mod cache;
 pub mod cmt;
 pub mod free_list;
 pub mod ftl;
-pub mod lazy_vec;
+pub use nest_core::lazy_vec;
 pub mod geometry;
 pub mod lru;
 pub mod params;

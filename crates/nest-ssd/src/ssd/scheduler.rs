@@ -87,8 +87,8 @@ impl Ssd {
         if let Some(cmt) = &mut self.cmt {
             let found = cmt.lookup(txn.lpa, update);
             if let Lookup::Miss { tp, fetch } = found {
-                self.txns[t as usize].next = cmt.waiting[tp as usize];
-                cmt.waiting[tp as usize] = t;
+                self.txns[t as usize].next = cmt.waiting_head(tp);
+                cmt.set_waiting_head(tp, t);
                 if fetch {
                     self.counters.map_reads += 1;
                     let plane = self.map_plane(tp);
@@ -486,7 +486,7 @@ impl Ssd {
             Kind::MapRead => {
                 let tp = txn.owner;
                 let cmt = self.cmt.as_mut().unwrap();
-                let mut w = std::mem::replace(&mut cmt.waiting[tp as usize], NONE);
+                let mut w = cmt.take_waiting(tp);
                 let mut waiters = std::mem::take(&mut self.scratch_txns);
                 waiters.clear();
                 while w != NONE {

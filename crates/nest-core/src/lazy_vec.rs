@@ -1,11 +1,12 @@
 //! A vector whose elements are created in small chunks on first write: reading an element of a
 //! chunk never written returns the fill value without creating it.
 //!
-//! The FTL's per-block records and the GC indexes' places were vectors filled in at set-up —
-//! 32 B + 8 B per block, 10 MiB for MQSim's stock geometry before the drive served anything,
-//! most of an idle drive's memory in a run with thousands of drives (issue 24, item 4). Blocks
-//! are taken in order within each plane, so a drive that has written a little has touched the
-//! first chunk of each plane's range.
+//! For per-entity tables sized by a drive's geometry or by the number of hosts, most of which a
+//! run never touches. Filled in at set-up, they were most of an idle drive's memory in a run with
+//! thousands of drives (issue 24, item 4): the FTL's per-block records and the GC indexes'
+//! places (10 MiB for MQSim's stock geometry), the CMT's per-translation-page lists, an NVMe
+//! controller's SQ per host. Even a zero fill does not help there: the allocator reuses freed
+//! heap memory and must clear it, so every page is touched.
 
 use std::ops::{Index, IndexMut};
 

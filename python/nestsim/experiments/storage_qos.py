@@ -151,9 +151,10 @@ def _systor_why(out_dir: Path, wl: List[dict], m: Dict[str, Dict[str, float]]) -
     size_kib = {c: alone[c]["bytes"] / max(alone[c]["ios"], 1) / 1024 for c in CLASSES}
     share = alone["high"]["bytes"] / sum(a["bytes"] for a in alone.values())
     s8 = {c: runs["systor-S3-8-2-1"]["classes"][c]["all"]["lat_us"]["mean"] for c in CLASSES}
+    compression = 1 / next(w["trace"]["time_scale"] for w in wl if w["class"] == "high")
     return (f"High's latency is mostly its own: replayed alone it averages {lat['high']:.0f} µs ({die:.0f} µs of it queued at "
             f"the dies behind its own pages; its requests average {size_kib['high']:.0f} KiB against Medium's "
-            f"{size_kib['medium']:.0f}, and the 20× time compression packs the sample's bursts), more than Medium's "
+            f"{size_kib['medium']:.0f}, and the {compression:.0f}× time compression packs the sample's bursts), more than Medium's "
             f"{m['S1']['medium']:.0f} µs with all three sharing the drive (alone: Medium {lat['medium']:.0f}, Low {lat['low']:.0f} µs), "
             "so no arbitration between the classes can put High below Medium. WRR 3:2:1 gives High half of the turns "
             f"while all three wait, barely more than its share of the load ({100 * share:.0f} % of the bytes), so it changes "

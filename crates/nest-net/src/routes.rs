@@ -26,7 +26,6 @@ pub struct Routes {
 
 #[derive(Clone, Debug, Default)]
 struct TorTable {
-    tors: usize,
     /// Each host's node, ToR (an index into the ToRs) and the ToR's port down to it (in a
     /// one-element slice's storage: `down_port[h]`; `u32::MAX` when its link is down).
     host_node: Vec<u32>,
@@ -82,15 +81,15 @@ impl Routes {
             return (0..h).flat_map(|s| (0..h).map(move |d| (s, d))).find(|&(s, d)| s != d && self.next_hops(t.hosts[s as usize], d).is_empty());
         };
         // One host under each ToR stands for all of them.
-        let mut under = vec![u32::MAX; tt.tors];
+        let mut under = vec![u32::MAX; tt.tor_nodes.len()];
         for (h, &tor) in tt.host_tor.iter().enumerate() {
             if under[tor as usize] == u32::MAX {
                 under[tor as usize] = h as u32;
             }
         }
         let tor_node = |i: usize| t.ports[t.nodes[t.hosts[under[i] as usize] as usize].ports[0] as usize].peer_node;
-        for a in 0..tt.tors {
-            for b in 0..tt.tors {
+        for a in 0..tt.tor_nodes.len() {
+            for b in 0..tt.tor_nodes.len() {
                 if a != b && self.next_hops(tor_node(a), under[b]).is_empty() {
                     return Some((under[a], under[b]));
                 }
@@ -133,7 +132,7 @@ impl Routes {
                 let e = if u != MIXED {
                     if tt.tor_nodes[tor as usize] == node { THE_TOR } else { u }
                 } else {
-                    tt.entry[tt.row[node as usize] as usize * tt.tors + tor as usize]
+                    tt.entry[tt.row[node as usize] as usize * tt.tor_nodes.len() + tor as usize]
                 };
                 if e == THE_TOR {
                     // `node` is the ToR: the port down to the host, unless its link is down.
@@ -271,7 +270,7 @@ fn tor_table(t: &Topology, down: &[bool], (tor_nodes, host_tor_node): (Vec<u32>,
             }
         }
     }
-    Some(TorTable { tors, host_node: t.hosts.clone(), host_tor, down_port, tor_nodes, uniform, row, entry: kept, node_sets, ranges, sets })
+    Some(TorTable { host_node: t.hosts.clone(), host_tor, down_port, tor_nodes, uniform, row, entry: kept, node_sets, ranges, sets })
 }
 
 /// Hop counts to node `to` over the links `up` lets through, into `dist` (`u32::MAX`:

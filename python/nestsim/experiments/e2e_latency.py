@@ -21,7 +21,7 @@ from typing import Dict, List
 
 from ..claims import Claim, ablation, write_claims
 from . import e2e_common as E, figures
-from .framework import conservation_claim, run_all
+from .framework import chip_utilization, conservation_claim, run_all
 from .net_common import within
 
 NAME = "e2e-latency"
@@ -68,10 +68,6 @@ def _storage_bound() -> dict:
         d["nvme"]["sq_depth"] = STORAGE_BOUND["sq_depth"]
     return E.e2e_scenario("e2e-latency-storage-bound", E.storage_workloads(0.0, apps=apps()), devices, servers,
                           duration=STORAGE_BOUND["duration"], warmup=f"{WARMUP_S * 1000:.0f}ms", transport="qtcp")
-
-
-def _chip_utilization(s: dict) -> float:
-    return sum(d["ssd"]["chip_utilization"]["mean"] for d in s["devices"].values()) / len(s["devices"])
 
 
 def run_experiment(out_dir: Path) -> dict:
@@ -121,9 +117,9 @@ def run_experiment(out_dir: Path) -> dict:
         f"{_fmt(q, 'storage_us', 1.0, 'µs')}", fits,
         why=None if fits else
         f"the storage delay is either a request's own time or an ever-growing queue: with {n_q} servers the SSDs never queue "
-        f"(flash {100 * _chip_utilization(runs['qtcp']):.0f} % busy; each request's time in the DRAM cache, larger for "
+        f"(flash {100 * chip_utilization(runs['qtcp']):.0f} % busy; each request's time in the DRAM cache, larger for "
         f"larger requests: {_fmt(q, 'storage_us', 1.0, 'µs')}); with {n_sb} the flash is "
-        f"{100 * _chip_utilization(runs['storage-bound']):.0f} % busy and holds the client's link to "
+        f"{100 * chip_utilization(runs['storage-bound']):.0f} % busy and holds the client's link to "
         f"{link(runs['storage-bound']):.0f} Gb/s ({link(runs['qtcp']):.0f} with {n_q} servers): the storage end is the "
         "bottleneck, its queues build up over the run and device-level WRR orders them "
         f"({_fmt(sb, 'storage_us', 1e-3, 'ms')}; NVMe queue size {STORAGE_BOUND['sq_depth']}). The thesis' 60 µs / 100 µs "

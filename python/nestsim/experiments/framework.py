@@ -92,6 +92,12 @@ def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[i
     return {name: json.loads((Path(d) / "summary.json").read_text()) for name, d in dirs.items()}
 
 
+def chip_utilization(summary: dict) -> float:
+    """Mean flash-chip utilization over a run's SSDs."""
+    devs = [d["ssd"]["chip_utilization"]["mean"] for d in summary["devices"].values() if "ssd" in d]
+    return sum(devs) / len(devs)
+
+
 def timeseries(run_dir: Path) -> dict:
     """A run's time series (`timeseries.parquet`) as columns: time_s, entity, metric, value, …."""
     import pyarrow.parquet as pq

@@ -28,7 +28,7 @@ from ..claims import Claim, write_claims
 from ..runner import write_json
 from . import figures
 from . import plm_datasets as D
-from .framework import conservation_claim, expect, run_all
+from .framework import chip_utilization, conservation_claim, expect, run_all
 
 NAME = "plmc"
 DESCRIPTION = "PLM coordinator over a 2-replica NVM-set pool: CoD/HoD × strict priority/fixed ratio on DS1–DS4 (PLMC Fig 6, 8–10)"
@@ -66,12 +66,6 @@ def _why_order(hod_def_p90: Dict[str, float]) -> str:
             "paper's Medium and Low have 0.52–0.54. The phases of the MMPP(2) fitted to the SYSTOR sample last 2–10 ms, "
             "so the hosts are not synchronized at the window's scale. The classes are served alike; the reads CoD "
             "under-predicts go to NDWin whatever their class")
-
-
-def _chip_util(s: dict) -> float:
-    """Mean chip utilization over the pool's drives."""
-    devs = [d["ssd"]["chip_utilization"]["mean"] for d in s["devices"].values() if "ssd" in d]
-    return sum(devs) / len(devs)
 
 
 def _device(name: str, c: int, t_dw_ms: int) -> dict:
@@ -192,8 +186,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(expect("shared-3x-isolated", "PLMC §II-C, Fig 6", "Without a coordinator High's 90 % tail latency is ~3× "
                          "its value when run alone", none / iso, target=3.0, tol=0.34, unit="×",
                          why=f"High alone {iso:.0f} µs, shared {none:.0f} µs: at Table II's intensities the pool's flash is "
-                             f"lightly loaded (chip utilization {100 * _chip_util(runs[('none', 'DS1')]):.0f} %, "
-                             f"{100 * _chip_util(runs[('iso', 'DS1')]):.0f} % with High alone) and C = 1.4 × M_DC is seldom spent early, so sharing "
+                             f"lightly loaded (chip utilization {100 * chip_utilization(runs[('none', 'DS1')]):.0f} %, "
+                             f"{100 * chip_utilization(runs[('iso', 'DS1')]):.0f} % with High alone) and C = 1.4 × M_DC is seldom spent early, so sharing "
                              "adds no queueing: High's p90 is its large (120–128 KiB) reads' service time alone or shared. The "
                              "paper's 3× needs a contended device; its MQSim ran both 'replicas' as address ranges of one SSD "
                              "(PLMC §IV-A)"))

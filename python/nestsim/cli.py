@@ -16,9 +16,14 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from . import _native, haechi
-from .display import render
-from .runner import Budget, run
+# The CLI uses numpy for columns, never for linear algebra, but OpenBLAS starts a thread per core
+# at import that spins ~0.1 CPU-s: one thread is enough. Set before numpy loads (the package's
+# __init__ defers it); a value the user set wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from . import _native, haechi  # noqa: E402
+from .display import render  # noqa: E402
+from .runner import Budget, run  # noqa: E402
 
 #: Exit status of an internal error (BSD sysexits' EX_SOFTWARE).
 EXIT_INTERNAL = 70

@@ -108,6 +108,15 @@ def _dict_col(idx: np.ndarray, names: Sequence[str]) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(idx.astype(np.int32)), pa.array(list(names), pa.string()))
 
 
+def _required(columns: dict) -> pa.Table:
+    """A table of ``columns`` whose fields are declared non-nullable (Parquet REQUIRED): no
+    column of NeSt's has nulls, and an OPTIONAL column costs a definition level per value —
+    writing a million requests took 0.42 CPU-s with them, 0.33 without (issue 24)."""
+    arrays = [a if isinstance(a, pa.Array) else pa.array(a) for a in columns.values()]
+    schema = pa.schema([pa.field(name, a.type, nullable=False) for name, a in zip(columns, arrays)])
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Table:
     c = _columns(raw)
     lat_us = (c["t_complete_ps"].astype(np.int64) - c["t_arrive_ps"].astype(np.int64)) / 1e6
@@ -115,7 +124,7 @@ def requests_table(raw: Mapping[str, tuple], names: Mapping[str, Any]) -> pa.Tab
     in_window = arrive >= names["window_start_ps"]
     if names["window_end_ps"] is not None:
         in_window &= arrive < names["window_end_ps"]
-    return pa.table({
+    return _required({
         "seq": c["seq"],
         "workload": _dict_col(c["workload"], names["workloads"]),
         "class": _dict_col(c["class"], names["classes"]),
@@ -186,7 +195,7 @@ def series_table(raw: Mapping[str, tuple], codes: tuple) -> pa.Table:
     ids = c["series"].astype(np.int32)
     entity_names, entity_of, metric_names, metric_of, sum_of = codes
     value = np.where(sum_of[ids], c["sum"], c["sum"] / np.maximum(c["count"], 1))
-    return pa.table({
+    return _required({
         "time_s": c["time_s"],
         "entity": pa.DictionaryArray.from_arrays(pa.array(entity_of[ids]), pa.array(entity_names, pa.string())),
         "metric": pa.DictionaryArray.from_arrays(pa.array(metric_of[ids]), pa.array(metric_names, pa.string())),

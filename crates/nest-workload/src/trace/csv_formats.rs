@@ -27,7 +27,7 @@ impl LineParser for Systor17 {
         if let Some(h) = header_if_first(line, first) {
             return Ok(h);
         }
-        let f = csv(line, 6, "Timestamp,Response,IOType,LUN,Offset,Size")?;
+        let f = csv::<6>(line, "Timestamp,Response,IOType,LUN,Offset,Size")?;
         let t = decimal_ps(f[0], PS_PER_S, "Timestamp")?;
         let op = match f[2].trim() {
             "R" | "r" => Op::Read,
@@ -47,12 +47,15 @@ impl LineParser for Msr {
         if let Some(h) = header_if_first(line, first) {
             return Ok(h);
         }
-        let f = csv(line, 7, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")?;
+        let f = csv::<7>(line, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")?;
         let ticks = uint(f[0], "Timestamp")?;
-        let op = match f[3].trim().to_ascii_lowercase().as_str() {
-            "read" => Op::Read,
-            "write" => Op::Write,
-            _ => return Err(bad("Type", f[3], "Read or Write")),
+        let kind = f[3].trim();
+        let op = if kind.eq_ignore_ascii_case("read") {
+            Op::Read
+        } else if kind.eq_ignore_ascii_case("write") {
+            Op::Write
+        } else {
+            return Err(bad("Type", f[3], "Read or Write"));
         };
         Ok(record(ticks as i128 * 100_000, op, uint(f[4], "Offset")?, uint(f[5], "Size")?, uint(f[2], "DiskNumber")?))
     }
@@ -66,7 +69,7 @@ impl LineParser for Tencent {
         if let Some(h) = header_if_first(line, first) {
             return Ok(h);
         }
-        let f = csv(line, 5, "Timestamp,Offset,Size,IOType,VolumeID")?;
+        let f = csv::<5>(line, "Timestamp,Offset,Size,IOType,VolumeID")?;
         let t = decimal_ps(f[0], PS_PER_S, "Timestamp")?;
         let op = match f[3].trim() {
             "0" => Op::Read,
@@ -89,7 +92,7 @@ impl LineParser for Alibaba {
         if let Some(h) = header_if_first(line, first) {
             return Ok(h);
         }
-        let f = csv(line, 5, "device_id,opcode,offset,length,timestamp")?;
+        let f = csv::<5>(line, "device_id,opcode,offset,length,timestamp")?;
         let op = match f[1].trim() {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,
@@ -110,7 +113,7 @@ impl LineParser for CloudPhysics {
         if let Some(h) = header_if_first(line, first) {
             return Ok(h);
         }
-        let f = csv(line, 5, "version,time,op,size,lbn")?;
+        let f = csv::<5>(line, "version,time,op,size,lbn")?;
         let t = decimal_ps(f[1], self.unit_ps, "time")?;
         let op = match hex(f[2], "op")? {
             0x08 | 0x28 | 0xa8 | 0x88 => Op::Read,  // READ(6/10/12/16)

@@ -32,6 +32,11 @@ pub fn decimal_ps(field: &str, unit_ps: u64, what: &str) -> Result<i128, String>
 }
 
 pub fn uint(field: &str, what: &str) -> Result<u64, String> {
+    // The common case, plain digits that fit, without the general parser's checks per digit.
+    let b = field.as_bytes();
+    if !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) {
+        return Ok(b.iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64));
+    }
     field.trim().parse::<u64>().map_err(|_| bad(what, field.trim(), "a non-negative integer"))
 }
 
@@ -46,11 +51,19 @@ pub fn bad(what: &str, got: &str, expected: &str) -> String {
     format!("field '{what}' is '{shown}', expected {expected}")
 }
 
-/// Splits a CSV line (no quoting in any supported format) into exactly `n` fields.
-pub fn csv<'a>(line: &'a str, n: usize, columns: &str) -> Result<Vec<&'a str>, String> {
-    let f: Vec<&str> = line.split(',').collect();
-    if f.len() != n {
-        return Err(format!("expected {n} comma-separated fields ({columns}), found {}", f.len()));
+/// Splits a CSV line (no quoting in any supported format) into exactly `N` fields, on the stack
+/// (a `Vec` per line was an allocation and a free for every record of a replay).
+pub fn csv<'a, const N: usize>(line: &'a str, columns: &str) -> Result<[&'a str; N], String> {
+    let mut f = [""; N];
+    let mut found = 0;
+    for (i, field) in line.split(',').enumerate() {
+        if i < N {
+            f[i] = field;
+        }
+        found = i + 1;
+    }
+    if found != N {
+        return Err(format!("expected {N} comma-separated fields ({columns}), found {found}"));
     }
     Ok(f)
 }
@@ -63,6 +76,26 @@ pub fn sectors(n: u64, what: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsigned_integers() {
+        assert_eq!(uint("0", "n"), Ok(0));
+        assert_eq!(uint(" 42 ", "n"), Ok(42));
+        assert_eq!(uint("9999999999999999999", "n"), Ok(9_999_999_999_999_999_999));
+        assert_eq!(uint("18446744073709551615", "n"), Ok(u64::MAX));
+        assert!(uint("18446744073709551616", "n").unwrap_err().contains("non-negative integer"));
+        assert!(uint("-1", "n").is_err());
+        assert!(uint("", "n").is_err());
+        assert!(uint("1x", "n").is_err());
+    }
+
+    #[test]
+    fn csv_fields_on_the_stack() {
+        assert_eq!(csv::<3>("a,b,c", "x,y,z"), Ok(["a", "b", "c"]));
+        assert_eq!(csv::<3>("a,,", "x,y,z"), Ok(["a", "", ""]));
+        assert!(csv::<3>("a,b", "x,y,z").unwrap_err().contains("found 2"));
+        assert!(csv::<3>("a,b,c,d", "x,y,z").unwrap_err().contains("found 4"));
+    }
 
     #[test]
     fn decimal_timestamps_are_exact() {

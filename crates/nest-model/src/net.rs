@@ -205,13 +205,15 @@ impl NetRt {
                     }));
                 }
             }
-            switches.insert(node.name.clone(), json!({
+            let mut sw = json!({
                 "marked": ps.iter().map(|s| s.marked).sum::<u64>(),
                 "dropped": f.switch_drops(n as u32),
                 "pauses_sent": ps.iter().map(|s| s.pauses_sent).sum::<u64>(),
                 "max_queue_bytes": ps.iter().map(|s| s.max_queue_bytes).max().unwrap_or(0),
-                "ports": ports,
-            }));
+            });
+            // Moved in: `json!` would serialize an interpolated map into a copy.
+            sw["ports"] = Value::Object(ports);
+            switches.insert(node.name.clone(), sw);
         }
         let host_ports = || f.topo.hosts.iter().flat_map(|&h| f.topo.nodes[h as usize].ports.iter()).map(|&p| f.port_stats(p));
         let host_pauses: u64 = host_ports().map(|s| s.pauses_received).sum();
@@ -222,10 +224,7 @@ impl NetRt {
             "switches": f.topo.nodes.len() - f.topo.hosts.len(),
             "links": f.topo.ports.len() / 2,
             "lossless": f.params.pfc.is_some(),
-            "flows": flows,
-            "classes": class_map,
             "total_throughput_gbps": r6(per_class.iter().sum()),
-            "switch": switches,
             "host_pauses_received": host_pauses,
             "nic_marked": nic_marked,
             "packets": {
@@ -234,6 +233,9 @@ impl NetRt {
             },
             "conservation": match f.check_conservation() { Ok(()) => json!("ok"), Err(e) => json!(e) },
         });
+        for (key, map) in [("flows", flows), ("classes", class_map), ("switch", switches)] {
+            out[key] = Value::Object(map);
+        }
         // Links that failed (`[[fault]] kind = "link_down"`): what they took.
         if t.link_drops + t.unroutable > 0 || (0..f.topo.ports.len() as u32).any(|p| f.is_down(p)) {
             out["packets"]["link_drops"] = json!(t.link_drops);

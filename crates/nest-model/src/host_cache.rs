@@ -100,6 +100,7 @@ pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut
     } else {
         rt.background_reads += 1;
     }
-    host.enqueue(id, device, prio);
+    // The caller lists the host among the waiting ones (it holds them, this does not).
+    let _ = host.enqueue(id, device, prio);
     id
 }

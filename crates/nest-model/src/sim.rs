@@ -43,6 +43,8 @@ pub struct Simulation {
     pub(crate) fingerprint: Fingerprint,
     pub(crate) workloads: Vec<WorkloadRt>,
     pub(crate) hosts: Vec<Host>,
+    /// The hosts that may have requests waiting (see `wake_hosts`).
+    pub(crate) waiting_hosts: crate::host::WaitingHosts,
     /// Each host's cache, if it has one.
     pub(crate) caches: Vec<Option<HostCacheRt>>,
     pub(crate) volumes: Vec<crate::host::volume::VolumeRt>,
@@ -185,6 +187,7 @@ impl Simulation {
             last_event: SimTime::ZERO,
             fingerprint: Fingerprint::default(),
             workloads,
+            waiting_hosts: crate::host::WaitingHosts::new(hosts.len()),
             hosts,
             caches,
             volumes,
@@ -467,7 +470,9 @@ impl Simulation {
             return self.issue_split(r);
         }
         let (host, device, prio) = (req.host, req.device, self.workloads[req.workload as usize].prio);
-        self.hosts[host.ix()].enqueue(r, device, prio);
+        if self.hosts[host.ix()].enqueue(r, device, prio) {
+            self.waiting_hosts.insert(host.ix());
+        }
         self.try_dispatch(host);
     }
 

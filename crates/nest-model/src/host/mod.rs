@@ -28,11 +28,15 @@ impl Host {
         Host { name: name.to_string(), queue_depth, outstanding: 0, queues: Default::default(), books: Conservation::default() }
     }
 
-    /// Queues a new request (with its target device) at its priority.
+    /// Queues a new request (with its target device) at its priority. True when nothing was
+    /// waiting before: the caller lists the host in its [`WaitingHosts`].
     #[inline]
-    pub fn enqueue(&mut self, r: ReqId, device: DeviceId, prio: Priority) {
+    #[must_use = "a host that starts waiting must be listed in WaitingHosts"]
+    pub fn enqueue(&mut self, r: ReqId, device: DeviceId, prio: Priority) -> bool {
+        let first = self.queues.iter().all(|q| q.is_empty());
         self.books.issue(1);
         self.queues[prio as usize].push_back((r, device));
+        first
     }
 
     /// Picks the next request to send: the head of the most urgent non-empty queue whose device
@@ -73,5 +77,72 @@ impl Host {
     }
     pub fn outstanding(&self) -> u32 {
         self.outstanding
+    }
+}
+
+/// The hosts that may have requests waiting (a superset: a host leaves when it is found empty),
+/// in index order. Waking the hosts after a device freed room visits these instead of every
+/// host: with 5,488 hosts that loop was a tenth of a 10,000-drive run (issue 24).
+#[derive(Default)]
+pub struct WaitingHosts {
+    words: Vec<u64>,
+}
+
+impl WaitingHosts {
+    pub fn new(hosts: usize) -> Self {
+        WaitingHosts { words: vec![0; hosts.div_ceil(64)] }
+    }
+    #[inline]
+    pub fn insert(&mut self, h: usize) {
+        self.words[h / 64] |= 1 << (h % 64);
+    }
+    #[inline]
+    pub fn remove(&mut self, h: usize) {
+        self.words[h / 64] &= !(1 << (h % 64));
+    }
+    /// The first listed host at or after `from`.
+    #[inline]
+    pub fn first_from(&self, from: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut bits = *self.words.get(w)? & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            bits = *self.words.get(w)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_hosts_in_index_order() {
+        let mut w = WaitingHosts::new(200);
+        assert_eq!(w.first_from(0), None);
+        for h in [199, 3, 64, 63, 130] {
+            w.insert(h);
+        }
+        let mut seen = Vec::new();
+        let mut at = w.first_from(0);
+        while let Some(h) = at {
+            seen.push(h);
+            at = w.first_from(h + 1);
+        }
+        assert_eq!(seen, vec![3, 63, 64, 130, 199]);
+        w.remove(64);
+        assert_eq!(w.first_from(64), Some(130));
+        assert_eq!(w.first_from(200), None);
+    }
+
+    #[test]
+    fn enqueue_says_when_a_host_starts_waiting() {
+        let mut h = Host::new("h", 4);
+        assert!(h.enqueue(ReqId(0), DeviceId(0), Priority::High));
+        assert!(!h.enqueue(ReqId(1), DeviceId(0), Priority::Low));
+        assert_eq!(h.waiting(), 2);
     }
 }

@@ -64,6 +64,7 @@ impl Simulation {
                     map_target(&mut self.volumes, vol, req.device, true, true, block * BLOCK, BLOCK, None, &mut targets);
                     for &(d, off, _) in &targets {
                         spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, true, prio, now);
+                        self.waiting_hosts.insert(h);
                     }
                     targets.clear();
                 }
@@ -73,6 +74,7 @@ impl Simulation {
                 map_target(&mut self.volumes, vol, req.device, false, true, block * BLOCK, BLOCK, None, &mut targets);
                 for &(d, off, _) in &targets {
                     let id = spawn_background(&mut self.pool, &mut self.hosts[h], rt, &req, DeviceId(d as u32), off, false, prio, now);
+                    self.waiting_hosts.insert(h);
                     rt.inflight.insert(block, id.0);
                     rt.fetching.insert(id.0 as u64, block);
                 }

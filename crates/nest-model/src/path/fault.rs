@@ -383,7 +383,9 @@ impl Simulation {
                 let c = self.pool.alloc(retry);
                 self.parts.issue(1);
                 let prio = self.workloads[part.workload as usize].prio;
-                self.hosts[part.host.ix()].enqueue(c, DeviceId(d as u32), prio);
+                if self.hosts[part.host.ix()].enqueue(c, DeviceId(d as u32), prio) {
+                    self.waiting_hosts.insert(part.host.ix());
+                }
             }
             (Some(_), Op::Write) => {
                 f.degraded_writes += 1;

@@ -54,7 +54,9 @@ impl Simulation {
             child.stamp_all(now);
             let c = self.pool.alloc(child);
             self.parts.issue(1);
-            self.hosts[req.host.ix()].enqueue(c, DeviceId(device as u32), prio);
+            if self.hosts[req.host.ix()].enqueue(c, DeviceId(device as u32), prio) {
+                self.waiting_hosts.insert(req.host.ix());
+            }
         }
         parts.clear();
         self.map_scratch = parts;

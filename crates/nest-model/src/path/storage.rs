@@ -191,12 +191,19 @@ impl Simulation {
         }
     }
 
-    /// Lets every host with waiting requests try again (a device freed room).
+    /// Lets every host with waiting requests try again (a device freed room), in host order.
+    /// A host that starts waiting while this runs is visited if it comes later, as in a loop over
+    /// every host.
     pub(crate) fn wake_hosts(&mut self) {
-        for h in 0..self.hosts.len() {
+        let mut at = self.waiting_hosts.first_from(0);
+        while let Some(h) = at {
             if self.hosts[h].waiting() > 0 {
                 self.try_dispatch(HostId(h as u32));
             }
+            if self.hosts[h].waiting() == 0 {
+                self.waiting_hosts.remove(h);
+            }
+            at = self.waiting_hosts.first_from(h + 1);
         }
     }
 

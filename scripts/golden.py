@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,7 +39,8 @@ def _items():
 
 def _run(item: str, tmp: Path) -> dict:
     kind, name = item.split(":", 1)
-    out = tmp / name
+    # By kind: the example and the experiment of one name (plmc) must not share a directory.
+    out = tmp / kind / name
     if kind == "example":
         cmd = [sys.executable, "-m", "nestsim", "run", str(ROOT / "examples" / f"{name}.toml"), "-o", str(out), "-q"]
     else:
@@ -64,9 +66,13 @@ def main() -> int:
     items = _items()
     if a.only:
         items = [i for i in items if any(i.split(":", 1)[1].startswith(o) or i == o for o in a.only)]
-    with tempfile.TemporaryDirectory() as d, ThreadPoolExecutor(a.j) as ex:
+    # A fixed directory, emptied first: experiments that write datasets name their paths in
+    # their runs' configs, so a fresh temporary directory per call changed every such summary.
+    root = Path(tempfile.gettempdir()) / "nest-golden"
+    shutil.rmtree(root, ignore_errors=True)
+    with ThreadPoolExecutor(a.j) as ex:
         got = {}
-        for r in ex.map(lambda i: _run(i, Path(d)), items):
+        for r in ex.map(lambda i: _run(i, root), items):
             got.update(r)
             for k, v in r.items():
                 print(f"{k} {v[:16]}", flush=True)

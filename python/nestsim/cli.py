@@ -296,8 +296,9 @@ def cmd_experiment(a) -> int:
         doc = fn(out, quick=True)
     else:
         doc = fn(out)
-    print(render_claims(doc))
-    print(f"\nclaims in {out}/claims.json")
+    if not a.quiet:
+        print(render_claims(doc))
+        print(f"\nclaims in {out}/claims.json")
     print(tally_line(doc))
     return 0
 
@@ -394,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("name")
     e.add_argument("-o", "--output")
     e.add_argument("--quick", action="store_true", help="a reduced run (fewer workloads/points) where the experiment offers one")
+    e.add_argument("-q", "--quiet", action="store_true", help="print only the tally of the claims (they are in DIR/claims.json)")
     e.set_defaults(fn=cmd_experiment)
 
     sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool or a Ray cluster")

@@ -57,7 +57,6 @@ pub struct PerHostLevels<C> {
 
 const NO_SQ: SqId = SqId(u32::MAX);
 
-
 impl<C> PerHostLevels<C> {
     /// `wrr`: urgent + WRR (else every SQ on one round-robin level); `depth` per SQ.
     pub fn new(hosts: usize, wrr: bool, cfg: ArbiterConfig, depth: usize) -> Result<Self, String> {

@@ -67,8 +67,6 @@ pub enum Lookup {
 }
 
 impl Cmt {
-    /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
-    /// entries of `entry_bytes` in entry mode.
     /// The first transaction waiting for translation page `tp` (`NONE`: none).
     #[inline]
     pub fn waiting_head(&self, tp: u32) -> u32 {
@@ -87,6 +85,8 @@ impl Cmt {
         std::mem::replace(&mut self.waiting[tp as usize], NONE)
     }
 
+    /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
+    /// entries of `entry_bytes` in entry mode.
     pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool) -> Self {
         let entries_per_page = entries_per_page.max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;

@@ -41,6 +41,15 @@ impl Simulation {
         std::mem::take(&mut self.columns)
     }
 
+    /// Hands the finished requests recorded since the last drain to `f`, then empties the
+    /// columns keeping their memory: what a caller that copies the rows out (the Python
+    /// binding) uses, so that a long run recycles one set of columns (issue 24).
+    pub fn drain_requests_with<R>(&mut self, f: impl FnOnce(&RequestColumns) -> R) -> R {
+        let out = f(&self.columns);
+        self.columns.clear();
+        out
+    }
+
     /// Takes the closed time-series intervals (all of them once the run has finished).
     pub fn drain_series(&mut self) -> SeriesColumns {
         let mut out = SeriesColumns::default();

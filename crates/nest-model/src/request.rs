@@ -220,4 +220,44 @@ impl RequestColumns {
     pub fn is_empty(&self) -> bool {
         self.seq.is_empty()
     }
+
+    /// Empties every column and keeps its capacity: the next drain's rows go into memory that
+    /// is already mapped, where fresh columns would regrow by doubling and fault in new pages
+    /// on every drain (issue 24). Destructured, so that a column added later cannot be missed.
+    pub fn clear(&mut self) {
+        let RequestColumns {
+            seq,
+            workload,
+            class,
+            host,
+            device,
+            op,
+            size,
+            offset,
+            cache_hit_blocks,
+            t_arrive_ps,
+            t_dispatch_ps,
+            t_tgt_arrive_ps,
+            t_sq_ps,
+            t_dev_start_ps,
+            t_dev_done_ps,
+            t_resp_sent_ps,
+            t_resp_arrive_ps,
+            t_complete_ps,
+            dev_parts_ps,
+        } = self;
+        seq.clear();
+        workload.clear();
+        class.clear();
+        host.clear();
+        device.clear();
+        op.clear();
+        size.clear();
+        offset.clear();
+        cache_hit_blocks.clear();
+        for c in [t_arrive_ps, t_dispatch_ps, t_tgt_arrive_ps, t_sq_ps, t_dev_start_ps, t_dev_done_ps, t_resp_sent_ps, t_resp_arrive_ps, t_complete_ps] {
+            c.clear();
+        }
+        dev_parts_ps.iter_mut().for_each(Vec::clear);
+    }
 }

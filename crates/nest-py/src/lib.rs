@@ -9,6 +9,7 @@ use nest_config::{load_file, load_str, resolve, ConfigErrors};
 use nest_core::queue::{PendingEvents, QuadHeap, RadixHeap, StdHeap};
 use nest_core::rng::RngStream;
 use nest_core::SimTime;
+use nest_model::request::RequestColumns;
 use nest_model::{Simulation, StepState};
 use nest_workload::trace::{count_records, TraceFormat, TraceOptions};
 use pyo3::create_exception;
@@ -90,12 +91,46 @@ fn load(path: Option<String>, text: Option<String>, name: Option<String>, overri
     }
 }
 
-fn le_bytes<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], f: fn(T) -> [u8; N]) -> Bound<'py, PyBytes> {
-    let mut out = Vec::with_capacity(v.len() * N);
-    for &x in v {
-        out.extend_from_slice(&f(x));
+/// `v` as little-endian bytes, written straight into the Python object (no staging copy).
+fn le_bytes<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], f: fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, v.len() * N, |buf| {
+        for (dst, &x) in buf.chunks_exact_mut(N).zip(v) {
+            dst.copy_from_slice(&f(x));
+        }
+        Ok(())
+    })
+}
+
+/// The drained request columns as {column: (numpy dtype, bytes)}.
+fn request_dict<'py>(py: Python<'py>, c: &RequestColumns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("seq", ("<u8", le_bytes(py, &c.seq, u64::to_le_bytes)?))?;
+    d.set_item("workload", ("<u4", le_bytes(py, &c.workload, u32::to_le_bytes)?))?;
+    d.set_item("class", ("<u2", le_bytes(py, &c.class, u16::to_le_bytes)?))?;
+    d.set_item("host", ("<u4", le_bytes(py, &c.host, u32::to_le_bytes)?))?;
+    d.set_item("device", ("<u4", le_bytes(py, &c.device, u32::to_le_bytes)?))?;
+    d.set_item("op", ("<u1", PyBytes::new(py, &c.op)))?;
+    d.set_item("size", ("<u4", le_bytes(py, &c.size, u32::to_le_bytes)?))?;
+    d.set_item("offset", ("<u8", le_bytes(py, &c.offset, u64::to_le_bytes)?))?;
+    d.set_item("cache_hit_blocks", ("<u4", le_bytes(py, &c.cache_hit_blocks, u32::to_le_bytes)?))?;
+    let stamps: [(&str, &Vec<u64>); 9] = [
+        ("t_arrive_ps", &c.t_arrive_ps),
+        ("t_dispatch_ps", &c.t_dispatch_ps),
+        ("t_tgt_arrive_ps", &c.t_tgt_arrive_ps),
+        ("t_sq_ps", &c.t_sq_ps),
+        ("t_dev_start_ps", &c.t_dev_start_ps),
+        ("t_dev_done_ps", &c.t_dev_done_ps),
+        ("t_resp_sent_ps", &c.t_resp_sent_ps),
+        ("t_resp_arrive_ps", &c.t_resp_arrive_ps),
+        ("t_complete_ps", &c.t_complete_ps),
+    ];
+    for (name, col) in stamps {
+        d.set_item(name, ("<u8", le_bytes(py, col, u64::to_le_bytes)?))?;
     }
-    PyBytes::new(py, &out)
+    for (name, col) in nest_ssd::DEV_PARTS.iter().zip(&c.dev_parts_ps) {
+        d.set_item(format!("ssd_{name}_ps"), ("<u8", le_bytes(py, col, u64::to_le_bytes)?))?;
+    }
+    Ok(d)
 }
 
 /// A simulation run, driven in steps from Python.
@@ -182,45 +217,17 @@ impl Sim {
 
     /// Finished requests since the last call: {column: (numpy dtype, bytes)}.
     fn drain_requests<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let c = self.sim.drain_requests();
-        let d = PyDict::new(py);
-        d.set_item("seq", ("<u8", le_bytes(py, &c.seq, u64::to_le_bytes)))?;
-        d.set_item("workload", ("<u4", le_bytes(py, &c.workload, u32::to_le_bytes)))?;
-        d.set_item("class", ("<u2", le_bytes(py, &c.class, u16::to_le_bytes)))?;
-        d.set_item("host", ("<u4", le_bytes(py, &c.host, u32::to_le_bytes)))?;
-        d.set_item("device", ("<u4", le_bytes(py, &c.device, u32::to_le_bytes)))?;
-        d.set_item("op", ("<u1", PyBytes::new(py, &c.op)))?;
-        d.set_item("size", ("<u4", le_bytes(py, &c.size, u32::to_le_bytes)))?;
-        d.set_item("offset", ("<u8", le_bytes(py, &c.offset, u64::to_le_bytes)))?;
-        d.set_item("cache_hit_blocks", ("<u4", le_bytes(py, &c.cache_hit_blocks, u32::to_le_bytes)))?;
-        let stamps: [(&str, &Vec<u64>); 9] = [
-            ("t_arrive_ps", &c.t_arrive_ps),
-            ("t_dispatch_ps", &c.t_dispatch_ps),
-            ("t_tgt_arrive_ps", &c.t_tgt_arrive_ps),
-            ("t_sq_ps", &c.t_sq_ps),
-            ("t_dev_start_ps", &c.t_dev_start_ps),
-            ("t_dev_done_ps", &c.t_dev_done_ps),
-            ("t_resp_sent_ps", &c.t_resp_sent_ps),
-            ("t_resp_arrive_ps", &c.t_resp_arrive_ps),
-            ("t_complete_ps", &c.t_complete_ps),
-        ];
-        for (name, col) in stamps {
-            d.set_item(name, ("<u8", le_bytes(py, col, u64::to_le_bytes)))?;
-        }
-        for (name, col) in nest_ssd::DEV_PARTS.iter().zip(&c.dev_parts_ps) {
-            d.set_item(format!("ssd_{name}_ps"), ("<u8", le_bytes(py, col, u64::to_le_bytes)))?;
-        }
-        Ok(d)
+        self.sim.drain_requests_with(|c| request_dict(py, c))
     }
 
     /// Closed time-series intervals since the last call (long format).
     fn drain_series<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.sim.drain_series();
         let d = PyDict::new(py);
-        d.set_item("time_s", ("<f8", le_bytes(py, &c.time_s, f64::to_le_bytes)))?;
-        d.set_item("series", ("<u4", le_bytes(py, &c.series, u32::to_le_bytes)))?;
-        d.set_item("sum", ("<f8", le_bytes(py, &c.sum, f64::to_le_bytes)))?;
-        d.set_item("count", ("<u8", le_bytes(py, &c.count, u64::to_le_bytes)))?;
+        d.set_item("time_s", ("<f8", le_bytes(py, &c.time_s, f64::to_le_bytes)?))?;
+        d.set_item("series", ("<u4", le_bytes(py, &c.series, u32::to_le_bytes)?))?;
+        d.set_item("sum", ("<f8", le_bytes(py, &c.sum, f64::to_le_bytes)?))?;
+        d.set_item("count", ("<u8", le_bytes(py, &c.count, u64::to_le_bytes)?))?;
         Ok(d)
     }
 

@@ -17,8 +17,12 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 
 #[derive(Debug, Clone)]
 pub struct LazyVec<T: Copy> {
-    /// Chunk `i` holds elements `i·CHUNK ..`; empty until one of them is written.
-    chunks: Vec<Vec<T>>,
+    /// Chunk `i` holds elements `i·CHUNK ..`; `None` until one of them is written. One pointer
+    /// per chunk, null when absent, so the directory is allocated zeroed (`calloc`) and costs
+    /// nothing until written: as `Vec`s (24 bytes, written at creation) the directories of
+    /// the FTL's block records and GC indexes were 144 KB of set-up writes per drive, 1.4 GB
+    /// over 10,000 drives (issue 24).
+    chunks: Vec<Option<Box<[T; CHUNK]>>>,
     len: usize,
     fill: T,
 }
@@ -26,7 +30,7 @@ pub struct LazyVec<T: Copy> {
 impl<T: Copy> LazyVec<T> {
     /// `n` elements, each `fill`.
     pub fn new(n: usize, fill: T) -> Self {
-        LazyVec { chunks: vec![Vec::new(); n.div_ceil(CHUNK)], len: n, fill }
+        LazyVec { chunks: vec![None; n.div_ceil(CHUNK)], len: n, fill }
     }
 
     pub fn len(&self) -> usize {
@@ -44,14 +48,15 @@ impl<T: Copy> LazyVec<T> {
 
     /// Chunks created so far (for tests of what an idle structure holds).
     pub fn chunks_created(&self) -> usize {
-        self.chunks.iter().filter(|c| !c.is_empty()).count()
+        self.chunks.iter().filter(|c| c.is_some()).count()
     }
 
     /// The elements of the chunks created so far, with their indexes: every other element is
     /// the fill value. A scan over these costs what was used, not the whole length (the summary
     /// of 2,000 idle drives scanned 5 × 10⁸ free blocks).
     pub fn created(&self) -> impl Iterator<Item = (usize, &T)> + '_ {
-        self.chunks.iter().enumerate().flat_map(|(k, c)| c.iter().enumerate().map(move |(j, x)| ((k << CHUNK_BITS) + j, x)))
+        self.chunks.iter().enumerate().filter_map(|(k, c)| c.as_ref().map(|c| (k, c)))
+            .flat_map(|(k, c)| c.iter().enumerate().map(move |(j, x)| ((k << CHUNK_BITS) + j, x)))
             .filter(move |(i, _)| *i < self.len)
     }
 
@@ -62,7 +67,7 @@ impl<T: Copy> LazyVec<T> {
 
     /// Whether element `i`'s chunk exists.
     pub fn is_created(&self, i: usize) -> bool {
-        !self.chunks[i >> CHUNK_BITS].is_empty()
+        self.chunks[i >> CHUNK_BITS].is_some()
     }
 }
 
@@ -72,7 +77,10 @@ impl<T: Copy> Index<usize> for LazyVec<T> {
     #[inline]
     fn index(&self, i: usize) -> &T {
         assert!(i < self.len, "index {i} out of range ({})", self.len);
-        self.chunks[i >> CHUNK_BITS].get(i & (CHUNK - 1)).unwrap_or(&self.fill)
+        match &self.chunks[i >> CHUNK_BITS] {
+            Some(c) => &c[i & (CHUNK - 1)],
+            None => &self.fill,
+        }
     }
 }
 
@@ -80,10 +88,8 @@ impl<T: Copy> IndexMut<usize> for LazyVec<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
         assert!(i < self.len, "index {i} out of range ({})", self.len);
-        let chunk = &mut self.chunks[i >> CHUNK_BITS];
-        if chunk.is_empty() {
-            *chunk = vec![self.fill; CHUNK];
-        }
+        let fill = self.fill;
+        let chunk = self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| Box::new([fill; CHUNK]));
         &mut chunk[i & (CHUNK - 1)]
     }
 }

@@ -160,13 +160,35 @@ pub(super) fn time_unit(cx: &mut Ctx, key: &str, s: &str) -> Option<u64> {
     })
 }
 
+/// Device and host indices by name, built once per scenario: finding each workload's device by
+/// scanning every device made a run of 10,000 drives and as many workloads quadratic to set up
+/// (issue 24). The first of two equal names wins, as a scan would find it (duplicates are
+/// reported by `check_unique`).
+pub(super) struct ByName<'a> {
+    devices: std::collections::HashMap<&'a str, usize>,
+    hosts: std::collections::HashMap<&'a str, usize>,
+}
+
+impl<'a> ByName<'a> {
+    pub(super) fn new(dev_cfg: &'a [DeviceConfig], hosts: &'a [HostPlan]) -> Self {
+        fn index<'a>(names: impl Iterator<Item = &'a str>) -> std::collections::HashMap<&'a str, usize> {
+            let mut m = std::collections::HashMap::new();
+            for (i, n) in names.enumerate() {
+                m.entry(n).or_insert(i);
+            }
+            m
+        }
+        ByName { devices: index(dev_cfg.iter().map(|d| d.name())), hosts: index(hosts.iter().map(|h| h.name.as_str())) }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
-pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], volumes: &[volume::VolumePlan], hosts: &[HostPlan], out: &mut Vec<WorkloadPlan>) {
+pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], volumes: &[volume::VolumePlan], by_name: &ByName, out: &mut Vec<WorkloadPlan>) {
     let key = format!("workload[{i}]");
     let volume = volumes.iter().position(|v| v.name == w.device);
     let device = match volume {
         Some(v) => Some(volumes[v].devices[0]),
-        None => dev_cfg.iter().position(|d| d.name() == w.device),
+        None => by_name.devices.get(w.device.as_str()).copied(),
     };
     if device.is_none() {
         let names: Vec<&str> = dev_cfg.iter().map(|d| d.name()).chain(volumes.iter().map(|v| v.name.as_str())).collect();
@@ -175,7 +197,7 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
     let host = match &w.host {
         None => Some(0),
         Some(h) => {
-            let p = hosts.iter().position(|x| &x.name == h);
+            let p = by_name.hosts.get(h.as_str()).copied();
             if p.is_none() {
                 cx.err(&format!("{key}.host"), format!("no host named '{h}'"));
             }

@@ -3,7 +3,8 @@
 //! they had left.
 
 use super::decomp::{CHANNEL, CHANNEL_WAIT, FLASH, SUSPENDED};
-use super::scheduler::{Kind, NQ};
+use super::die_queues::DieQueues;
+use super::scheduler::Kind;
 use super::{Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use crate::params::MAX_PLANES_PER_DIE;
@@ -48,7 +49,7 @@ pub(super) struct Die {
     pub(super) busy_ps: u64,
     /// Queues 0..8: user reads/writes per class (class·2 + write); then mapping reads, GC,
     /// mapping writes.
-    pub(super) q: [VecDeque<u32>; NQ],
+    pub(super) q: DieQueues,
     /// WRR state of the read and the write queues.
     pub(super) wrr: [Wrr; 2],
     pub(super) next_plane: u32,

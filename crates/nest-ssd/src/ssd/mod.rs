@@ -32,6 +32,7 @@ use std::collections::VecDeque;
 
 mod chip;
 pub mod decomp;
+mod die_queues;
 mod flash;
 mod gc;
 mod host_if;

@@ -286,6 +286,11 @@ impl RunStats {
     }
 
     #[inline]
+    /// Whether time series are kept (`output.timeseries`).
+    pub fn records_series(&self) -> bool {
+        self.record_series
+    }
+
     pub fn sample(&mut self, at: SimTime, series: u32, value: f64) {
         if self.record_series {
             self.series.add(at, series, value);

@@ -438,22 +438,20 @@ impl SsdParams {
     /// What the drive holds before it is written, when it is not preconditioned (then
     /// [`memory_bytes`](Self::memory_bytes): preconditioning fills the tables). Blocks, the free
     /// lists, the GC indexes' places and the maps' chunks are created as pages are written, so an
-    /// idle drive costs its cache's and CMT's arrays, the chunk directories (8 B per 64 Ki
-    /// logical pages per map; 24 B per 128 blocks for the block records and each GC index) and
-    /// its translation pages' entries. What the workloads write later is watched by the run's
-    /// memory budget.
+    /// idle drive costs its cache's and CMT's arrays, the maps' chunk directories (8 B per 64 Ki
+    /// logical pages per map) and its translation pages' entries. The block records' and GC
+    /// indexes' directories are created with their first chunk. What the workloads write later
+    /// is watched by the run's memory budget.
     pub fn memory_bytes_at_start(&self) -> u64 {
         if self.precondition.is_some() {
             return self.memory_bytes();
         }
         let g = &self.geometry;
-        let blocks = g.planes() as u64 * g.blocks_per_plane as u64;
         let logical = self.logical_pages();
         let translation_pages = logical.div_ceil((g.page_size / self.model.map_entry_bytes.max(1)).max(1) as u64);
         let cmt_units = self.cmt_units();
         let maps = if self.cache.mode == CacheMode::Off { 1 } else { 2 };
-        maps * logical.div_ceil(128 * 512) * 8 + 3 * blocks.div_ceil(128) * 24 + self.cache_slots() as u64 * 32
-            + translation_pages * 6 + cmt_units * 16
+        maps * logical.div_ceil(128 * 512) * 8 + self.cache_slots() as u64 * 32 + translation_pages * 6 + cmt_units * 16
     }
     /// Slots the CMT keeps for single entries (`Entry` granularity). With translation pages
     /// (DFTL-style, the default) its state is per translation page and counted with them — it

@@ -7,14 +7,15 @@
 //! uncongested hop costs one event.
 
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
+use pkt_queue::PktQueue;
 use crate::topology::{ecmp_pick, Routes, Topology};
 
 mod check;
 mod links;
+mod pkt_queue;
 mod query;
 mod warm;
 use nest_core::{RngStream, SimTime};
-use std::collections::VecDeque;
 
 /// An ECN threshold in packets or bytes of the egress queue.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -133,7 +134,7 @@ pub struct PortStats {
 }
 
 struct PortRt {
-    queues: [VecDeque<u32>; NPRIO],
+    queues: [PktQueue; NPRIO],
     qbytes: [u64; NPRIO],
     busy_until: SimTime,
     txdone_pending: bool,
@@ -278,7 +279,7 @@ impl Fabric {
     #[inline]
     fn enqueue(&mut self, port: u32, prio: Prio, id: u32, wire: u64) {
         let rt = &mut self.ports[port as usize];
-        rt.queues[prio as usize].push_back(id);
+        rt.queues[prio as usize].push_back(&mut self.pool, id);
         rt.qbytes[prio as usize] += wire;
         let qb = rt.queued_bytes();
         if qb > rt.stats.max_queue_bytes {
@@ -480,8 +481,8 @@ impl Fabric {
         let Some(prio) = (0..NPRIO).find(|&i| !rt.paused[i] && !rt.queues[i].is_empty()) else {
             return;
         };
-        let pkt = rt.queues[prio].pop_front().expect("non-empty queue");
-        if let Some(&next) = rt.queues[prio].front() {
+        let pkt = rt.queues[prio].pop_front(&self.pool).expect("non-empty queue");
+        if let Some(next) = rt.queues[prio].front() {
             // The port's next packet goes out when this one has: ask for its record now.
             nest_core::hint::prefetch(self.pool.get(next));
         }

@@ -60,6 +60,8 @@ pub struct Packet {
     /// The switch port it entered through (`u32::MAX` at the source NIC): buffer and PFC
     /// accounting of that ingress is released when it leaves.
     pub ingress: u32,
+    /// The packet behind it in its port's queue (the fabric's link; fills the record's padding).
+    pub queue_next: u32,
 }
 
 impl Packet {
@@ -77,6 +79,7 @@ impl Packet {
             seq: 0,
             ts: SimTime::ZERO,
             ingress: u32::MAX,
+            queue_next: u32::MAX,
         }
     }
 }

@@ -66,7 +66,7 @@ impl Fabric {
     /// Drops every packet queued at `port`, whose link is down.
     pub(super) fn drop_queued(&mut self, now: SimTime, port: u32, q: &mut impl NetScheduler) {
         for prio in 0..NPRIO {
-            while let Some(pkt) = self.ports[port as usize].queues[prio].pop_front() {
+            while let Some(pkt) = self.ports[port as usize].queues[prio].pop_front(&self.pool) {
                 let p = *self.pool.get(pkt);
                 let wire = p.wire as u64;
                 let rt = &mut self.ports[port as usize];

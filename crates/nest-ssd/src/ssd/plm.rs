@@ -390,8 +390,12 @@ impl Ssd {
         let mut held = std::mem::take(&mut self.plm_set(s).held);
         for d in s * dps..(s + 1) * dps {
             self.plm.as_mut().unwrap().die_dt[d as usize] = true;
-            for qi in (0..self.dies[d as usize].q.len()).filter(|&q| held_queue(q)) {
-                held.extend(self.dies[d as usize].q[qi].drain(..).map(|t| (d, qi as u8, t)));
+            let q = &mut self.dies[d as usize].q;
+            for qi in (0..q.len()).filter(|&qi| held_queue(qi)) {
+                // Only non-empty queues are drained: a mutable access allocates an idle die's queues.
+                if !q[qi].is_empty() {
+                    held.extend(q[qi].drain(..).map(|t| (d, qi as u8, t)));
+                }
             }
         }
         let set = self.plm_set(s);

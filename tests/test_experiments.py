@@ -45,7 +45,7 @@ def test_experiment_list_and_engine_validation_claims_hold(cli, tmp_path):
     assert p.returncode == 0 and p.stdout.rstrip().splitlines()[-1] == f"claims: {n} hold, 0 do not hold, 0 not evaluated"
     _figures_and_report(cli, out, "engine-validation")
     cli("experiment", "no-such-thing", check=2)
-    # -q: the tally alone (the claims are in the file), as `run -q` prints nothing but the result.
+    # -q: the tally alone (the claims are in the file).
     quiet = cli("experiment", "engine-validation", "-o", tmp_path / "ev-q", "-q", check=0)
     assert quiet.stdout.strip() == f"claims: {n} hold, 0 do not hold, 0 not evaluated"
     assert json.loads((tmp_path / "ev-q" / "claims.json").read_text())["claims"] == doc["claims"]

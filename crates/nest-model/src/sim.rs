@@ -575,15 +575,17 @@ impl Simulation {
                 }
             }
         }
-        for h in (0..self.hosts.len()).filter(|_| record) {
-            let ids = self.stats.host_series[h];
-            let (w, o) = (self.hosts[h].waiting() as f64, self.hosts[h].outstanding() as f64);
-            self.stats.sample(now, ids[0], w);
-            self.stats.sample(now, ids[1], o);
-        }
-        if let Some(net) = self.net.as_mut().filter(|_| record) {
-            let stats = &mut self.stats;
-            net.sample(now, &mut |id, v| stats.sample(now, id, v));
+        if record {
+            for h in 0..self.hosts.len() {
+                let ids = self.stats.host_series[h];
+                let (w, o) = (self.hosts[h].waiting() as f64, self.hosts[h].outstanding() as f64);
+                self.stats.sample(now, ids[0], w);
+                self.stats.sample(now, ids[1], o);
+            }
+            if let Some(net) = self.net.as_mut() {
+                let stats = &mut self.stats;
+                net.sample(now, &mut |id, v| stats.sample(now, id, v));
+            }
         }
         self.sample_routers();
         // Keep sampling only while something else can still happen.

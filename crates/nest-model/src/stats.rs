@@ -285,12 +285,13 @@ impl RunStats {
         }
     }
 
-    #[inline]
     /// Whether time series are kept (`output.timeseries`).
+    #[inline]
     pub fn records_series(&self) -> bool {
         self.record_series
     }
 
+    #[inline]
     pub fn sample(&mut self, at: SimTime, series: u32, value: f64) {
         if self.record_series {
             self.series.add(at, series, value);

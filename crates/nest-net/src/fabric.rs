@@ -8,10 +8,11 @@
 
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
 use pkt_queue::PktQueue;
-use crate::topology::{ecmp_pick, Routes, Topology};
+use crate::topology::{Routes, Topology};
 
 mod check;
 mod links;
+mod path_cache;
 mod pkt_queue;
 mod query;
 mod warm;
@@ -187,6 +188,8 @@ pub struct FabricTotals {
 pub struct Fabric {
     pub topo: Topology,
     pub routes: Routes,
+    /// Each flow's ports along its path, as the routes give them (`path_cache.rs`).
+    paths: path_cache::PathCache,
     pub params: FabricParams,
     pub pool: PacketPool,
     ports: Vec<PortRt>,
@@ -254,7 +257,7 @@ impl Fabric {
             }
         }
         let nic_watched = vec![false; topo.hosts.len()];
-        Ok(Fabric { topo, routes, params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
+        Ok(Fabric { topo, routes, paths: Default::default(), params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
                     port_host, nic_watched, nic_drained: Vec::new(), report_nic_pauses: false, nic_pauses: Vec::new() })
     }
 
@@ -292,14 +295,12 @@ impl Fabric {
         self.totals.injected += 1;
         p.ingress = u32::MAX;
         let node = self.topo.hosts[p.src as usize];
-        let hops = self.routes.next_hops(node, p.dst);
-        if hops.is_empty() {
+        let Some(port) = self.paths.next_port(&self.routes, node, p.flow, p.src, p.dst) else {
             // A failed link left no path (`links.rs`).
             self.totals.dropped += 1;
             self.totals.unroutable += 1;
             return;
-        }
-        let port = ecmp_pick(hops, p.flow, node);
+        };
         let prio = self.queue_of(&p);
         if self.params.nic_ecn && p.flags & flag::ECT != 0 && self.should_mark(u32::MAX, port, prio) {
             p.flags |= flag::CE;
@@ -375,16 +376,14 @@ impl Fabric {
             self.totals.delivered += 1;
             return Some(pkt);
         }
-        let (dst, flow, ect) = {
+        let (src, dst, flow, ect) = {
             let p = self.pool.get(pkt);
-            (p.dst, p.flow, p.flags & flag::ECT != 0)
+            (p.src, p.dst, p.flow, p.flags & flag::ECT != 0)
         };
-        let hops = self.routes.next_hops(node, dst);
-        if hops.is_empty() {
+        let Some(out) = self.paths.next_port(&self.routes, node, flow, src, dst) else {
             self.drop_unroutable(in_port, pkt, wire);
             return None;
-        }
-        let out = ecmp_pick(hops, flow, node);
+        };
         let prio = self.queue_of(self.pool.get(pkt));
         // Admission into the shared buffer: normal traffic may not touch the urgent reserve.
         let limit = if prio == PRIO_NORMAL { self.params.buffer - self.params.urgent_reserve } else { self.params.buffer };

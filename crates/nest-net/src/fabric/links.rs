@@ -61,6 +61,7 @@ impl Fabric {
     pub fn reroute(&mut self) {
         let down: Vec<bool> = self.ports.iter().map(|p| p.down).collect();
         self.routes = Routes::compute_avoiding(&self.topo, &down);
+        self.paths.clear();
     }
 
     /// Drops every packet queued at `port`, whose link is down.

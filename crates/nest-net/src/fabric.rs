@@ -187,6 +187,7 @@ pub struct FabricTotals {
 
 pub struct Fabric {
     pub topo: Topology,
+    /// Change only through `reroute`, which also forgets the paths remembered below.
     pub routes: Routes,
     /// Each flow's ports along its path, as the routes give them (`path_cache.rs`).
     paths: path_cache::PathCache,

@@ -128,6 +128,16 @@ def test_d2tcp_deadlines_reported():
     assert f["far"]["deadline_met"] is True
 
 
+def test_packets_past_a_deadline_are_counted():
+    # 4 MB over 10 Gb/s takes ≥ 3.4 ms: a 2 ms deadline falls inside the transfer.
+    flows = [_flow("tight", "s0", "r0", size="4MB", deadline="2ms"), _flow("loose", "s0", "r0", size="1MB", deadline="50ms"),
+             _flow("none", "s0", "r0", size="1MB")]
+    f = nestsim.run(_scenario(_net(senders=1), flows, duration="40ms", warmup="0ms")).summary["network"]["flows"]
+    assert f["tight"]["deadline_met"] is False and 0 < f["tight"]["late_bytes"] < 4_000_000, f["tight"]
+    assert f["loose"]["deadline_met"] is True and f["loose"]["late_bytes"] == 0
+    assert f["none"]["late_bytes"] is None
+
+
 @pytest.mark.parametrize("patch,key", [
     ({"flow": [{"name": "f", "src": "nobody", "dst": "r0", "class": "high", "transport": "dctcp"}]}, "flow[0].src"),
     ({"flow": [{"name": "f", "src": "s0", "dst": "sw0", "class": "high", "transport": "dctcp"}]}, "flow[0].dst"),

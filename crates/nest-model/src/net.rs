@@ -157,6 +157,10 @@ impl NetRt {
                 (Some(_), None) => Some(false),
                 _ => None,
             };
+            // Bytes (packets) acknowledged after the deadline; undecided while the run ends
+            // before it with the flow unfinished.
+            let late_bytes = fl.spec.deadline.filter(|&d| fl.s.finished || now >= fl.spec.start + d)
+                .map(|_| fl.total - st.acked_by_deadline.unwrap_or(st.acked_bytes));
             flows.insert(fl.spec.name.clone(), json!({
                 "transport": fl.spec.cc.name(),
                 "class": classes[fl.spec.class as usize].name,
@@ -167,6 +171,7 @@ impl NetRt {
                 "finished": fl.s.finished,
                 "fct_us": st.fct.map(|t| r6(t.as_us_f64())),
                 "deadline_met": deadline_met,
+                "late_bytes": late_bytes,
                 "mean_rtt_us": if st.rtt_samples > 0 { Some(r6(st.rtt_sum_ps / st.rtt_samples as f64 / 1e6)) } else { None },
                 "cuts": st.cuts,
                 "timeouts": st.timeouts,

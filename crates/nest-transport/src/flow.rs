@@ -150,6 +150,10 @@ pub struct FlowStats {
     pub acked_bytes: u64,
     /// Completion time of a finite flow (last byte acknowledged − start).
     pub fct: Option<SimTime>,
+    /// Bytes acknowledged by `start + deadline`, fixed by the first ACK after that instant
+    /// (None while none has come): the rest of the flow's packets missed the deadline — the
+    /// per-packet miss count the QTCP paper reports beside whole transfers.
+    pub acked_by_deadline: Option<u64>,
     pub cuts: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,

@@ -106,6 +106,21 @@ fn a_finite_flow_completes_and_reports_its_fct() {
 }
 
 #[test]
+fn a_flow_past_its_deadline_counts_the_bytes_acknowledged_by_then() {
+    // 2 MB at ~9.4 Gb/s takes ~1.8 ms: a 1 ms deadline falls inside the transfer, 10 ms after it.
+    let end = SimTime::from_ms(50);
+    let mk = |deadline_us| FlowSpec { bytes: Some(2_000_000), deadline: Some(SimTime::from_us(deadline_us)), ..flow("m", 0, 1, 0, Cc::Dctcp) };
+    let (_, tp) = dumbbell(vec![mk(1000)], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let f = &tp.flows[0];
+    let by = f.stats.acked_by_deadline.expect("an ACK came after the deadline");
+    // What 1 ms at line rate less the slow start carries: well inside (0, 2 MB).
+    assert!(by > 500_000 && by < 1_200_000, "acked by the deadline: {by}");
+    let (_, tp) = dumbbell(vec![mk(10_000)], vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    assert!(tp.flows[0].s.finished);
+    assert_eq!(tp.flows[0].stats.acked_by_deadline, None, "finished before its deadline: nothing late");
+}
+
+#[test]
 fn rate_limited_flow_carries_its_offered_load() {
     let end = SimTime::from_ms(60);
     let spec = FlowSpec { rate_bps: Some(3e9), ..flow("r", 0, 1, 0, Cc::Dctcp) };

@@ -27,6 +27,11 @@ impl Transports {
             // snd_nxt: that data is not sent again (found by a lossy incast with many timeouts).
             fl.s.snd_nxt = fl.s.snd_nxt.max(fl.s.snd_una);
             fl.s.win.dupacks = 0;
+            if let Some(d) = fl.spec.deadline {
+                if fl.stats.acked_by_deadline.is_none() && now > fl.spec.start + d {
+                    fl.stats.acked_by_deadline = Some(fl.stats.acked_bytes);
+                }
+            }
             fl.stats.acked_bytes += newly;
             if now >= from && now < to {
                 fl.stats.window_bytes += newly;

@@ -238,7 +238,7 @@ const SLOT_BITS: u32 = 10;
 const SLOTS: usize = 16384;
 const SUMMARY_WORDS: usize = SLOTS / 64 / 64;
 /// A slot at least this long takes out-of-order insertions no more (they go to the heap).
-const SLOT_WALK: u32 = 16;
+const SLOT_WALK: u16 = 16;
 
 impl<E: Copy> Default for CalendarQueue<E> {
     fn default() -> Self {
@@ -265,10 +265,10 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
-    /// The first non-empty slot at or after the calendar's start (wrapping), as an index.
+    /// The first non-empty slot at or after slot `start` (wrapping), as an index; the calendar
+    /// must hold an event.
     #[inline]
-    fn first_slot(&self) -> usize {
-        let start = (self.base as usize) % SLOTS;
+    fn first_slot(&self, start: usize) -> usize {
         let (w0, b0) = (start / 64, start % 64);
         let first = self.bits[w0] & (!0u64 << b0);
         if first != 0 {
@@ -360,7 +360,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
             self.nodes[tail as usize].next = n;
             self.slots[slot].tail = n;
             self.slots[slot].tail_ps = ps;
-        } else if self.slots[slot].len < SLOT_WALK as u16 {
+        } else if self.slots[slot].len < SLOT_WALK {
             // Insert in order: find the first node with a larger key.
             let (mut prev, mut at) = (NIL, self.slots[slot].head);
             while self.nodes[at as usize].entry.key < key {
@@ -424,7 +424,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
                     // starts), and a prefetch of its first node: the next event to pop.
                     self.base = self.base.max(self.first_abs);
                     let from = (self.base as usize) % SLOTS;
-                    let i = self.first_slot();
+                    let i = self.first_slot(from);
                     self.first_abs = self.base + ((i + SLOTS - from) % SLOTS) as u64;
                     crate::hint::prefetch(&self.nodes[self.slots[i].head as usize]);
                 }

@@ -9,6 +9,12 @@
 //! page counts as in memory from then on, so later misses on it are free. With
 //! `evicted_entry_misfiled` (MQSim's bug) a dirty entry evicted to make room for LPA x is filed
 //! under x: x's translation page is the one written back, and x arrives mapped (clean).
+//!
+//! Caching single entries, writing a translation page back persists every cached entry of it,
+//! so they are all clean afterwards (MQSim cleans them in the same loop that sizes the merge
+//! read). Each translation page counts its write-backs (`tp_epoch`); an entry is dirty only if it
+//! was dirtied since its page's last write-back (`unit_epoch`): O(1) instead of a scan of the
+//! page's entries.
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
@@ -27,6 +33,10 @@ pub struct Cmt {
     lru: LruList,
     /// Per unit.
     dirty: LazyVec<bool>,
+    /// Entry mode: write-backs per translation page so far, and for each dirty entry its page's
+    /// count when it was dirtied (a later write-back of the page cleaned it).
+    tp_epoch: LazyVec<u32>,
+    unit_epoch: LazyVec<u32>,
     /// Entry mode: LPA → slot + 1, the LPA in each slot, the free slots.
     index: SparseTable,
     slot_lpa: Vec<u32>,
@@ -107,6 +117,8 @@ impl Cmt {
             capacity,
             lru: LruList::new(units),
             dirty: LazyVec::new(units, false),
+            tp_epoch: LazyVec::new(if indexed > 0 { tpages } else { 0 }, 0),
+            unit_epoch: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
             index: SparseTable::new(indexed),
             slot_lpa: if indexed > 0 { vec![NONE; units] } else { Vec::new() },
             free: if indexed > 0 { (0..capacity).rev().collect() } else { Vec::new() },
@@ -153,7 +165,9 @@ impl Cmt {
         if let Some(u) = self.unit(lpa) {
             self.hits += 1;
             self.lru.touch(u);
-            self.dirty[u as usize] |= self.changes_cached(update);
+            if self.changes_cached(update) {
+                self.mark_dirty(u, lpa);
+            }
             return Lookup::Hit;
         }
         self.misses += 1;
@@ -172,8 +186,24 @@ impl Cmt {
     #[inline]
     pub fn note_update(&mut self, lpa: u32) {
         if let Some(u) = self.unit(lpa) {
-            self.dirty[u as usize] = true;
+            self.mark_dirty(u, lpa);
         }
+    }
+
+    /// Unit `u`, holding `lpa`'s entry, now differs from flash.
+    #[inline]
+    fn mark_dirty(&mut self, u: u32, lpa: u32) {
+        self.dirty[u as usize] = true;
+        if self.granularity == CmtGranularity::Entry {
+            self.unit_epoch[u as usize] = self.tp_epoch[self.tpage(lpa) as usize];
+        }
+    }
+
+    /// Whether unit `u` (an entry of translation page `tp` in entry mode) differs from flash:
+    /// dirtied, and not written back with its page since.
+    #[inline]
+    fn is_dirty(&self, u: u32, tp: u32) -> bool {
+        self.dirty[u as usize] && (self.granularity == CmtGranularity::TranslationPage || self.unit_epoch[u as usize] == self.tp_epoch[tp as usize])
     }
 
     /// `lpa`'s entry arrived from flash (with its whole translation page in page mode). A
@@ -182,7 +212,9 @@ impl Cmt {
     pub fn insert(&mut self, lpa: u32, update: Update) {
         if let Some(u) = self.unit(lpa) {
             self.lru.touch(u);
-            self.dirty[u as usize] |= self.changes_cached(update);
+            if self.changes_cached(update) {
+                self.mark_dirty(u, lpa);
+            }
             return;
         }
         if self.lru.len() >= self.capacity {
@@ -196,7 +228,9 @@ impl Cmt {
                         self.tpage(old)
                     }
                 };
-                if std::mem::take(&mut self.dirty[v as usize]) {
+                let dirty = self.is_dirty(v, tp);
+                self.dirty[v as usize] = false;
+                if dirty {
                     let tp = match &mut self.misfiled {
                         Some(bits) => {
                             bits[lpa as usize / 64] |= bit(lpa);
@@ -205,6 +239,11 @@ impl Cmt {
                         None => tp,
                     };
                     self.write_backs.push(tp);
+                    if self.granularity == CmtGranularity::Entry {
+                        // The write-back persists every cached entry of the page.
+                        let e = &mut self.tp_epoch[tp as usize];
+                        *e = e.wrapping_add(1);
+                    }
                     if self.mapping_writes == MappingWrites::Never {
                         self.departed[tp as usize] = true;
                     }
@@ -221,11 +260,16 @@ impl Cmt {
             }
         };
         self.lru.touch(u);
-        self.dirty[u as usize] = match update {
+        let dirty = match update {
             Update::None => false,
             Update::Program => true,
             Update::Maps => !self.misfiled.as_ref().is_some_and(|b| b[lpa as usize / 64] & bit(lpa) != 0),
         };
+        if dirty {
+            self.mark_dirty(u, lpa);
+        } else {
+            self.dirty[u as usize] = false;
+        }
     }
 
     pub fn hit_rate(&self) -> f64 {
@@ -272,6 +316,28 @@ mod tests {
         assert_eq!(c.write_backs, vec![0]);
         assert!(matches!(c.lookup(5, Update::None), Lookup::Miss { .. }));
         assert!(matches!(c.lookup(250, Update::None), Lookup::Hit));
+    }
+
+    #[test]
+    fn writing_a_page_back_cleans_its_other_cached_entries() {
+        let mut c = entry_cmt(3, MappingWrites::Flash);
+        c.insert(5, Update::Program);
+        c.insert(7, Update::Program); // same translation page (0) as 5
+        c.insert(250, Update::Program);
+        c.insert(300, Update::None); // evicts dirty 5: page 0 written back, 7 with it
+        assert_eq!(c.write_backs, vec![0]);
+        c.insert(301, Update::None); // evicts 7: clean since page 0's write-back
+        assert_eq!(c.write_backs, vec![0], "7 went to flash with page 0");
+        c.insert(302, Update::None); // evicts dirty 250 (page 2)
+        assert_eq!(c.write_backs, vec![0, 2]);
+        // Dirtied again after the write-back: dirty once more.
+        c.insert(9, Update::Program);
+        c.insert(10, Update::None);
+        c.lookup(10, Update::Program);
+        c.insert(400, Update::None);
+        c.insert(401, Update::None); // evicts 9 (page 0, dirty): page 0 again, which cleans 10
+        c.insert(402, Update::None); // evicts 10: clean
+        assert_eq!(c.write_backs, vec![0, 2, 0]);
     }
 
     #[test]

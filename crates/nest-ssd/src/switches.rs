@@ -151,7 +151,7 @@ pub struct ModelSwitches {
     /// Bytes per mapping entry on flash: a translation page holds page_size / this many.
     pub map_entry_bytes: u32,
     pub mapping_writes: MappingWrites,
-    /// MQSim's bug: a dirty entry evicted from the single-entry CMT to make room for LPA x is
+    /// A bug in MQSim's older code (docs/mqsim.md): a dirty entry evicted from the single-entry CMT to make room for LPA x is
     /// filed under x — x's translation page is the one written back, and x arrives mapped, so a
     /// read of it changes nothing. Off: the evicted entry's own translation page is written.
     pub evicted_entry_misfiled: bool,

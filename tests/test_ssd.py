@@ -154,6 +154,7 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
     ({"model": {"cmt_granularity": "block"}}, "device[0].model.cmt_granularity"),
     ({"model": {"mapping_writes": "later"}}, "device[0].model.mapping_writes"),
     ({"model": {"program_transfer": "half"}}, "device[0].model.program_transfer"),
+    ({"model": {"merge_read": "sector"}}, "device[0].model.merge_read"),
     ({"model": {"hot_window": "soon"}}, "device[0].model.hot_window"),
     ({"model": {"cmt_entry_bytes": 0}}, "device[0].model.cmt_entry_bytes"),
     ({"model": {"gc_precedence": "never"}}, "device[0].model.gc_precedence"),
@@ -223,7 +224,7 @@ def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
     assert (m["die_interleave"], m["multiplane_same_page"], m["destage"], m["cmt_granularity"], m["mapping_writes"]) == \
         (False, True, "eager", "entry", "never")
     assert (m["command_waits_for_channel"], m["data_out_per_page"], m["mapping_out_first"], m["multiplane_across_classes"],
-            m["evicted_entry_misfiled"], m["gc_precedence"]) == (True, True, True, False, True, "first")
+            m["evicted_entry_misfiled"], m["gc_precedence"], m["merge_read"]) == (True, True, True, False, True, "first", "clean_cached_sectors")
     # MQSim's entry sizes for the stock drive (2^26 pages of 16 sectors) and one page per plane in flight.
     assert (m["cmt_entry_bytes"], m["map_entry_bytes"], m["writeback_limit_pages"]) == (9, 6, 128)
     assert compat["suspension"] == "off"

@@ -173,6 +173,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "cmt_granularity": m.cmt_granularity.name(),
             "cmt_entry_bytes": m.cmt_entry_bytes, "map_entry_bytes": m.map_entry_bytes,
             "mapping_writes": m.mapping_writes.name(),
+            "merge_read": m.merge_read.name(),
             "unwritten_read_maps": m.unwritten_read_maps,
             "evicted_entry_misfiled": m.evicted_entry_misfiled,
             "destage": m.destage.name(),

@@ -15,12 +15,16 @@
 //! read). Each translation page counts its write-backs (`tp_epoch`); an entry is dirty only if it
 //! was dirtied since its page's last write-back (`unit_epoch`): O(1) instead of a scan of the
 //! page's entries.
+//!
+//! A merge read moves the whole translation page, or (`MergeRead::CleanCachedSectors`, MQSim)
+//! the 512 B sectors holding the page's clean cached entries; for that each page counts its
+//! cached and its dirty entries per sector.
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
 use crate::lazy_vec::LazyVec;
 use crate::sparse::SparseTable;
-use crate::switches::{CmtGranularity, MappingWrites};
+use crate::switches::{CmtGranularity, MappingWrites, MergeRead};
 
 pub struct Cmt {
     /// Mapping entries per translation page.
@@ -37,6 +41,13 @@ pub struct Cmt {
     /// count when it was dirtied (a later write-back of the page cleaned it).
     tp_epoch: LazyVec<u32>,
     unit_epoch: LazyVec<u32>,
+    /// `MergeRead::CleanCachedSectors`: per translation page and sector (`sectors` each), the
+    /// cached entries and the dirty ones among them.
+    sector_cached: LazyVec<u16>,
+    sector_dirty: LazyVec<u16>,
+    sectors: u32,
+    /// Bytes of one entry on flash (which sector of its page an entry is in).
+    flash_entry_bytes: u32,
     /// Entry mode: LPA → slot + 1, the LPA in each slot, the free slots.
     index: SparseTable,
     slot_lpa: Vec<u32>,
@@ -50,6 +61,9 @@ pub struct Cmt {
     /// Translation pages whose dirty entries were evicted, for the caller to write back (with
     /// `MappingWrites::Never` the caller does the merge read only).
     pub write_backs: Vec<u32>,
+    /// The bytes each write-back's merge read moves (entry mode), in step with `write_backs`.
+    pub merge_bytes: Vec<u32>,
+    page_size: u32,
     pub hits: u64,
     pub misses: u64,
     /// Misses served without a flash read (a departed translation page).
@@ -97,8 +111,10 @@ impl Cmt {
 
     /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
     /// entries of `entry_bytes` in entry mode.
-    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool, merge_read: MergeRead) -> Self {
         let entries_per_page = entries_per_page.max(1);
+        let sectors = page_size.div_ceil(512).max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;
         let (capacity, units, indexed) = match granularity {
             CmtGranularity::TranslationPage => {
@@ -119,12 +135,18 @@ impl Cmt {
             dirty: LazyVec::new(units, false),
             tp_epoch: LazyVec::new(if indexed > 0 { tpages } else { 0 }, 0),
             unit_epoch: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
+            sector_cached: LazyVec::new(if indexed > 0 && merge_read == MergeRead::CleanCachedSectors { tpages * sectors as usize } else { 0 }, 0),
+            sector_dirty: LazyVec::new(if indexed > 0 && merge_read == MergeRead::CleanCachedSectors { tpages * sectors as usize } else { 0 }, 0),
+            sectors,
+            flash_entry_bytes: page_size / entries_per_page,
             index: SparseTable::new(indexed),
             slot_lpa: if indexed > 0 { vec![NONE; units] } else { Vec::new() },
             free: if indexed > 0 { (0..capacity).rev().collect() } else { Vec::new() },
             waiting: LazyVec::new(tpages, NONE),
             departed: vec![false; if mapping_writes == MappingWrites::Never { tpages } else { 0 }],
             write_backs: Vec::new(),
+            merge_bytes: Vec::new(),
+            page_size,
             hits: 0,
             misses: 0,
             free_misses: 0,
@@ -193,10 +215,39 @@ impl Cmt {
     /// Unit `u`, holding `lpa`'s entry, now differs from flash.
     #[inline]
     fn mark_dirty(&mut self, u: u32, lpa: u32) {
-        self.dirty[u as usize] = true;
         if self.granularity == CmtGranularity::Entry {
-            self.unit_epoch[u as usize] = self.tp_epoch[self.tpage(lpa) as usize];
+            let tp = self.tpage(lpa);
+            if !self.sector_dirty.is_empty() && !self.is_dirty(u, tp) {
+                let i = self.sector_slot(lpa);
+                self.sector_dirty[i] += 1;
+            }
+            self.unit_epoch[u as usize] = self.tp_epoch[tp as usize];
         }
+        self.dirty[u as usize] = true;
+    }
+
+    /// `lpa`'s (translation page, sector) place in the per-sector counts.
+    #[inline]
+    fn sector_slot(&self, lpa: u32) -> usize {
+        let tp = self.tpage(lpa);
+        let s = (lpa - tp * self.entries_per_page) * self.flash_entry_bytes / 512;
+        (tp * self.sectors + s.min(self.sectors - 1)) as usize
+    }
+
+    /// Bytes the merge read of translation page `tp` moves, and its dirty entries counted clean.
+    fn merge_read(&mut self, tp: u32) -> u32 {
+        if self.sector_dirty.is_empty() {
+            return self.page_size;
+        }
+        let base = (tp * self.sectors) as usize;
+        let mut n = 0;
+        for i in base..base + self.sectors as usize {
+            n += (self.sector_cached[i] > self.sector_dirty[i]) as u32;
+            if self.sector_dirty[i] != 0 {
+                self.sector_dirty[i] = 0;
+            }
+        }
+        n * 512
     }
 
     /// Whether unit `u` (an entry of translation page `tp` in entry mode) differs from flash:
@@ -225,6 +276,11 @@ impl Cmt {
                         let old = std::mem::replace(&mut self.slot_lpa[v as usize], NONE);
                         self.index.set(old as usize, 0);
                         self.free.push(v);
+                        if !self.sector_cached.is_empty() {
+                            let (i, d) = (self.sector_slot(old), self.is_dirty(v, self.tpage(old)));
+                            self.sector_cached[i] -= 1;
+                            self.sector_dirty[i] -= d as u16;
+                        }
                         self.tpage(old)
                     }
                 };
@@ -240,6 +296,8 @@ impl Cmt {
                     };
                     self.write_backs.push(tp);
                     if self.granularity == CmtGranularity::Entry {
+                        let bytes = self.merge_read(tp);
+                        self.merge_bytes.push(bytes);
                         // The write-back persists every cached entry of the page.
                         let e = &mut self.tp_epoch[tp as usize];
                         *e = e.wrapping_add(1);
@@ -256,6 +314,10 @@ impl Cmt {
                 let s = self.free.pop().expect("a slot was freed above");
                 self.slot_lpa[s as usize] = lpa;
                 self.index.set(lpa as usize, s + 1);
+                if !self.sector_cached.is_empty() {
+                    let i = self.sector_slot(lpa);
+                    self.sector_cached[i] += 1;
+                }
                 s
             }
         };
@@ -293,12 +355,12 @@ mod tests {
     use super::*;
 
     fn entry_cmt(capacity_entries: u64, writes: MappingWrites) -> Cmt {
-        Cmt::new(10_000, 4096, capacity_entries * 8, 100, CmtGranularity::Entry, 8, writes, false)
+        Cmt::new(10_000, 4096, capacity_entries * 8, 100, CmtGranularity::Entry, 8, writes, false, MergeRead::Page)
     }
 
     #[test]
     fn page_mode_caches_a_translation_page_of_neighbours() {
-        let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, CmtGranularity::TranslationPage, 8, MappingWrites::Flash, false);
+        let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, CmtGranularity::TranslationPage, 8, MappingWrites::Flash, false, MergeRead::Page);
         assert!(matches!(c.lookup(5, Update::None), Lookup::Miss { tp: 0, fetch: true }));
         c.insert(5, Update::None);
         assert!(matches!(c.lookup(99, Update::None), Lookup::Hit), "same translation page");
@@ -341,6 +403,26 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_read_moves_the_page_or_mqsims_clean_cached_sectors() {
+        // 40 B per entry on flash: entry i of a page sits in sector i·40/512.
+        let run = |m| {
+            let mut c = Cmt::new(10_000, 4096, 3 * 8, 100, CmtGranularity::Entry, 8, MappingWrites::Flash, false, m);
+            c.insert(50, Update::Program); // page 0, sector 3, dirty
+            c.insert(1, Update::None); // sector 0
+            c.insert(99, Update::None); // sector 7
+            c.insert(300, Update::None); // evicts dirty 50: page 0's clean cached entries in 2 sectors
+            c.insert(7, Update::Program); // evicts 1 (clean)
+            c.lookup(99, Update::Program);
+            c.insert(301, Update::None); // evicts 300 (clean)
+            c.insert(302, Update::None); // evicts dirty 7: page 0's only cached entry (99) is dirty
+            c.insert(303, Update::None); // evicts 99, clean since that write-back
+            (c.write_backs, c.merge_bytes)
+        };
+        assert_eq!(run(MergeRead::CleanCachedSectors), (vec![0, 0], vec![1024, 0]));
+        assert_eq!(run(MergeRead::Page), (vec![0, 0], vec![4096, 4096]));
+    }
+
+    #[test]
     fn a_never_written_back_page_makes_later_misses_free() {
         let mut c = entry_cmt(1, MappingWrites::Never);
         c.insert(5, Update::Program);
@@ -353,7 +435,7 @@ mod tests {
 
     #[test]
     fn a_misfiled_eviction_writes_back_the_newcomers_page_and_maps_it() {
-        let mut c = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, true);
+        let mut c = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, true, MergeRead::Page);
         c.insert(5, Update::Program);
         c.insert(300, Update::Maps); // evicts dirty 5, filed under 300
         assert_eq!(c.write_backs, vec![3], "300's translation page, not 5's");
@@ -361,7 +443,7 @@ mod tests {
         assert_eq!(c.write_backs, vec![3], "nothing more to write back");
         c.insert(900, Update::None); // evicts 600: a read that mapped it, dirty
         assert_eq!(c.write_backs, vec![3, 9]);
-        let mut plain = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, false);
+        let mut plain = Cmt::new(10_000, 4096, 8, 100, CmtGranularity::Entry, 8, MappingWrites::Never, false, MergeRead::Page);
         plain.insert(5, Update::Program);
         plain.insert(300, Update::Maps);
         plain.insert(600, Update::None);

@@ -53,6 +53,30 @@ impl ProgramTransfer {
     }
 }
 
+/// What a merge read (reading a translation page's entries before writing back the evicted
+/// dirty ones) moves over the channel, caching single entries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MergeRead {
+    /// The whole translation page: the entries not in DRAM, which the write-back must carry
+    /// over, are spread over all its sectors.
+    Page,
+    /// The sectors that hold the page's clean cached entries, 512 B each, possibly none (MQSim's
+    /// `generate_flash_writeback_request_for_mapping_data` sizes the read so).
+    CleanCachedSectors,
+}
+
+impl MergeRead {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [MergeRead; 2] = [MergeRead::Page, MergeRead::CleanCachedSectors];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            MergeRead::Page => "page",
+            MergeRead::CleanCachedSectors => "clean_cached_sectors",
+        }
+    }
+}
+
 /// What the cached mapping table holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CmtGranularity {
@@ -151,6 +175,7 @@ pub struct ModelSwitches {
     /// Bytes per mapping entry on flash: a translation page holds page_size / this many.
     pub map_entry_bytes: u32,
     pub mapping_writes: MappingWrites,
+    pub merge_read: MergeRead,
     /// A bug in MQSim's older code (docs/mqsim.md): a dirty entry evicted from the single-entry CMT to make room for LPA x is
     /// filed under x — x's translation page is the one written back, and x arrives mapped, so a
     /// read of it changes nothing. Off: the evicted entry's own translation page is written.
@@ -183,6 +208,7 @@ impl Default for ModelSwitches {
             cmt_entry_bytes: 9,
             map_entry_bytes: 4,
             mapping_writes: MappingWrites::Flash,
+            merge_read: MergeRead::Page,
             evicted_entry_misfiled: false,
             unwritten_read_maps: false,
             destage: Destage::Lazy,
@@ -211,6 +237,7 @@ impl ModelSwitches {
             cmt_entry_bytes: ((2.0 * bits + sectors) / 8.0).ceil() as u32,
             map_entry_bytes: ((bits + sectors) / 8.0).ceil() as u32,
             mapping_writes: MappingWrites::Never,
+            merge_read: MergeRead::CleanCachedSectors,
             evicted_entry_misfiled: true,
             unwritten_read_maps: true,
             destage: Destage::Eager,

@@ -8,7 +8,7 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
-use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, ProgramTransfer};
+use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, MergeRead, ProgramTransfer};
 use nest_ssd::SsdParams;
 use nest_ssd::presets;
 
@@ -342,6 +342,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("program_transfer"), &m.program_transfer, "a program transfer", &ProgramTransfer::ALL, ProgramTransfer::name, &mut sw.program_transfer);
     choice(cx, &k("cmt_granularity"), &m.cmt_granularity, "a CMT granularity", &CmtGranularity::ALL, CmtGranularity::name, &mut sw.cmt_granularity);
     choice(cx, &k("mapping_writes"), &m.mapping_writes, "a mapping-write policy", &MappingWrites::ALL, MappingWrites::name, &mut sw.mapping_writes);
+    choice(cx, &k("merge_read"), &m.merge_read, "a merge-read size", &MergeRead::ALL, MergeRead::name, &mut sw.merge_read);
     choice(cx, &k("destage"), &m.destage, "a destage policy", &Destage::ALL, Destage::name, &mut sw.destage);
     choice(cx, &k("gc_precedence"), &m.gc_precedence, "a GC precedence", &GcPrecedence::ALL, GcPrecedence::name, &mut sw.gc_precedence);
 }

@@ -119,6 +119,8 @@ pub struct ModelConfig {
     pub map_entry_bytes: Option<u32>,
     /// flash | never
     pub mapping_writes: Option<String>,
+    /// page | clean_cached_sectors
+    pub merge_read: Option<String>,
     pub evicted_entry_misfiled: Option<bool>,
     pub unwritten_read_maps: Option<bool>,
     /// lazy | eager

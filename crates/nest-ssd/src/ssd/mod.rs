@@ -174,7 +174,7 @@ impl Ssd {
         let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, seed, index));
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
-        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled));
+        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled, m.merge_read));
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
             DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager)

@@ -138,13 +138,15 @@ impl Ssd {
 
     /// Writes back the translation pages whose dirty entries the CMT evicted. A cached page is
     /// programmed as it is; evicted single entries are first merged with the page's other
-    /// entries, read from flash (the read MQSim serves even though it never serves the write).
+    /// entries, read from flash (the read MQSim serves even though it never serves the write),
+    /// as many bytes as `merge_read` says.
     fn map_write_backs(&mut self, now: SimTime, out: &mut Outbox) {
         while let Some(tp) = self.cmt.as_mut().and_then(|c| c.write_backs.pop()) {
             if self.params.model.cmt_granularity == CmtGranularity::Entry {
+                let bytes = self.cmt.as_mut().and_then(|c| c.merge_bytes.pop()).expect("a merge size per write-back");
                 self.counters.map_reads += 1;
                 let plane = self.map_plane(tp);
-                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.map_read_bytes(), next: NONE, seq: 0 });
+                let m = self.new_txn(Txn { kind: Kind::MapMerge, class: 0, lpa: NONE, ppa: NONE, plane, owner: tp, bytes, next: NONE, seq: 0 });
                 self.enqueue(now, m, out);
             } else {
                 self.map_write(now, tp, out);

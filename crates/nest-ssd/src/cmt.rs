@@ -13,8 +13,8 @@
 //! Caching single entries, writing a translation page back persists every cached entry of it,
 //! so they are all clean afterwards (MQSim cleans them in the same loop that sizes the merge
 //! read). Each translation page counts its write-backs (`tp_epoch`); an entry is dirty only if it
-//! was dirtied since its page's last write-back (`unit_epoch`): O(1) instead of a scan of the
-//! page's entries.
+//! was dirtied since its page's last write-back (its `dirty` mark holds that count + 1): O(1)
+//! instead of a scan of the page's entries.
 //!
 //! A merge read moves the whole translation page, or (`MergeRead::CleanCachedSectors`, MQSim)
 //! the 512 B sectors holding the page's clean cached entries; for that each page counts its
@@ -35,16 +35,18 @@ pub struct Cmt {
     capacity: u32,
     /// Translation pages, or entry slots.
     lru: LruList,
-    /// Per unit.
+    /// Page mode, per unit: dirty.
     dirty: LazyVec<bool>,
-    /// Entry mode: write-backs per translation page so far, and for each dirty entry its page's
-    /// count when it was dirtied (a later write-back of the page cleaned it).
+    /// Entry mode, per unit: 0 when clean, else 1 + its translation page's write-back count
+    /// when it was dirtied (a later write-back cleaned it). One word, so the check reads the
+    /// unit once (a second per-unit array cost a cache miss per insert); page mode keeps a bool
+    /// (a word per translation page grew the 10,000-drive run by 20 MB).
+    dirty_mark: LazyVec<u32>,
+    /// Entry mode: write-backs per translation page so far.
     tp_epoch: LazyVec<u32>,
-    unit_epoch: LazyVec<u32>,
     /// `MergeRead::CleanCachedSectors`: per translation page and sector (`sectors` each), the
-    /// cached entries and the dirty ones among them.
-    sector_cached: LazyVec<u16>,
-    sector_dirty: LazyVec<u16>,
+    /// cached entries (low 16 bits) and the dirty ones among them (high 16 bits): one load.
+    sector_counts: LazyVec<u32>,
     sectors: u32,
     /// Bytes of one entry on flash (which sector of its page an entry is in).
     flash_entry_bytes: u32,
@@ -132,11 +134,10 @@ impl Cmt {
             mapping_writes,
             capacity,
             lru: LruList::new(units),
-            dirty: LazyVec::new(units, false),
+            dirty: LazyVec::new(if indexed > 0 { 0 } else { units }, false),
+            dirty_mark: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
             tp_epoch: LazyVec::new(if indexed > 0 { tpages } else { 0 }, 0),
-            unit_epoch: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
-            sector_cached: LazyVec::new(if indexed > 0 && merge_read == MergeRead::CleanCachedSectors { tpages * sectors as usize } else { 0 }, 0),
-            sector_dirty: LazyVec::new(if indexed > 0 && merge_read == MergeRead::CleanCachedSectors { tpages * sectors as usize } else { 0 }, 0),
+            sector_counts: LazyVec::new(if indexed > 0 && merge_read == MergeRead::CleanCachedSectors { tpages * sectors as usize } else { 0 }, 0),
             sectors,
             flash_entry_bytes: page_size / entries_per_page,
             index: SparseTable::new(indexed),
@@ -215,15 +216,31 @@ impl Cmt {
     /// Unit `u`, holding `lpa`'s entry, now differs from flash.
     #[inline]
     fn mark_dirty(&mut self, u: u32, lpa: u32) {
-        if self.granularity == CmtGranularity::Entry {
-            let tp = self.tpage(lpa);
-            if !self.sector_dirty.is_empty() && !self.is_dirty(u, tp) {
-                let i = self.sector_slot(lpa);
-                self.sector_dirty[i] += 1;
+        match self.granularity {
+            CmtGranularity::TranslationPage => self.dirty[u as usize] = true,
+            CmtGranularity::Entry => {
+                let mark = self.mark_of(self.tpage(lpa));
+                if !self.sector_counts.is_empty() && self.dirty_mark[u as usize] != mark {
+                    let i = self.sector_slot(lpa);
+                    self.sector_counts[i] += DIRTY_ONE;
+                }
+                self.dirty_mark[u as usize] = mark;
             }
-            self.unit_epoch[u as usize] = self.tp_epoch[tp as usize];
         }
-        self.dirty[u as usize] = true;
+    }
+
+    /// Entry mode: the mark of an entry dirtied now in translation page `tp`.
+    #[inline]
+    fn mark_of(&self, tp: u32) -> u32 {
+        self.tp_epoch[tp as usize].wrapping_add(1).max(1)
+    }
+
+    #[inline]
+    fn clear_dirty(&mut self, u: u32) {
+        match self.granularity {
+            CmtGranularity::TranslationPage => self.dirty[u as usize] = false,
+            CmtGranularity::Entry => self.dirty_mark[u as usize] = 0,
+        }
     }
 
     /// `lpa`'s (translation page, sector) place in the per-sector counts.
@@ -236,15 +253,16 @@ impl Cmt {
 
     /// Bytes the merge read of translation page `tp` moves, and its dirty entries counted clean.
     fn merge_read(&mut self, tp: u32) -> u32 {
-        if self.sector_dirty.is_empty() {
+        if self.sector_counts.is_empty() {
             return self.page_size;
         }
         let base = (tp * self.sectors) as usize;
         let mut n = 0;
         for i in base..base + self.sectors as usize {
-            n += (self.sector_cached[i] > self.sector_dirty[i]) as u32;
-            if self.sector_dirty[i] != 0 {
-                self.sector_dirty[i] = 0;
+            let c = self.sector_counts[i];
+            n += (c & 0xffff > c >> 16) as u32;
+            if c >> 16 != 0 {
+                self.sector_counts[i] = c & 0xffff;
             }
         }
         n * 512
@@ -254,7 +272,13 @@ impl Cmt {
     /// dirtied, and not written back with its page since.
     #[inline]
     fn is_dirty(&self, u: u32, tp: u32) -> bool {
-        self.dirty[u as usize] && (self.granularity == CmtGranularity::TranslationPage || self.unit_epoch[u as usize] == self.tp_epoch[tp as usize])
+        match self.granularity {
+            CmtGranularity::TranslationPage => self.dirty[u as usize],
+            CmtGranularity::Entry => {
+                let d = self.dirty_mark[u as usize];
+                d != 0 && d == self.mark_of(tp)
+            }
+        }
     }
 
     /// `lpa`'s entry arrived from flash (with its whole translation page in page mode). A
@@ -276,16 +300,15 @@ impl Cmt {
                         let old = std::mem::replace(&mut self.slot_lpa[v as usize], NONE);
                         self.index.set(old as usize, 0);
                         self.free.push(v);
-                        if !self.sector_cached.is_empty() {
+                        if !self.sector_counts.is_empty() {
                             let (i, d) = (self.sector_slot(old), self.is_dirty(v, self.tpage(old)));
-                            self.sector_cached[i] -= 1;
-                            self.sector_dirty[i] -= d as u16;
+                            self.sector_counts[i] -= 1 + d as u32 * DIRTY_ONE;
                         }
                         self.tpage(old)
                     }
                 };
                 let dirty = self.is_dirty(v, tp);
-                self.dirty[v as usize] = false;
+                self.clear_dirty(v);
                 if dirty {
                     let tp = match &mut self.misfiled {
                         Some(bits) => {
@@ -314,9 +337,9 @@ impl Cmt {
                 let s = self.free.pop().expect("a slot was freed above");
                 self.slot_lpa[s as usize] = lpa;
                 self.index.set(lpa as usize, s + 1);
-                if !self.sector_cached.is_empty() {
+                if !self.sector_counts.is_empty() {
                     let i = self.sector_slot(lpa);
-                    self.sector_cached[i] += 1;
+                    self.sector_counts[i] += 1;
                 }
                 s
             }
@@ -330,7 +353,7 @@ impl Cmt {
         if dirty {
             self.mark_dirty(u, lpa);
         } else {
-            self.dirty[u as usize] = false;
+            self.clear_dirty(u);
         }
     }
 
@@ -343,6 +366,9 @@ impl Cmt {
         }
     }
 }
+
+/// One dirty entry in a `sector_counts` word.
+const DIRTY_ONE: u32 = 1 << 16;
 
 /// `lpa`'s bit in its word of a one-bit-per-LPA set.
 #[inline]

@@ -182,18 +182,13 @@ def test_4k_70_30_reference_run_has_no_multi_ms_read_stall(cli, tmp_path):
     assert read["lat_us"]["max"] < 2 * 2910.6, read["lat_us"]
 
 
-def _mqsim_reference(path: Path, scenario: int) -> dict:
-    """{flow: {"mean": µs, "p99": µs}} of one scenario of MQSim's percentiles.txt (ALL rows)."""
-    import re
-    out, current = {}, None
-    for line in path.read_text().splitlines():
-        m = re.match(r"== scenario (\d+)", line)
-        if m:
-            current = int(m.group(1))
-        m = re.match(r"\s*flow (\d+) ALL: .*mean=([\d.]+)us .*p99=([\d.]+) ", line)
-        if m and current == scenario:
-            out[int(m.group(1))] = {"mean": float(m.group(2)), "p99": float(m.group(3))}
-    return out
+def _parse_percentiles():
+    """scripts/mqsim_compare.py's reader of MQSim's percentiles.txt."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("mqsim_compare", ROOT / "scripts" / "mqsim_compare.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parse_percentiles
 
 
 def test_compat_scenario_2_agrees_with_mqsims_reference(cli, tmp_path):
@@ -212,7 +207,7 @@ def test_compat_scenario_2_agrees_with_mqsims_reference(cli, tmp_path):
     cli("run", "--mqsim", mq / "ssdconfig.xml", mq / "workload.xml", "--scenario", "2", "--compat",
         "--trace-dir", SHARED / "traces" / "mqsim_tpcc_small", "--set", "output.requests=false", "-o", out, check=0)
     s = json.loads((out / "scenario2" / "summary.json").read_text())
-    want = _mqsim_reference(ref, 2)
+    want = {flow: ops["all"] for flow, ops in _parse_percentiles()(ref)[2].items()}
     got = {0: s["classes"]["urgent"]["all"]["lat_us"], 1: s["classes"]["high"]["all"]["lat_us"]}
     for flow in (0, 1):
         assert abs(got[flow]["mean"] / want[flow]["mean"] - 1) < 0.10, (flow, got[flow], want[flow])

@@ -181,10 +181,11 @@ impl<E: Copy> PendingEvents<E> for QuadHeap<E> {
 /// same time with a later `seq`) and popping takes the earliest slot's head (the bitmap is
 /// scanned only when a slot empties) — no sift through a heap. Slots are lists threaded
 /// through one pool of nodes (reused newest-first, so they stay in cache) rather than a vector
-/// each, which kept a sparse calendar (storage runs) cache-cold. Events further ahead (timers, flash operations), and events that would land in
-/// the middle of an already long slot (thousands of packets within microseconds), go to the
-/// heap instead, so no operation walks far; a pop takes the smaller of the two heads. Ordering
-/// is by the full `(time, seq)` key everywhere, so the pop order is exactly a single heap's.
+/// each, which kept a sparse calendar (storage runs) cache-cold. Events further ahead (timers,
+/// flash operations), and events that would land in the middle of an already long slot
+/// (thousands of packets within microseconds), go to the heap instead, so no operation walks
+/// far; a pop takes the smaller of the two heads. Ordering is by the full `(time, seq)` key
+/// everywhere, so the pop order is exactly a single heap's.
 pub struct CalendarQueue<E: Copy> {
     /// First and last node of each slot's list (`NIL` when empty), its length and the last
     /// one's time.

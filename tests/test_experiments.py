@@ -305,8 +305,18 @@ def test_e2e_throughput_measures_three_points_and_both_transports(cli, tmp_path)
 
 
 def test_e2e_latency_orders_classes_under_qtcp_only(cli, tmp_path):
-    _run_claims(cli, tmp_path / "e2el", "e2e-latency", ("qtcp-ordered", "dctcp-unordered", "completed-latency", "conservation"),
-                ("storage-delay", "qtcp-halves"))
+    out = tmp_path / "e2el"
+    by_id = _run_claims(cli, out, "e2e-latency", ("qtcp-ordered", "dctcp-unordered", "completed-latency",
+                                                  "transient-urgent-high-first", "conservation"),
+                        ("storage-delay", "qtcp-halves", "transient-qtcp-four-classes", "transient-dctcp-medium-worse"))
+    # Fig 5.8's episode: four classes, three seeds per transport, all 180 Gb/s on the client's uplink.
+    assert "seed" in by_id["transient-qtcp-four-classes"]["measured"]
+    for seed in (1, 2, 3):
+        s = json.loads((out / f"transient-dctcp-s{seed}" / "summary.json").read_text())
+        assert s["seed"] == seed and set(s["classes"]) == {"urgent", "high", "medium", "low"}
+        assert s["classes"]["urgent"]["all"]["ios"] > 1000
+        assert s["classes"]["high"]["passed_gbps"]["host"]["write"] > 25  # High (30 Gb/s) is carried
+        assert s["classes"]["low"]["passed_gbps"]["host"]["write"] < 60  # Low (90 Gb/s) is not
 
 
 def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
@@ -320,10 +330,17 @@ def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
 def test_pm_priority_measures_both_cases(cli, tmp_path):
     out = tmp_path / "pmp"
     by_id = _run_claims(cli, out, "pm-priority", ("pm-no-queueing", "pm-flows-without-priority", "pm-one-qp", "pm-intensity",
-                                                  "buffer-reserve", "conservation", "conservation-lossy"),
-                        ("pm-with-priority", "pm-without-priority", "pm-improvement", "storage-cost", "incast-1-12"))
-    for cid in ("pm-flows-without-priority", "buffer-reserve"):
+                                                  "buffer-reserve", "storage-latency-order", "conservation", "conservation-lossy"),
+                        ("pm-with-priority", "pm-without-priority", "pm-improvement", "storage-cost", "incast-1-12",
+                         "storage-latency-slight", "storage-latency-size"))
+    for cid in ("pm-flows-without-priority", "buffer-reserve", "storage-latency-order"):
         assert by_id[cid]["ablation"]["holds"] is False, by_id[cid]
+    # Fig 4.27's runs: e2e-latency's applications (40 Gb/s each) beside 10 % PM, priority on and off, per seed.
+    for seed in (1, 2, 3):
+        lat_on = json.loads((out / f"latency-priority-s{seed}" / "summary.json").read_text())
+        lat_off = json.loads((out / f"latency-no-priority-s{seed}" / "summary.json").read_text())
+        assert lat_on["seed"] == lat_off["seed"] == seed and lat_off["config"]["qos"]["network"] == "ignore"
+        assert lat_on["config"]["workload"][0]["arrival"]["bandwidth"] == "40Gbps"
     on = json.loads((out / "write-priority" / "summary.json").read_text())
     off = json.loads((out / "write-no-priority" / "summary.json").read_text())
     one_qp = json.loads((out / "write-no-priority-one-qp" / "summary.json").read_text())

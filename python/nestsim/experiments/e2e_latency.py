@@ -12,11 +12,22 @@ flash sustains more than the client link carries). The storage-delay claim is th
 on a run as the thesis describes it (4.5.3: 1–5 s, bottlenecks in the network *and* at the
 storage end): QTCP for 1 s on six servers, whose flash sustains less than the link carries once
 their caches have filled, with Linux's NVMe-oF queue size of 128 commands per submission queue.
+
+Four classes in a transient congestion episode (thesis 5.6.3, Fig 5.8b–c): an Urgent SCM
+application (4 KiB Poisson accesses, half reads, to an Optane-class SSD in h1, over QRDMA) beside
+High, Medium and Low writing 30, 60 and 90 Gb/s (the thesis reverses 4.5.3's order here; it
+does not say reads or writes — writes, as in the runs above, put all 180 Gb/s on the client's
+uplink, which makes the congestion episode; half reads would offer 90 Gb/s each way and congest
+nothing). The thesis gives High and Urgent "fewer requests with smaller sizes" but no ranges:
+High takes 4.5.3's smallest range (5–30 blocks), Medium 13–75, Low the largest (17–98) — an
+assumption. The thesis' episode lasts 2 s; these runs last 300 ms (the order of the classes'
+backlogs is set in the first tens of ms; their size grows with the episode), on three seeds.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from statistics import mean
 from typing import Dict, List
 
 from ..claims import Claim, ablation, write_claims
@@ -33,6 +44,13 @@ CLASSES = ["high", "medium", "low"]
 WARMUP_S = 0.03
 #: The storage-bound run: servers, length, NVMe submission-queue depth (nvme-tcp's queue_size).
 STORAGE_BOUND = {"servers": 6, "duration": "1s", "sq_depth": 128}
+#: Fig 5.8b–c: the four-class transient episode (see the module's text).
+TRANSIENT_APPS = [("app-high", "high", "30Gbps", (5, 30)), ("app-medium", "medium", "60Gbps", (13, 75)),
+                  ("app-low", "low", "90Gbps", (17, 98))]
+TRANSIENT_SCM = {"name": "app-urgent", "host": E.CLIENT, "device": "scm", "class": "urgent", "read_fraction": 0.5,
+                 "arrival": {"kind": "poisson", "bandwidth": "2Gbps"}, "size": {"dist": "fixed", "bytes": "4KiB"}}
+TRANSIENT = {"duration": "300ms", "seeds": (1, 2, 3), "read_fraction": 0.0}
+FOUR = ["urgent"] + CLASSES
 
 
 def apps(rate: str = "40Gbps", same_sizes: bool = False) -> list:
@@ -70,11 +88,50 @@ def _storage_bound() -> dict:
                           duration=STORAGE_BOUND["duration"], warmup=f"{WARMUP_S * 1000:.0f}ms", transport="qtcp")
 
 
+def _transient(cc: str, seed: int) -> dict:
+    devices = E.ssd_devices(E.SERVERS) + [{"name": "scm", "kind": "ssd", "preset": "optane", "server": E.PM_SERVER}]
+    w = E.storage_workloads(TRANSIENT["read_fraction"], apps=TRANSIENT_APPS) + [dict(TRANSIENT_SCM)]
+    return E.e2e_scenario(f"e2e-latency-transient-{cc}", w, devices, E.SERVERS, duration=TRANSIENT["duration"],
+                          warmup=f"{WARMUP_S * 1000:.0f}ms", transport=cc, seed=seed)
+
+
+def _transient_claims(runs: dict) -> List[Claim]:
+    """Fig 5.8b–c: QTCP orders all four classes during the episode; DCTCP does not."""
+    src = "thesis 5.6.3, Fig 5.8b–c"
+    seeds = TRANSIENT["seeds"]
+    p = lambda cc, s, c, k="p50": runs[f"transient-{cc}-s{s}"]["classes"][c]["all"]["lat_us"][k]
+    four = lambda cc: all(p(cc, s, a, k) < p(cc, s, b, k) for s in seeds for k in ("p50", "p99") for a, b in zip(FOUR, FOUR[1:]))
+    shown = lambda cc, k="p50": "; ".join(" / ".join(f"{p(cc, s, c, k) / 1e3:.3g}" for c in FOUR) for s in seeds) + \
+        f" ms ({k}, U/H/M/L, per seed)"
+    medium_worse = all(p("dctcp", s, "medium") > p("dctcp", s, "low") for s in seeds)
+    first = lambda cc: all(p(cc, s, "urgent") < p(cc, s, "high") < min(p(cc, s, "medium"), p(cc, s, "low")) for s in seeds)
+    gbps = {c: mean(runs[f"transient-dctcp-s{s}"]["classes"][c]["passed_gbps"]["host"]["all"] for s in seeds) for c in CLASSES}
+    offered = {c: float(r.removesuffix("Gbps")) for _, c, r, _ in TRANSIENT_APPS}
+    return [
+        Claim("transient-qtcp-four-classes", src, "In a transient congestion episode QTCP differentiates all four classes: "
+              "Urgent < High < Medium < Low", "p50 and p99 ordered on every seed", f"{shown('qtcp')}; {shown('qtcp', 'p99')}",
+              four("qtcp"), ablation=ablation("DCTCP", four("dctcp"))),
+        Claim("transient-dctcp-medium-worse", src, "With DCTCP the episode is not differentiated: Medium does far worse than Low",
+              "DCTCP p50 Medium > Low on every seed", shown("dctcp"), medium_worse,
+              why=None if medium_worse else
+              "DCTCP shares the link about equally among the connections, so the class offering the most beyond its share "
+              "queues the most at the host: carried (mean of the seeds) " + " / ".join(f"{gbps[c]:.1f}" for c in CLASSES) +
+              " Gb/s (H/M/L) against offered " + " / ".join(f"{offered[c]:.0f}" for c in CLASSES) + "; Low's backlog grows "
+              f"at {offered['low'] - gbps['low']:.0f} Gb/s, Medium's at {offered['medium'] - gbps['medium']:.0f}. Medium "
+              "worse than Low would need Medium to carry less than Low, which equal sharing does not give; the thesis does "
+              "not give its shares or sizes for this run"),
+        Claim("transient-urgent-high-first", src, "Under either transport Urgent and High keep their differentiation "
+              "(fewer, smaller requests)", "p50 Urgent < High < Medium and Low, QTCP and DCTCP, every seed",
+              f"QTCP {shown('qtcp')}; DCTCP {shown('dctcp')}", first("qtcp") and first("dctcp")),
+    ]
+
+
 def run_experiment(out_dir: Path) -> dict:
     scenarios = {cc: E.e2e_scenario(f"e2e-latency-{cc}", E.storage_workloads(0.0, apps=apps()), E.ssd_devices(E.SERVERS),
                                     E.SERVERS, duration="100ms", warmup=f"{WARMUP_S * 1000:.0f}ms", transport=cc)
                  for cc in ("qtcp", "dctcp")}
     scenarios["storage-bound"] = _storage_bound()
+    scenarios.update({f"transient-{cc}-s{seed}": _transient(cc, seed) for cc in ("qtcp", "dctcp") for seed in TRANSIENT["seeds"]})
     runs = run_all(out_dir, scenarios)
     res = {cc: measure(out_dir / cc, s, WARMUP_S) for cc, s in runs.items()}
     q, d = res["qtcp"], res["dctcp"]
@@ -124,5 +181,6 @@ def run_experiment(out_dir: Path) -> dict:
         "bottleneck, its queues build up over the run and device-level WRR orders them "
         f"({_fmt(sb, 'storage_us', 1e-3, 'ms')}; NVMe queue size {STORAGE_BOUND['sq_depth']}). The thesis' 60 µs / 100 µs "
         "/ 0.7–1.5 ms needs a storage end loaded just at its capacity, which it does not state"))
+    claims += _transient_claims(runs)
     claims.append(conservation_claim(runs, "SPEC §5"))
     return write_claims(out_dir, "e2e-latency", claims)

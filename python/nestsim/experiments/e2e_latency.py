@@ -96,7 +96,8 @@ def _transient(cc: str, seed: int) -> dict:
 
 
 def _transient_claims(runs: dict) -> List[Claim]:
-    """Fig 5.8b–c: QTCP orders all four classes during the episode; DCTCP does not."""
+    """Fig 5.8b–c (the thesis: QTCP orders all four classes during the episode, DCTCP leaves Medium
+    far worse than Low)."""
     src = "thesis 5.6.3, Fig 5.8b–c"
     seeds = TRANSIENT["seeds"]
     p = lambda cc, s, c, k="p50": runs[f"transient-{cc}-s{s}"]["classes"][c]["all"]["lat_us"][k]

@@ -130,7 +130,9 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     out = tmp_path / "rf"
     # The split is the rule's own (eq. 4.5's fixed point at the measured α and RTTs), whatever
     # the verdict on the paper's 1 : 2 : 3.
-    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased", "rule-fixed-point"))
+    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased", "rule-fixed-point", "slack-while-congested"))
+    wc = json.loads((out / "b-qtcp-tor-while-congested" / "summary.json").read_text())
+    assert wc["config"]["network"]["qtcp"]["slack"] == "while_congested"
     # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
     dctcp = json.loads((out / "a-dctcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
     qtcp = json.loads((out / "b-qtcp-tor" / "summary.json").read_text())["network"]["flows"]["app9"]["throughput_gbps"]
@@ -163,7 +165,7 @@ def test_qtcp_fixed_point_from_python():
 
 def test_qrdma_bandwidth_dcqcn_equal_and_lossless(cli, tmp_path):
     out = tmp_path / "qr"
-    _run_claims(cli, out, "qrdma-bandwidth", ("dcqcn-equal", "roce-lossless", "incast-lossless"))
+    _run_claims(cli, out, "qrdma-bandwidth", ("dcqcn-equal", "roce-lossless", "incast-lossless", "slack-while-congested"))
     # QRDMA orders the classes even where the ratio falls short of 1:2:3.
     f = json.loads((out / "qrdma" / "summary.json").read_text())["network"]["flows"]
     assert f["app3"]["throughput_gbps"] < f["app6"]["throughput_gbps"] < f["app9"]["throughput_gbps"]

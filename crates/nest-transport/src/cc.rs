@@ -2,7 +2,7 @@
 //! deadline-weighted penalty. Pure functions of a flow's state, kept apart from the ACK
 //! clocking in `lib.rs` so each reads like its paper.
 
-use crate::params::{Cc, QtcpParams, Target};
+use crate::params::{Cc, QtcpParams, Slack, Target};
 use crate::flow::Flow;
 use nest_core::SimTime;
 
@@ -55,6 +55,24 @@ pub fn update_quality(f: &mut Flow, now: SimTime, qp: &QtcpParams, share: f64, l
         }
         _ => {}
     }
+}
+
+/// The factor of an ECN-echo (CNP) cut under QTCP's slack rule: with
+/// [`Slack::WhileCongested`] the quality factor acts in its own step ([`slack_scale`]), so the
+/// cut is DCTCP's (DCQCN's).
+pub fn mark_cut(f: &Flow, now: SimTime, mss: f64, qp: &QtcpParams) -> f64 {
+    match (qp.slack, f.spec.cc) {
+        (Slack::WhileCongested, Cc::Qtcp | Cc::Qrdma) => 1.0 - f.s.alpha / 2.0,
+        _ => cut_factor(f, now, mss),
+    }
+}
+
+/// [`Slack::WhileCongested`]: at an update interval while α > ε, a QTCP/QRDMA flow with slack
+/// (Q < 1) scales its window or rate by Q (analytic model eq. 12; QTCP Fig 8's last step).
+pub fn slack_scale(f: &Flow, qp: &QtcpParams) -> Option<f64> {
+    let q = f.s.quality.q;
+    let applies = qp.slack == Slack::WhileCongested && matches!(f.spec.cc, Cc::Qtcp | Cc::Qrdma);
+    (applies && q < 1.0 && f.s.alpha > qp.epsilon).then_some(q.max(0.0))
 }
 
 /// The multiplicative factor applied to the window on an ECN-echo (once per window).

@@ -36,7 +36,7 @@ use flow::{Flow, FlowStats, Receiver, Sender};
 use nest_core::SimTime;
 use nest_net::packet::{Packet, PacketKind};
 use nest_net::{Fabric, NetEvent, NetScheduler};
-pub use params::{Cc, DcqcnParams, FlowSpec, QtcpParams, Target, TcpParams};
+pub use params::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TpEvent {

@@ -172,11 +172,38 @@ pub struct QtcpParams {
     /// Interference adaptation (QTCP Fig 8): re-estimate C when Q leaves 1 ± σ.
     pub interference: bool,
     pub sigma: f64,
+    /// When a flow with slack (Q < 1) gives it back.
+    pub slack: Slack,
+    /// "Congested" for [`Slack::WhileCongested`]: α above this (the analytic model's ε).
+    pub epsilon: f64,
 }
 
 impl Default for QtcpParams {
     fn default() -> Self {
-        QtcpParams { gamma: 15.0 / 16.0, bottleneck_bps: 10e9, interference: false, sigma: 0.05 }
+        QtcpParams { gamma: 15.0 / 16.0, bottleneck_bps: 10e9, interference: false, sigma: 0.05, slack: Slack::OnMark, epsilon: 1e-3 }
+    }
+}
+
+/// When QTCP's quality factor scales a window with slack (Q < 1). The sources read both ways:
+/// thesis eq. 4.5 / QTCP eq. 6 branch on "ECN" (SPEC §4's reading, the default); the analytic
+/// model's eq. 12 branches on α > ε, i.e. every update interval while congestion lasts, and QTCP
+/// Fig 8 applies `if (Q < 1) W = W·Q` as a step of its own after DCTCP's cut.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Slack {
+    /// W ← W·(1−α/2)·Q at a marked window only; between marks the window grows as DCTCP's.
+    OnMark,
+    /// The ECN cut is DCTCP's W·(1−α/2); and at every update interval (≈ RTT; QRDMA: each α
+    /// update) while α > ε, a flow with slack scales its window (rate) by Q.
+    WhileCongested,
+}
+
+impl Slack {
+    pub const ALL: [Slack; 2] = [Slack::OnMark, Slack::WhileCongested];
+    pub fn name(self) -> &'static str {
+        match self {
+            Slack::OnMark => "on_mark",
+            Slack::WhileCongested => "while_congested",
+        }
     }
 }
 

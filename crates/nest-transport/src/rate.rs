@@ -27,7 +27,7 @@ impl Transports {
         if p.clamp_target {
             fl.s.rate.rt = fl.s.rate.rc;
         }
-        let factor = cc::cut_factor(fl, now, mss);
+        let factor = cc::mark_cut(fl, now, mss, &self.qtcp);
         fl.s.rate.rc = (fl.s.rate.rc * factor).max(p.min_rate);
         fl.s.alpha = (1.0 - p.g) * fl.s.alpha + p.g;
         fl.s.rate.timer_stage = 0;
@@ -55,6 +55,12 @@ impl Transports {
         if fl.spec.cc == Cc::Qrdma {
             let class_fct = self.class_fct_ewma[fl.spec.class as usize];
             cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
+            // The slack step scales the recovery target too: with RT kept, fast recovery would
+            // climb back to the rate the flow had before (what on_mark's cut runs into).
+            if let Some(s) = cc::slack_scale(fl, &self.qtcp) {
+                fl.s.rate.rc = (fl.s.rate.rc * s).max(self.dcqcn.min_rate);
+                fl.s.rate.rt = (fl.s.rate.rt * s).max(fl.s.rate.rc);
+            }
         }
         fl.s.win_acked = 0;
         fl.s.win_marked = 0;

@@ -72,6 +72,10 @@ impl Transports {
                     let share = class_share(&self.class_ratio, &self.class_active, fl);
                     let class_fct = self.class_fct_ewma[fl.spec.class as usize];
                     cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
+                    if let Some(s) = cc::slack_scale(fl, &self.qtcp) {
+                        fl.s.win.cwnd = (fl.s.win.cwnd * s).max(self.tcp.min_cwnd as f64 * mss);
+                        fl.s.win.ssthresh = fl.s.win.cwnd;
+                    }
                 }
                 fl.s.win_acked = 0;
                 fl.s.win_marked = 0;
@@ -79,7 +83,7 @@ impl Transports {
                 fl.s.win.win_end = fl.s.snd_nxt;
             }
             if ece && fl.s.snd_una > fl.s.win.cwr_end {
-                let factor = cc::cut_factor(fl, now, mss);
+                let factor = cc::mark_cut(fl, now, mss, &self.qtcp);
                 let floor = self.tcp.min_cwnd as f64 * mss;
                 fl.s.win.cwnd = (fl.s.win.cwnd * factor).max(floor);
                 fl.s.win.ssthresh = fl.s.win.cwnd;

@@ -7,7 +7,7 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
-use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Target, TcpParams};
+use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
 
 /// Everything the model needs to build the fabric and its transports.
 #[derive(Debug, Clone)]
@@ -139,6 +139,12 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             cx.err("network.qtcp.sigma", format!("must be in [0, 1), got {s}"));
         }
         qtcp.sigma = s;
+    }
+    if let Some(v) = &n.qtcp.slack {
+        match Slack::ALL.iter().find(|x| x.name() == v) {
+            Some(&x) => qtcp.slack = x,
+            None => cx.err("network.qtcp.slack", format!("'{v}' is not on_mark or while_congested")),
+        }
     }
     let sample_ports = match n.sample_ports.as_deref() {
         None | Some("switches") => SamplePorts::Switches,

@@ -253,6 +253,15 @@ fn a_switch_without_buffer_is_refused() {
 }
 
 #[test]
+fn qtcps_slack_rule_is_named_or_refused() {
+    let net = |v: &str| format!("{GOOD}[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n[network.qtcp]\nslack = \"{v}\"\n");
+    let r = check(&net("while_congested")).unwrap();
+    assert_eq!(r.network.as_ref().unwrap().qtcp.slack, nest_transport::Slack::WhileCongested);
+    let e = check(&net("always")).unwrap_err().to_string();
+    assert!(e.contains("network.qtcp.slack") && e.contains("on_mark or while_congested"), "{e}");
+}
+
+#[test]
 fn a_scenario_that_is_not_utf8_is_named_with_the_line_and_column_of_the_bad_byte() {
     let path = std::env::temp_dir().join(format!("nest-nonutf8-{}.toml", std::process::id()));
     std::fs::write(&path, b"schema = 1\n[run]\n# caf\xe9\n").unwrap();

@@ -108,6 +108,8 @@ pub struct QtcpConfig {
     pub bottleneck: Option<String>,
     pub interference: Option<bool>,
     pub sigma: Option<f64>,
+    /// When a flow with slack gives it back: "on_mark" (default) or "while_congested".
+    pub slack: Option<String>,
 }
 
 /// DCQCN/QRDMA reaction and notification point parameters (defaults: the DCQCN authors' set).

@@ -152,7 +152,7 @@ impl Transports {
         }
         if s.quality.counted_active {
             s.quality.counted_active = false;
-            self.class_active[fl.spec.class as usize] -= 1;
+            self.shares.set(f, fl.spec.class, false);
         }
         let r = &mut fl.r;
         (r.rcv_nxt, r.pending) = (end, 0);
@@ -168,7 +168,7 @@ impl Transports {
         fl.total += bytes;
         if fl.is_throughput_qtcp() && !fl.s.quality.counted_active && !fl.s.finished {
             fl.s.quality.counted_active = true;
-            self.class_active[fl.spec.class as usize] += 1;
+            self.shares.set(f, fl.spec.class, true);
         }
         // Restart parked DCQCN timers on their original grid, with the idle periods applied:
         // α decayed once per period without a CNP, the rate raised once per timer period.

@@ -88,7 +88,7 @@ pub struct Transports {
     /// Target ratio of each class (QTCP) and how many throughput-targeted QTCP flows of the
     /// class are active now: a class's target is shared by its flows (thesis Fig 4.17a).
     class_ratio: Vec<f64>,
-    class_active: Vec<u32>,
+    shares: quality::ClassShares,
     /// QTCP's bottleneck estimate λ, shared by the QTCP flows (interference adaptation moves it).
     pub qtcp_lambda: f64,
     /// Latency-centric classes with finite transfers: the smoothed completion time of the class's
@@ -122,7 +122,8 @@ impl Transports {
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
         let n = flows.len();
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, class_active: vec![0; classes], class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, channels: Channels::new(n), host_has_window_flows: Vec::new(), nic_waiters: Vec::new() })
+        let shares = quality::ClassShares::new(&flows.iter().map(|f| &f.spec).collect::<Vec<_>>(), classes);
+        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, shares, class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, channels: Channels::new(n), host_has_window_flows: Vec::new(), nic_waiters: Vec::new() })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -162,7 +163,7 @@ impl Transports {
                 // A message channel counts towards its class's share only while it has data.
                 if fl.is_throughput_qtcp() && !fl.spec.messages {
                     fl.s.quality.counted_active = true;
-                    self.class_active[fl.spec.class as usize] += 1;
+                    self.shares.set(f, fl.spec.class, true);
                 }
                 if fl.spec.cc.is_rate_based() {
                     // RoCE starts at line rate (or the configured initial rate).
@@ -262,7 +263,7 @@ impl Transports {
         }
         if fl.s.quality.counted_active {
             fl.s.quality.counted_active = false;
-            self.class_active[fl.spec.class as usize] -= 1;
+            self.shares.set(f, fl.spec.class, false);
         }
     }
 

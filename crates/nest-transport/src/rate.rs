@@ -2,7 +2,6 @@
 //! quality factor), the rate-increase timer and byte counter, and the pacer.
 
 use crate::send::{arm_timers, send_segment};
-use crate::quality::class_share;
 use crate::{cc, Cc, Congestion, Scheduler, TpEvent, Transports};
 use nest_core::SimTime;
 use nest_net::Fabric;
@@ -44,7 +43,7 @@ impl Transports {
     /// the bytes acknowledged in the period.
     pub(crate) fn on_alpha_period(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
         let fl = &mut self.flows[f as usize];
-        let share = class_share(&self.class_ratio, &self.class_active, fl);
+        let share = self.shares.share(&self.class_ratio, f, &fl.spec);
         if fl.s.finished {
             return;
         }

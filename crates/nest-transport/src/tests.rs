@@ -355,12 +355,12 @@ fn an_idle_qtcp_channel_does_not_count_towards_its_class_share() {
     let mut q = Queue::default();
     tp.start(&fabric, &mut q);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_us(1));
-    assert_eq!(tp.class_active[0], 0, "nothing pushed yet");
+    assert_eq!(tp.shares.class_active[0], 0, "nothing pushed yet");
     tp.send_message(SimTime::from_us(1), 0, 1_000_000, msg(0), &mut fabric, &mut q);
-    assert_eq!(tp.class_active[0], 1);
+    assert_eq!(tp.shares.class_active[0], 1);
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(5));
     assert_eq!(tp.flows[0].s.snd_una, 1_000_000);
-    assert_eq!(tp.class_active[0], 0, "drained channel no longer active");
+    assert_eq!(tp.shares.class_active[0], 0, "drained channel no longer active");
 }
 
 #[test]

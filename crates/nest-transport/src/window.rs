@@ -4,7 +4,6 @@
 
 use crate::flow::Flow;
 use crate::send::{arm_timers, send_segment};
-use crate::quality::class_share;
 use crate::{cc, Cc, Scheduler, TpEvent, Transports};
 use nest_core::SimTime;
 use nest_net::packet::{flag, Packet};
@@ -54,7 +53,7 @@ impl Transports {
             if fl.spec.messages && fl.s.snd_una >= fl.total && fl.s.quality.counted_active {
                 // An idle channel stops diluting its class's share until it has data again.
                 fl.s.quality.counted_active = false;
-                self.class_active[fl.spec.class as usize] -= 1;
+                self.shares.set(f, fl.spec.class, false);
             }
             if fl.spec.cc.is_rate_based() {
                 if fl.all_acked(now) {
@@ -69,7 +68,7 @@ impl Transports {
             if fl.s.snd_una > fl.s.win.win_end {
                 fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
                 if fl.spec.cc == Cc::Qtcp {
-                    let share = class_share(&self.class_ratio, &self.class_active, fl);
+                    let share = self.shares.share(&self.class_ratio, f, &fl.spec);
                     let class_fct = self.class_fct_ewma[fl.spec.class as usize];
                     cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
                     if let Some(s) = cc::slack_scale(fl, &self.qtcp) {

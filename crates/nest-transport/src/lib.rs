@@ -85,8 +85,8 @@ pub struct Transports {
     pub qtcp: QtcpParams,
     pub dcqcn: DcqcnParams,
     pub flows: Vec<Flow>,
-    /// Target ratio of each class (QTCP) and how many throughput-targeted QTCP flows of the
-    /// class are active now: a class's target is shared by its flows (thesis Fig 4.17a).
+    /// Target ratio of each class (QTCP), and which active throughput-targeted flows share a
+    /// class's target: those leaving or entering the same host (thesis Fig 4.17a).
     class_ratio: Vec<f64>,
     shares: quality::ClassShares,
     /// QTCP's bottleneck estimate λ, shared by the QTCP flows (interference adaptation moves it).

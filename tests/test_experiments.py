@@ -142,7 +142,9 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
     out = tmp_path / "df"
     _run_claims(cli, out, "dctcp-friendliness", ("before", "back-off", "recover", "class-target-shared",
-                                                 "rule-fixed-point", "rule-fixed-point-second-flow"))
+                                                 "rule-fixed-point", "rule-fixed-point-second-flow", "slack-while-congested"))
+    s = json.loads((out / "dctcp-joins-while-congested" / "summary.json").read_text())
+    assert s["config"]["network"]["qtcp"] == {"interference": True, "sigma": 0.05, "slack": "while_congested"}
 
 
 def test_qtcp_fixed_point_from_python():

@@ -1,5 +1,6 @@
 import csv
 import json
+import re
 
 from conftest import assert_report_renders
 
@@ -328,7 +329,6 @@ def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
     by_id = _run_claims(cli, out, "uncoordinated-qos", ("coordinated-app1-best", "uncoordinated-inversion-is-the-cause",
                                                         "conservation"), ("uncoordinated-app1-worst",))
     # App1 ends worst by both tails whatever the App2/App3 order (which sits within a few %).
-    import re
     tails = {a: (float(st), float(e2e)) for a, st, e2e in
              re.findall(r"(App\d) p99 storage ([\d.]+) ms, E2E ([\d.]+) ms", by_id["uncoordinated-app1-worst"]["measured"])}
     assert len(tails) == 3 and all(tails["App1"][k] > max(tails["App2"][k], tails["App3"][k]) for k in (0, 1)), tails

@@ -20,8 +20,9 @@ does not say reads or writes — writes, as in the runs above, put all 180 Gb/s 
 uplink, which makes the congestion episode; half reads would offer 90 Gb/s each way and congest
 nothing). The thesis gives High and Urgent "fewer requests with smaller sizes" but no ranges:
 High takes 4.5.3's smallest range (5–30 blocks), Medium 13–75, Low the largest (17–98) — an
-assumption. The thesis' episode lasts 2 s; these runs last 300 ms (the order of the classes'
-backlogs is set in the first tens of ms; their size grows with the episode), on three seeds.
+assumption. The thesis' episode lasts 2 s; these runs last 300 ms, on three seeds (assumed:
+the classes' shares of the link, which order their backlogs, settle well within 300 ms; the
+backlogs' size grows with the episode).
 """
 
 from __future__ import annotations

@@ -296,7 +296,7 @@ def _fig427_claims(r: dict) -> List[Claim]:
               f"mean Gb/s without → with priority {_fmt(g_off)} → {_fmt(g_on)}. In this overloaded window a class's latency "
               "is its backlog at the host, which grows with what it offers beyond what it carries, so a class whose share "
               "hardly moves (here Medium) keeps its latency; the thesis does not give its shares. Its absolute p90s "
-              "(10 / 13 ms) also depend on the episode's length, which it does not state (here 100 ms)"),
+              f"(10 / 13 ms) also depend on the episode's length, which it does not state (here {LATENCY_RUN})"),
         Claim("storage-latency-order", src, "With PM priority the storage classes keep their differentiation: p90 High < "
               "Medium < Low", "ordered on every seed", p90s("on"), ordered("on"),
               ablation=ablation("DCTCP (no quality factor), PM priority on", ordered("dctcp"))),

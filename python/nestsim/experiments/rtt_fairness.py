@@ -74,6 +74,7 @@ def run_experiment(out_dir: Path) -> dict:
     # eq. 4.5's fixed point is the default rule's (on_mark): the while-congested runs are judged apart.
     ruled = [tag for tag in runs if not tag.endswith("-while-congested")]
     pred = {tag: eq45_split(means[tag], runs[tag][1], ratios[tag]) for tag in ruled}
+    wc = {tag: ratio(g[f"{tag}-while-congested"]) for tag in ("b-qtcp-tor", "c-qtcp-agg-tor")}
     for tag, what in (("b-qtcp-tor", "congestion at the ToR only"), ("c-qtcp-agg-tor", "congestion at aggregation and ToR")):
         r6, r9 = ratio(g[tag])
         ok = within(r6, 2, 0.2) and within(r9, 3, 0.2)
@@ -83,9 +84,7 @@ def run_experiment(out_dir: Path) -> dict:
             f"app3 {rtt[tag]['app3']:.0f} µs", ok,
             why=None if ok else _why(tag, g, rtt, means[tag], runs[tag][1], ratios[tag], pred[tag])
             + f". Given back at every update interval while α > ε instead (eq. 12's reading; slack = "
-              f"\"while_congested\"), the same run carries 1 : {ratio(g[tag + '-while-congested'])[0]} : "
-              f"{ratio(g[tag + '-while-congested'])[1]} (slack-while-congested)"))
-    wc = {tag: ratio(g[f"{tag}-while-congested"]) for tag in ("b-qtcp-tor", "c-qtcp-agg-tor")}
+              f"\"while_congested\"), the same run carries 1 : {wc[tag][0]} : {wc[tag][1]} (slack-while-congested)"))
     wc_ok = all(within(r6, 2, 0.2) and within(r9, 3, 0.2) for r6, r9 in wc.values())
     totals = {tag: sum(g[f"{tag}-while-congested"].values()) for tag in wc}
     claims.append(Claim(

@@ -224,10 +224,24 @@ struct Slot {
     tail_ps: u16,
 }
 
+/// A calendar entry. It keeps only what its slot does not say: the picoseconds within the slot
+/// (the top `SLOT_BITS` bits of `sub`) and the sequence number (the rest), so `sub` orders the
+/// entries of one slot as the full key does, and a node is 32 bytes rather than a `u128` key's
+/// 48 — the pending events of a busy fabric are a third fewer cache lines.
 #[derive(Clone, Copy)]
 struct Node<E: Copy> {
-    entry: Entry<E>,
+    sub: u64,
+    ev: E,
     next: u32,
+}
+
+/// Sequence numbers a node can hold: 2⁵⁴ events, decades of simulation at today's speed (past
+/// them events go to the heap, which keeps the whole key).
+const SEQ_BITS: u32 = 64 - SLOT_BITS;
+
+#[inline]
+fn sub_key(ps: u64, seq: u64) -> u64 {
+    (ps << SEQ_BITS) | seq
 }
 
 const NIL: u32 = u32::MAX;
@@ -303,7 +317,15 @@ impl<E: Copy> CalendarQueue<E> {
             return None;
         }
         let slot = (self.first_abs as usize) % SLOTS;
-        Some((slot, self.nodes[self.slots[slot].head as usize].entry.key))
+        let sub = self.nodes[self.slots[slot].head as usize].sub;
+        Some((slot, self.full_key(self.first_abs, sub)))
+    }
+
+    /// The full `(time, seq)` key of a node of absolute slot `abs`.
+    #[inline]
+    fn full_key(&self, abs: u64, sub: u64) -> u128 {
+        let t = (abs << SLOT_BITS) | (sub >> SEQ_BITS);
+        pack(SimTime(t), sub & ((1 << SEQ_BITS) - 1))
     }
 
     #[inline]
@@ -327,7 +349,7 @@ impl<E: Copy> CalendarQueue<E> {
     #[inline]
     pub fn peek_near(&self) -> Option<&E> {
         let (slot, _) = self.near_min()?;
-        Some(&self.nodes[self.slots[slot].head as usize].entry.ev)
+        Some(&self.nodes[self.slots[slot].head as usize].ev)
     }
 }
 
@@ -344,31 +366,32 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         assert!(abs >= self.base, "event scheduled in the past (before the last popped time)");
         let slot = (abs as usize) % SLOTS;
         let ps = (at.0 & ((1 << SLOT_BITS) - 1)) as u16;
+        let sub = sub_key(ps as u64, key as u64);
         let tail = self.slots[slot].tail;
-        if self.slots[slot].len == u16::MAX {
+        if self.slots[slot].len == u16::MAX || self.seq >> SEQ_BITS != 0 {
             self.far.push_key(key, ev);
             return;
         }
         if tail == NIL {
-            let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
+            let n = self.alloc(Node { sub, ev, next: NIL });
             self.slots[slot].head = n;
             self.slots[slot].tail = n;
             self.slots[slot].tail_ps = ps;
             self.bits[slot / 64] |= 1 << (slot % 64);
             self.summary[slot / 4096] |= 1 << (slot / 64 % 64);
         } else if self.slots[slot].tail_ps <= ps {
-            let n = self.alloc(Node { entry: Entry { key, ev }, next: NIL });
+            let n = self.alloc(Node { sub, ev, next: NIL });
             self.nodes[tail as usize].next = n;
             self.slots[slot].tail = n;
             self.slots[slot].tail_ps = ps;
         } else if self.slots[slot].len < SLOT_WALK {
             // Insert in order: find the first node with a larger key.
             let (mut prev, mut at) = (NIL, self.slots[slot].head);
-            while self.nodes[at as usize].entry.key < key {
+            while self.nodes[at as usize].sub < sub {
                 prev = at;
                 at = self.nodes[at as usize].next;
             }
-            let n = self.alloc(Node { entry: Entry { key, ev }, next: at });
+            let n = self.alloc(Node { sub, ev, next: at });
             if prev == NIL {
                 self.slots[slot].head = n;
             } else {
@@ -409,7 +432,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
                 }
                 self.slots[slot].head = next;
                 self.slots[slot].len -= 1;
-                let e = self.nodes[n as usize].entry;
+                let e = Entry { key, ev: self.nodes[n as usize].ev };
                 self.nodes[n as usize].next = self.free;
                 self.free = n;
                 if next == NIL {

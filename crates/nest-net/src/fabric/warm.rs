@@ -16,5 +16,9 @@ impl Fabric {
         if let Some(rt) = self.ports.get(port as usize) {
             nest_core::hint::prefetch(rt);
         }
+        // The link's far end (node and port), the arrival's first dependent load.
+        if let Some(spec) = self.topo.ports.get(port as usize) {
+            nest_core::hint::prefetch(spec);
+        }
     }
 }

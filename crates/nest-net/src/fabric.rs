@@ -7,12 +7,14 @@
 //! uncongested hop costs one event.
 
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
-use pkt_queue::PktQueue;
+use port::PortRt;
+pub use port::PortStats;
 use crate::topology::{Routes, Topology};
 
 mod check;
 mod links;
 mod path_cache;
+mod port;
 mod pkt_queue;
 mod query;
 mod warm;
@@ -112,65 +114,6 @@ impl NetScheduler for nest_core::EventQueue<NetEvent> {
     }
 }
 
-/// Counters of one egress port (and of the link it drives).
-#[derive(Clone, Debug, Default)]
-pub struct PortStats {
-    pub tx_pkts: u64,
-    pub tx_bytes: u64,
-    /// Packets and bytes that reached the far end.
-    pub arrived_pkts: u64,
-    pub arrived_bytes: u64,
-    pub marked: u64,
-    pub dropped: u64,
-    pub dropped_bytes: u64,
-    /// PAUSE frames this port's node sent upstream because of traffic entering through it.
-    pub pauses_sent: u64,
-    /// PAUSE frames received (this port was stopped).
-    pub pauses_received: u64,
-    /// Time this port spent paused (any priority), in ps.
-    pub paused_ps: u64,
-    pub max_queue_bytes: u64,
-    /// Packets and bytes on the wire when the link went down (lost with it).
-    pub lost_pkts: u64,
-    pub lost_bytes: u64,
-}
-
-struct PortRt {
-    queues: [PktQueue; NPRIO],
-    qbytes: [u64; NPRIO],
-    busy_until: SimTime,
-    txdone_pending: bool,
-    paused: [bool; NPRIO],
-    paused_since: SimTime,
-    /// As an ingress port of a switch: bytes buffered that came in through it, per priority.
-    ingress_bytes: [u64; NPRIO],
-    pause_sent: [bool; NPRIO],
-    /// Bytes serialised but not yet arrived.
-    on_wire: u64,
-    /// Link rate; serialisation time is computed exactly as bytes·8·10¹² / rate ps.
-    rate_bps: u64,
-    /// 8·10¹² / rate when that is a whole number of picoseconds per byte (every standard
-    /// rate: 800 at 10 Gb/s), else 0: a multiplication then gives the division's exact result
-    /// without its ~40-cycle latency on every packet sent.
-    ps_per_byte: u64,
-    /// The switch this port belongs to (`u32::MAX` at a host), for the buffer a leaving
-    /// packet releases: one load instead of the topology's port, then its node's switch.
-    switch: u32,
-    delay: SimTime,
-    stats: PortStats,
-    /// Its link is down (`links.rs`).
-    down: bool,
-}
-
-impl PortRt {
-    fn queued_bytes(&self) -> u64 {
-        self.qbytes.iter().sum()
-    }
-    fn queued_pkts(&self) -> usize {
-        self.queues.iter().map(|q| q.len()).sum()
-    }
-}
-
 /// Per-switch state.
 struct SwitchRt {
     used: u64,
@@ -210,6 +153,9 @@ pub struct Fabric {
     pub totals: FabricTotals,
     /// Host index of each port's node (`u32::MAX` for switch ports).
     port_host: Vec<u32>,
+    /// Each host's NIC port when it has one (`u32::MAX`: several): a sender checks its NIC's
+    /// backlog before every packet, and the topology's way there is three dependent loads.
+    host_port: Vec<u32>,
     /// Hosts whose senders wait for NIC room (TCP Small Queues): the next packet their NIC
     /// starts sending moves them to `nic_drained`, which the transports drain after each event.
     nic_watched: Vec<bool>,
@@ -270,9 +216,10 @@ impl Fabric {
                 port_host[p as usize] = h as u32;
             }
         }
+        let host_port = topo.hosts.iter().map(|&n| match topo.nodes[n as usize].ports[..] { [p] => p, _ => u32::MAX }).collect();
         let nic_watched = vec![false; topo.hosts.len()];
         Ok(Fabric { topo, routes, paths: Default::default(), params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
-                    port_host, nic_watched, nic_drained: Vec::new(), report_nic_pauses: false, nic_pauses: Vec::new() })
+                    port_host, host_port, nic_watched, nic_drained: Vec::new(), report_nic_pauses: false, nic_pauses: Vec::new() })
     }
 
     /// Queue a packet takes at a switch or NIC.
@@ -558,6 +505,9 @@ impl Fabric {
     #[inline]
     pub fn nic_backlog_ahead(&self, host: u32, prio: Prio) -> u64 {
         let q = self.data_queue(prio) as usize;
+        if let Some(&p) = self.host_port.get(host as usize).filter(|&&p| p != u32::MAX) {
+            return self.ports[p as usize].qbytes[..=q].iter().sum();
+        }
         let node = self.topo.hosts[host as usize];
         self.topo.nodes[node as usize].ports.iter().map(|&p| self.ports[p as usize].qbytes[..=q].iter().sum::<u64>()).sum()
     }

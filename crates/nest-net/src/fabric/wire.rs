@@ -10,7 +10,7 @@ const PS_BITS_PER_S: u64 = 8_000_000_000_000;
 
 /// Picoseconds per byte at `rate_bps` when that is a whole number, else 0.
 pub(crate) fn ps_per_byte(rate_bps: u64) -> u64 {
-    if PS_BITS_PER_S % rate_bps == 0 { PS_BITS_PER_S / rate_bps } else { 0 }
+    if PS_BITS_PER_S.is_multiple_of(rate_bps) { PS_BITS_PER_S / rate_bps } else { 0 }
 }
 
 /// Time to serialise `wire` bytes at `rate_bps` (`ps_per_byte` from [`ps_per_byte`]).

@@ -268,9 +268,21 @@ impl Fabric {
             self.ports[port as usize].stats.marked += 1;
         }
         let wire = p.wire as u64;
+        let (flow, src, dst) = (p.flow, p.src, p.dst);
         let id = self.pool.alloc(p);
+        self.remember_next_hop(id, node, flow, src, dst);
         self.enqueue(port, prio, id, wire);
         self.try_start(now, port, q);
+    }
+
+    /// Writes into packet `pkt`, leaving `node`, the hop after it on its flow's remembered
+    /// path (`PathCache::after`), or none.
+    #[inline]
+    fn remember_next_hop(&mut self, pkt: u32, node: u32, flow: u32, src: u32, dst: u32) {
+        let (next_node, next_out) = self.paths.after(node, flow, src, dst).unwrap_or((u32::MAX, u32::MAX));
+        let gen = self.paths.gen();
+        let p = self.pool.get_mut(pkt);
+        (p.next_node, p.next_out, p.next_gen) = (next_node, next_out, gen);
     }
 
     /// Handles one fabric event; returns a packet that reached its destination host (the
@@ -337,14 +349,16 @@ impl Fabric {
             self.totals.delivered += 1;
             return Some(pkt);
         }
-        let (src, dst, flow, ect) = {
+        let (src, dst, flow, ect, hint) = {
             let p = self.pool.get(pkt);
-            (p.src, p.dst, p.flow, p.flags & flag::ECT != 0)
+            let hint = (p.next_node == node && p.next_gen == self.paths.gen()).then_some(p.next_out);
+            (p.src, p.dst, p.flow, p.flags & flag::ECT != 0, hint)
         };
-        let Some(out) = self.paths.next_port(&self.routes, node, flow, src, dst) else {
+        let Some(out) = hint.or_else(|| self.paths.next_port(&self.routes, node, flow, src, dst)) else {
             self.drop_unroutable(in_port, pkt, wire);
             return None;
         };
+        self.remember_next_hop(pkt, node, flow, src, dst);
         let prio = self.queue_of(self.pool.get(pkt));
         // Admission into the shared buffer: normal traffic may not touch the urgent reserve.
         let limit = if prio == PRIO_NORMAL { self.params.buffer - self.params.urgent_reserve } else { self.params.buffer };

@@ -66,6 +66,12 @@ pub struct Packet {
     pub ingress: u32,
     /// The packet behind it in its port's queue (the fabric's link; fills the record's padding).
     pub queue_next: u32,
+    /// The fabric's hint for the next hop, read from the flow's remembered path where the
+    /// packet left its last node: the node it should reach next (`u32::MAX`: none), the port
+    /// it leaves that node by, and the paths' generation it was read in (`PathCache`).
+    pub next_node: u32,
+    pub next_out: u32,
+    pub next_gen: u32,
 }
 
 impl Packet {
@@ -84,6 +90,9 @@ impl Packet {
             ts: SimTime::ZERO,
             ingress: u32::MAX,
             queue_next: u32::MAX,
+            next_node: u32::MAX,
+            next_out: u32::MAX,
+            next_gen: 0,
         }
     }
 }

@@ -18,7 +18,7 @@ mod port;
 mod pkt_queue;
 mod query;
 mod warm;
-mod wire;
+mod serialise;
 use nest_core::{RngStream, SimTime};
 
 /// An ECN threshold in packets or bytes of the egress queue.
@@ -191,7 +191,7 @@ impl Fabric {
                 pause_sent: [false; NPRIO],
                 on_wire: 0,
                 rate_bps: p.rate_bps.max(1),
-                ps_per_byte: wire::ps_per_byte(p.rate_bps.max(1)),
+                ps_per_byte: serialise::ps_per_byte(p.rate_bps.max(1)),
                 switch: u32::MAX,
                 delay: p.delay,
                 stats: PortStats::default(),
@@ -463,7 +463,7 @@ impl Fabric {
         let p = *self.pool.get(pkt);
         let wire = p.wire as u64;
         rt.qbytes[prio] -= wire;
-        let ser = wire::serialisation(wire, rt.rate_bps, rt.ps_per_byte);
+        let ser = serialise::serialisation(wire, rt.rate_bps, rt.ps_per_byte);
         rt.busy_until = now + ser;
         rt.on_wire += wire;
         rt.stats.tx_pkts += 1;

@@ -48,7 +48,7 @@ pub(super) struct PortRt {
     pub(super) pause_sent: [bool; NPRIO],
     pub(super) busy_until: SimTime,
     /// 8·10¹² / rate when that is a whole number of picoseconds per byte (every standard
-    /// rate: 800 at 10 Gb/s), else 0 (`wire.rs`).
+    /// rate: 800 at 10 Gb/s), else 0 (`serialise.rs`).
     pub(super) ps_per_byte: u64,
     pub(super) qbytes: [u64; NPRIO],
     pub(super) delay: SimTime,

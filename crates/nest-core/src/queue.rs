@@ -354,7 +354,8 @@ impl<E: Copy> CalendarQueue<E> {
 impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
     #[inline]
     fn schedule(&mut self, at: SimTime, ev: E) {
-        let key = pack(at, self.seq);
+        let seq = self.seq;
+        let key = pack(at, seq);
         self.seq += 1;
         let abs = at.0 >> SLOT_BITS;
         if abs >= self.base + SLOTS as u64 {
@@ -364,9 +365,9 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         assert!(abs >= self.base, "event scheduled in the past (before the last popped time)");
         let slot = (abs as usize) % SLOTS;
         let ps = (at.0 & ((1 << SLOT_BITS) - 1)) as u16;
-        let sub = sub_key(ps as u64, key as u64);
+        let sub = sub_key(ps as u64, seq);
         let tail = self.slots[slot].tail;
-        if self.slots[slot].len == u16::MAX || self.seq >> SEQ_BITS != 0 {
+        if self.slots[slot].len == u16::MAX || seq >> SEQ_BITS != 0 {
             self.far.push_key(key, ev);
             return;
         }

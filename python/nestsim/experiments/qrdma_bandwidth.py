@@ -32,14 +32,14 @@ def roce_fabric(rate: str = "10Gbps") -> dict:
 def run_experiment(out_dir: Path) -> dict:
     claims = []
     degrees = (3, 6, 12)
-    scenarios = {cc: scenario(roce_fabric(), [flow(n, s, "h0", c, cc, r) for n, s, c, r in APPS], duration="1000ms", warmup="300ms",
-                              name=f"qrdma-bandwidth-{cc}") for cc in ("qrdma", "dcqcn")}
+    def three_apps(cc: str, tag: str, net: dict) -> dict:
+        return scenario(net, [flow(n, s, "h0", c, cc, r) for n, s, c, r in APPS], duration="1000ms", warmup="300ms",
+                        name=f"qrdma-bandwidth-{tag}")
+
+    scenarios = {cc: three_apps(cc, cc, roce_fabric()) for cc in ("qrdma", "dcqcn")}
     # QRDMA with slack given back at every α update while α > ε, the recovery target scaled with
     # it (the analytic model's eq. 12; `[network.qtcp] slack`, docs/network.md).
-    wc_net = roce_fabric()
-    wc_net["qtcp"] = {"slack": "while_congested"}
-    scenarios["qrdma-while-congested"] = scenario(wc_net, [flow(n, s, "h0", c, "qrdma", r) for n, s, c, r in APPS],
-                                                  duration="1000ms", warmup="300ms", name="qrdma-bandwidth-while-congested")
+    scenarios["qrdma-while-congested"] = three_apps("qrdma", "while-congested", {**roce_fabric(), "qtcp": {"slack": "while_congested"}})
     for n in degrees:
         for cc in ("qrdma", "dcqcn"):
             classes = ["low", "medium", "high"]

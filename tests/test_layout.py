@@ -42,3 +42,22 @@ def test_docs_list_every_example():
     text = (root / "docs" / "scenario.md").read_text()
     missing = [p.name for p in sorted((root / "examples").glob("*.toml")) if f"`{p.name}`" not in text]
     assert not missing, f"docs/scenario.md's Examples table misses {missing}"
+
+
+def test_every_cargo_run_in_the_makefile_names_a_binary_cargo_can_pick():
+    """`make bench` runs `cargo run -p nest-bench`; once the package had a second binary
+    (nest-fuzz) cargo refused to choose and `make bench` failed at its first line. A package
+    with several binaries needs `default-run`, or the command `--bin`."""
+    import re
+
+    makefile = (ROOT / "Makefile").read_text()
+    runs = re.findall(r"cargo run\b[^\n]*", makefile)
+    assert runs, "the Makefile runs no cargo binary: update this test"
+    for line in runs:
+        if "--bin" in line:
+            continue
+        pkg = re.search(r"-p\s+(\S+)", line).group(1)
+        src = ROOT / "crates" / pkg / "src"
+        bins = int((src / "main.rs").exists()) + len(list((src / "bin").glob("*.rs")))
+        manifest = (ROOT / "crates" / pkg / "Cargo.toml").read_text()
+        assert bins <= 1 or re.search(r"^default-run\s*=", manifest, re.M), f"{line!r}: {pkg} has {bins} binaries and no default-run"

@@ -146,6 +146,20 @@ impl Ftl {
         }
     }
 
+    /// A hint that `lpa`'s entry will be read (a transaction waiting for its mapping page): the
+    /// line that locates it. `warm_entry`, later, asks for the entry's own line. Two steps, as
+    /// the entry's address needs the first line: together they hide both dependent misses of
+    /// the lookup the transaction makes once its mapping is in (issue 24).
+    #[inline]
+    pub fn warm(&self, lpa: u32) {
+        self.map.prefetch_slot(lpa as usize);
+    }
+
+    #[inline]
+    pub fn warm_entry(&self, lpa: u32) {
+        self.map.prefetch_entry(lpa as usize);
+    }
+
     #[inline]
     pub fn is_valid(&self, ppa: u32) -> bool {
         match self.rmap[ppa as usize] {
@@ -445,12 +459,19 @@ impl Ftl {
         let ppb = self.layout.pages_per_block;
         // Counted lazily as the blocks are: an idle drive's check touches nothing.
         let mut counted = LazyVec::new(self.blocks.len(), 0u32);
-        for (lpa, p) in self.map.nonzero() {
-            let ppa = p - 1;
-            if self.rmap[ppa as usize] != lpa as u32 + 1 {
-                return Err(format!("lpa {lpa} maps to ppa {ppa} whose reverse entry is {}", self.rmap[ppa as usize] as i64 - 1));
+        for (first, chunk) in self.map.written() {
+            // The reverse entries of a chunk's pages are scattered: asked for together first,
+            // their misses overlap.
+            for &p in chunk.iter().filter(|&&p| p != 0) {
+                nest_core::hint::prefetch(&self.rmap[p as usize - 1]);
             }
-            counted[(ppa / ppb) as usize] += 1;
+            for (j, &p) in chunk.iter().enumerate().filter(|(_, &p)| p != 0) {
+                let (lpa, ppa) = (first + j, p - 1);
+                if self.rmap[ppa as usize] != lpa as u32 + 1 {
+                    return Err(format!("lpa {lpa} maps to ppa {ppa} whose reverse entry is {}", self.rmap[ppa as usize] as i64 - 1));
+                }
+                counted[(ppa / ppb) as usize] += 1;
+            }
         }
         // Every block with a valid count or a mapped page is in a created chunk of one of them.
         for (b, blk) in self.blocks.created() {

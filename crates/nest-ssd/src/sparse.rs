@@ -57,9 +57,52 @@ impl SparseTable {
         page[c % DIR].get_or_insert_with(|| Box::new([0; CHUNK]))[i % CHUNK] = v;
     }
 
+    /// Asks for the line that says where entry `i`'s chunk is, without waiting for it: the
+    /// first of a lookup's two dependent misses, started long before the lookup (`Ftl::warm`).
+    #[inline]
+    pub fn prefetch_slot(&self, i: usize) {
+        if let Some(Some(page)) = self.pages.get(i / CHUNK / DIR) {
+            nest_core::hint::prefetch(&page[i / CHUNK % DIR]);
+        }
+    }
+
+    /// Asks for entry `i`'s line, without waiting for it: the second miss, once the chunk's
+    /// pointer is in (after `prefetch_slot`); a chunk not created yet has nothing to fetch.
+    #[inline]
+    pub fn prefetch_entry(&self, i: usize) {
+        let c = i / CHUNK;
+        if let Some(Some(page)) = self.pages.get(c / DIR) {
+            if let Some(chunk) = &page[c % DIR] {
+                nest_core::hint::prefetch(&chunk[i % CHUNK]);
+            }
+        }
+    }
+
     /// `(index, value)` of every non-zero entry, in index order.
     pub fn nonzero(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.chunks().flat_map(|(k, c)| c.iter().enumerate().filter(|(_, &v)| v != 0).map(move |(j, &v)| (k * CHUNK + j, v)))
+        self.written().flat_map(|(first, c)| c.iter().enumerate().filter(|(_, &v)| v != 0).map(move |(j, &v)| (first + j, v)))
+    }
+
+    /// The created chunks, each with the index of its first entry, in index order. Chunks were
+    /// allocated in the order they were first written, so on a random workload each one is a
+    /// miss of its own: the lines of the chunk `AHEAD` on are asked for as each one is read
+    /// (`Ftl::check` of the stock drive after 1 M requests: 57 → 37 ms).
+    pub fn written(&self) -> impl Iterator<Item = (usize, &[u32])> + '_ {
+        // Chunks this far ahead are asked for: reading one takes less than a miss.
+        const AHEAD: usize = 8;
+        let mut ahead = self.chunks().skip(AHEAD);
+        let warm = |c: &Chunk| {
+            for line in c.chunks(64 / std::mem::size_of::<u32>()) {
+                nest_core::hint::prefetch(&line[0]);
+            }
+        };
+        self.chunks().take(AHEAD).for_each(|(_, c)| warm(c));
+        self.chunks().map(move |(k, c)| {
+            if let Some((_, next)) = ahead.next() {
+                warm(next);
+            }
+            (k * CHUNK, &c[..])
+        })
     }
 
     /// The chunks created, with their numbers, in order.
@@ -103,6 +146,35 @@ mod tests {
         assert_eq!(t.pages.iter().filter(|p| p.is_some()).count(), 3);
         assert_eq!(t.nonzero().collect::<Vec<_>>(), vec![(0, 1), (CHUNK * DIR - 1, 4), (CHUNK * DIR, 3), (n - 1, 2)]);
         assert_eq!(t.get(n - 2), 0);
+    }
+
+    /// The hints read nothing into the table and accept any index (a waiting transaction's
+    /// LPA may be `NONE`); the scan with its look ahead lists every chunk, in order, also past
+    /// the look-ahead distance and across directory pages.
+    #[test]
+    fn hints_change_nothing_and_the_scan_lists_every_chunk_in_order() {
+        let n = 3 * CHUNK * DIR;
+        let mut t = SparseTable::new(n);
+        let idx: Vec<usize> = (0..40).map(|k| (k * 7919 * CHUNK + 3) % n).collect();
+        for (k, &i) in idx.iter().enumerate() {
+            t.set(i, k as u32 + 1);
+        }
+        for i in [0, 5, n - 1, n, u32::MAX as usize, usize::MAX] {
+            t.prefetch_slot(i);
+            t.prefetch_entry(i);
+        }
+        let mut want: Vec<(usize, u32)> = idx.iter().enumerate().map(|(k, &i)| (i, k as u32 + 1)).collect();
+        want.sort();
+        assert_eq!(t.nonzero().collect::<Vec<_>>(), want);
+        let firsts: Vec<usize> = t.written().map(|(f, c)| {
+            assert_eq!(c.len(), CHUNK);
+            f
+        }).collect();
+        let mut chunks: Vec<usize> = idx.iter().map(|i| i / CHUNK * CHUNK).collect();
+        chunks.sort();
+        chunks.dedup();
+        assert!(chunks.len() > 8, "more chunks than the look ahead");
+        assert_eq!(firsts, chunks);
     }
 
     #[test]

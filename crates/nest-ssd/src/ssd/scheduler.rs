@@ -87,6 +87,11 @@ impl Ssd {
         if let Some(cmt) = &mut self.cmt {
             let found = cmt.lookup(txn.lpa, update);
             if let Lookup::Miss { tp, fetch } = found {
+                // The transaction reads (or, programming, rewrites) its entry once the mapping
+                // page is in: a flash read from now, hundreds of events later.
+                if txn.lpa != NONE {
+                    self.ftl.warm(txn.lpa);
+                }
                 self.txns[t as usize].next = cmt.waiting_head(tp);
                 cmt.set_waiting_head(tp, t);
                 if fetch {
@@ -101,6 +106,26 @@ impl Ssd {
             self.map_write_backs(now, out);
         }
         self.enqueue(now, t, out);
+    }
+
+    /// Die `d`'s batch finished sensing: the transactions waiting for the mapping pages it read
+    /// look up their entries when the data is out, a channel transfer from now. Their entries'
+    /// lines are asked for now; the lines locating them were asked for when they began to
+    /// wait (`route`), so this load mostly hits (`Ftl::warm`).
+    pub(super) fn warm_waiters(&self, d: u32) {
+        let (Some(cmt), die) = (&self.cmt, &self.dies[d as usize]) else { return };
+        for &m in &die.batch[..die.n as usize] {
+            let m = &self.txns[m as usize];
+            if m.kind != Kind::MapRead {
+                continue;
+            }
+            let mut w = cmt.waiting_head(m.owner);
+            while w != NONE {
+                let wt = &self.txns[w as usize];
+                self.ftl.warm_entry(wt.lpa);
+                w = wt.next;
+            }
+        }
     }
 
     /// The plane translation page `tp` lives on: striped over the set of the pages it maps.

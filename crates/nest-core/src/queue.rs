@@ -173,8 +173,9 @@ impl<E: Copy> PendingEvents<E> for QuadHeap<E> {
 }
 
 /// A calendar queue for the near future beside a 4-ary heap for the rest. Packet events are
-/// due within microseconds of now, densely: the calendar has a slot per `2^SLOT_BITS` ps
-/// (1.02 ns) over the next `SLOTS` slots (16.8 µs) and a two-level bitmap of non-empty slots;
+/// due within microseconds of now, densely: the calendar has a slot per `2^slot_bits` ps
+/// (1.02 ns by default) over the next `SLOTS` slots (16.8 µs) and a two-level bitmap of
+/// non-empty slots;
 /// each slot is a list sorted by key, so scheduling is usually an append (a later time, or the
 /// same time with a later `seq`) and popping takes the earliest slot's head (the bitmap is
 /// scanned only when a slot empties) — no sift through a heap. Slots are lists threaded
@@ -201,11 +202,13 @@ pub struct CalendarQueue<E: Copy> {
     /// events come and go, so that finding the next event — twice per event with the engine's
     /// look ahead — reads no bitmap; the bitmap is scanned only when a slot empties.
     first_abs: u64,
-    /// Absolute slot number (`time >> SLOT_BITS`) of the calendar's first slot; it covers
+    /// Absolute slot number (`time >> slot_bits`) of the calendar's first slot; it covers
     /// `base .. base + SLOTS`, each slot holding events of one absolute slot.
     base: u64,
     far: QuadHeap<E>,
     seq: u64,
+    /// A slot is `2^slot_bits` ps (`with_slot_bits`).
+    slot_bits: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -223,7 +226,7 @@ struct Slot {
 }
 
 /// A calendar entry. It keeps only what its slot does not say: the picoseconds within the slot
-/// (the top `SLOT_BITS` bits of `sub`) and the sequence number (the rest), so `sub` orders the
+/// (the top `slot_bits` bits of `sub`) and the sequence number (the rest), so `sub` orders the
 /// entries of one slot as the full key does, and a node is 32 bytes rather than a `u128` key's
 /// 48 — the pending events of a busy fabric are a third fewer cache lines.
 #[derive(Clone, Copy)]
@@ -233,21 +236,22 @@ struct Node<E: Copy> {
     next: u32,
 }
 
-/// Sequence numbers a node can hold: 2⁵⁴ events, decades of simulation at today's speed (past
-/// them events go to the heap, which keeps the whole key).
-const SEQ_BITS: u32 = 64 - SLOT_BITS;
-
 #[inline]
-fn sub_key(ps: u64, seq: u64) -> u64 {
-    (ps << SEQ_BITS) | seq
+fn sub_key(ps: u64, seq: u64, seq_bits: u32) -> u64 {
+    (ps << seq_bits) | seq
 }
 
 const NIL: u32 = u32::MAX;
-/// 1.02 ns: on a k = 16 fat-tree with 4.1 ns slots a fifth of the events landed before a
-/// slot's tail and walked its list (~4 cold nodes each); at 1 ns none did (BENCHMARKS.md).
-const SLOT_BITS: u32 = 10;
-/// 16.8 µs ahead: a packet's next hop (serialisation plus a datacentre link's delay) lands
-/// in the calendar, not the heap.
+/// The default slot, 1.02 ns: on a k = 16 fat-tree with 4.1 ns slots a fifth of the events
+/// landed before a slot's tail and walked its list (~4 cold nodes each); at 1 ns none did
+/// (BENCHMARKS.md). The calendar then reaches 16.8 µs ahead: a packet's next hop
+/// (serialisation plus a datacentre link's delay) lands in it, not in the heap.
+pub const PACKET_SLOT_BITS: u32 = 10;
+/// 65.5 ns slots, the widest a node's 16 bits of picoseconds allow: the calendar reaches
+/// 1.07 ms ahead, so a storage run's flash operations (sense 10s of µs, program and channel
+/// transfers up to ms) land in it instead of the heap — the stock drive's 1 M requests
+/// 8 % faster than with 1 ns slots (BENCHMARKS.md), for runs without a packet network.
+pub const STORAGE_SLOT_BITS: u32 = 16;
 const SLOTS: usize = 16384;
 const SUMMARY_WORDS: usize = SLOTS / 64 / 64;
 /// A slot at least this long takes out-of-order insertions no more (they go to the heap).
@@ -264,6 +268,14 @@ impl<E: Copy> CalendarQueue<E> {
         Self::with_capacity(1024)
     }
     pub fn with_capacity(n: usize) -> Self {
+        Self::with_slot_bits(n, PACKET_SLOT_BITS)
+    }
+
+    /// Slots of `2^bits` ps (1..=16: a node keeps the picoseconds within its slot in 16 bits
+    /// and the sequence number in the other `64 - bits`; past 2^(64 - bits) events go to the
+    /// heap). The width is only a matter of speed: the pop order is the single heap's for any.
+    pub fn with_slot_bits(n: usize, bits: u32) -> Self {
+        assert!((1..=16).contains(&bits), "calendar slots of 2^{bits} ps: 1..=16 bits");
         CalendarQueue {
             slots: vec![Slot { head: NIL, tail: NIL, len: 0, tail_ps: 0 }; SLOTS],
             nodes: Vec::with_capacity(n),
@@ -275,7 +287,14 @@ impl<E: Copy> CalendarQueue<E> {
             base: 0,
             far: QuadHeap::with_capacity(n),
             seq: 0,
+            slot_bits: bits,
         }
+    }
+
+    /// Bits of a node's `sub` that keep the sequence number.
+    #[inline]
+    fn seq_bits(&self) -> u32 {
+        64 - self.slot_bits
     }
 
     /// The first non-empty slot at or after slot `start` (wrapping), as an index; the calendar
@@ -322,8 +341,8 @@ impl<E: Copy> CalendarQueue<E> {
     /// The full `(time, seq)` key of a node of absolute slot `abs`.
     #[inline]
     fn full_key(&self, abs: u64, sub: u64) -> u128 {
-        let t = (abs << SLOT_BITS) | (sub >> SEQ_BITS);
-        pack(SimTime(t), sub & ((1 << SEQ_BITS) - 1))
+        let t = (abs << self.slot_bits) | (sub >> self.seq_bits());
+        pack(SimTime(t), sub & ((1 << self.seq_bits()) - 1))
     }
 
     #[inline]
@@ -357,17 +376,17 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
         let seq = self.seq;
         let key = pack(at, seq);
         self.seq += 1;
-        let abs = at.0 >> SLOT_BITS;
+        let abs = at.0 >> self.slot_bits;
         if abs >= self.base + SLOTS as u64 {
             self.far.push_key(key, ev);
             return;
         }
         assert!(abs >= self.base, "event scheduled in the past (before the last popped time)");
         let slot = (abs as usize) % SLOTS;
-        let ps = (at.0 & ((1 << SLOT_BITS) - 1)) as u16;
-        let sub = sub_key(ps as u64, seq);
+        let ps = (at.0 & ((1 << self.slot_bits) - 1)) as u16;
+        let sub = sub_key(ps as u64, seq, self.seq_bits());
         let tail = self.slots[slot].tail;
-        if self.slots[slot].len == u16::MAX || seq >> SEQ_BITS != 0 {
+        if self.slots[slot].len == u16::MAX || seq >> self.seq_bits() != 0 {
             self.far.push_key(key, ev);
             return;
         }
@@ -456,7 +475,7 @@ impl<E: Copy> PendingEvents<E> for CalendarQueue<E> {
             _ => self.far.pop_entry()?,
         };
         // Nothing is ever scheduled before the popped time: the calendar moves up to it.
-        self.base = self.base.max((e.key >> 64) as u64 >> SLOT_BITS);
+        self.base = self.base.max((e.key >> 64) as u64 >> self.slot_bits);
         Some((unpack_time(e.key), e.ev))
     }
 

@@ -32,7 +32,8 @@ fn drain<Q: PendingEvents<u32>>(q: &mut Q, rng: &mut RngStream, n: usize, span: 
 fn all_queues_pop_identical_sequences_in_time_then_fifo_order() {
     // 16–17 µs: events all over the calendar's 16.8 µs, in every word of its bitmap's summary
     // and across the wrap.
-    for span in [20, 3_000_000, 16_000_000, 17_000_000, 50_000_000, 1 << 40] {
+    // With storage's 65 ns slots the calendar reaches 1.07 ms: the spans around that too.
+    for span in [20, 3_000_000, 16_000_000, 17_000_000, 50_000_000, 1_000_000_000, 1_100_000_000, 1 << 40] {
         let a = drain(&mut QuadHeap::new(), &mut RngStream::from_seed(7), 20_000, span);
         let b = drain(&mut StdHeap::default(), &mut RngStream::from_seed(7), 20_000, span);
         let c = drain(&mut RadixHeap::default(), &mut RngStream::from_seed(7), 20_000, span);
@@ -41,6 +42,10 @@ fn all_queues_pop_identical_sequences_in_time_then_fifo_order() {
         assert_eq!(a, b);
         assert_eq!(a, c);
         assert_eq!(a, d, "calendar, span {span}");
+        for bits in [1, STORAGE_SLOT_BITS] {
+            let e = drain(&mut CalendarQueue::with_slot_bits(1024, bits), &mut RngStream::from_seed(7), 20_000, span);
+            assert_eq!(a, e, "calendar of 2^{bits} ps slots, span {span}");
+        }
         assert!(a.windows(2).all(|w| w[0].0 <= w[1].0), "time never goes backwards");
     }
     let a = drain(&mut QuadHeap::new(), &mut RngStream::from_seed(7), 20_000, 20);
@@ -97,11 +102,17 @@ fn a_slot_past_its_count_sends_the_rest_to_the_heap_in_order() {
 
 #[test]
 fn sequence_numbers_past_what_a_node_holds_go_to_the_heap_in_order() {
-    // A node keeps 54 bits of the sequence number; a run that counted past them would reorder
+    // A node keeps 54 bits of the sequence number (48 with 16-bit slots); a run that counted past them would reorder
     // ties if those events stayed in the calendar. Started just short of the limit, the
     // calendar pops what a heap started there pops.
-    let (mut c, mut h): (CalendarQueue<u32>, QuadHeap<u32>) = (CalendarQueue::new(), QuadHeap::new());
-    c.seq = (1 << SEQ_BITS) - 300;
+    for bits in [PACKET_SLOT_BITS, STORAGE_SLOT_BITS] {
+        seq_limit_case(bits);
+    }
+}
+
+fn seq_limit_case(bits: u32) {
+    let (mut c, mut h): (CalendarQueue<u32>, QuadHeap<u32>) = (CalendarQueue::with_slot_bits(1024, bits), QuadHeap::new());
+    c.seq = (1 << c.seq_bits()) - 300;
     h.seq = c.seq;
     let mut rng = RngStream::from_seed(9);
     let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -174,17 +174,17 @@ impl<E: Copy> PendingEvents<E> for QuadHeap<E> {
 
 /// A calendar queue for the near future beside a 4-ary heap for the rest. Packet events are
 /// due within microseconds of now, densely: the calendar has a slot per `2^slot_bits` ps
-/// (1.02 ns by default) over the next `SLOTS` slots (16.8 µs) and a two-level bitmap of
-/// non-empty slots;
-/// each slot is a list sorted by key, so scheduling is usually an append (a later time, or the
-/// same time with a later `seq`) and popping takes the earliest slot's head (the bitmap is
-/// scanned only when a slot empties) — no sift through a heap. Slots are lists threaded
-/// through one pool of nodes (reused newest-first, so they stay in cache) rather than a vector
-/// each, which kept a sparse calendar (storage runs) cache-cold. Events further ahead (timers,
-/// flash operations), and events that would land in the middle of an already long slot
-/// (thousands of packets within microseconds), go to the heap instead, so no operation walks
-/// far; a pop takes the smaller of the two heads. Ordering is by the full `(time, seq)` key
-/// everywhere, so the pop order is exactly a single heap's.
+/// (1.02 ns by default; 65 ns for storage runs, `with_slot_bits`) over the next `SLOTS` slots
+/// (16.8 µs; 1.07 ms) and a two-level bitmap of non-empty slots; each slot is a list sorted by
+/// key, so scheduling is usually an append (a later time, or the same time with a later `seq`)
+/// and popping takes the earliest slot's head (the bitmap is scanned only when a slot empties)
+/// — no sift through a heap. Slots are lists threaded through one pool of nodes (reused
+/// newest-first, so they stay in cache) rather than a vector each, which kept a sparse
+/// calendar (storage runs) cache-cold. Events further ahead (timers, erases), and events that
+/// would land in the middle of an already long slot (thousands of packets within
+/// microseconds), go to the heap instead, so no operation walks far; a pop takes the smaller of
+/// the two heads. Ordering is by the full `(time, seq)` key everywhere, so the pop order is
+/// exactly a single heap's.
 pub struct CalendarQueue<E: Copy> {
     /// First and last node of each slot's list (`NIL` when empty), its length and the last
     /// one's time.

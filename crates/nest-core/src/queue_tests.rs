@@ -102,9 +102,9 @@ fn a_slot_past_its_count_sends_the_rest_to_the_heap_in_order() {
 
 #[test]
 fn sequence_numbers_past_what_a_node_holds_go_to_the_heap_in_order() {
-    // A node keeps 54 bits of the sequence number (48 with 16-bit slots); a run that counted past them would reorder
-    // ties if those events stayed in the calendar. Started just short of the limit, the
-    // calendar pops what a heap started there pops.
+    // A node keeps 54 bits of the sequence number (48 with storage's 16-bit slots); a run that
+    // counted past them would reorder ties if those events stayed in the calendar. Started just
+    // short of the limit, the calendar pops what a heap started there pops.
     for bits in [PACKET_SLOT_BITS, STORAGE_SLOT_BITS] {
         seq_limit_case(bits);
     }

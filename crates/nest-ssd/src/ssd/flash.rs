@@ -6,7 +6,6 @@ use super::decomp::{CHANNEL, CHANNEL_WAIT, FLASH, SUSPENDED};
 use super::die_queues::DieQueues;
 use super::scheduler::Kind;
 use super::{Outbox, Ssd, SsdEvent};
-use crate::ftl::Ftl;
 use crate::geometry::NONE;
 use crate::params::MAX_PLANES_PER_DIE;
 use crate::switches::ProgramTransfer;
@@ -125,13 +124,6 @@ impl Ssd {
         // Programs: take the pages now (the mapping changes when the program starts), then
         // move the data in. The die is marked busy first: starting GC below may kick it.
         self.dies[d as usize].phase = Phase::WaitIn;
-        // Each program rewrites its page's mapping entry below, one after the other; asked for
-        // together first, the batch's entries miss in parallel instead of in turn.
-        for warm in [Ftl::warm, Ftl::warm_entry] {
-            for &t in &self.dies[d as usize].batch[..n] {
-                warm(&self.ftl, self.txns[t as usize].lpa);
-            }
-        }
         let mut bytes = 0u64;
         for k in 0..n {
             let t = self.dies[d as usize].batch[k];

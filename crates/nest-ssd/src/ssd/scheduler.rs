@@ -89,9 +89,7 @@ impl Ssd {
             if let Lookup::Miss { tp, fetch } = found {
                 // The transaction reads (or, programming, rewrites) its entry once the mapping
                 // page is in: a flash read from now, hundreds of events later.
-                if txn.lpa != NONE {
-                    self.ftl.warm(txn.lpa);
-                }
+                self.ftl.warm(txn.lpa);
                 self.txns[t as usize].next = cmt.waiting_head(tp);
                 cmt.set_waiting_head(tp, t);
                 if fetch {

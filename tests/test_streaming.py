@@ -44,6 +44,31 @@ def test_a_run_that_keeps_nothing_still_writes_everything_and_reads_it_back(tmp_
     assert not list((tmp_path / "lean").glob("*.partial"))
 
 
+def test_steps_are_sized_by_the_rows_they_leave_and_change_nothing(tmp_path, monkeypatch):
+    # The small run finishes a request in under two events: steps of 1,000 events would leave
+    # ~600 rows each; STEP_ROWS = 50 must hold every step after the first near 50.
+    sizes = []
+    real = runner.requests_table
+
+    def spy(raw, names):
+        t = real(raw, names)
+        sizes.append(t.num_rows)
+        return t
+
+    sc = tomllib.loads(SMALL)
+    monkeypatch.setattr(runner, "CHUNK_EVENTS", 1_000)
+    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 1_000)
+    plain = nestsim.run(sc, out_dir=tmp_path / "plain", progress=False)
+    monkeypatch.setattr(runner, "requests_table", spy)
+    monkeypatch.setattr(runner, "STEP_ROWS", 50)
+    monkeypatch.setattr(runner, "MIN_CHUNK_EVENTS", 50)
+    sized = nestsim.run(sc, out_dir=tmp_path / "sized", progress=False)
+    assert sizes[0] > 300, "the first step has no rate to go by yet"
+    assert len(sizes) > 10 and max(sizes[1:]) < 100, sizes
+    assert sized.summary == plain.summary
+    assert sized.requests.to_pydict() == plain.requests.to_pydict()
+
+
 def test_time_series_names_are_dictionary_encoded_and_sums_stay_sums(tmp_path):
     res = nestsim.run(tomllib.loads(SMALL), out_dir=tmp_path, progress=False)
     ts = res.timeseries

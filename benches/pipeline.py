@@ -46,6 +46,11 @@ def cases(tmp: Path):
     trace = tmp / "msr-1m.csv"
     yield ("ssd-rand4k-qd64-1M", ["run", ssd], "ios")
     yield ("ssd-rand4k-qd64-1M-no-requests", ["run", ssd, "--set", "output.requests=false"], "ios")
+    # The same work on an ideal device: the pipeline's floor, so that what the SSD model itself
+    # costs is the difference (printed after the table).
+    ideal = str(HERE / "ideal-rand4k.toml")
+    yield ("ideal-rand4k-qd64-1M", ["run", ideal], "ios")
+    yield ("ideal-rand4k-qd64-1M-no-requests", ["run", ideal, "--set", "output.requests=false"], "ios")
     # Written by a child process: a parent grown by building it would pass its size on to every
     # child's peak RSS (a forked child counts its parent's pages until it executes).
     make = [sys.executable, str(Path(__file__).resolve()), "--make-trace", str(trace), "1000000"]
@@ -118,6 +123,12 @@ def main() -> int:
             unit = "I/Os" if what == "ios" else "pkts"
             print(f"{name:<34} {m['cpu_s']:7.2f} {m['wall_s']:7.2f} {rate / 1e6:9.3f} M {unit} {m['peak_rss_mb']:7.0f} MB   {vs:>24}",
                   flush=True)
+    for suffix, what in (("", "per-request output on"), ("-no-requests", "output off")):
+        ssd, ideal = now.get(f"ssd-rand4k-qd64-1M{suffix}"), now.get(f"ideal-rand4k-qd64-1M{suffix}")
+        if ssd and ideal:
+            own = ssd["cpu_s"] - ideal["cpu_s"]
+            print(f"the SSD model itself, {what}: {own:.2f} CPU-s = {own / ssd['count'] * 1e9:.0f} ns per I/O "
+                  f"(the stock drive's run less the ideal device's)")
     if a.record:
         cases_all = {**prev, **now}
         RECORDED.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "

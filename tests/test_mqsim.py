@@ -82,6 +82,14 @@ def test_mqsim_runs_write_mqsims_results_file_per_scenario(cli, tmp_path):
             assert int(v["End_to_End_Request_Delay"]) == int(e2e.mean() // 1_000_000)
             assert int(v["Max_End_to_End_Request_Delay"]) == int(e2e.max() // 1_000_000)
             assert int(v["Min_Device_Response_Time"]) <= int(v["Device_Response_Time"]) <= int(v["Max_Device_Response_Time"])
+        # The file is read a batch at a time (its memory does not grow with the run): batches of
+        # 7 rows, the table in memory and the whole file at once give the same totals and text.
+        from nestsim import mqsim_results
+
+        reqs = out / f"scenario{n}" / "requests.parquet"
+        whole, small = mqsim_results.flow_totals(reqs, rows=10**9), mqsim_results.flow_totals(pq.read_table(reqs), rows=7)
+        assert len(whole) == len(s["workloads"]) and all(vars(whole[k]) == vars(small[k]) for k in whole)
+        assert mqsim_results.results_xml(s, pq.read_table(reqs)) == text
 
 
 def test_compat_runs_the_setup_with_mqsims_model_choices(cli, tmp_path):

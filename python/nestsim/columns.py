@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict, Sequence, Union
+from typing import Dict, Iterator, Sequence, Union
 
 import numpy as np
 import pyarrow as pa
@@ -38,3 +38,16 @@ def columns(source: Union[pa.Table, str, os.PathLike], names: Sequence[str]) -> 
     """The named columns of a table, or of a Parquet file (reading only those columns)."""
     t = source if isinstance(source, pa.Table) else pq.read_table(str(Path(source)), columns=list(names))
     return {n: column(t.column(n)) for n in names}
+
+
+def batches(source: Union[pa.Table, str, os.PathLike], names: Sequence[str], rows: int = 131_072) -> Iterator[Dict[str, np.ndarray]]:
+    """The named columns of a table or Parquet file, ``rows`` at a time (as ``columns`` does for
+    all of them at once): what a reader that only sums needs, in memory that does not grow with
+    the table (a 1 M-request table's six columns at once are ~80 MB more at the peak; issue 24)."""
+    if isinstance(source, pa.Table):
+        for b in source.select(list(names)).to_batches(max_chunksize=rows):
+            yield {n: column(b.column(n)) for n in names}
+        return
+    with pq.ParquetFile(str(Path(source))) as f:
+        for b in f.iter_batches(batch_size=rows, columns=list(names)):
+            yield {n: column(b.column(n)) for n in names}

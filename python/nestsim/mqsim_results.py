@@ -23,7 +23,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .columns import columns
+from .columns import batches
 
 FIELDS = ["Name", "Request_Count", "Read_Request_Count", "Write_Request_Count", "IOPS", "IOPS_Read", "IOPS_Write",
           "Bytes_Transferred", "Bytes_Transferred_Read", "Bytes_Transferred_Write", "Bandwidth", "Bandwidth_Read",
@@ -43,46 +43,78 @@ def flow_name(index: int, workload: dict) -> str:
     return f"Host.IO_Flow.Synth.No_{index}"
 
 
-def flow_stats(name: str, sim_s: float, cols: Optional[dict], mine: np.ndarray, counts: tuple = (0, 0)) -> List[str]:
-    """The values of FIELDS for one flow (``mine``: its rows of ``cols``), as MQSim prints them.
-    Without the requests table only the (read, write) ``counts`` the summary has are known."""
+class FlowTotals:
+    """One flow's requests, summed as the requests table is read a batch at a time: counts and
+    bytes per direction, and the sum, least and most of its device response times and of its
+    end-to-end delays (ps)."""
+
+    def __init__(self) -> None:
+        self.n = [0, 0]  # reads, writes
+        self.bytes = [0, 0]
+        self.dev = [0, None, None]  # sum, min, max
+        self.e2e = [0, None, None]
+
+    def add(self, read: np.ndarray, size: np.ndarray, arrive: np.ndarray, sq: np.ndarray, done: np.ndarray) -> None:
+        n_r = int(read.sum())
+        self.n[0] += n_r
+        self.n[1] += len(read) - n_r
+        self.bytes[0] += int(size[read].sum())
+        self.bytes[1] += int(size[~read].sum())
+        for acc, d in ((self.dev, done - sq), (self.e2e, done - arrive)):
+            acc[0] += int(d.sum())
+            lo, hi = int(d.min()), int(d.max())
+            acc[1] = lo if acc[1] is None else min(acc[1], lo)
+            acc[2] = hi if acc[2] is None else max(acc[2], hi)
+
+
+def flow_totals(requests, rows: int = 131_072) -> dict:
+    """Each flow's FlowTotals, by workload name, from a requests table or the path of its
+    requests.parquet (read ``rows`` at a time)."""
+    out: dict = {}
+    for c in batches(requests, ["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"], rows):
+        read = c["op"] == "read"
+        size, arrive = c["size"].astype(np.int64), c["t_arrive_ps"].astype(np.int64)
+        sq, done = c["t_dispatch_ps"].astype(np.int64), c["t_complete_ps"].astype(np.int64)
+        for name in np.unique(c["workload"]) if len(read) else []:
+            mine = c["workload"] == name
+            out.setdefault(name, FlowTotals()).add(read[mine], size[mine], arrive[mine], sq[mine], done[mine])
+    return out
+
+
+def flow_stats(name: str, sim_s: float, totals: Optional[FlowTotals], counts: tuple = (0, 0)) -> List[str]:
+    """The values of FIELDS for one flow, as MQSim prints them. Without its totals (no requests
+    table) only the (read, write) ``counts`` the summary has are known; a flow with no rows in
+    the table is all zeros."""
     per_s = lambda n: _double(n / sim_s if sim_s > 0 else 0.0)  # noqa: E731
     us = lambda ps: str(int(ps // 1_000_000))  # noqa: E731
-    if cols is None or not mine.any():
-        n_r, n_w = counts if cols is None else (0, 0)
+    if totals is None or sum(totals.n) == 0:
+        n_r, n_w = counts
         return [name, str(n_r + n_w), str(n_r), str(n_w), per_s(n_r + n_w), per_s(n_r), per_s(n_w), _double(0), _double(0),
                 _double(0), per_s(0), per_s(0), per_s(0), "0", "0", "0", "0", "0", "0"]
-    reads, writes = mine & cols["read"], mine & ~cols["read"]
-    b_r, b_w = int(cols["size"][reads].sum()), int(cols["size"][writes].sum())
-    n_r, n_w = int(reads.sum()), int(writes.sum())
-
-    def rt(start: np.ndarray) -> List[str]:
-        d = cols["done"][mine] - start[mine]
-        return [us(d.mean()), us(d.min()), us(d.max())]
-
-    return [name, str(n_r + n_w), str(n_r), str(n_w), per_s(n_r + n_w), per_s(n_r), per_s(n_w),
+    (n_r, n_w), (b_r, b_w) = totals.n, totals.bytes
+    n = n_r + n_w
+    # The mean of exact integer sums (one rounding), where numpy's would add floats pairwise.
+    rt = lambda acc: [us(acc[0] / n), us(acc[1]), us(acc[2])]  # noqa: E731
+    return [name, str(n), str(n_r), str(n_w), per_s(n), per_s(n_r), per_s(n_w),
             _double(b_r + b_w), _double(b_r), _double(b_w), per_s(b_r + b_w), per_s(b_r), per_s(b_w),
-            *rt(cols["sq"]), *rt(cols["arrive"])]
+            *rt(totals.dev), *rt(totals.e2e)]
 
 
 def results_xml(summary: dict, requests=None) -> str:
     """The results document of one IO_Scenario run (``summary`` and its requests table, or the
     path of its requests.parquet)."""
     sim_s = summary["sim_time_s"]
-    cols = None
-    if requests is not None:
-        t = columns(requests, ["workload", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_complete_ps"])
-        cols = {"workload": t["workload"], "read": t["op"] == "read", "size": t["size"].astype(np.int64),
-                "arrive": t["t_arrive_ps"].astype(np.int64), "sq": t["t_dispatch_ps"].astype(np.int64),
-                "done": t["t_complete_ps"].astype(np.int64)}
+    totals = flow_totals(requests) if requests is not None else None
     lines = ['<?xml version="1.0" encoding="us-ascii"?>', "<MQSim_Results>", "\t<Host>"]
     for i, w in enumerate(summary.get("config", {}).get("workload", [])):
         if w["name"] not in summary["workloads"]:
             continue
-        mine = cols["workload"] == w["name"] if cols is not None else np.zeros(0, dtype=bool)
         lines.append("\t\t<Host.IO_Flow>")
-        counts = tuple(summary["workloads"][w["name"]][op]["ios"] for op in ("read", "write"))
-        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, cols, mine, counts)):
+        if totals is None:
+            mine, counts = None, tuple(summary["workloads"][w["name"]][op]["ios"] for op in ("read", "write"))
+        else:
+            mine, counts = totals.get(w["name"]), (0, 0)
+        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, mine, counts)):
             lines.append(f"\t\t\t\t <{field}>{value}</{field}>")
         lines.append("\t\t</Host.IO_Flow>")
     lines += ["\t</Host>", "</MQSim_Results>"]

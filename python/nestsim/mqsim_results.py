@@ -111,10 +111,10 @@ def results_xml(summary: dict, requests=None) -> str:
             continue
         lines.append("\t\t<Host.IO_Flow>")
         if totals is None:
-            mine, counts = None, tuple(summary["workloads"][w["name"]][op]["ios"] for op in ("read", "write"))
+            flow, counts = None, tuple(summary["workloads"][w["name"]][op]["ios"] for op in ("read", "write"))
         else:
-            mine, counts = totals.get(w["name"]), (0, 0)
-        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, mine, counts)):
+            flow, counts = totals.get(w["name"]), (0, 0)
+        for field, value in zip(FIELDS, flow_stats(flow_name(i, w), sim_s, flow, counts)):
             lines.append(f"\t\t\t\t <{field}>{value}</{field}>")
         lines.append("\t\t</Host.IO_Flow>")
     lines += ["\t</Host>", "</MQSim_Results>"]

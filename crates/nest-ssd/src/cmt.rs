@@ -22,6 +22,7 @@
 
 use crate::geometry::NONE;
 use crate::lru::LruList;
+use crate::divisor::Div32;
 use crate::lazy_vec::LazyVec;
 use crate::sparse::SparseTable;
 use crate::switches::{CmtGranularity, MappingWrites, MergeRead};
@@ -29,6 +30,8 @@ use crate::switches::{CmtGranularity, MappingWrites, MergeRead};
 pub struct Cmt {
     /// Mapping entries per translation page.
     pub entries_per_page: u32,
+    /// `entries_per_page` as a divisor (`tpage` runs on every lookup).
+    per_page: Div32,
     granularity: CmtGranularity,
     mapping_writes: MappingWrites,
     /// Cached units (translation pages or entries) at most.
@@ -130,6 +133,7 @@ impl Cmt {
         };
         Cmt {
             entries_per_page,
+            per_page: Div32::new(entries_per_page),
             granularity,
             mapping_writes,
             capacity,
@@ -157,7 +161,7 @@ impl Cmt {
 
     #[inline]
     pub fn tpage(&self, lpa: u32) -> u32 {
-        lpa / self.entries_per_page
+        self.per_page.quotient(lpa)
     }
 
     /// The cached unit holding `lpa`'s entry, if cached.

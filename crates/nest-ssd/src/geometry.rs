@@ -5,6 +5,7 @@
 //! chip = die / D, channel = chip / W. A block id is plane·B + block-in-plane; a PPA is
 //! block·pages_per_block + page. Dense ids let every per-component table be a `Vec`.
 
+use crate::divisor::{Div32, Div64};
 use crate::params::{Allocation, Geometry};
 
 pub const NONE: u32 = u32::MAX;
@@ -19,6 +20,18 @@ pub struct Layout {
     pub pages_per_block: u32,
     pub page_size: u32,
     order: [u8; 4],
+    /// log2 of each digit's base in `order`, when every base is a power of two (the usual
+    /// geometry): the static scheme's digits are then bit fields of `x`, taken with shifts and
+    /// masks instead of four 64-bit divisions per allocation (`plane_in_set`).
+    digit_bits: Option<[u8; 4]>,
+    /// Planes per die, dies per chip, dies per channel, pages per block, blocks per plane and
+    /// the page size as divisors: the id conversions below run on every address.
+    per_die: Div32,
+    per_chip: Div32,
+    per_channel: Div32,
+    per_block: Div32,
+    per_plane: Div32,
+    pub page: Div64,
     /// NVM sets (groups of whole channels) and the logical pages of each (`with_sets`).
     pub sets: u32,
     pub set_lpas: u64,
@@ -38,9 +51,29 @@ impl Layout {
             pages_per_block: g.pages_per_block,
             page_size: g.page_size,
             order,
+            digit_bits: None,
+            per_die: Div32::new(g.planes_per_die),
+            per_chip: Div32::new(g.dies_per_chip),
+            per_channel: Div32::new(g.dies_per_chip * g.chips_per_channel),
+            per_block: Div32::new(g.pages_per_block),
+            per_plane: Div32::new(g.blocks_per_plane),
+            page: Div64::new(g.page_size as u64),
             sets: 1,
             set_lpas: u64::MAX,
         }
+        .with_digit_bits()
+    }
+
+    /// The static scheme's digit bases in `order` (channels per set, ways, dies, planes).
+    fn bases(&self) -> [u32; 4] {
+        let cps = self.dims[0] / self.sets;
+        self.order.map(|k| if k == 0 { cps } else { self.dims[k as usize] })
+    }
+
+    fn with_digit_bits(mut self) -> Self {
+        let b = self.bases();
+        self.digit_bits = b.iter().all(|n| n.is_power_of_two()).then(|| b.map(|n| n.trailing_zeros() as u8));
+        self
     }
 
     /// The drive split into `sets` NVM sets of `logical_pages / sets` logical pages each; set
@@ -48,7 +81,7 @@ impl Layout {
     pub fn with_sets(mut self, sets: u32, logical_pages: u64) -> Self {
         self.sets = sets.max(1);
         self.set_lpas = if self.sets == 1 { u64::MAX } else { (logical_pages / self.sets as u64).max(1) };
-        self
+        self.with_digit_bits()
     }
 
     /// The plane a logical unit `x` (an LPA or a translation page) maps to under the static
@@ -64,11 +97,18 @@ impl Layout {
     pub fn plane_in_set(&self, set: u32, x: u64) -> u32 {
         let cps = self.dims[0] / self.sets;
         let mut digits = [0u32; 4];
-        let mut rest = x;
-        for &k in &self.order {
-            let n = if k == 0 { cps } else { self.dims[k as usize] } as u64;
-            digits[k as usize] = (rest % n) as u32;
-            rest /= n;
+        if let Some(bits) = self.digit_bits {
+            let mut shift = 0u32;
+            for (&k, &b) in self.order.iter().zip(&bits) {
+                digits[k as usize] = ((x >> shift) & ((1u64 << b) - 1)) as u32;
+                shift += b as u32;
+            }
+        } else {
+            let mut rest = x;
+            for (&k, n) in self.order.iter().zip(self.bases()) {
+                digits[k as usize] = (rest % n as u64) as u32;
+                rest /= n as u64;
+            }
         }
         let [c, w, d, p] = digits;
         (((c + set * cps) * self.dims[1] + w) * self.dims[2] + d) * self.dims[3] + p
@@ -77,6 +117,9 @@ impl Layout {
     /// The NVM set logical page `lpa` belongs to.
     #[inline]
     pub fn set_of_lpa(&self, lpa: u64) -> u32 {
+        if self.sets == 1 {
+            return 0; // without a 64-bit division by u64::MAX on every mapping page's plane
+        }
         (lpa / self.set_lpas).min(self.sets as u64 - 1) as u32
     }
 
@@ -103,23 +146,28 @@ impl Layout {
 
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.dims[3]
+        self.per_die.quotient(plane)
+    }
+    /// The plane's index inside its die (its bit in a multi-plane batch).
+    #[inline]
+    pub fn plane_in_die(&self, plane: u32) -> u32 {
+        self.per_die.remainder(plane)
     }
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dims[2]
+        self.per_chip.quotient(die)
     }
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die / (self.dims[2] * self.dims[1])
+        self.per_channel.quotient(die)
     }
     #[inline]
     pub fn block_of_ppa(&self, ppa: u32) -> u32 {
-        ppa / self.pages_per_block
+        self.per_block.quotient(ppa)
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        self.per_plane.quotient(block)
     }
     #[inline]
     pub fn plane_of_ppa(&self, ppa: u32) -> u32 {
@@ -128,7 +176,7 @@ impl Layout {
     /// Page index inside its block (decides LSB/CSB/MSB timing).
     #[inline]
     pub fn page_in_block(&self, ppa: u32) -> u32 {
-        ppa % self.pages_per_block
+        self.per_block.remainder(ppa)
     }
 }
 
@@ -166,6 +214,36 @@ mod tests {
         let l = layout("PDWC");
         // Plane-first: consecutive pages share a die.
         assert_eq!(l.die_of_plane(l.static_plane(0)), l.die_of_plane(l.static_plane(1)));
+    }
+
+    /// The static scheme by division, as `plane_in_set` computed it before its bit-field path.
+    fn by_division(l: &Layout, set: u32, x: u64) -> u32 {
+        let cps = l.dims[0] / l.sets;
+        let (mut digits, mut rest) = ([0u32; 4], x);
+        for &k in &l.order {
+            let n = if k == 0 { cps } else { l.dims[k as usize] } as u64;
+            digits[k as usize] = (rest % n) as u32;
+            rest /= n;
+        }
+        let [c, w, d, p] = digits;
+        (((c + set * cps) * l.dims[1] + w) * l.dims[2] + d) * l.dims[3] + p
+    }
+
+    #[test]
+    fn the_bit_field_digits_are_the_divisions_digits() {
+        let pow2 = Geometry { channels: 8, chips_per_channel: 4, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 16, pages_per_block: 8, page_size: 4096 };
+        let odd = Geometry { channels: 6, chips_per_channel: 3, dies_per_chip: 1, planes_per_die: 2, ..pow2.clone() };
+        for (g, sets, fast) in [(&pow2, 1, true), (&pow2, 2, true), (&pow2, 8, true), (&odd, 1, false), (&odd, 3, false)] {
+            for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {
+                let l = Layout::new(g, &Allocation::parse(order).unwrap()).with_sets(sets, 1 << 20);
+                assert_eq!(l.digit_bits.is_some(), fast, "{order}, {sets} sets");
+                for x in (0..5_000u64).chain([u32::MAX as u64, (1 << 40) + 12_345, u64::MAX]) {
+                    for set in 0..sets {
+                        assert_eq!(l.plane_in_set(set, x), by_division(&l, set, x), "{order}, {sets} sets, x {x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

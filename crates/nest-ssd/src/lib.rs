@@ -11,6 +11,7 @@
 pub mod block_heap;
 pub mod cache;
 pub mod cmt;
+pub mod divisor;
 pub mod free_list;
 pub mod ftl;
 pub use nest_core::lazy_vec;

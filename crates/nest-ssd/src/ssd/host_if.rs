@@ -31,18 +31,20 @@ pub(super) struct Cmd {
 impl Ssd {
     /// Accepts a host command (`class`: 0 urgent, 1 high, 2 medium, 3 low).
     pub fn submit(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
-        let ps = self.layout.page_size as u64;
+        let ps = self.layout.page;
         let size = size.max(1);
-        let first = offset / ps;
-        let last = (offset + size as u64 - 1) / ps;
+        let first = ps.quotient(offset);
+        let last = ps.quotient(offset + size as u64 - 1);
+        let logical = self.logical_pages as u64;
         let cmd = Cmd {
             tag,
             write,
             class: class.min(3),
             bytes: size,
-            first_lpa: (first % self.logical_pages as u64) as u32,
+            // An offset past the drive wraps (the division only then).
+            first_lpa: (if first < logical { first } else { first % logical }) as u32,
             npages: (last - first + 1) as u32,
-            head: (offset % ps) as u32,
+            head: ps.remainder(offset) as u32,
             remaining: 0,
             parts: DevParts::default(),
             mark: now,

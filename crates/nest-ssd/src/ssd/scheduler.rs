@@ -240,7 +240,7 @@ impl Ssd {
         }
         let die = &mut self.dies[best.1 as usize];
         let p = die.next_plane;
-        die.next_plane = (p + 1) % self.layout.dims[3];
+        die.next_plane = self.layout.plane_in_die(p + 1);
         best.1 * self.layout.dims[3] + p
     }
 
@@ -375,7 +375,7 @@ impl Ssd {
             }
             let t = self.dies[d as usize].q[qi][i];
             let txn = self.txns[t as usize];
-            let bit = 1u32 << (txn.plane % ppd);
+            let bit = 1u32 << self.layout.plane_in_die(txn.plane);
             if *planes_used & bit != 0 {
                 continue;
             }

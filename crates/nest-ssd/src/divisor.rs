@@ -25,6 +25,11 @@ macro_rules! divisor {
                 self.d
             }
 
+            /// Whether it divides by shifting (`d` a power of two).
+            pub fn is_shift(self) -> bool {
+                self.shift.is_some()
+            }
+
             #[inline]
             pub fn quotient(self, x: $t) -> $t {
                 match self.shift {

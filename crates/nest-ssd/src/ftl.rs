@@ -456,7 +456,6 @@ impl Ftl {
 
     /// Checks the books: per-block valid counts equal the pages the map points at.
     pub fn check(&self) -> Result<(), String> {
-        let ppb = self.layout.pages_per_block;
         // Counted lazily as the blocks are: an idle drive's check touches nothing.
         let mut counted = LazyVec::new(self.blocks.len(), 0u32);
         for (first, chunk) in self.map.written() {
@@ -470,7 +469,7 @@ impl Ftl {
                 if self.rmap[ppa as usize] != lpa as u32 + 1 {
                     return Err(format!("lpa {lpa} maps to ppa {ppa} whose reverse entry is {}", self.rmap[ppa as usize] as i64 - 1));
                 }
-                counted[(ppa / ppb) as usize] += 1;
+                counted[self.layout.block_of_ppa(ppa) as usize] += 1;
             }
         }
         // Every block with a valid count or a mapped page is in a created chunk of one of them.

@@ -20,10 +20,10 @@ pub struct Layout {
     pub pages_per_block: u32,
     pub page_size: u32,
     order: [u8; 4],
-    /// log2 of each digit's base in `order`, when every base is a power of two (the usual
-    /// geometry): the static scheme's digits are then bit fields of `x`, taken with shifts and
-    /// masks instead of four 64-bit divisions per allocation (`plane_in_set`).
-    digit_bits: Option<[u8; 4]>,
+    /// The static scheme's digit bases in `order` (channels per set, ways, dies, planes) as
+    /// divisors: with powers of two (the usual geometry) `x`'s digits are bit fields, taken
+    /// with shifts and masks instead of four 64-bit divisions per allocation (`plane_in_set`).
+    digit_bases: [Div64; 4],
     /// Planes per die, dies per chip, dies per channel, pages per block, blocks per plane and
     /// the page size as divisors: the id conversions below run on every address.
     per_die: Div32,
@@ -51,7 +51,7 @@ impl Layout {
             pages_per_block: g.pages_per_block,
             page_size: g.page_size,
             order,
-            digit_bits: None,
+            digit_bases: [Div64::new(1); 4],
             per_die: Div32::new(g.planes_per_die),
             per_chip: Div32::new(g.dies_per_chip),
             per_channel: Div32::new(g.dies_per_chip * g.chips_per_channel),
@@ -61,18 +61,13 @@ impl Layout {
             sets: 1,
             set_lpas: u64::MAX,
         }
-        .with_digit_bits()
+        .with_digit_bases()
     }
 
-    /// The static scheme's digit bases in `order` (channels per set, ways, dies, planes).
-    fn bases(&self) -> [u32; 4] {
+    /// Sets `digit_bases` for the current number of sets.
+    fn with_digit_bases(mut self) -> Self {
         let cps = self.dims[0] / self.sets;
-        self.order.map(|k| if k == 0 { cps } else { self.dims[k as usize] })
-    }
-
-    fn with_digit_bits(mut self) -> Self {
-        let b = self.bases();
-        self.digit_bits = b.iter().all(|n| n.is_power_of_two()).then(|| b.map(|n| n.trailing_zeros() as u8));
+        self.digit_bases = self.order.map(|k| Div64::new(if k == 0 { cps } else { self.dims[k as usize] } as u64));
         self
     }
 
@@ -81,7 +76,7 @@ impl Layout {
     pub fn with_sets(mut self, sets: u32, logical_pages: u64) -> Self {
         self.sets = sets.max(1);
         self.set_lpas = if self.sets == 1 { u64::MAX } else { (logical_pages / self.sets as u64).max(1) };
-        self.with_digit_bits()
+        self.with_digit_bases()
     }
 
     /// The plane a logical unit `x` (an LPA or a translation page) maps to under the static
@@ -96,19 +91,10 @@ impl Layout {
     #[inline]
     pub fn plane_in_set(&self, set: u32, x: u64) -> u32 {
         let cps = self.dims[0] / self.sets;
-        let mut digits = [0u32; 4];
-        if let Some(bits) = self.digit_bits {
-            let mut shift = 0u32;
-            for (&k, &b) in self.order.iter().zip(&bits) {
-                digits[k as usize] = ((x >> shift) & ((1u64 << b) - 1)) as u32;
-                shift += b as u32;
-            }
-        } else {
-            let mut rest = x;
-            for (&k, n) in self.order.iter().zip(self.bases()) {
-                digits[k as usize] = (rest % n as u64) as u32;
-                rest /= n as u64;
-            }
+        let (mut digits, mut rest) = ([0u32; 4], x);
+        for (&k, &n) in self.order.iter().zip(&self.digit_bases) {
+            digits[k as usize] = n.remainder(rest) as u32;
+            rest = n.quotient(rest);
         }
         let [c, w, d, p] = digits;
         (((c + set * cps) * self.dims[1] + w) * self.dims[2] + d) * self.dims[3] + p
@@ -216,7 +202,7 @@ mod tests {
         assert_eq!(l.die_of_plane(l.static_plane(0)), l.die_of_plane(l.static_plane(1)));
     }
 
-    /// The static scheme by division, as `plane_in_set` computed it before its bit-field path.
+    /// The static scheme by hardware division, as `plane_in_set` computed it before its divisors.
     fn by_division(l: &Layout, set: u32, x: u64) -> u32 {
         let cps = l.dims[0] / l.sets;
         let (mut digits, mut rest) = ([0u32; 4], x);
@@ -236,7 +222,7 @@ mod tests {
         for (g, sets, fast) in [(&pow2, 1, true), (&pow2, 2, true), (&pow2, 8, true), (&odd, 1, false), (&odd, 3, false)] {
             for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {
                 let l = Layout::new(g, &Allocation::parse(order).unwrap()).with_sets(sets, 1 << 20);
-                assert_eq!(l.digit_bits.is_some(), fast, "{order}, {sets} sets");
+                assert_eq!(l.digit_bases.iter().all(|n| n.is_shift()), fast, "{order}, {sets} sets");
                 for x in (0..5_000u64).chain([u32::MAX as u64, (1 << 40) + 12_345, u64::MAX]) {
                     for set in 0..sets {
                         assert_eq!(l.plane_in_set(set, x), by_division(&l, set, x), "{order}, {sets} sets, x {x}");

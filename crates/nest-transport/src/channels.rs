@@ -9,7 +9,7 @@
 //! and PFC PAUSE frames received by the sending host's NIC for the flow's priority. A
 //! storage-side rate controller (SRC) reads exactly these at the target's endpoints.
 
-use crate::flow::Sender;
+use crate::sender::Sender;
 use crate::{cc, Scheduler, TpEvent, Transports};
 pub use nest_core::Congestion;
 use nest_core::SimTime;
@@ -145,7 +145,7 @@ impl Transports {
         (s.srtt, s.rttvar, s.alpha) = (0.0, 0.0, fresh.alpha);
         s.rto = if fl.spec.cc.is_rate_based() { tcp.min_rto.max(dcqcn.min_rto) } else { tcp.min_rto };
         // Duplicate ACKs that old segments draw are echoes, never news of a loss (`recover`).
-        s.win = crate::flow::WindowState { recover: end, win_end: end, cwr_end: end, ..fresh.win };
+        s.win = crate::sender::WindowState { recover: end, win_end: end, cwr_end: end, ..fresh.win };
         if fl.spec.cc.is_rate_based() {
             s.rate.restart(dcqcn);
             s.rate.qp_start = end;
@@ -186,7 +186,7 @@ impl Transports {
                     break;
                 }
                 fl.s.rate.timer_stage += 1;
-                moved |= cc::dcqcn_increase(&mut fl.s.rate, p);
+                moved |= cc::dcqcn::increase(&mut fl.s.rate, p);
             }
             if moved {
                 self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });

@@ -177,12 +177,13 @@ mod tests {
         assert!((fp.throughput_bps[0] - 1e9).abs() < 1.0 && (fp.throughput_bps[1] - 9e9).abs() < 1e3, "{:?}", fp.throughput_bps);
     }
 
-    /// The sender's own rule (`cc::update_quality`, `cc::cut_factor`), driven through synchronized
+    /// The sender's own rule (`cc::quality::update_quality`, `cc::quality::signal_cut`), driven through synchronized
     /// marking cycles without a fabric: +1 segment per RTT, and one cut per flow whenever the
     /// flows' rates fill the bottleneck. Its cycle means land on the fixed point — the
     /// implementation is eq. 4.5 and the fixed point is where eq. 4.5 goes.
     fn run_rule(rtt_us: &[f64], alpha: f64, ratios: &[Option<f64>], c: f64) -> (Vec<f64>, Vec<f64>) {
-        use crate::params::{Cc, FlowSpec, QtcpParams, Target, TcpParams};
+        use crate::params::{QtcpParams, Target, TcpParams};
+        use crate::{Cc, FlowSpec};
         use crate::{cc, Transports};
         use nest_core::SimTime;
         let specs: Vec<FlowSpec> = ratios.iter().enumerate().map(|(i, r)| FlowSpec {
@@ -225,12 +226,14 @@ mod tests {
                 f.s.win_acked = carried[i] as u64;
                 f.s.win_start = SimTime::from_secs_f64(last_cut).unwrap();
                 if let Some(r) = ratios[i] {
-                    cc::update_quality(f, now, &qp, r / sum_r, &mut lambda, 0.0);
+                    let facts = cc::Facts { index: i as u32, class: f.spec.class, target: f.spec.target, bytes: None, start: SimTime::ZERO, deadline: None, total: f.total };
+                    cc::quality::update_quality(&mut f.s, &facts, now, &qp, r / sum_r, &mut lambda, 0.0);
                 }
                 if cycle >= cycles / 2 {
                     sums[i] += carried[i] * 8.0;
                 }
-                f.s.win.cwnd *= cc::cut_factor(f, now, mss);
+                // A DCTCP flow's Q stays 1: its cut is DCTCP's.
+                f.s.win.cwnd *= cc::quality::signal_cut(cc::dctcp::cut(f.s.alpha), f.s.quality.q, qp.slack);
                 carried[i] = 0.0;
             }
             if cycle >= cycles / 2 {

@@ -17,10 +17,11 @@ pub mod harness;
 pub mod model;
 mod nic;
 pub mod params;
-mod quality;
 mod rate;
 mod receiver;
 mod send;
+mod sender;
+mod shares;
 pub mod verbs;
 mod window;
 
@@ -32,11 +33,14 @@ mod tests_qp;
 use std::collections::VecDeque;
 
 pub use channels::{Channels, Congestion, CongestionEvent, Delivery, Message, MsgKind};
-use flow::{Flow, FlowStats, Receiver, Sender};
+use flow::{Flow, FlowStats, Receiver};
+use sender::Sender;
 use nest_core::SimTime;
 use nest_net::packet::{Packet, PacketKind};
 use nest_net::{Fabric, NetEvent, NetScheduler};
-pub use params::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
+pub use cc::Cc;
+pub use flow::FlowSpec;
+pub use params::{DcqcnParams, QtcpParams, Slack, Target, TcpParams};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TpEvent {
@@ -88,7 +92,7 @@ pub struct Transports {
     /// Target ratio of each class (QTCP), and which active throughput-targeted flows share a
     /// class's target: those leaving or entering the same host (thesis Fig 4.17a).
     class_ratio: Vec<f64>,
-    shares: quality::ClassShares,
+    shares: shares::ClassShares,
     /// QTCP's bottleneck estimate λ, shared by the QTCP flows (interference adaptation moves it).
     pub qtcp_lambda: f64,
     /// Latency-centric classes with finite transfers: the smoothed completion time of the class's
@@ -122,8 +126,20 @@ impl Transports {
         }
         let qtcp_lambda = qtcp.bottleneck_bps;
         let n = flows.len();
-        let shares = quality::ClassShares::new(&flows.iter().map(|f| &f.spec).collect::<Vec<_>>(), classes);
+        let ends: Vec<(u8, u32, u32)> = flows.iter().map(|f| (f.spec.class, f.spec.src, f.spec.dst)).collect();
+        let shares = shares::ClassShares::new(&ends, classes);
         Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, shares, class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, channels: Channels::new(n), host_has_window_flows: Vec::new(), nic_waiters: Vec::new() })
+    }
+
+    /// Flow `f` apart from what its congestion control may read, for calling a hook (`cc/`).
+    #[inline]
+    pub(crate) fn cc_parts(&mut self, f: u32, now: SimTime) -> (&mut Flow, cc::Cx<'_>) {
+        let Transports { flows, tcp, qtcp, dcqcn, shares, class_ratio, qtcp_lambda, class_fct_ewma, .. } = self;
+        let fl = &mut flows[f as usize];
+        let s = &fl.spec;
+        let facts = cc::Facts { index: f, class: s.class, target: s.target, bytes: s.bytes, start: s.start, deadline: s.deadline, total: fl.total };
+        let classes = cc::Classes { shares, ratio: class_ratio, lambda: qtcp_lambda, fct_ewma: class_fct_ewma };
+        (fl, cc::Cx { now, flow: facts, tcp, qtcp, dcqcn, classes })
     }
 
     /// Throughput is counted for bytes acknowledged in [from, to).
@@ -193,7 +209,7 @@ impl Transports {
                     return;
                 }
                 fl.s.rate.timer_stage += 1;
-                if cc::dcqcn_increase(&mut fl.s.rate, p) {
+                if cc::dcqcn::increase(&mut fl.s.rate, p) {
                     self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                 }
                 if fl.is_idle_channel() {

@@ -1,54 +1,6 @@
 //! Transport parameters and flow descriptions.
 
 use nest_core::SimTime;
-use nest_net::packet::Prio;
-
-/// Window-based congestion control of a flow.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Cc {
-    /// RFC 8257.
-    Dctcp,
-    /// QTCP (QTCP §II-C; thesis eq. 4.1–4.5): DCTCP whose cut is scaled by the quality factor.
-    Qtcp,
-    /// D2TCP (Vamanan et al. 2012): DCTCP whose cut is α^d, d from the deadline.
-    D2tcp,
-    /// DCQCN (Zhu et al. 2015): rate-based RoCEv2 congestion control driven by CNPs.
-    Dcqcn,
-    /// QRDMA (thesis eq. 4.6): DCQCN whose cut is scaled by the quality factor.
-    Qrdma,
-}
-
-impl Cc {
-    pub fn from_name(s: &str) -> Option<Cc> {
-        match s {
-            "dctcp" => Some(Cc::Dctcp),
-            "qtcp" => Some(Cc::Qtcp),
-            "d2tcp" => Some(Cc::D2tcp),
-            "dcqcn" => Some(Cc::Dcqcn),
-            "qrdma" => Some(Cc::Qrdma),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Cc::Dctcp => "dctcp",
-            Cc::Qtcp => "qtcp",
-            Cc::D2tcp => "d2tcp",
-            Cc::Dcqcn => "dcqcn",
-            Cc::Qrdma => "qrdma",
-        }
-    }
-
-    /// Rate-based (paced, CNP-driven) rather than window-based.
-    pub fn is_rate_based(self) -> bool {
-        matches!(self, Cc::Dcqcn | Cc::Qrdma)
-    }
-
-    /// Steered by a quality factor.
-    pub fn is_quality_aware(self) -> bool {
-        matches!(self, Cc::Qtcp | Cc::Qrdma)
-    }
-}
 
 /// DCQCN's parameters; the defaults are the DCQCN authors' ns-3 set (SPEC §4 table), which the
 /// QTCP paper and the thesis say they ran ("the default parameter settings suggested in" the
@@ -215,29 +167,4 @@ pub enum Target {
     Ratio(f64),
     /// Latency-centric: smoothed RTT target.
     Latency(SimTime),
-}
-
-/// One flow (one connection of one class).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowSpec {
-    pub name: String,
-    pub src: u32,
-    pub dst: u32,
-    pub class: u8,
-    pub prio: Prio,
-    pub cc: Cc,
-    pub start: SimTime,
-    /// The application stops producing data here (long-lived flows).
-    pub stop: Option<SimTime>,
-    /// Message size; `None` = unlimited.
-    pub bytes: Option<u64>,
-    /// Application-limited offered load (payload bits/s); `None` = always backlogged.
-    pub rate_bps: Option<f64>,
-    /// D2TCP deadline, relative to `start`.
-    pub deadline: Option<SimTime>,
-    pub target: Option<Target>,
-    /// A message channel (NVMe-oF capsules and data): the sender carries exactly what is
-    /// handed to it with [`crate::Transports::push`], never finishes, and the receiver reports
-    /// in-order progress in [`crate::Transports::delivered`] so messages can be reassembled.
-    pub messages: bool,
 }

@@ -2,7 +2,7 @@
 //! quality factor), the rate-increase timer and byte counter, and the pacer.
 
 use crate::send::{arm_timers, send_segment};
-use crate::{cc, Cc, Congestion, Scheduler, TpEvent, Transports};
+use crate::{cc, Congestion, Scheduler, TpEvent, Transports};
 use nest_core::SimTime;
 use nest_net::Fabric;
 
@@ -13,7 +13,6 @@ impl Transports {
     /// already sent reaches a QP that is gone and cuts nothing.
     pub(crate) fn on_cnp(&mut self, now: SimTime, f: u32, seq: u64, q: &mut impl Scheduler) {
         let p = &self.dcqcn;
-        let mss = self.tcp.mss as f64;
         let fl = &mut self.flows[f as usize];
         if fl.s.finished || !fl.spec.cc.is_rate_based() {
             return;
@@ -26,41 +25,30 @@ impl Transports {
         if p.clamp_target {
             fl.s.rate.rt = fl.s.rate.rc;
         }
-        let factor = cc::mark_cut(fl, now, mss, &self.qtcp);
+        let (fl, cx) = self.cc_parts(f, now);
+        let p = cx.dcqcn;
+        let factor = fl.spec.cc.on_signal(&mut fl.s, &cx);
         fl.s.rate.rc = (fl.s.rate.rc * factor).max(p.min_rate);
-        fl.s.alpha = (1.0 - p.g) * fl.s.alpha + p.g;
         fl.s.rate.timer_stage = 0;
         fl.s.rate.byte_stage = 0;
         fl.s.rate.byte_ctr = 0;
         fl.s.rate.timer_gen = fl.s.rate.timer_gen.wrapping_add(1);
         fl.stats.cuts += 1;
         fl.s.rate.timer_parked = None; // the restarted timer replaces a parked one
-        self.channels.note(now, f, Congestion::RateCut { rate_bps: fl.s.rate.rc });
-        q.tp_at(now + p.rate_timer, TpEvent::DcqcnTimer(f, fl.s.rate.timer_gen));
+        let (rc, gen, rate_timer) = (fl.s.rate.rc, fl.s.rate.timer_gen, p.rate_timer);
+        self.channels.note(now, f, Congestion::RateCut { rate_bps: rc });
+        q.tp_at(now + rate_timer, TpEvent::DcqcnTimer(f, gen));
     }
 
     /// End of a DCQCN α period: α decays if no CNP came; QRDMA updates its quality factor from
     /// the bytes acknowledged in the period.
     pub(crate) fn on_alpha_period(&mut self, now: SimTime, f: u32, q: &mut impl Scheduler) {
-        let fl = &mut self.flows[f as usize];
-        let share = self.shares.share(&self.class_ratio, f, &fl.spec);
+        let (fl, mut cx) = self.cc_parts(f, now);
         if fl.s.finished {
             return;
         }
-        if !fl.s.rate.cnp_in_period {
-            fl.s.alpha *= 1.0 - self.dcqcn.g;
-        }
+        fl.spec.cc.on_interval(&mut fl.s, &mut cx);
         fl.s.rate.cnp_in_period = false;
-        if fl.spec.cc == Cc::Qrdma {
-            let class_fct = self.class_fct_ewma[fl.spec.class as usize];
-            cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
-            // The slack step scales the recovery target too: with RT kept, fast recovery would
-            // climb back to the rate the flow had before (what on_mark's cut runs into).
-            if let Some(s) = cc::slack_scale(fl, &self.qtcp) {
-                fl.s.rate.rc = (fl.s.rate.rc * s).max(self.dcqcn.min_rate);
-                fl.s.rate.rt = (fl.s.rate.rt * s).max(fl.s.rate.rc);
-            }
-        }
         fl.s.win_acked = 0;
         fl.s.win_marked = 0;
         fl.s.win_start = now;
@@ -68,7 +56,7 @@ impl Transports {
             fl.s.rate.alpha_parked = Some(now);
             return;
         }
-        q.tp_at(now + self.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
+        q.tp_at(now + cx.dcqcn.alpha_period, TpEvent::DcqcnAlpha(f));
     }
 
     /// A rate-based sender: one packet now if the pacer allows, the next at wire / RC later.
@@ -122,7 +110,7 @@ impl Transports {
                 if p.byte_counter > 0 && fl.s.rate.byte_ctr >= p.byte_counter {
                     fl.s.rate.byte_ctr -= p.byte_counter;
                     fl.s.rate.byte_stage += 1;
-                    if cc::dcqcn_increase(&mut fl.s.rate, p) {
+                    if cc::dcqcn::increase(&mut fl.s.rate, p) {
                         self.channels.note(now, f, Congestion::RateRaised { rate_bps: fl.s.rate.rc });
                     }
                 }

@@ -1,10 +1,10 @@
 //! Window-based senders (DCTCP, QTCP, D2TCP): ACK clocking, the once-per-window ECN reaction
-//! with the family's cut factor, slow start and congestion avoidance, go-back-N recovery on
+//! with the algorithm's cut (`cc/`), slow start and congestion avoidance, go-back-N recovery on
 //! three duplicate ACKs or an RTO.
 
 use crate::flow::Flow;
 use crate::send::{arm_timers, send_segment};
-use crate::{cc, Cc, Scheduler, TpEvent, Transports};
+use crate::{Scheduler, TpEvent, Transports};
 use nest_core::SimTime;
 use nest_net::packet::{flag, Packet};
 use nest_net::Fabric;
@@ -64,26 +64,19 @@ impl Transports {
             if ece {
                 fl.s.win_marked += newly;
             }
-            // End of an observation window (≈ one RTT): α, then QTCP's quality factor.
+            let (fl, mut cx) = self.cc_parts(f, now);
+            let cc = fl.spec.cc;
+            // End of an observation window (≈ one RTT): the algorithm's α, quality factor, ….
             if fl.s.snd_una > fl.s.win.win_end {
-                fl.s.alpha = cc::update_alpha(fl.s.alpha, self.tcp.g, fl.s.win_acked, fl.s.win_marked);
-                if fl.spec.cc == Cc::Qtcp {
-                    let share = self.shares.share(&self.class_ratio, f, &fl.spec);
-                    let class_fct = self.class_fct_ewma[fl.spec.class as usize];
-                    cc::update_quality(fl, now, &self.qtcp, share, &mut self.qtcp_lambda, class_fct);
-                    if let Some(s) = cc::slack_scale(fl, &self.qtcp) {
-                        fl.s.win.cwnd = (fl.s.win.cwnd * s).max(self.tcp.min_cwnd as f64 * mss);
-                        fl.s.win.ssthresh = fl.s.win.cwnd;
-                    }
-                }
+                cc.on_interval(&mut fl.s, &mut cx);
                 fl.s.win_acked = 0;
                 fl.s.win_marked = 0;
                 fl.s.win_start = now;
                 fl.s.win.win_end = fl.s.snd_nxt;
             }
             if ece && fl.s.snd_una > fl.s.win.cwr_end {
-                let factor = cc::mark_cut(fl, now, mss, &self.qtcp);
-                let floor = self.tcp.min_cwnd as f64 * mss;
+                let factor = cc.on_signal(&mut fl.s, &cx);
+                let floor = cx.tcp.min_cwnd as f64 * mss;
                 fl.s.win.cwnd = (fl.s.win.cwnd * factor).max(floor);
                 fl.s.win.ssthresh = fl.s.win.cwnd;
                 fl.s.win.cwr_end = fl.s.snd_nxt;

@@ -38,7 +38,7 @@ const IP_TCP_HEADER: u32 = 52;
 pub(crate) fn transport(cx: &mut Ctx, key: &str, t: &str) -> Option<Cc> {
     let cc = Cc::from_name(t);
     if cc.is_none() {
-        cx.err(key, format!("'{t}' is not a transport (expected dctcp, qtcp, d2tcp, dcqcn or qrdma)"));
+        cx.err(key, format!("'{t}' is not a transport (expected {})", Cc::expected()));
     }
     cc
 }

@@ -9,7 +9,6 @@
 #![deny(unsafe_code)]
 
 pub mod coordinator;
-pub mod coordinator_src;
 pub mod error;
 pub mod haechi;
 pub mod overrides;

@@ -400,8 +400,9 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
 
     let haechi = sc.haechi.as_ref().and_then(|h| haechi::resolve(&mut cx, h, &run, &classes, &tagging, network.as_deref_mut()));
 
-    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &hosts, &devices, &volumes, &workloads, network.as_deref(), nvmeof.as_ref())).collect();
-    check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name.as_str()));
+    let env = crate::coordinator::Env { hosts: &hosts, devices: &devices, volumes: &volumes, workloads: &workloads, network: network.as_deref(), nvmeof: nvmeof.as_ref() };
+    let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &env)).collect();
+    check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name()));
     // One agent per storage server (PLMLight's write-handling agent, SRC's monitor): it is the
     // server's routing hook.
     let mut agents: Vec<(u32, &str)> = Vec::new();
@@ -412,7 +413,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
             _ => continue,
         };
         if let Some((_, other)) = agents.iter().find(|(s, _)| *s == server) {
-            let i = sc.coordinators.iter().position(|x| x.name == c.name).unwrap_or(0);
+            let i = sc.coordinators.iter().position(|x| x.name() == c.name).unwrap_or(0);
             cx.err(&format!("coordinator[{i}].device"), format!("storage server '{server_name}' already has coordinator '{other}''s agent at its routing hook: one plmlight or src per server"));
         }
         agents.push((server, c.name.as_str()));

@@ -1,4 +1,4 @@
-//! `[[coordinator]] kind = "src"`: SRC's Algorithm 1 at a storage target, on one SSD or an array of
+//! `src`: SRC's Algorithm 1 at a storage target, on one SSD or an array of
 //! SSDs behind split submission queues (docs/src.md). Its keys: `device` (an SSD with
 //! `nvme.arbitration = "ssq"`, in a storage server) or `devices` (several, in one server), `model` (the throughput prediction model `nestsim.tpm` exported, or one shipped for a
 //! preset, "shipped:ssd-a"; read and checked here so a bad file is a configuration error), `delta` (the monitor's window, 10 ms in
@@ -6,48 +6,54 @@
 //! `events` (synthetic congestion events: time and demanded read rate, for SRC §IV-E's test of
 //! the control loop).
 
-use crate::coordinator::CoordinatorConfig;
-use crate::resolve::e2e::NvmeofPlan;
-use crate::resolve::network::NetworkPlan;
-use crate::resolve::{Ctx, DeviceKindPlan, DevicePlan};
+use super::{CoordinatorKind, Env, KindConfig, SrcPlan};
+use crate::resolve::{Ctx, DeviceKindPlan};
 use nest_core::{DeviceId, FlowId, SimTime};
 use nest_qos::rate_control::{SrcConfig, TreeEnsemble, SHIPPED_PREFIX};
+use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-#[derive(Debug, Clone)]
-pub struct SrcPlan {
-    /// The storage server (network host) the SSD sits in.
-    pub server: u32,
-    pub server_name: String,
-    pub model_path: PathBuf,
-    pub model: Arc<TreeEnsemble>,
-    /// The controller's own configuration (device, watched channels, δ, τ, w_max, w₀, events).
-    pub ctl: SrcConfig,
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SrcKeys {
+    pub name: String,
+    /// The SSD behind split SQs whose write weight it sets.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// A target's flash array instead of `device`: SSDs behind split SQs in one storage server,
+    /// the demanded read rate divided among them by their reads (docs/src.md).
+    #[serde(default)]
+    pub devices: Option<Vec<String>>,
+    /// The throughput prediction model exported by `nestsim.tpm` (a JSON file), or "shipped:PRESET".
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The workload monitor's window δ (default 10 ms).
+    #[serde(default)]
+    pub delta: Option<String>,
+    /// Algorithm 1's τ, the relative change of the prediction below which w stops rising (default 0.1).
+    #[serde(default)]
+    pub tau: Option<f64>,
+    /// The largest write weight it sets (default: the model's w_max).
+    #[serde(default)]
+    pub w_max: Option<u32>,
+    /// Synthetic congestion events, `[["60ms", "6Gbps"], ...]` (time, demanded read rate).
+    #[serde(default)]
+    pub events: Option<Vec<(String, String)>>,
 }
 
-/// Plans are compared by what defines them: a model by its file.
-impl PartialEq for SrcPlan {
-    fn eq(&self, o: &SrcPlan) -> bool {
-        (self.server, &self.model_path, &self.ctl) == (o.server, &o.model_path, &o.ctl)
+impl KindConfig for SrcKeys {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], env: &Env) -> Option<CoordinatorKind> {
+        src(cx, key, self, env).map(CoordinatorKind::Src)
     }
 }
 
-pub(crate) fn src(cx: &mut Ctx, key: &str, c: &CoordinatorConfig, devices: &[DevicePlan], network: Option<&NetworkPlan>, nvmeof: Option<&NvmeofPlan>) -> Option<SrcPlan> {
+fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
+    let (devices, network, nvmeof) = (env.devices, env.network, env.nvmeof);
     let f = |n: &str| format!("{key}.{n}");
-    for (v, n) in [
-        (c.pool.is_some(), "pool"),
-        (c.counts.is_some(), "counts"),
-        (c.fast.is_some(), "fast"),
-        (c.servers.is_some(), "servers"),
-        (c.period.is_some(), "period"),
-        (c.ios.is_some(), "ios"),
-        (c.t_dw.is_some(), "t_dw"),
-    ] {
-        if v {
-            cx.err(&f(n), "not an src key (src takes device or devices, model, delta, tau, w_max and events)");
-        }
-    }
     let names: Vec<&String> = match (&c.device, &c.devices) {
         (Some(d), None) => vec![d],
         (None, Some(ds)) if !ds.is_empty() => ds.iter().collect(),

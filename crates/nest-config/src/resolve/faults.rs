@@ -5,6 +5,7 @@
 use super::network::NetworkPlan;
 use super::e2e::NvmeofPlan;
 use super::{Ctx, DeviceKindPlan, DevicePlan};
+use crate::coordinator::CoordinatorConfig;
 use crate::schema::{FaultConfig, Scenario, WorkloadConfig};
 use nest_core::SimTime;
 
@@ -278,7 +279,7 @@ fn may_die(cx: &mut Ctx, i: usize, key: &str, sc: &Scenario, name: &str) -> bool
         Some(("kind", "faults with host caches are not modelled yet (a cache's own I/O to a dead device)".to_string()))
     } else if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.iter().any(|d| d == name)) {
         Some((key, format!("'{name}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet")))
-    } else if sc.coordinators.iter().any(|c| c.kind == "plmlight" && (c.device.as_deref() == Some(name) || c.fast.as_deref() == Some(name))) {
+    } else if sc.coordinators.iter().any(|c| matches!(c, CoordinatorConfig::Plmlight(p) if p.device.as_deref() == Some(name) || p.fast.as_deref() == Some(name))) {
         // PLMLight's agent does I/O of its own at the server (flushes), which a dead device
         // would leave to no host's timeout.
         Some((key, format!("'{name}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet")))

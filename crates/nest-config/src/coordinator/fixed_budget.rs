@@ -1,0 +1,48 @@
+//! `fixed-budget`: every `period`, each of its hosts may admit `ios` requests through its
+//! admission gate (nest-qos `fixed_budget.rs`).
+
+use super::{CoordinatorKind, Env, KindConfig};
+use crate::resolve::Ctx;
+use nest_core::SimTime;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedBudgetKeys {
+    pub name: String,
+    /// Hosts it coordinates (default: every host).
+    #[serde(default)]
+    pub hosts: Option<Vec<String>>,
+    /// The budget period.
+    pub period: Option<String>,
+    /// Requests each host may admit per period.
+    pub ios: Option<u64>,
+}
+
+impl KindConfig for FixedBudgetKeys {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn hosts(&self) -> Option<&[String]> {
+        self.hosts.as_deref()
+    }
+    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], _: &Env) -> Option<CoordinatorKind> {
+        let c = self;
+        let period = match &c.period {
+            Some(p) => cx.dur(&format!("{key}.period"), p)?,
+            None => {
+                cx.err(&format!("{key}.period"), "fixed-budget needs a period (e.g. \"1ms\")");
+                return None;
+            }
+        };
+        if period == SimTime::ZERO {
+            cx.err(&format!("{key}.period"), "must be positive");
+            return None;
+        }
+        let Some(ios) = c.ios else {
+            cx.err(&format!("{key}.ios"), "fixed-budget needs ios: the requests each host may admit per period");
+            return None;
+        };
+        Some(CoordinatorKind::FixedBudget { period, ios })
+    }
+}

@@ -1,0 +1,112 @@
+//! `[[coordinator]]`: QoS coordinators (nest-qos). Each kind is one file holding its keys (a
+//! serde struct that refuses keys it does not know) and their resolution, registered by one line
+//! in [`coordinator_kinds!`] below; what they resolve to is in [`plan`]. Kinds so far:
+//! `fixed-budget` (every `period`, each of its hosts may admit `ios` requests through its
+//! admission gate), `congestion-monitor` (counts the congestion the sending channels of storage
+//! `servers` meet: DCQCN rate cuts and raises, PFC pauses), `plmc` (allocates the DT counts of
+//! an NVM-set `pool` among its hosts, docs/plm.md), `plmlight` (PLM emulated for an SSD without
+//! it: read DCs per host, a write DC per device and the write-handling agent at its storage
+//! server, docs/plm.md) and `src` (SRC's Algorithm 1 at a storage target, docs/src.md).
+
+mod allocation;
+pub mod congestion_monitor;
+pub mod fixed_budget;
+pub mod plan;
+pub mod plmc;
+pub mod plmlight;
+pub mod src;
+#[cfg(test)]
+mod test_admit_all;
+#[cfg(test)]
+mod tests;
+
+pub use plan::*;
+
+use crate::resolve::e2e::NvmeofPlan;
+use crate::resolve::network::NetworkPlan;
+use crate::resolve::volume::VolumePlan;
+use crate::resolve::WorkloadPlan;
+use crate::resolve::{Ctx, DevicePlan, HostPlan};
+
+/// What a kind's resolver may read of the rest of the scenario.
+pub(crate) struct Env<'a> {
+    pub hosts: &'a [HostPlan],
+    pub devices: &'a [DevicePlan],
+    pub volumes: &'a [VolumePlan],
+    pub workloads: &'a [WorkloadPlan],
+    pub network: Option<&'a NetworkPlan>,
+    pub nvmeof: Option<&'a NvmeofPlan>,
+}
+
+/// One coordinator kind's keys.
+pub(crate) trait KindConfig {
+    fn name(&self) -> &str;
+    /// The hosts it coordinates, in priority order where the kind has one (`None`: every host).
+    /// Kinds without a `hosts` key coordinate every host.
+    fn hosts(&self) -> Option<&[String]> {
+        None
+    }
+    /// Checks the keys against the scenario; `key` is `coordinator[i]` for error messages,
+    /// `hosts` the host indices it coordinates.
+    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<CoordinatorKind>;
+}
+
+/// Registers the kinds: `Variant = module::Config,` per line (doc comments, then an optional
+/// `#[cfg(...)]`, may stand before it); the variant's name in kebab-case is the `kind` value.
+macro_rules! coordinator_kinds {
+    ($($(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $variant:ident = $ty:ty,)*) => {
+        /// A `[[coordinator]]` section: its `kind` picks the keys it takes.
+        #[derive(Debug, Clone, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+        pub enum CoordinatorConfig {
+            $($(#[doc = $doc])* $(#[cfg($cfg)])? $variant($ty),)*
+        }
+
+        impl CoordinatorConfig {
+            fn kind(&self) -> &dyn KindConfig {
+                match self { $($(#[cfg($cfg)])? CoordinatorConfig::$variant(c) => c,)* }
+            }
+        }
+    };
+}
+
+coordinator_kinds! {
+    FixedBudget = fixed_budget::FixedBudgetKeys,
+    CongestionMonitor = congestion_monitor::CongestionMonitorKeys,
+    Plmc = plmc::PlmcKeys,
+    Plmlight = plmlight::PlmLightKeys,
+    Src = src::SrcKeys,
+    /// Test-only: shows that a kind is one file plus this line.
+    #[cfg(test)]
+    TestAdmitAll = test_admit_all::AdmitAllConfig,
+}
+
+impl CoordinatorConfig {
+    pub fn name(&self) -> &str {
+        self.kind().name()
+    }
+}
+
+pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, env: &Env) -> Option<CoordinatorPlan> {
+    let key = format!("coordinator[{i}]");
+    let kind = c.kind();
+    let idx: Vec<usize> = match kind.hosts() {
+        None => (0..env.hosts.len()).collect(),
+        Some(names) => {
+            let mut idx = Vec::new();
+            for (k, n) in names.iter().enumerate() {
+                match env.hosts.iter().position(|h| &h.name == n) {
+                    Some(h) if idx.contains(&h) => cx.err(&format!("{key}.hosts[{k}]"), format!("host '{n}' appears twice")),
+                    Some(h) => idx.push(h),
+                    None => cx.err(&format!("{key}.hosts[{k}]"), format!("no host named '{n}'")),
+                }
+            }
+            if idx.is_empty() && names.is_empty() {
+                cx.err(&format!("{key}.hosts"), "an empty list: the coordinator would coordinate nobody");
+            }
+            idx
+        }
+    };
+    let plan = kind.resolve(cx, &key, &idx, env)?;
+    Some(CoordinatorPlan { name: kind.name().to_string(), kind: plan, hosts: idx })
+}

@@ -64,24 +64,31 @@ impl Transports {
             if ece {
                 fl.s.win_marked += newly;
             }
-            let (fl, mut cx) = self.cc_parts(f, now);
-            let cc = fl.spec.cc;
             // End of an observation window (≈ one RTT): the algorithm's α, quality factor, ….
-            if fl.s.snd_una > fl.s.win.win_end {
-                cc.on_interval(&mut fl.s, &mut cx);
-                fl.s.win_acked = 0;
-                fl.s.win_marked = 0;
-                fl.s.win_start = now;
-                fl.s.win.win_end = fl.s.snd_nxt;
+            // Then a marked window's cut, at most once per window (RFC 8257).
+            let window_ends = fl.s.snd_una > fl.s.win.win_end;
+            let signal = ece && fl.s.snd_una > fl.s.win.cwr_end;
+            if window_ends || signal {
+                let (fl, mut cx) = self.cc_parts(f, now);
+                let cc = fl.spec.cc;
+                if window_ends {
+                    cc.on_interval(&mut fl.s, &mut cx);
+                    fl.s.win_acked = 0;
+                    fl.s.win_marked = 0;
+                    fl.s.win_start = now;
+                    fl.s.win.win_end = fl.s.snd_nxt;
+                }
+                if signal {
+                    let factor = cc.on_signal(&mut fl.s, &cx);
+                    let floor = cx.tcp.min_cwnd as f64 * mss;
+                    fl.s.win.cwnd = (fl.s.win.cwnd * factor).max(floor);
+                    fl.s.win.ssthresh = fl.s.win.cwnd;
+                    fl.s.win.cwr_end = fl.s.snd_nxt;
+                    fl.stats.cuts += 1;
+                }
             }
-            if ece && fl.s.snd_una > fl.s.win.cwr_end {
-                let factor = cc.on_signal(&mut fl.s, &cx);
-                let floor = cx.tcp.min_cwnd as f64 * mss;
-                fl.s.win.cwnd = (fl.s.win.cwnd * factor).max(floor);
-                fl.s.win.ssthresh = fl.s.win.cwnd;
-                fl.s.win.cwr_end = fl.s.snd_nxt;
-                fl.stats.cuts += 1;
-            } else if !ece && fl.s.win.cwnd_limited {
+            let fl = &mut self.flows[f as usize];
+            if !ece && fl.s.win.cwnd_limited {
                 if fl.s.win.cwnd < fl.s.win.ssthresh {
                     fl.s.win.cwnd += newly as f64;
                 } else {

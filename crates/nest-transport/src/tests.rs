@@ -589,3 +589,22 @@ fn flows_waiting_for_their_nic_take_turns() {
         }
     }
 }
+
+/// `cc/test_reno.rs`, a test-only ECN-Reno registered by one line, runs through the window
+/// mechanism with no other change: two flows fill the link, their marked windows are halved,
+/// and α stays where it began (the mechanism no longer smooths α itself; DCTCP's hook does).
+#[test]
+fn a_registered_test_algorithm_runs_through_the_window_mechanism() {
+    assert_eq!(Cc::from_name("test_reno"), Some(Cc::TestReno));
+    assert!(Cc::expected().ends_with("qrdma or test_reno"), "{}", Cc::expected());
+    let end = SimTime::from_ms(60);
+    let specs = (0..2).map(|i| flow(&format!("r{i}"), i, 2, 0, Cc::TestReno)).collect();
+    let (fabric, tp) = dumbbell(specs, vec![1.0], FabricParams::default(), QtcpParams::default(), end);
+    let total = gbps(&tp, 0, end) + gbps(&tp, 1, end);
+    assert!(total > 9.0, "two ECN-Reno flows fill the link: {total}");
+    for f in &tp.flows {
+        assert!(f.stats.cuts > 10, "marked windows were cut: {}", f.stats.cuts);
+        assert_eq!(f.s.alpha, TcpParams::default().alpha_init);
+    }
+    fabric.check_conservation().unwrap();
+}

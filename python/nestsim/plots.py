@@ -404,6 +404,13 @@ def save(fig, out_dir: Path, stem: str) -> List[Path]:
     return paths
 
 
+def run_dirs(root: Path) -> List[Path]:
+    """The run directories under `root`: itself when it is one, and its subdirectories that are."""
+    dirs = [root] if (root / "summary.json").exists() else []
+    dirs += sorted(p.parent for p in root.glob("*/summary.json"))
+    return dirs
+
+
 def write_sweep_plots(sweep_dir: Path) -> List[Path]:
     table = pq.read_table(Path(sweep_dir) / "sweep.parquet").to_pydict()
     return [p for stem, fig in sweep_figures(table) for p in save(fig, Path(sweep_dir) / "plots", stem)]
@@ -411,7 +418,6 @@ def write_sweep_plots(sweep_dir: Path) -> List[Path]:
 
 def write_plots(root: Path) -> List[Path]:
     """Plots for a run directory, a sweep directory, or each run of an experiment directory."""
-    from .report import run_dirs
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a directory")

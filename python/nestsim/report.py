@@ -19,7 +19,7 @@ from typing import List, Optional
 import pyarrow.parquet as pq
 
 from . import plots
-from .plots import plt
+from .plots import plt, run_dirs
 
 
 def _svg(fig) -> str:
@@ -258,12 +258,6 @@ def _sweep_section(root: Path) -> str:
     figs = "".join(f"<div class='fig'>{_svg(fig)}</div>" for _, fig in plots.sweep_figures(t))
     return f"<h2>sweep: {len(t['run_id'])} runs</h2>{figs}<details><summary>every run</summary><table><tr>{head}</tr>{rows}</table></details>"
 
-
-
-def run_dirs(root: Path) -> List[Path]:
-    dirs = [root] if (root / "summary.json").exists() else []
-    dirs += sorted(p.parent for p in root.glob("*/summary.json"))
-    return dirs
 
 
 def write_report(root: Path, out: Optional[Path] = None) -> Path:

@@ -9,9 +9,11 @@
 #![deny(unsafe_code)]
 
 pub mod coordinator;
+mod ctx;
 pub mod error;
 pub mod haechi;
 pub mod overrides;
+pub mod plan;
 pub mod resolve;
 pub mod schema;
 pub mod suggest;

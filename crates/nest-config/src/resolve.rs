@@ -2,11 +2,10 @@
 //! Every unit string is parsed, every name reference checked, every file opened — and every
 //! problem collected, so `nestsim validate` lists them all at once.
 
-use crate::error::{ConfigError, ConfigErrors};
+use crate::error::ConfigErrors;
 use crate::schema::*;
 use crate::{Loaded, SCHEMA_VERSION};
 use nest_core::time::{PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US};
-use nest_core::units::{parse_duration, parse_rate_bps, parse_size};
 use nest_core::SimTime;
 use nest_workload::address::AddressPattern;
 use nest_workload::arrival::ArrivalSpec;
@@ -15,102 +14,16 @@ use nest_workload::fio::parse_job_file;
 use nest_workload::mmpp::{fit_mmpp2, Mmpp2, Moments4};
 use nest_workload::synthetic::SyntheticSpec;
 use nest_workload::trace::{TraceFormat, TraceOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The class levels are defined once, in nest-core (with each layer's mapping).
 pub use nest_core::class::Priority;
 
-#[derive(Debug, Clone)]
-pub struct RunPlan {
-    pub seed: u64,
-    pub duration: Option<SimTime>,
-    pub warmup: SimTime,
-    pub wrapup: SimTime,
-    pub interval: SimTime,
-    pub drain: bool,
-    pub max_time: SimTime,
-}
-
-#[derive(Debug, Clone)]
-pub struct ClassPlan {
-    pub name: String,
-    pub priority: Priority,
-    /// Throughput share relative to the other classes (QTCP targets).
-    pub ratio: f64,
-    /// Latency-centric class: the smoothed-RTT target of its QTCP flows.
-    pub latency_target: Option<SimTime>,
-}
-
-#[derive(Debug, Clone)]
-pub struct IdealDevicePlan {
-    pub servers: u32,
-    pub read: TimeDist,
-    pub write: TimeDist,
-    pub read_bps: Option<f64>,
-    pub write_bps: Option<f64>,
-    pub queue_depth: u32,
-}
-
-/// NVMe submission-queue arbitration of a device's controller.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NvmePlan {
-    /// Urgent + WRR over High/Medium/Low; false = plain round robin over every SQ (no QoS).
-    pub wrr: bool,
-    pub weights: [u32; 3],
-    pub burst: u32,
-    pub sq_depth: u32,
-    /// SRC's separate read/write SQs with this write weight w (read weight 1), instead of the
-    /// per-(host, level) SQs.
-    pub split: Option<u32>,
-}
-
-#[derive(Debug, Clone)]
-pub struct SsdPlan {
-    pub params: nest_ssd::SsdParams,
-    pub nvme: NvmePlan,
-}
-
-#[derive(Debug, Clone)]
-pub struct PmPlan {
-    pub params: nest_pm::PmParams,
-}
-
-#[derive(Debug, Clone)]
-pub enum DeviceKindPlan {
-    Ideal(IdealDevicePlan),
-    Ssd(Box<SsdPlan>),
-    Pm(PmPlan),
-}
-
-#[derive(Debug, Clone)]
-pub struct DevicePlan {
-    pub name: String,
-    pub capacity: u64,
-    pub kind: DeviceKindPlan,
-}
-
-#[derive(Debug, Clone)]
-pub struct HostPlan {
-    pub name: String,
-    pub queue_depth: u32,
-    pub cache: Option<cache::CachePlan>,
-    /// An I/O unanswered this long fails (or is retried on another replica), and its device is
-    /// taken as dead from then on.
-    pub io_timeout: SimTime,
-}
-
-/// The default I/O timeout: Linux's `nvme_core.io_timeout`.
-pub const DEFAULT_IO_TIMEOUT: SimTime = SimTime::from_ms(30_000);
+pub use crate::ctx::expand_env;
+pub(crate) use crate::ctx::Ctx;
+pub use crate::plan::{ClassPlan, DeviceKindPlan, DevicePlan, HostPlan, IdealDevicePlan, NvmePlan, OutputPlan, PmPlan, RunPlan, SsdPlan, DEFAULT_IO_TIMEOUT};
 
 pub use faults::{keep_alive_lost_at, FaultKind, FaultPlan};
-
-#[derive(Debug, Clone)]
-pub struct OutputPlan {
-    pub requests: bool,
-    pub timeseries: bool,
-    pub timeseries_rows: nest_core::stats::series::Rows,
-    pub fio_json: bool,
-}
 
 /// A fully validated scenario.
 #[derive(Debug, Clone)]
@@ -139,118 +52,6 @@ pub struct Resolved {
     pub warnings: Vec<String>,
     /// The effective scenario (after overrides) as a TOML table, recorded in outputs.
     pub table: toml::Table,
-}
-
-/// `bytes` in the largest binary unit that keeps it above 1 (`12.3 GiB`).
-pub(crate) fn human_bytes(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", units[i]) }
-}
-
-pub(crate) struct Ctx<'a> {
-    file: &'a str,
-    text: &'a str,
-    base: &'a Path,
-    errors: Vec<ConfigError>,
-    warnings: Vec<String>,
-    /// The run's memory limit, and what the scenario's large tables need: (key, bytes, what).
-    memory_limit: Option<u64>,
-    memory: Vec<(String, u64, String)>,
-}
-
-impl Ctx<'_> {
-    /// Records that the structure `key` configures takes `bytes` when built; refuses it at once
-    /// (returning false, so the caller does not build it) when it alone is over the limit.
-    pub(crate) fn memory(&mut self, key: &str, bytes: u64, what: String) -> bool {
-        if let Some(limit) = self.memory_limit.filter(|&l| bytes > l) {
-            self.err(key, format!("{what} need about {}, over the memory limit of {} (80 % of this machine, or --max-memory)", human_bytes(bytes), human_bytes(limit)));
-            return false;
-        }
-        self.memory.push((key.to_string(), bytes, what));
-        true
-    }
-
-    /// Refuses a scenario whose large tables together are over the memory limit, naming the
-    /// largest.
-    fn check_memory_total(&mut self) {
-        let total: u64 = self.memory.iter().map(|m| m.1).sum();
-        let Some(limit) = self.memory_limit.filter(|&l| total > l) else { return };
-        let Some((key, bytes, what)) = self.memory.iter().max_by_key(|m| m.1).cloned() else { return };
-        self.err(&key, format!("the scenario's tables need about {} in all, over the memory limit of {} (80 % of this machine, or --max-memory); the largest: {what}, {}", human_bytes(total), human_bytes(limit), human_bytes(bytes)));
-    }
-
-    pub(crate) fn err(&mut self, key: &str, msg: impl Into<String>) {
-        let e = ConfigError::at_key(self.file, self.text, key, msg.into());
-        self.errors.push(e);
-    }
-    pub(crate) fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
-        parse_duration(s).map_err(|e| self.err(key, e)).ok()
-    }
-    pub(crate) fn size(&mut self, key: &str, s: &str) -> Option<u64> {
-        parse_size(s).map_err(|e| self.err(key, e)).ok()
-    }
-    pub(crate) fn size32(&mut self, key: &str, s: &str) -> Option<u32> {
-        let b = self.size(key, s)?;
-        if b == 0 || b > u32::MAX as u64 {
-            self.err(key, format!("'{s}' must be between 1 B and 4 GiB"));
-            return None;
-        }
-        Some(b as u32)
-    }
-    pub(crate) fn rate(&mut self, key: &str, s: &str) -> Option<f64> {
-        match parse_rate_bps(s) {
-            Ok(r) if r > 0.0 => Some(r),
-            Ok(_) => {
-                self.err(key, format!("'{s}' must be a positive rate"));
-                None
-            }
-            Err(e) => {
-                self.err(key, e);
-                None
-            }
-        }
-    }
-    /// Resolves a user path: `${VAR}` / `${VAR:-default}` expanded, relative to the scenario.
-    pub(crate) fn path(&mut self, key: &str, p: &str) -> Option<PathBuf> {
-        let expanded = expand_env(p).map_err(|e| self.err(key, e)).ok()?;
-        let pb = PathBuf::from(&expanded);
-        let full = if pb.is_absolute() { pb } else { self.base.join(pb) };
-        if !full.is_file() {
-            self.err(key, format!("file '{}' does not exist", full.display()));
-            return None;
-        }
-        Some(full)
-    }
-}
-
-/// Expands `${VAR}` and `${VAR:-default}`.
-pub fn expand_env(s: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        let end = after.find('}').ok_or_else(|| format!("unclosed '${{' in '{s}'"))?;
-        let inner = &after[..end];
-        let (name, default) = match inner.split_once(":-") {
-            Some((n, d)) => (n, Some(d)),
-            None => (inner, None),
-        };
-        match (std::env::var(name), default) {
-            (Ok(v), _) if !v.is_empty() => out.push_str(&v),
-            (_, Some(d)) => out.push_str(d),
-            _ => return Err(format!("environment variable '{name}' is not set (used in '{s}')")),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
@@ -318,7 +119,7 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
 /// Validates a loaded scenario; `text` is the original file text (for line numbers).
 pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let sc = &loaded.scenario;
-    let mut cx = Ctx { file: &loaded.file, text, base: &loaded.base_dir, errors: Vec::new(), warnings: Vec::new(), memory_limit: loaded.memory_limit, memory: Vec::new() };
+    let mut cx = Ctx::new(&loaded.file, text, &loaded.base_dir, loaded.memory_limit);
     if sc.schema != SCHEMA_VERSION {
         cx.err("schema", format!("schema version {} is not supported by this build (expected {SCHEMA_VERSION})", sc.schema));
     }

@@ -13,7 +13,7 @@
 //! | `Fault(i)` | the run's start | the World | fault `i` of `[[fault]]` happens (a device stops answering) |
 //! | `IoTimeout(r, sent)` | a dead device holding `r`, or (`sent` false) a host's driver failing `r` to a device it took as dead without sending it | `r`'s host | the host gives up on `r` (`io_timeout`), and on its device |
 //! | `Reconnect(d)` | device `d` coming back while its hosts took it as lost over NVMe-oF | the World | the hosts' reconnect attempt: they use `d` again |
-//! | `Conn(e)` | a host's NVMe-oF connection, in a run with faults | the World | its oldest command may be due (`io_timeout`: the host tears the connection down), or a reconnect attempt (`path::ConnEvent`) |
+//! | `Conn(e)` | a host's NVMe-oF connection, in a run with faults | the World | its oldest command may be due (`io_timeout`: the host tears the connection down), or a reconnect attempt (`conns::ConnEvent`) |
 //! | `Haechi(e)` | the Haechi run on the fabric (`haechi::world`) | that run | a client's arrival, period or δ tick, the monitor's check or period end, a verb leaving its client or its answer leaving the data node's NIC (`haechi::run::Ev`) |
 //! | `Sample` | the World | the World | sample queue lengths into the time series, once per interval |
 //!
@@ -39,7 +39,7 @@ pub enum Event {
     /// The request, and whether its command went out (false: failed at the host's driver).
     IoTimeout(ReqId, bool),
     Reconnect(u32),
-    Conn(crate::path::ConnEvent),
+    Conn(crate::conns::ConnEvent),
     Haechi(crate::haechi::run::Ev),
     Sample,
 }

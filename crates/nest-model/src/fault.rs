@@ -5,6 +5,11 @@ use nest_config::resolve::FaultPlan;
 use nest_core::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How long an I/O to a device its host already takes as dead takes to fail: the driver's error
+/// path. Not zero, so a closed loop against a dead device fails at a finite rate instead of
+/// livelocking at one instant.
+pub const FAIL_FAST: SimTime = SimTime::from_us(10);
+
 /// The faults of a run and what they did.
 pub struct FaultRt {
     pub plan: Vec<FaultPlan>,
@@ -40,7 +45,7 @@ pub struct FaultRt {
     /// Each slowed SSD's own flash timing, kept to scale from and to restore.
     pub base_timing: Vec<Option<nest_ssd::params::FlashTiming>>,
     /// The hosts' NVMe-oF connections, timed (`path/connection.rs`; with NVMe-oF only).
-    pub conns: Option<Box<crate::path::Connections>>,
+    pub conns: Option<Box<crate::conns::Connections>>,
 }
 
 impl FaultRt {

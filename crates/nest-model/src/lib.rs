@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 pub mod aggregate;
+pub mod conns;
 pub mod device;
 pub mod events;
 pub mod fault;
@@ -15,6 +16,7 @@ pub mod host;
 pub mod haechi;
 pub mod host_cache;
 pub mod ideal_device;
+pub mod messages;
 pub mod net;
 pub mod nvmeof;
 mod outputs;

@@ -17,12 +17,7 @@ use crate::request::ReqId;
 use nest_core::{DeviceId, HostId};
 use nest_config::resolve::e2e::NvmeofPlan;
 use nest_nvme::{Direct, Target, TargetAction};
-use nest_transport::MsgKind;
-
-/// A command capsule (with any write data behind it), host → target.
-pub const COMMAND: MsgKind = MsgKind(0);
-/// A completion capsule (with any read data in front of it), target → host.
-pub const RESPONSE: MsgKind = MsgKind(1);
+use crate::messages::{COMMAND, RESPONSE};
 
 /// Timers of the NVMe-oF layer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -87,9 +87,6 @@ pub(crate) struct MsgBooks {
 /// source gives PLMC's message format).
 pub(crate) const CONTROL_MESSAGE_BYTES: u64 = 64;
 
-/// The message kind of control messages on the channels (NVMe-oF's are 0 and 1).
-pub(crate) const CONTROL: nest_transport::MsgKind = nest_transport::MsgKind(2);
-
 fn policy(m: &PlmcPlan) -> Policy {
     m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio)
 }

@@ -6,6 +6,7 @@
 
 use crate::device::{DeviceRt, PmRt, SsdDevice};
 use crate::events::Event;
+use crate::messages;
 use crate::host::Host;
 use crate::host_cache::HostCacheRt;
 use crate::ideal_device::IdealDevice;
@@ -346,9 +347,9 @@ impl Simulation {
             }
             for d in batch.drain(..) {
                 match d.msg.kind {
-                    crate::nvmeof::COMMAND | crate::nvmeof::RESPONSE => self.nvmeof_deliver(d.msg),
-                    crate::qos::CONTROL => self.qos_deliver(d.msg.tag),
-                    k @ (crate::haechi::world::REQUEST | crate::haechi::world::ANSWER) => self.haechi_deliver(k, d.msg.tag),
+                    messages::COMMAND | messages::RESPONSE => self.nvmeof_deliver(d.msg),
+                    messages::CONTROL => self.qos_deliver(d.msg.tag),
+                    k @ (messages::HAECHI_REQUEST | messages::HAECHI_ANSWER) => self.haechi_deliver(k, d.msg.tag),
                     k => unreachable!("a message of kind {k:?} with no owner"),
                 }
             }
@@ -497,7 +498,7 @@ impl Simulation {
             if fast {
                 // The host's driver fails I/O to a device it took as dead (or whose connection
                 // is down) without sending it, after its error path (FAIL_FAST).
-                self.queue.schedule(now + crate::path::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
+                self.queue.schedule(now + crate::fault::FAIL_FAST, crate::events::Event::IoTimeout(r, false));
                 continue;
             }
             if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {

@@ -13,30 +13,7 @@ use crate::geometry::Layout;
 use crate::params::{FtlParams, VictimPolicy};
 use nest_core::rng::RngStream;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum BlockState {
-    Free,
-    /// A write frontier (user or GC).
-    Open,
-    Full,
-    /// Chosen by GC; its valid pages are being moved.
-    Victim,
-}
-
-#[derive(Copy, Clone, Debug)]
-pub struct Block {
-    pub valid: u32,
-    pub written: u32,
-    pub erases: u32,
-    pub state: BlockState,
-    /// Order in which the block was filled (FIFO victim policy).
-    pub closed_at: u64,
-}
-
-impl Block {
-    /// A free, never-erased block.
-    pub const FREE: Block = Block { valid: 0, written: 0, erases: 0, state: BlockState::Free, closed_at: 0 };
-}
+pub use crate::block::{Block, BlockState};
 
 #[derive(Debug)]
 pub struct PlaneBlocks {

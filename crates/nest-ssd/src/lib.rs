@@ -8,6 +8,7 @@
 //!   QoS, dies and channels, garbage collection.
 #![deny(unsafe_code)]
 
+pub mod block;
 pub mod block_heap;
 pub mod cache;
 pub mod cmt;

@@ -429,7 +429,7 @@ impl SsdParams {
         let physical = blocks * g.pages_per_block as u64;
         let logical = self.logical_pages();
         let translation_pages = logical.div_ceil((g.page_size / self.model.map_entry_bytes.max(1)).max(1) as u64);
-        let block_bytes = std::mem::size_of::<crate::ftl::Block>() as u64 + 4;
+        let block_bytes = std::mem::size_of::<crate::block::Block>() as u64 + 4;
         // CMT slots of single entries (Entry granularity): LRU links, dirty bit, slot entry.
         let cmt_units = self.cmt_units();
         // Per translation page: its waiting-list head and dirty flag, and its LRU links once used.

@@ -2,7 +2,7 @@
 //! minimums and their overflow rule. Each kind declares them among its own keys (serde cannot
 //! flatten into a struct that refuses unknown keys) and hands them here.
 
-use crate::resolve::Ctx;
+use crate::ctx::Ctx;
 
 /// The shared keys as a kind read them.
 pub(crate) struct Allocation<'a> {

@@ -2,7 +2,7 @@
 //! (DCQCN rate cuts and raises, PFC pauses; nest-qos `congestion_monitor.rs`).
 
 use super::{CoordinatorKind, Env, KindConfig};
-use crate::resolve::Ctx;
+use crate::ctx::Ctx;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]

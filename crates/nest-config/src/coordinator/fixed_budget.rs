@@ -2,7 +2,7 @@
 //! admission gate (nest-qos `fixed_budget.rs`).
 
 use super::{CoordinatorKind, Env, KindConfig};
-use crate::resolve::Ctx;
+use crate::ctx::Ctx;
 use nest_core::SimTime;
 use serde::Deserialize;
 

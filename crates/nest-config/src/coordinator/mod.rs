@@ -22,11 +22,12 @@ mod tests;
 
 pub use plan::*;
 
-use crate::resolve::e2e::NvmeofPlan;
-use crate::resolve::network::NetworkPlan;
-use crate::resolve::volume::VolumePlan;
-use crate::resolve::WorkloadPlan;
-use crate::resolve::{Ctx, DevicePlan, HostPlan};
+use crate::plan::e2e::NvmeofPlan;
+use crate::plan::network::NetworkPlan;
+use crate::plan::volume::VolumePlan;
+use crate::plan::workload::WorkloadPlan;
+use crate::ctx::Ctx;
+use crate::plan::{DevicePlan, HostPlan};
 
 /// What a kind's resolver may read of the rest of the scenario.
 pub(crate) struct Env<'a> {

@@ -3,8 +3,9 @@
 
 use super::allocation::{allocation_keys, Allocation};
 use super::{CoordinatorKind, Env, KindConfig, OverrunPlan, PlmcLinks, PlmcPlan};
-use crate::resolve::volume::VolumePlan;
-use crate::resolve::{Ctx, SourcePlan};
+use crate::plan::volume::VolumePlan;
+use crate::ctx::Ctx;
+use crate::plan::workload::SourcePlan;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]

@@ -6,7 +6,8 @@
 
 use super::allocation::{allocation_keys, Allocation};
 use super::{CoordinatorKind, Env, KindConfig, OverrunPlan, PlmLightPlan, PlmcPlan};
-use crate::resolve::{Ctx, DeviceKindPlan};
+use crate::ctx::Ctx;
+use crate::plan::DeviceKindPlan;
 use nest_core::SimTime;
 use serde::Deserialize;
 

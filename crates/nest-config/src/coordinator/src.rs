@@ -7,7 +7,8 @@
 //! the control loop).
 
 use super::{CoordinatorKind, Env, KindConfig, SrcPlan};
-use crate::resolve::{Ctx, DeviceKindPlan};
+use crate::ctx::Ctx;
+use crate::plan::DeviceKindPlan;
 use nest_core::{DeviceId, FlowId, SimTime};
 use nest_qos::rate_control::{SrcConfig, TreeEnsemble, SHIPPED_PREFIX};
 use serde::Deserialize;

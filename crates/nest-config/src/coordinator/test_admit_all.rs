@@ -3,7 +3,7 @@
 //! plan (a fixed budget no host ever exhausts).
 
 use super::{CoordinatorKind, Env, KindConfig};
-use crate::resolve::Ctx;
+use crate::ctx::Ctx;
 use nest_core::SimTime;
 use serde::Deserialize;
 

@@ -4,12 +4,7 @@
 use super::Ctx;
 use crate::schema::HostCacheConfig;
 use nest_cache::{Algorithm, CacheParams, CostModel, WriteMiss, BLOCK};
-
-#[derive(Debug, Clone)]
-pub struct CachePlan {
-    pub params: CacheParams,
-    pub costs: CostModel,
-}
+pub use crate::plan::cache::CachePlan;
 
 pub(super) fn resolve_cache(cx: &mut Ctx, key: &str, c: &HostCacheConfig) -> Option<CachePlan> {
     let Some(algorithm) = Algorithm::parse(&c.algorithm) else {

@@ -8,29 +8,7 @@ use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
 use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
-
-/// Everything the model needs to build the fabric and its transports.
-#[derive(Debug, Clone)]
-pub struct NetworkPlan {
-    pub topology: Topology,
-    pub fabric: FabricParams,
-    pub tcp: TcpParams,
-    pub qtcp: QtcpParams,
-    pub dcqcn: DcqcnParams,
-    pub flows: Vec<FlowSpec>,
-    /// Target ratio per class index (QTCP).
-    pub class_ratio: Vec<f64>,
-    /// Sample queues of: switch ports only (default), every port, or none.
-    pub sample_ports: SamplePorts,
-    pub mtu: u32,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SamplePorts {
-    Switches,
-    All,
-    None,
-}
+pub use crate::plan::network::{NetworkPlan, SamplePorts};
 
 const IP_TCP_HEADER: u32 = 52;
 

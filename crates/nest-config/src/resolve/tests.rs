@@ -1,5 +1,6 @@
 use super::*;
 use crate::load_str;
+use std::path::PathBuf;
 
 const GOOD: &str = r#"
 schema = 1

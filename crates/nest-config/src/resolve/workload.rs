@@ -6,27 +6,10 @@
 const BYTES_PER_REQUEST: u64 = 512;
 
 use super::*;
+pub use crate::plan::workload::{SourcePlan, WorkloadPlan};
 
 /// The largest trace `time_scale` (inter-arrival times multiplied by it).
 pub const MAX_TIME_SCALE: f64 = 1e6;
-
-#[derive(Debug, Clone)]
-pub enum SourcePlan {
-    Synthetic(SyntheticSpec),
-    Trace { path: PathBuf, format: TraceFormat, opts: TraceOptions },
-}
-
-#[derive(Debug, Clone)]
-pub struct WorkloadPlan {
-    pub name: String,
-    pub host: usize,
-    /// The device it targets, or the first device of its volume.
-    pub device: usize,
-    /// The volume it targets, if it names one instead of a device.
-    pub volume: Option<usize>,
-    pub class: usize,
-    pub source: SourcePlan,
-}
 
 pub(crate) fn time_dist(cx: &mut Ctx, key: &str, c: &TimeDistConfig) -> Option<TimeDist> {
     Some(match c {

@@ -8,11 +8,6 @@
 use super::run::{HaechiRun, Wire};
 use nest_config::resolve::haechi::HaechiPlan;
 use nest_core::SimTime;
-use nest_transport::MsgKind;
-
-/// A verb's request (client → data node) and its answer or a monitor's message (node → client).
-pub const REQUEST: MsgKind = MsgKind(3);
-pub const ANSWER: MsgKind = MsgKind(4);
 
 pub struct HaechiRt {
     pub run: HaechiRun,

@@ -25,99 +25,16 @@
 //! A command at a dead device is timed by the device path instead (`hang`), which also takes
 //! the device as dead; a directly attached device's commands are not timed here.
 
+use crate::conns::{Conn, ConnEvent, Connections};
 use crate::events::Event;
 use crate::fault::Subject;
-use crate::nvmeof::{COMMAND, RESPONSE};
+use crate::messages::{COMMAND, RESPONSE};
 use crate::path::fault::{next_attempt, removal_time};
 use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
 use nest_core::queue::PendingEvents;
 use nest_core::{DeviceId, HostId, SimTime};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-/// Timers of the hosts' NVMe-oF connections.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ConnEvent {
-    /// Connection `c`'s oldest command may be due.
-    Timer(u32),
-    /// A reconnect attempt on connection `c`.
-    Reconnect(u32),
-    /// Connection `c`'s Keep Alive, sent while its path was dead, is due.
-    KeepAlive(u32),
-}
-
-impl ConnEvent {
-    pub fn tag(&self) -> u64 {
-        match *self {
-            ConnEvent::Timer(c) => c as u64,
-            ConnEvent::Reconnect(c) => (1 << 32) | c as u64,
-            ConnEvent::KeepAlive(c) => (2 << 32) | c as u64,
-        }
-    }
-}
-
-/// One host's connection to one storage server (all its classes' channel pairs).
-#[derive(Default)]
-struct Conn {
-    host: usize,
-    /// Index of the server's target.
-    target: u32,
-    /// Its (forward, back) channels, one pair per class.
-    flows: Vec<(u32, u32)>,
-    /// Commands out on it, oldest first: (when the host gives up, request, timing generation).
-    out: VecDeque<(SimTime, ReqId, u32)>,
-    timer_pending: bool,
-    /// Its pending timer has nothing to time (counted in `Simulation::dormant_timers`).
-    dormant: bool,
-    /// A Keep Alive sent while its path was dead is pending.
-    keep_alive_due: bool,
-    /// Torn down and not (yet) back; since when; its controller removed for good.
-    down: bool,
-    lost_at: SimTime,
-    removed: bool,
-}
-
-/// The hosts' NVMe-oF connections, timed (runs with faults only).
-#[derive(Default)]
-pub struct Connections {
-    conns: Vec<Conn>,
-    /// (scenario host, target) → index into `conns`.
-    index: BTreeMap<(usize, u32), u32>,
-    /// Per request slot: its timing's generation (an entry of another generation is stale).
-    gen: Vec<u32>,
-    /// Requests aborted with their connection while their target held them: let go when their
-    /// target has finished them (no completion is sent). True for a crashed host's request
-    /// (a ghost, counted lost at the crash).
-    pub(crate) stranded: BTreeMap<u32, bool>,
-    /// Connections torn down, and commands aborted with them.
-    pub teardowns: u64,
-    pub aborted: u64,
-}
-
-impl Connections {
-    fn gen_of(&mut self, r: ReqId) -> &mut u32 {
-        if self.gen.len() <= r.0 as usize {
-            self.gen.resize(r.0 as usize + 1, 0);
-        }
-        &mut self.gen[r.0 as usize]
-    }
-
-    /// Connection `c`'s live commands, oldest first, emptying it.
-    fn take_out(&mut self, c: usize) -> Vec<ReqId> {
-        let out = std::mem::take(&mut self.conns[c].out);
-        out.into_iter().filter(|&(_, r, g)| self.gen.get(r.0 as usize) == Some(&g)).map(|(_, r, _)| r).collect()
-    }
-
-    /// Drops the stale commands at the front of connection `c`.
-    fn pop_stale(&mut self, c: usize) {
-        while let Some(&(_, r, g)) = self.conns[c].out.front() {
-            if self.gen[r.0 as usize] == g {
-                return;
-            }
-            self.conns[c].out.pop_front();
-        }
-    }
-}
+use std::collections::BTreeSet;
 
 impl Simulation {
     /// The timed connections (a run with faults over NVMe-oF).

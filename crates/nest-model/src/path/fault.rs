@@ -14,7 +14,7 @@
 //!   everything they had sent it.
 
 use crate::events::Event;
-use crate::fault::Subject;
+use crate::fault::{Subject, FAIL_FAST};
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_config::resolve::volume::Layout;
@@ -40,11 +40,6 @@ pub(crate) fn removal_time(lost_at: SimTime, ctrl_loss_tmo: Option<SimTime>, rec
 pub(crate) fn next_attempt(lost_at: SimTime, now: SimTime, delay: SimTime) -> SimTime {
     SimTime(lost_at.0.saturating_add((now.0 - lost_at.0).div_ceil(delay.0).max(1).saturating_mul(delay.0)))
 }
-
-/// How long an I/O to a device its host already takes as dead takes to fail: the driver's error
-/// path. Not zero, so a closed loop against a dead device fails at a finite rate instead of
-/// livelocking at one instant.
-pub const FAIL_FAST: SimTime = SimTime::from_us(10);
 
 impl Simulation {
     pub(crate) fn faults_start(&mut self) {

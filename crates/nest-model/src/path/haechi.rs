@@ -3,7 +3,7 @@
 
 use crate::events::Event;
 use crate::haechi::run::Ev;
-use crate::haechi::world::{ANSWER, REQUEST};
+use crate::messages::{HAECHI_ANSWER, HAECHI_REQUEST};
 use crate::sim::Simulation;
 use nest_core::queue::PendingEvents;
 use nest_transport::{Message, MsgKind};
@@ -25,7 +25,7 @@ impl Simulation {
     /// A Haechi message fully arrived: a request at its data node, or an answer at its client.
     pub(crate) fn haechi_deliver(&mut self, kind: MsgKind, op: u32) {
         let h = self.haechi.as_deref_mut().expect("a Haechi message without [haechi]");
-        if kind == REQUEST {
+        if kind == HAECHI_REQUEST {
             h.run.at_node(self.now, op);
         } else {
             h.run.at_its_client(self.now, op);
@@ -50,7 +50,7 @@ impl Simulation {
         let net = net.as_deref_mut().expect("[haechi] runs on the [network]");
         for s in h.run.out.sends.drain(..) {
             let (request, answer) = h.channels[s.client as usize * h.nodes + s.node as usize];
-            let (flow, kind) = if s.to_node { (request, REQUEST) } else { (answer, ANSWER) };
+            let (flow, kind) = if s.to_node { (request, HAECHI_REQUEST) } else { (answer, HAECHI_ANSWER) };
             // A WRITE's acknowledgement carries no payload; on a byte stream it is one byte.
             net.send_message(*now, flow, s.bytes.max(1) as u64, Message { kind, tag: s.op }, queue);
         }

@@ -2,7 +2,8 @@
 //! server's `nest_nvme::Target` takes them through its queues and router into a device, and
 //! completions come back the same way (the component state is in `crate::nvmeof`).
 
-use crate::nvmeof::{NvmeofEvent, NvmeofRt, COMMAND, RESPONSE};
+use crate::messages::{COMMAND, RESPONSE};
+use crate::nvmeof::{NvmeofEvent, NvmeofRt};
 use crate::events::Event;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;

@@ -2,7 +2,8 @@
 //! actions carried out — budgets to the hosts' admission gates, wake-ups into the queue (the
 //! component state is in `crate::qos`).
 
-use crate::qos::{InTransit, QosEvent, CONTROL, CONTROL_MESSAGE_BYTES};
+use crate::messages::CONTROL;
+use crate::qos::{InTransit, QosEvent, CONTROL_MESSAGE_BYTES};
 use crate::request::{Kind, ReqId};
 use crate::events::Event;
 use crate::device::DeviceRt;

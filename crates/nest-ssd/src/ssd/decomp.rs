@@ -13,8 +13,8 @@
 //! time, the chip) spent on GC operations while the transaction waited; the rest of the wait
 //! is user, mapping and suspension work ahead of it.
 
-use super::flash::Die;
-use super::scheduler::Kind;
+use super::die::Die;
+use super::txn::Kind;
 use super::Ssd;
 use nest_core::SimTime;
 

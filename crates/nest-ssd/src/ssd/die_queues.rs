@@ -6,7 +6,7 @@
 //! the state the scheduler reads on every transaction (phase, batch, end) fits in fewer cache
 //! lines.
 
-use super::scheduler::NQ;
+use super::txn::NQ;
 use std::collections::VecDeque;
 use std::ops::{Index, IndexMut};
 

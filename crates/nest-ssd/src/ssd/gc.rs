@@ -2,7 +2,7 @@
 //! soft or hard free-block threshold, or by a GC storm; soft GC can be held off (PLM's
 //! deterministic window).
 
-use super::scheduler::{Kind, Txn, Q_GC};
+use super::txn::{Kind, Txn, Q_GC};
 use super::{Outbox, Ssd};
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;

@@ -3,7 +3,7 @@
 //! into page transactions.
 
 use super::decomp::{DevParts, DRAM, HOST_IF, WRITE_CACHE};
-use super::scheduler::{Kind, Txn};
+use super::txn::{Kind, Txn};
 use super::{Done, Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use nest_core::SimTime;

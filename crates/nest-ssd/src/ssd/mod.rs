@@ -2,8 +2,11 @@
 //!
 //! - `host_if`: command slots, PCIe in/out, the DRAM data cache's hits and write
 //!   admission, commands split into page transactions;
-//! - `scheduler`: transactions through the CMT into per-die queues, the pick of a die's next
-//!   multi-plane batch (device-level QoS), suspension, what a finished transaction releases;
+//! - `scheduler`: transactions through the CMT into per-die queues, a die's next multi-plane
+//!   batch, suspension, what a finished transaction releases;
+//! - `sched`: die scheduling policies (which queue goes next: FIFO, device-level QoS), one
+//!   file each behind the `DiePolicy` trait;
+//! - `txn`, `die`: the state of a transaction and of a die and a channel (leaves the others share);
 //! - `flash`: dies and channels — sense/program/erase timing, the shared channel;
 //! - `chip`: MQSim's chip and channel discipline (one die's command per chip, commands on an
 //!   idle channel), for the compatible model;
@@ -32,18 +35,21 @@ use std::collections::VecDeque;
 
 mod chip;
 pub mod decomp;
+mod die;
 mod die_queues;
 mod flash;
 mod gc;
 mod host_if;
 mod plm;
 mod precondition;
+mod sched;
 mod scheduler;
+mod txn;
 
-use flash::{Channel, Die, Phase};
+use die::{Channel, Die, Phase};
 use gc::GcJob;
 use host_if::Cmd;
-use scheduler::Txn;
+use txn::Txn;
 
 pub use decomp::{DevParts, DEV_PARTS};
 pub use plm::PlmReport;
@@ -133,6 +139,9 @@ pub struct Ssd {
     times: Vec<TxnTimes>,
     cmds: Pool<Cmd>,
     dies: Vec<Die>,
+    /// Each die's scheduling policy and its state (`sched`).
+    policies: Vec<sched::Policy>,
+    gc_order: sched::GcOrder,
     channels: Vec<Channel>,
     gc: Vec<Option<GcJob>>,
     /// Soft GC may not start (the `set_soft_gc_deferred` hook).
@@ -180,11 +189,13 @@ impl Ssd {
             DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager)
         });
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), wrr: [Wrr::new(params.sched.weights), Wrr::new(params.sched.weights)], next_plane: 0, gc_turn: true, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new(), gc_ps: 0, gc_since: None })
+            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), next_plane: 0, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new(), gc_ps: 0, gc_since: None })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
         let mut ssd = Ssd {
             gc: vec![None; layout.planes as usize],
+            policies: (0..layout.dies).map(|_| sched::Policy::for_params(&params.sched)).collect(),
+            gc_order: sched::GcOrder::new(layout.dies, params.ftl.gc_preemptible, params.model.gc_precedence),
             layout,
             ftl,
             cmt,
@@ -242,6 +253,19 @@ impl Ssd {
             SsdEvent::Plm(s) => self.plm_timer(now, s, out),
             SsdEvent::Delayed(c) => self.plm_delayed(now, c, out),
         }
+    }
+
+    /// The name of the dies' scheduling policy (`sched`).
+    pub fn die_policy(&self) -> &'static str {
+        self.policies[0].name()
+    }
+
+    /// Gives every die the registered policy `name` (a fresh state), for tests of policies the
+    /// parameters cannot name.
+    #[cfg(test)]
+    pub(crate) fn set_die_policy(&mut self, name: &str) {
+        let p = sched::Policy::from_name(name, &self.params.sched).expect("a registered policy");
+        self.policies.iter_mut().for_each(|q| *q = p.clone());
     }
 
     /// Planes with a GC or wear-levelling job in progress.

@@ -19,7 +19,7 @@
 //! nothing to do lets the run end).
 
 use super::decomp::{ND_DELAY, WRITE_CACHE};
-use super::scheduler::{Kind, Txn, Q_GC, Q_MAP_WRITE};
+use super::txn::{Kind, Txn, Q_GC, Q_MAP_WRITE};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;

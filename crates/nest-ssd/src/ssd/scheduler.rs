@@ -1,79 +1,18 @@
-//! The flash transaction scheduler: transactions through the CMT into per-die queues (user
-//! reads and writes per class, mapping reads, GC, mapping writes), the pick of a die's next
-//! multi-plane batch (device-level QoS: urgent first, then WRR), program/erase suspension, and
-//! what a finished transaction releases.
+//! The flash transaction scheduler's mechanism: transactions through the CMT into per-die
+//! queues (user reads and writes per class, mapping reads, GC, mapping writes), a die's next
+//! multi-plane batch filled from the queue its policy (`sched`) chooses, program/erase
+//! suspension, and what a finished transaction releases.
 
 use super::decomp::FLASH;
-use super::flash::{Phase, Suspended};
+use super::die::{Phase, Suspended};
+use super::sched::DieUnit;
+use super::txn::{Kind, Txn, Q_GC, Q_MAP_READ, Q_MAP_WRITE, SCAN};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::cmt::{Lookup, Update};
-use crate::ftl::GcNeed;
 use crate::geometry::NONE;
 use crate::params::{Allocation, MAX_PLANES_PER_DIE};
-use crate::switches::{CmtGranularity, GcPrecedence, MappingWrites};
+use crate::switches::{CmtGranularity, MappingWrites};
 use nest_core::SimTime;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Read,
-    Write,
-    /// Read half of a sub-page write (read-modify-write).
-    RmwRead,
-    Flush,
-    /// A page of a PLM set's NV buffer written to flash in NDWin.
-    NvFlush,
-    MapRead,
-    /// Read of a translation page's unchanged entries, merged with evicted dirty entries
-    /// before the page is written back (single-entry CMT).
-    MapMerge,
-    MapWrite,
-    GcRead,
-    GcWrite,
-    Erase,
-}
-
-impl Kind {
-    pub(super) fn is_program(self) -> bool {
-        matches!(self, Kind::Write | Kind::Flush | Kind::NvFlush | Kind::MapWrite | Kind::GcWrite)
-    }
-    /// A user-data program: takes a page of the user frontier.
-    pub(super) fn is_user_program(self) -> bool {
-        matches!(self, Kind::Write | Kind::Flush | Kind::NvFlush)
-    }
-    pub(super) fn is_gc(self) -> bool {
-        matches!(self, Kind::GcRead | Kind::GcWrite | Kind::Erase)
-    }
-    pub(super) fn is_sense(self) -> bool {
-        matches!(self, Kind::Read | Kind::RmwRead | Kind::MapRead | Kind::MapMerge | Kind::GcRead)
-    }
-}
-
-#[derive(Copy, Clone, Debug)]
-pub(super) struct Txn {
-    pub(super) kind: Kind,
-    pub(super) class: u8,
-    pub(super) lpa: u32,
-    /// Source page of reads and moves; block id of erases; page written by programs.
-    pub(super) ppa: u32,
-    pub(super) plane: u32,
-    /// Command slot (Read/Write/RmwRead), cache slot (Flush), NVM set (NvFlush), translation
-    /// page (Map*), plane (Gc*, Erase).
-    pub(super) owner: u32,
-    pub(super) bytes: u32,
-    /// Link in a CMT wait list.
-    pub(super) next: u32,
-    /// Order of arrival at the die queues (wrapping), so a chip can serve its oldest
-    /// transaction first (`die_interleave = false`).
-    pub(super) seq: u32,
-}
-
-pub(super) const Q_MAP_READ: usize = 2 * CLASSES;
-pub(super) const Q_GC: usize = 2 * CLASSES + 1;
-pub(super) const Q_MAP_WRITE: usize = 2 * CLASSES + 2;
-pub(super) const NQ: usize = 2 * CLASSES + 3;
-/// How far down a queue the scheduler looks for transactions to join a multi-plane batch or
-/// to find a write whose plane has room (out-of-order within a die).
-pub(super) const SCAN: usize = 32;
 
 impl Ssd {
     pub(super) fn new_txn(&mut self, t: Txn) -> u32 {
@@ -320,13 +259,20 @@ impl Ssd {
         }
     }
 
-    /// The next batch of reads (`kind` 0) or writes (1): by class with device QoS, else FIFO.
+    /// The next batch of user reads (`kind` 0) or writes (1), by die `d`'s policy.
     pub(super) fn pick_kind(&mut self, d: u32, kind: usize) -> bool {
-        if self.params.sched.device_qos {
-            self.pick_class(d, kind)
-        } else {
-            self.take_batch(d, kind)
-        }
+        let mut p = std::mem::take(&mut self.policies[d as usize]);
+        let got = p.pick_kind(&mut DieUnit { ssd: self, d }, kind);
+        self.policies[d as usize] = p;
+        got
+    }
+
+    /// Die `d`'s next batch, by its policy (`sched`).
+    pub(super) fn pick(&mut self, d: u32) -> bool {
+        let mut p = std::mem::take(&mut self.policies[d as usize]);
+        let got = p.pick(self.gc_order.first, &mut DieUnit { ssd: self, d });
+        self.policies[d as usize] = p;
+        got
     }
 
     /// Whether transaction `t` can start now (writes need a page on their plane).
@@ -413,68 +359,6 @@ impl Ssd {
             die.batch[*n + k] = t;
         }
         *n += m;
-    }
-
-    /// Takes a GC batch at die `d` if GC must go before user I/O now: urgent GC always;
-    /// non-preemptible GC every other turn of the die (so a long job neither starves nor is
-    /// starved by user I/O).
-    pub(super) fn take_gc_turn(&mut self, d: u32) -> bool {
-        if self.dies[d as usize].q[Q_GC].is_empty() {
-            return false;
-        }
-        let die = &mut self.dies[d as usize];
-        let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(&mut die.gc_turn, false);
-        if (gc_turn || self.die_in_hard_gc(d)) && self.take_batch(d, Q_GC) {
-            return true;
-        }
-        self.dies[d as usize].gc_turn = true;
-        false
-    }
-
-    /// Non-preemptible GC with `GcPrecedence::First`: GC work goes before user I/O.
-    #[inline]
-    pub(super) fn gc_goes_first(&self) -> bool {
-        !self.params.ftl.gc_preemptible && self.params.model.gc_precedence == GcPrecedence::First
-    }
-
-    pub(super) fn die_in_hard_gc(&self, d: u32) -> bool {
-        let ppd = self.layout.dims[3];
-        (d * ppd..(d + 1) * ppd).any(|p| self.gc[p as usize].is_some() && self.ftl.gc_need(p) == GcNeed::Hard)
-    }
-
-    /// Picks the die's next batch. With `GcPrecedence::First` (non-preemptible GC): mapping
-    /// reads, GC, user reads, user writes, mapping writes. Otherwise: GC work when a plane is
-    /// below the hard threshold (or, for non-preemptible GC, on alternate turns),
-    /// mapping reads (they block user I/O), user reads, user writes (each by class — urgent
-    /// strict, then WRR over High/Medium/Low — when device QoS is on, FIFO otherwise),
-    /// background GC, mapping writes.
-    pub(super) fn pick(&mut self, d: u32) -> bool {
-        if self.gc_goes_first() {
-            return self.take_batch(d, Q_MAP_READ) || self.take_batch(d, Q_GC) || self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_MAP_WRITE);
-        }
-        if self.take_gc_turn(d) {
-            return true;
-        }
-        if self.take_batch(d, Q_MAP_READ) {
-            return true;
-        }
-        // Reads before writes; with device QoS, within each kind the class is chosen by
-        // urgent-strict + WRR, with a WRR state per kind.
-        self.pick_kind(d, 0) || self.pick_kind(d, 1) || self.take_batch(d, Q_GC) || self.take_batch(d, Q_MAP_WRITE)
-    }
-
-    /// Device-level QoS: among the classes with `kind` (0 read, 1 write) work at die `d`,
-    /// urgent first, then WRR over High/Medium/Low; if the chosen class cannot start (writes
-    /// waiting for space), the others are tried in priority order.
-    pub(super) fn pick_class(&mut self, d: u32, kind: usize) -> bool {
-        let die = &mut self.dies[d as usize];
-        let q = &die.q;
-        let chosen = die.wrr[kind].pick_class(!q[kind].is_empty(), |c| !q[2 * c + kind].is_empty());
-        let Some(c) = chosen else { return false };
-        if self.take_batch(d, 2 * c + kind) {
-            return true;
-        }
-        (0..CLASSES).any(|c2| c2 != c && self.take_batch(d, 2 * c2 + kind))
     }
 
     pub(super) fn txn_done(&mut self, now: SimTime, t: u32, out: &mut Outbox) {

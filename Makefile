@@ -11,11 +11,12 @@ export NEST_SHARED ?= $(abspath ../shared)
 PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6" "ray" "scikit-learn>=1.3" "fio-plot==1.1.21"
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-rust test-python test-install bench build clean help
+.PHONY: demo test test-rust test-python test-install lint bench build clean help
 
 help:
 	@echo "make demo   - set up, run the default scenario, print a summary, write a report"
-	@echo "make test   - set up and run every test (cargo + pytest)"
+	@echo "make test   - set up and run every test (rustfmt and clippy checks, cargo + pytest)"
+	@echo "make lint   - rustfmt and clippy checks only"
 	@echo "make bench  - engine, replay and whole-pipeline benchmarks (figures go in BENCHMARKS.md)"
 
 $(STAMPS)/venv: Makefile
@@ -48,7 +49,13 @@ demo: $(STAMPS)/build
 	@$(PY) -c "import json; print('==>', json.load(open('out/demo/compare.json'))['headline'])"
 	@echo "open out/demo/compare.html (both runs) and out/demo/qos/report.html in a browser"
 
-test-rust:
+# rustfmt (rustfmt.toml: the house's long lines) and clippy, warnings as errors: both come with
+# rustup's default profile (`rustup component add rustfmt clippy` where they do not).
+lint:
+	cargo fmt --all --check || { echo "make lint: run 'cargo fmt --all'"; exit 1; }
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+test-rust: lint
 	cargo test --workspace --quiet
 
 test-python: $(STAMPS)/build

@@ -93,7 +93,12 @@ fn run_file(path: &str) {
     let text = serde_json::to_string_pretty(&s).unwrap();
     let t4 = cpu_seconds();
     println!("{text}");
-    eprintln!("{cpu:.3} CPU-s (set-up {:.3} more), {} events, {} I/Os; drained {requests} request rows, {rows} series rows", t1 - t0, sim.events(), sim.completed());
+    eprintln!(
+        "{cpu:.3} CPU-s (set-up {:.3} more), {} events, {} I/Os; drained {requests} request rows, {rows} series rows",
+        t1 - t0,
+        sim.events(),
+        sim.completed()
+    );
     eprintln!("summary: built in {:.3} CPU-s, written as JSON text in {:.3}", t3 - t2, t4 - t3);
 }
 
@@ -128,9 +133,11 @@ fn main() {
     }
 
     println!("\n== storage on the ideal device (request path: workload → host → device → completion) ==");
-    let ideal = |servers: u32| format!(
+    let ideal = |servers: u32| {
+        format!(
         "[[device]]\nname = \"d\"\nkind = \"ideal\"\nservers = {servers}\nread = {{ dist = \"fixed\", value = \"10us\" }}\nwrite = {{ dist = \"fixed\", value = \"10us\" }}\n"
-    );
+    )
+    };
     // 1) synthetic open loop, per-request output off (engine cost only).
     let dur = if quick { "200ms" } else { "2s" };
     let text = format!(
@@ -192,10 +199,9 @@ fn main() {
     report("  the same, compat = \"mqsim\"", cpu, ev, ios, s);
     // 6) PLM: the GC-heavy drive split into two NVM sets with Predictable Latency Mode (10 ms
     //    DTWins; writes NV-buffered in DTWin, flushed with the deferred GC in NDWin), 70/30.
-    let plm = text.replace("read_fraction = 0.0", "read_fraction = 0.7").replace(
-        "precondition = {",
-        "nvm_sets = 2\nplm = { t_dw = \"10ms\", t_ndwl = \"1ms\", t_ndwh = \"10ms\" }\nprecondition = {",
-    );
+    let plm = text
+        .replace("read_fraction = 0.0", "read_fraction = 0.7")
+        .replace("precondition = {", "nvm_sets = 2\nplm = { t_dw = \"10ms\", t_ndwl = \"1ms\", t_ndwh = \"10ms\" }\nprecondition = {");
     let (cpu, ev, ios, s) = run_scenario(&plm);
     report("PLM: 2 NVM sets, 10 ms DTWins, 70/30 QD64", cpu, ev, ios, s);
     // 7) PLMC over an NVM-set pool: examples/plmc.toml (two replica drives taking turns in
@@ -224,12 +230,16 @@ fn haechi(quick: bool) {
     let periods = if quick { 3.0 } else { 30.0 };
     let w: Vec<f64> = (1..=5).map(|k| 1.0 / (k as f64).powf(0.6)).collect();
     let norm: f64 = w.iter().sum::<f64>() * 2.0;
-    let clients: Vec<serde_json::Value> = w.iter().flat_map(|x| {
-        let r = (0.9 * 1_570_000.0 * x / norm) as u64;
-        let c = serde_json::json!({"pattern": "burst", "reservation": r, "demand": r + 157_000});
-        [c.clone(), c]
-    }).collect();
-    let spec = nest_model::haechi::HaechiSpec::from_json(&serde_json::json!({"duration_s": periods, "qos": "haechi", "clients": clients}).to_string()).expect("a valid spec");
+    let clients: Vec<serde_json::Value> = w
+        .iter()
+        .flat_map(|x| {
+            let r = (0.9 * 1_570_000.0 * x / norm) as u64;
+            let c = serde_json::json!({"pattern": "burst", "reservation": r, "demand": r + 157_000});
+            [c.clone(), c]
+        })
+        .collect();
+    let spec = nest_model::haechi::HaechiSpec::from_json(&serde_json::json!({"duration_s": periods, "qos": "haechi", "clients": clients}).to_string())
+        .expect("a valid spec");
     let mut run = nest_model::haechi::HaechiRun::new(spec).expect("a valid run");
     let t0 = cpu_seconds();
     run.run();
@@ -283,7 +293,10 @@ fn network(quick: bool) {
     // qtcp-bandwidth (QTCP Fig 5): 3/6/9 Gb/s QTCP over a 10 Gb/s bottleneck in a k=4 fat-tree.
     let qdur = if quick { "100ms" } else { "1500ms" };
     let apps = [("app3", "h4", "low", "3Gbps"), ("app6", "h8", "medium", "6Gbps"), ("app9", "h12", "high", "9Gbps")];
-    let flows: String = apps.iter().map(|(n, s, c, r)| format!("[[flow]]\nname = \"{n}\"\nsrc = \"{s}\"\ndst = \"h0\"\nclass = \"{c}\"\ntransport = \"qtcp\"\nrate = \"{r}\"\n")).collect();
+    let flows: String = apps
+        .iter()
+        .map(|(n, s, c, r)| format!("[[flow]]\nname = \"{n}\"\nsrc = \"{s}\"\ndst = \"h0\"\nclass = \"{c}\"\ntransport = \"qtcp\"\nrate = \"{r}\"\n"))
+        .collect();
     let text = format!("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nduration = \"{qdur}\"\ndrain = false\n[[class]]\nname = \"low\"\npriority = \"low\"\n[[class]]\nname = \"medium\"\npriority = \"medium\"\n[[class]]\nname = \"high\"\npriority = \"high\"\n[network]\ntopology = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nframing = \"ppp\"\n[network.switch]\necn_k = 140\n{flows}");
     report_net(&format!("qtcp-bandwidth (fat-tree, {qdur})"), run_net(&text));
     // e2e-throughput (thesis Fig 4.13–4.16), write-only QTCP: NVMe-oF over a 100 Gb/s fat-tree to
@@ -308,7 +321,9 @@ fn src_incast(quick: bool) {
     let rate = 38e9 / 8.0 / 44_000.0 / 4.0;
     let mut text = String::from("schema = 1\n[output]\nrequests = false\ntimeseries = false\n[run]\nseed = 1\n[network]\ntopology = \"clos\"\nlink_rate = \"40Gbps\"\nlink_delay = \"1us\"\nsample_ports = \"none\"\n[network.switch]\nbuffer = \"16MiB\"\necn = \"red\"\necn_kmin = \"41200B\"\necn_kmax = \"1030000B\"\necn_pmax = 1.0\npfc = true\npfc_xoff = \"400KiB\"\npfc_xon = \"300KiB\"\n[nvmeof]\ntransport = \"dcqcn\"\n[[host]]\nname = \"h0\"\nqueue_depth = 1048576\n");
     for (j, server) in ["h64", "h128", "h192", "h65"].iter().enumerate() {
-        text += &format!("[[device]]\nname = \"ssd{j}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{server}\"\nnvme = {{ arbitration = \"ssq\", sq_depth = 65536 }}\n");
+        text += &format!(
+            "[[device]]\nname = \"ssd{j}\"\nkind = \"ssd\"\npreset = \"ssd-a\"\nserver = \"{server}\"\nnvme = {{ arbitration = \"ssq\", sq_depth = 65536 }}\n"
+        );
         text += &format!("[[coordinator]]\nname = \"src{j}\"\nkind = \"src\"\ndevice = \"ssd{j}\"\nmodel = \"{}\"\n", model.display());
         for (op, mean, rf) in [("r", 44_000, 1.0), ("w", 23_000, 0.0)] {
             text += &format!("[[workload]]\nname = \"{op}{j}\"\nhost = \"h0\"\ndevice = \"ssd{j}\"\nclass = \"high\"\narrival = {{ kind = \"poisson\", rate_iops = {rate} }}\nsize = {{ dist = \"exp\", mean = \"{mean}B\", align = \"4KiB\", min = \"4KiB\", max = \"1MiB\" }}\nread_fraction = {rf}\nmax_ios = {per_target}\n");

@@ -129,6 +129,12 @@ impl Policy for Partitioned {
     }
     fn extra(&self) -> Vec<(&'static str, f64)> {
         let s = self.sizes();
-        vec![("urgent_blocks", s[0] as f64), ("high_blocks", s[1] as f64), ("medium_blocks", s[2] as f64), ("low_blocks", s[3] as f64), ("rebalances", self.moves as f64)]
+        vec![
+            ("urgent_blocks", s[0] as f64),
+            ("high_blocks", s[1] as f64),
+            ("medium_blocks", s[2] as f64),
+            ("low_blocks", s[3] as f64),
+            ("rebalances", self.moves as f64),
+        ]
     }
 }

@@ -14,13 +14,13 @@ fn stream(seed: u64, n: usize, span: u64) -> Vec<(u64, bool, u8)> {
     let mut seq = 0u64;
     while out.len() < n {
         let kind = r.next_u64() % 10;
-        let write = r.next_u64() % 4 == 0;
+        let write = r.next_u64().is_multiple_of(4);
         let class = (r.next_u64() % 5) as u8;
         match kind {
             0..=4 => out.push((r.next_u64() % (span / 8).max(1), write, class)),
             5..=7 => out.push((r.next_u64() % span, write, class)),
             _ => {
-                if r.next_u64() % 3 == 0 {
+                if r.next_u64().is_multiple_of(3) {
                     seq = r.next_u64() % span;
                 }
                 for _ in 0..(1 + r.next_u64() % 12) {
@@ -299,7 +299,7 @@ fn fussy_keeps_one_time_blocks_out_where_lru_lets_them_flush_the_hot_set() {
     let mut ops = Vec::new();
     let mut cold = 10_000u64;
     for _ in 0..20_000 {
-        if r.next_u64() % 2 == 0 {
+        if r.next_u64().is_multiple_of(2) {
             ops.push(r.next_u64() % 40);
         } else {
             ops.push(cold);
@@ -327,7 +327,7 @@ fn partitioned_cache_protects_a_high_class_from_a_low_scan() {
     let mut ops = Vec::new();
     let mut scan = 1_000_000u64;
     for _ in 0..40_000 {
-        if r.next_u64() % 4 == 0 {
+        if r.next_u64().is_multiple_of(4) {
             ops.push((r.next_u64() % 300, 1u8));
         } else {
             ops.push((scan, 3u8));
@@ -388,4 +388,3 @@ fn cost_model_charges_by_outcome() {
     assert_eq!(m.block_ps(Outcome::Admitted), 360_000);
     assert_eq!(m.block_ps(Outcome::Tracked), 30_000);
 }
-

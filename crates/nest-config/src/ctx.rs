@@ -16,7 +16,11 @@ pub(crate) fn human_bytes(bytes: u64) -> String {
         v /= 1024.0;
         i += 1;
     }
-    if i == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", units[i]) }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
 }
 
 pub(crate) struct Ctx<'a> {
@@ -39,7 +43,10 @@ impl<'a> Ctx<'a> {
     /// (returning false, so the caller does not build it) when it alone is over the limit.
     pub(crate) fn memory(&mut self, key: &str, bytes: u64, what: String) -> bool {
         if let Some(limit) = self.memory_limit.filter(|&l| bytes > l) {
-            self.err(key, format!("{what} need about {}, over the memory limit of {} (80 % of this machine, or --max-memory)", human_bytes(bytes), human_bytes(limit)));
+            self.err(
+                key,
+                format!("{what} need about {}, over the memory limit of {} (80 % of this machine, or --max-memory)", human_bytes(bytes), human_bytes(limit)),
+            );
             return false;
         }
         self.memory.push((key.to_string(), bytes, what));
@@ -52,7 +59,15 @@ impl<'a> Ctx<'a> {
         let total: u64 = self.memory.iter().map(|m| m.1).sum();
         let Some(limit) = self.memory_limit.filter(|&l| total > l) else { return };
         let Some((key, bytes, what)) = self.memory.iter().max_by_key(|m| m.1).cloned() else { return };
-        self.err(&key, format!("the scenario's tables need about {} in all, over the memory limit of {} (80 % of this machine, or --max-memory); the largest: {what}, {}", human_bytes(total), human_bytes(limit), human_bytes(bytes)));
+        self.err(
+            &key,
+            format!(
+                "the scenario's tables need about {} in all, over the memory limit of {} (80 % of this machine, or --max-memory); the largest: {what}, {}",
+                human_bytes(total),
+                human_bytes(limit),
+                human_bytes(bytes)
+            ),
+        );
     }
 
     pub(crate) fn err(&mut self, key: &str, msg: impl Into<String>) {

@@ -339,7 +339,13 @@ impl HaechiSpec {
     /// The checks of a run alone: World-only keys are refused by name.
     fn check(&self) -> Result<(), String> {
         if !self.data_nodes.is_empty() || self.class.is_some() || self.transport.is_some() {
-            let k = if self.class.is_some() { "class" } else if self.transport.is_some() { "transport" } else { "data_nodes" };
+            let k = if self.class.is_some() {
+                "class"
+            } else if self.transport.is_some() {
+                "transport"
+            } else {
+                "data_nodes"
+            };
             return Err(format!("{k}: only in a scenario with a [network] (the verbs then travel on its fabric)"));
         }
         if let Some(i) = self.clients.iter().position(|c| c.host.is_some()) {
@@ -364,7 +370,11 @@ impl HaechiSpec {
             return Err(format!("clients: expected 1 to {MAX_CLIENTS} clients, got {}", self.clients.len()));
         }
         if self.duration_s / self.period_s > MAX_PERIODS {
-            return Err(format!("duration_s: at most {MAX_PERIODS:e} periods of period_s ({} s) per run, got {:.3e}", self.period_s, self.duration_s / self.period_s));
+            return Err(format!(
+                "duration_s: at most {MAX_PERIODS:e} periods of period_s ({} s) per run, got {:.3e}",
+                self.period_s,
+                self.duration_s / self.period_s
+            ));
         }
         if self.nodes == 0 || self.nodes > MAX_NODES {
             return Err(format!("nodes: expected 1 to {MAX_NODES} data nodes, got {}", self.nodes));

@@ -59,7 +59,13 @@ pub fn read_scenario(path: &Path) -> Result<String, ConfigErrors> {
         let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = ok.len() - ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
         let bad = e.as_bytes()[ok.len()];
-        ConfigErrors::one(ConfigError { file: file.clone(), line, column: col, key: String::new(), message: format!("byte 0x{bad:02X} is not UTF-8 (scenario files are UTF-8 text)") })
+        ConfigErrors::one(ConfigError {
+            file: file.clone(),
+            line,
+            column: col,
+            key: String::new(),
+            message: format!("byte 0x{bad:02X} is not UTF-8 (scenario files are UTF-8 text)"),
+        })
     })
 }
 
@@ -101,7 +107,9 @@ fn parse_all(text: &str, file: &str) -> Result<Scenario, ConfigErrors> {
         // A missing field in a table that lost a key is a follow-on: that table is set aside
         // whole (unless it is the whole file) and the search goes on past it.
         while next.message().starts_with("missing field") {
-            let Some(sp) = next.span().map(|sp| table_extent(&cur, sp)).filter(|sp| sp.start > 0 && blanked.iter().any(|b| sp.start <= b.start && b.end <= sp.end)) else {
+            let Some(sp) =
+                next.span().map(|sp| table_extent(&cur, sp)).filter(|sp| sp.start > 0 && blanked.iter().any(|b| sp.start <= b.start && b.end <= sp.end))
+            else {
                 return Err(sorted(errors));
             };
             blank(&mut cur, sp.clone());

@@ -126,25 +126,32 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let run = run_plan(&mut cx, &sc.run);
 
     let classes: Vec<ClassPlan> = if sc.classes.is_empty() {
-        ["urgent", "high", "medium", "low", "best_effort"].iter().map(|n| {
-            let priority = Priority::from_name(n).expect("known");
-            ClassPlan { name: n.to_string(), priority, ratio: priority.default_ratio(), latency_target: None }
-        }).collect()
+        ["urgent", "high", "medium", "low", "best_effort"]
+            .iter()
+            .map(|n| {
+                let priority = Priority::from_name(n).expect("known");
+                ClassPlan { name: n.to_string(), priority, ratio: priority.default_ratio(), latency_target: None }
+            })
+            .collect()
     } else {
-        sc.classes.iter().enumerate().filter_map(|(i, c)| match Priority::from_name(&c.priority) {
-            Some(p) => {
-                let ratio = c.ratio.unwrap_or(p.default_ratio());
-                if !(ratio.is_finite() && ratio > 0.0) {
-                    cx.err(&format!("class[{i}].ratio"), format!("must be a positive number, got {ratio}"));
+        sc.classes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match Priority::from_name(&c.priority) {
+                Some(p) => {
+                    let ratio = c.ratio.unwrap_or(p.default_ratio());
+                    if !(ratio.is_finite() && ratio > 0.0) {
+                        cx.err(&format!("class[{i}].ratio"), format!("must be a positive number, got {ratio}"));
+                    }
+                    let latency_target = c.latency_target.as_ref().and_then(|l| cx.dur(&format!("class[{i}].latency_target"), l));
+                    Some(ClassPlan { name: c.name.clone(), priority: p, ratio, latency_target })
                 }
-                let latency_target = c.latency_target.as_ref().and_then(|l| cx.dur(&format!("class[{i}].latency_target"), l));
-                Some(ClassPlan { name: c.name.clone(), priority: p, ratio, latency_target })
-            }
-            None => {
-                cx.err(&format!("class[{i}].priority"), format!("'{}' is not a priority (expected urgent, high, medium, low or best_effort)", c.priority));
-                None
-            }
-        }).collect()
+                None => {
+                    cx.err(&format!("class[{i}].priority"), format!("'{}' is not a priority (expected urgent, high, medium, low or best_effort)", c.priority));
+                    None
+                }
+            })
+            .collect()
     };
     check_unique(&mut cx, "class", classes.iter().map(|c| c.name.as_str()));
 
@@ -154,24 +161,28 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let hosts: Vec<HostPlan> = if sc.hosts.is_empty() {
         vec![HostPlan { name: "host0".into(), queue_depth: 1024, cache: None, io_timeout: DEFAULT_IO_TIMEOUT }]
     } else {
-        sc.hosts.iter().enumerate().map(|(i, h)| {
-            let qd = h.queue_depth.unwrap_or(1024);
-            if qd == 0 {
-                cx.err(&format!("host[{i}].queue_depth"), "must be at least 1");
-            }
-            let cache = h.cache.as_ref().and_then(|c| cache::resolve_cache(&mut cx, &format!("host[{i}].cache"), c));
-            let key = format!("host[{i}].io_timeout");
-            let io_timeout = match h.io_timeout.as_deref().map(|t| (t, cx.dur(&key, t))) {
-                None => DEFAULT_IO_TIMEOUT,
-                Some((_, None)) => DEFAULT_IO_TIMEOUT,
-                Some((t, Some(d))) if d < SimTime::from_us(1) => {
-                    cx.err(&key, format!("'{t}': expected at least 1us (a shorter timeout would fail healthy I/O)"));
-                    DEFAULT_IO_TIMEOUT
+        sc.hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let qd = h.queue_depth.unwrap_or(1024);
+                if qd == 0 {
+                    cx.err(&format!("host[{i}].queue_depth"), "must be at least 1");
                 }
-                Some((_, Some(d))) => d,
-            };
-            HostPlan { name: h.name.clone(), queue_depth: qd.max(1), cache, io_timeout }
-        }).collect()
+                let cache = h.cache.as_ref().and_then(|c| cache::resolve_cache(&mut cx, &format!("host[{i}].cache"), c));
+                let key = format!("host[{i}].io_timeout");
+                let io_timeout = match h.io_timeout.as_deref().map(|t| (t, cx.dur(&key, t))) {
+                    None => DEFAULT_IO_TIMEOUT,
+                    Some((_, None)) => DEFAULT_IO_TIMEOUT,
+                    Some((t, Some(d))) if d < SimTime::from_us(1) => {
+                        cx.err(&key, format!("'{t}': expected at least 1us (a shorter timeout would fail healthy I/O)"));
+                        DEFAULT_IO_TIMEOUT
+                    }
+                    Some((_, Some(d))) => d,
+                };
+                HostPlan { name: h.name.clone(), queue_depth: qd.max(1), cache, io_timeout }
+            })
+            .collect()
     };
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
     let volumes: Vec<volume::VolumePlan> = sc.volumes.iter().enumerate().filter_map(|(i, v)| volume::resolve_volume(&mut cx, i, v, &devices)).collect();
@@ -201,7 +212,14 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
 
     let haechi = sc.haechi.as_ref().and_then(|h| haechi::resolve(&mut cx, h, &run, &classes, &tagging, network.as_deref_mut()));
 
-    let env = crate::coordinator::Env { hosts: &hosts, devices: &devices, volumes: &volumes, workloads: &workloads, network: network.as_deref(), nvmeof: nvmeof.as_ref() };
+    let env = crate::coordinator::Env {
+        hosts: &hosts,
+        devices: &devices,
+        volumes: &volumes,
+        workloads: &workloads,
+        network: network.as_deref(),
+        nvmeof: nvmeof.as_ref(),
+    };
     let coordinators: Vec<_> = sc.coordinators.iter().enumerate().filter_map(|(i, c)| crate::coordinator::resolve(&mut cx, i, c, &env)).collect();
     check_unique(&mut cx, "coordinator", sc.coordinators.iter().map(|c| c.name()));
     // One agent per storage server (PLMLight's write-handling agent, SRC's monitor): it is the
@@ -215,7 +233,10 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
         };
         if let Some((_, other)) = agents.iter().find(|(s, _)| *s == server) {
             let i = sc.coordinators.iter().position(|x| x.name() == c.name).unwrap_or(0);
-            cx.err(&format!("coordinator[{i}].device"), format!("storage server '{server_name}' already has coordinator '{other}''s agent at its routing hook: one plmlight or src per server"));
+            cx.err(
+                &format!("coordinator[{i}].device"),
+                format!("storage server '{server_name}' already has coordinator '{other}''s agent at its routing hook: one plmlight or src per server"),
+            );
         }
         agents.push((server, c.name.as_str()));
     }
@@ -229,7 +250,12 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
             None | Some("interval") => nest_core::stats::series::Rows::Interval,
             Some("change") => nest_core::stats::series::Rows::Change,
             Some(other) => {
-                cx.err("output.timeseries_rows", format!("'{other}' is not a row policy: expected \"interval\" (a row per interval) or \"change\" (a sampled state's row only where it changed)"));
+                cx.err(
+                    "output.timeseries_rows",
+                    format!(
+                        "'{other}' is not a row policy: expected \"interval\" (a row per interval) or \"change\" (a sampled state's row only where it changed)"
+                    ),
+                );
                 nest_core::stats::series::Rows::Interval
             }
         },
@@ -276,12 +302,12 @@ pub mod cache;
 mod devices;
 mod plm;
 pub mod workload;
-pub use workload::{SourcePlan, WorkloadPlan};
 use workload::resolve_workload;
-pub mod volume;
-pub mod network;
+pub use workload::{SourcePlan, WorkloadPlan};
 pub mod e2e;
 pub mod faults;
 pub mod haechi;
+pub mod network;
 #[cfg(test)]
 mod tests;
+pub mod volume;

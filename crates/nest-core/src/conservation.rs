@@ -33,15 +33,16 @@ impl Conservation {
     /// Checks the books against an independently observed in-flight count.
     pub fn check(&self, what: &str, observed_in_flight: u64) -> Result<(), String> {
         if self.completed + self.dropped > self.issued {
-            return Err(format!(
-                "{what}: completed {} + dropped {} exceeds issued {}",
-                self.completed, self.dropped, self.issued
-            ));
+            return Err(format!("{what}: completed {} + dropped {} exceeds issued {}", self.completed, self.dropped, self.issued));
         }
         if self.in_flight() != observed_in_flight {
             return Err(format!(
                 "{what}: issued {} - completed {} - dropped {} = {} but {} are observed in flight",
-                self.issued, self.completed, self.dropped, self.in_flight(), observed_in_flight
+                self.issued,
+                self.completed,
+                self.dropped,
+                self.in_flight(),
+                observed_in_flight
             ));
         }
         Ok(())

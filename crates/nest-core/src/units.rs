@@ -11,11 +11,8 @@ use crate::time::{SimTime, PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US};
 
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
+    let end =
+        s.char_indices().find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')).map(|(i, _)| i).unwrap_or(s.len());
     // An 'e' directly followed by a letter is a unit, not an exponent ("1e" is not a number).
     let (mut num, mut unit) = (&s[..end], s[end..].trim());
     while num.ends_with(['e', 'E', '+', '-']) && !num.is_empty() {

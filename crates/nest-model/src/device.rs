@@ -35,7 +35,15 @@ impl SsdDevice {
             Some(w) => Box::new(nest_nvme::SplitQueues::new(hosts, nvme.sq_depth, ssd.params.host.queue_depth, w)?),
             None => Box::new(PerHostLevels::new(hosts, nvme.wrr, ArbiterConfig { weights: nvme.weights, burst: nvme.burst }, nvme.sq_depth as usize)?),
         };
-        Ok(SsdDevice { name: name.to_string(), ssd, ctrl: Controller::new(arb), out: Outbox::default(), nvme: nvme.clone(), series: [0; 3], plm_series: Vec::new() })
+        Ok(SsdDevice {
+            name: name.to_string(),
+            ssd,
+            ctrl: Controller::new(arb),
+            out: Outbox::default(),
+            nvme: nvme.clone(),
+            series: [0; 3],
+            plm_series: Vec::new(),
+        })
     }
 
     pub fn in_system(&self) -> u64 {

@@ -10,14 +10,14 @@
 //! host at ~0.1–1 µs per block access saturates only above ~1 M block accesses per second,
 //! far beyond the traces replayed here.
 
-use nest_core::DeviceId;
 use crate::host::Host;
 use crate::request::{Kind, ReqId, Request, RequestPool};
 use nest_cache::slab::{block_map, BlockMap};
 use nest_cache::{Cache, CostModel, Effects, WriteMiss, BLOCK};
 use nest_config::resolve::cache::CachePlan;
-use nest_core::conservation::Conservation;
 use nest_config::resolve::Priority;
+use nest_core::conservation::Conservation;
+use nest_core::DeviceId;
 use nest_core::SimTime;
 use nest_workload::Op;
 
@@ -70,12 +70,21 @@ impl HostCacheRt {
     }
 }
 
-
 /// Queues a cache write-back (`write`) or fetch of one block (at `offset` of `device`) at the
 /// host, on behalf of `req`'s class; nobody waits for it unless a request hits the fetched
 /// block meanwhile.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut HostCacheRt, req: &Request, device: DeviceId, offset: u64, write: bool, prio: Priority, now: SimTime) -> ReqId {
+pub(crate) fn spawn_background(
+    pool: &mut RequestPool,
+    host: &mut Host,
+    rt: &mut HostCacheRt,
+    req: &Request,
+    device: DeviceId,
+    offset: u64,
+    write: bool,
+    prio: Priority,
+    now: SimTime,
+) -> ReqId {
     let bg = Request {
         kind: Kind::Background,
         parent: None,
@@ -87,8 +96,8 @@ pub(crate) fn spawn_background(pool: &mut RequestPool, host: &mut Host, rt: &mut
         pending: 0,
         cache_ps: 0,
         hit_blocks: 0,
-            dt: true,
-            buffered: false,
+        dt: true,
+        buffered: false,
         ..*req
     };
     let mut bg = bg;

@@ -61,10 +61,14 @@ impl NetRt {
         let mut tp = Transports::new(plan.tcp.clone(), plan.qtcp.clone(), plan.flows.clone(), plan.class_ratio.clone())?;
         tp.dcqcn = plan.dcqcn.clone();
         tp.set_measure_window(window.0, window.1);
-        let flow_series = tp.flows.iter().map(|f| {
-            let e = format!("flow:{}", f.spec.name);
-            if f.spec.cc.is_rate_based() { RATE_METRICS } else { FLOW_METRICS }.map(|m| register(&e, m))
-        }).collect();
+        let flow_series = tp
+            .flows
+            .iter()
+            .map(|f| {
+                let e = format!("flow:{}", f.spec.name);
+                if f.spec.cc.is_rate_based() { RATE_METRICS } else { FLOW_METRICS }.map(|m| register(&e, m))
+            })
+            .collect();
         let mut port_series = Vec::new();
         let mut pause_series = Vec::new();
         for (i, p) in fabric.topo.ports.iter().enumerate() {
@@ -159,33 +163,36 @@ impl NetRt {
             };
             // Bytes (packets) acknowledged after the deadline; undecided while the run ends
             // before it with the flow unfinished.
-            let late_bytes = fl.spec.deadline.filter(|&d| fl.s.finished || now >= fl.spec.start + d)
-                .map(|_| fl.total - st.acked_by_deadline.unwrap_or(st.acked_bytes));
-            flows.insert(fl.spec.name.clone(), json!({
-                "transport": fl.spec.cc.name(),
-                "class": classes[fl.spec.class as usize].name,
-                "src": f.topo.host_name(fl.spec.src),
-                "dst": f.topo.host_name(fl.spec.dst),
-                "throughput_gbps": r6(thr),
-                "acked_bytes": st.acked_bytes,
-                "finished": fl.s.finished,
-                "fct_us": st.fct.map(|t| r6(t.as_us_f64())),
-                "deadline_met": deadline_met,
-                "late_bytes": late_bytes,
-                "mean_rtt_us": if st.rtt_samples > 0 { Some(r6(st.rtt_sum_ps / st.rtt_samples as f64 / 1e6)) } else { None },
-                "cuts": st.cuts,
-                "timeouts": st.timeouts,
-                "fast_retransmits": st.fast_retransmits,
-                "segments": st.segments,
-                "retransmitted_segments": st.retransmitted_segments,
-                "ece_acks": fl.r.ece_acks,
-                "acks": fl.r.acks,
-                "alpha_end": r6(fl.s.alpha),
-                "q_end": r6(fl.s.quality.q),
-                "cwnd_end_pkts": if fl.spec.cc.is_rate_based() { None } else { Some(r6(fl.s.win.cwnd / self.tp.tcp.mss as f64)) },
-                "rate_end_gbps": if fl.spec.cc.is_rate_based() { Some(r6(fl.s.rate.rc / 1e9)) } else { None },
-                "cnps": fl.s.rate.cnps,
-            }));
+            let late_bytes =
+                fl.spec.deadline.filter(|&d| fl.s.finished || now >= fl.spec.start + d).map(|_| fl.total - st.acked_by_deadline.unwrap_or(st.acked_bytes));
+            flows.insert(
+                fl.spec.name.clone(),
+                json!({
+                    "transport": fl.spec.cc.name(),
+                    "class": classes[fl.spec.class as usize].name,
+                    "src": f.topo.host_name(fl.spec.src),
+                    "dst": f.topo.host_name(fl.spec.dst),
+                    "throughput_gbps": r6(thr),
+                    "acked_bytes": st.acked_bytes,
+                    "finished": fl.s.finished,
+                    "fct_us": st.fct.map(|t| r6(t.as_us_f64())),
+                    "deadline_met": deadline_met,
+                    "late_bytes": late_bytes,
+                    "mean_rtt_us": if st.rtt_samples > 0 { Some(r6(st.rtt_sum_ps / st.rtt_samples as f64 / 1e6)) } else { None },
+                    "cuts": st.cuts,
+                    "timeouts": st.timeouts,
+                    "fast_retransmits": st.fast_retransmits,
+                    "segments": st.segments,
+                    "retransmitted_segments": st.retransmitted_segments,
+                    "ece_acks": fl.r.ece_acks,
+                    "acks": fl.r.acks,
+                    "alpha_end": r6(fl.s.alpha),
+                    "q_end": r6(fl.s.quality.q),
+                    "cwnd_end_pkts": if fl.spec.cc.is_rate_based() { None } else { Some(r6(fl.s.win.cwnd / self.tp.tcp.mss as f64)) },
+                    "rate_end_gbps": if fl.spec.cc.is_rate_based() { Some(r6(fl.s.rate.rc / 1e9)) } else { None },
+                    "cnps": fl.s.rate.cnps,
+                }),
+            );
         }
         let mut class_map = Map::new();
         for (c, plan) in classes.iter().enumerate() {
@@ -203,11 +210,14 @@ impl NetRt {
             for &p in &node.ports {
                 let s = f.port_stats(p);
                 if s.tx_pkts > 0 || s.dropped > 0 {
-                    ports.insert(port_name(f, p), json!({
-                        "tx_pkts": s.tx_pkts, "tx_bytes": s.tx_bytes, "marked": s.marked, "dropped": s.dropped,
-                        "max_queue_bytes": s.max_queue_bytes, "pauses_sent": s.pauses_sent,
-                        "pauses_received": s.pauses_received, "paused_s": r6(s.paused_ps as f64 / 1e12),
-                    }));
+                    ports.insert(
+                        port_name(f, p),
+                        json!({
+                            "tx_pkts": s.tx_pkts, "tx_bytes": s.tx_bytes, "marked": s.marked, "dropped": s.dropped,
+                            "max_queue_bytes": s.max_queue_bytes, "pauses_sent": s.pauses_sent,
+                            "pauses_received": s.pauses_received, "paused_s": r6(s.paused_ps as f64 / 1e12),
+                        }),
+                    );
                 }
             }
             let mut sw = json!({

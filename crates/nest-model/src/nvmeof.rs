@@ -13,11 +13,11 @@
 //! storage servers' targets, the message kinds and the layer's books.
 
 use crate::host::initiator::Initiator;
-use crate::request::ReqId;
-use nest_core::{DeviceId, HostId};
-use nest_config::resolve::e2e::NvmeofPlan;
-use nest_nvme::{Direct, Target, TargetAction};
 use crate::messages::{COMMAND, RESPONSE};
+use crate::request::ReqId;
+use nest_config::resolve::e2e::NvmeofPlan;
+use nest_core::{DeviceId, HostId};
+use nest_nvme::{Direct, Target, TargetAction};
 
 /// Timers of the NVMe-oF layer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -192,10 +192,16 @@ impl NvmeofRt {
         let fwd_queued = tp.channels.in_transit(COMMAND);
         let back_queued = tp.channels.in_transit(RESPONSE);
         if b.commands_sent != b.commands_received + fwd_queued + b.commands_dropped {
-            return Err(format!("NVMe-oF: {} commands sent, {} received, {} on the fabric, {} dropped with their connection", b.commands_sent, b.commands_received, fwd_queued, b.commands_dropped));
+            return Err(format!(
+                "NVMe-oF: {} commands sent, {} received, {} on the fabric, {} dropped with their connection",
+                b.commands_sent, b.commands_received, fwd_queued, b.commands_dropped
+            ));
         }
         if b.responses_sent != b.responses_received + back_queued + b.responses_dropped {
-            return Err(format!("NVMe-oF: {} responses sent, {} received, {} on the fabric, {} dropped with their connection", b.responses_sent, b.responses_received, back_queued, b.responses_dropped));
+            return Err(format!(
+                "NVMe-oF: {} responses sent, {} received, {} on the fabric, {} dropped with their connection",
+                b.responses_sent, b.responses_received, back_queued, b.responses_dropped
+            ));
         }
         if b.write_bytes_at_target > b.write_bytes_sent || b.read_bytes_at_host > b.read_bytes_at_device {
             return Err(format!("NVMe-oF: more payload arrived than was sent ({b:?})"));

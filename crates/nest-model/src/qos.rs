@@ -6,10 +6,10 @@
 //! its actions' effects in `path/qos.rs`, and nothing in the rest of the World.
 
 use crate::host::gate::AdmissionGate;
-use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan, OverrunPlan};
-use nest_core::{CoordId, FlowId, HostId, SimTime};
 use nest_config::coordinator::PlmcPlan;
+use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan, OverrunPlan};
 use nest_core::DeviceId;
+use nest_core::{CoordId, FlowId, HostId, SimTime};
 use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
 use nest_qos::plmlight::PlmLightConfig;
 use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Msg, Outbox, PlmLight, Plmc};
@@ -92,7 +92,11 @@ fn policy(m: &PlmcPlan) -> Policy {
 }
 
 fn overflow(m: &PlmcPlan) -> MinOverflow {
-    if m.scale_minimums { MinOverflow::Scale } else { MinOverflow::Priority }
+    if m.scale_minimums {
+        MinOverflow::Scale
+    } else {
+        MinOverflow::Priority
+    }
 }
 
 impl QosRt {
@@ -176,7 +180,20 @@ impl QosRt {
             })
             .collect();
         let msgs = Messages { links, books: vec![MsgBooks::default(); plans.len()], ..Default::default() };
-        (Some(Box::new(QosRt { plans: plans.to_vec(), coords, measuring, out: Outbox::default(), watchers: Vec::new(), dt_coord, oracles: (0..plans.len()).map(|_| None).collect(), routers, msgs })), gates)
+        (
+            Some(Box::new(QosRt {
+                plans: plans.to_vec(),
+                coords,
+                measuring,
+                out: Outbox::default(),
+                watchers: Vec::new(),
+                dt_coord,
+                oracles: (0..plans.len()).map(|_| None).collect(),
+                routers,
+                msgs,
+            })),
+            gates,
+        )
     }
 }
 

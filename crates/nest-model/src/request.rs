@@ -85,7 +85,8 @@ pub struct Request {
 
 /// The parts of a request's latency in path order (SPEC §1, thesis 5.4.1); consecutive stamps,
 /// so they add up to `t_complete − t_arrive` exactly.
-pub const PARTS: [&str; 8] = ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device", "target_response_queue", "back_network", "host_completion"];
+pub const PARTS: [&str; 8] =
+    ["host_queue", "fwd_network", "target_request_queue", "nvme_queue", "device", "target_response_queue", "back_network", "host_completion"];
 
 impl Request {
     /// A request issued at `now`: every stage stamped `now` until it reaches it.

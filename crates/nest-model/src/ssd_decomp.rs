@@ -171,7 +171,35 @@ mod tests {
     /// A request an SSD served in `parts`.
     fn req(parts: [u64; N]) -> Request {
         use nest_core::{DeviceId, HostId, SimTime};
-        Request { seq: 0, workload: 0, class: 0, host: HostId(0), device: DeviceId(0), served: DeviceId(0), op: nest_workload::Op::Read, size: 4096, offset: 0, kind: crate::request::Kind::App, parent: None, pending: 0, cache_ps: 0, hit_blocks: 0, dt: true, buffered: false, tag: 0, t_arrive: SimTime::ZERO, t_dispatch: SimTime::ZERO, t_tgt_arrive: SimTime::ZERO, t_sq: SimTime::ZERO, t_dev_start: SimTime::ZERO, t_dev_done: SimTime::ZERO, t_resp_sent: SimTime::ZERO, t_resp_arrive: SimTime::ZERO, t_complete: SimTime::ZERO, dev_parts: parts }
+        Request {
+            seq: 0,
+            workload: 0,
+            class: 0,
+            host: HostId(0),
+            device: DeviceId(0),
+            served: DeviceId(0),
+            op: nest_workload::Op::Read,
+            size: 4096,
+            offset: 0,
+            kind: crate::request::Kind::App,
+            parent: None,
+            pending: 0,
+            cache_ps: 0,
+            hit_blocks: 0,
+            dt: true,
+            buffered: false,
+            tag: 0,
+            t_arrive: SimTime::ZERO,
+            t_dispatch: SimTime::ZERO,
+            t_tgt_arrive: SimTime::ZERO,
+            t_sq: SimTime::ZERO,
+            t_dev_start: SimTime::ZERO,
+            t_dev_done: SimTime::ZERO,
+            t_resp_sent: SimTime::ZERO,
+            t_resp_arrive: SimTime::ZERO,
+            t_complete: SimTime::ZERO,
+            dev_parts: parts,
+        }
     }
 
     #[test]
@@ -214,7 +242,11 @@ mod tests {
             p[6] = (50 + i % 7 * 40) * us;
             p[3] = if i % 150 == 0 { 2000 * us } else { 0 };
             whole.add(&req(p));
-            if i % 3 == 0 { a.add(&req(p)) } else { b.add(&req(p)) }
+            if i % 3 == 0 {
+                a.add(&req(p))
+            } else {
+                b.add(&req(p))
+            }
         }
         let mut m = DevDecomp::default();
         m.merge(&a);

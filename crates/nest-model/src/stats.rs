@@ -136,27 +136,38 @@ fn tail_decomp() -> [DevDecomp; 2] {
 }
 
 fn io_series(s: &mut IntervalSeries, entity: &str) -> IoSeries {
-    IoSeries([
-        s.register(entity, "read_bytes"),
-        s.register(entity, "read_lat_us"),
-        s.register(entity, "write_bytes"),
-        s.register(entity, "write_lat_us"),
-    ])
+    IoSeries([s.register(entity, "read_bytes"), s.register(entity, "read_lat_us"), s.register(entity, "write_bytes"), s.register(entity, "write_lat_us")])
 }
 
 impl RunStats {
-    pub fn new(window: (SimTime, Option<SimTime>), interval: SimTime, classes: &[String], workloads: &[String], devices: &[String], hosts: &[String], record_series: bool, rows: Rows) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        window: (SimTime, Option<SimTime>),
+        interval: SimTime,
+        classes: &[String],
+        workloads: &[String],
+        devices: &[String],
+        hosts: &[String],
+        record_series: bool,
+        rows: Rows,
+    ) -> Self {
         let mut series = IntervalSeries::new(interval).with_rows(rows);
         let class_series = classes.iter().map(|c| io_series(&mut series, &format!("class:{c}"))).collect();
         let workload_series = workloads.iter().map(|w| io_series(&mut series, &format!("workload:{w}"))).collect();
-        let device_series = devices.iter().map(|d| {
-            let e = format!("device:{d}");
-            [series.register_gauge(&e, "queue_len"), series.register_gauge(&e, "busy_servers")]
-        }).collect();
-        let host_series = hosts.iter().map(|h| {
-            let e = format!("host:{h}");
-            [series.register_gauge(&e, "waiting"), series.register_gauge(&e, "outstanding")]
-        }).collect();
+        let device_series = devices
+            .iter()
+            .map(|d| {
+                let e = format!("device:{d}");
+                [series.register_gauge(&e, "queue_len"), series.register_gauge(&e, "busy_servers")]
+            })
+            .collect();
+        let host_series = hosts
+            .iter()
+            .map(|h| {
+                let e = format!("host:{h}");
+                [series.register_gauge(&e, "waiting"), series.register_gauge(&e, "outstanding")]
+            })
+            .collect();
         RunStats {
             window_start: window.0,
             window_end: window.1,
@@ -320,5 +331,9 @@ pub(crate) fn lat_json(h: &LatencyHistogram) -> serde_json::Value {
 
 /// Rounds to 6 significant decimals past the point so summaries stay readable.
 pub(crate) fn r6(x: f64) -> f64 {
-    if x.is_finite() { (x * 1e6).round() / 1e6 } else { 0.0 }
+    if x.is_finite() {
+        (x * 1e6).round() / 1e6
+    } else {
+        0.0
+    }
 }

@@ -5,12 +5,11 @@
 use crate::device::{DeviceRt, SsdDevice};
 use crate::host_cache::HostCacheRt;
 use crate::sim::Simulation;
-use nest_core::SimTime;
-use crate::stats::{lat_json, r6};
 use crate::stats::OpAcc;
+use crate::stats::{lat_json, r6};
 use crate::NEST_VERSION;
+use nest_core::SimTime;
 use serde_json::{json, Map, Value};
-
 
 /// Objects are assembled by moving their parts in: `json!` serializes an interpolated `Value`
 /// into a copy, which for the entity maps of a 10,000-drive run was a deep copy of the whole
@@ -43,9 +42,7 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
 /// `{ios, mean_us {PART: µs}, p99_tail {from_us, ios, mean_us}}` of the SSD decomposition
 /// (docs/outputs.md), or `None` when no request was served by an SSD.
 fn decomposition_json(d: &crate::ssd_decomp::DevDecomp) -> Option<Value> {
-    let parts = |ps: &[f64]| -> Value {
-        Value::Object(nest_ssd::DEV_PARTS.iter().zip(ps).map(|(k, &v)| ((*k).to_string(), json!(r6(v / 1e6)))).collect())
-    };
+    let parts = |ps: &[f64]| -> Value { Value::Object(nest_ssd::DEV_PARTS.iter().zip(ps).map(|(k, &v)| ((*k).to_string(), json!(r6(v / 1e6)))).collect()) };
     let (ios, mean) = d.mean()?;
     let mut out = object([("ios", json!(ios)), ("mean_us", parts(&mean))]);
     if let Some(t) = d.tail() {
@@ -207,7 +204,11 @@ const OVERLOAD_CARRIED: f64 = 0.9;
 
 /// "12.3 Gb/s" / "45.6 Mb/s".
 fn gbps(bps: f64) -> String {
-    if bps >= 1e9 { format!("{:.1} Gb/s", bps / 1e9) } else { format!("{:.1} Mb/s", bps / 1e6) }
+    if bps >= 1e9 {
+        format!("{:.1} Gb/s", bps / 1e9)
+    } else {
+        format!("{:.1} Mb/s", bps / 1e6)
+    }
 }
 
 impl Simulation {
@@ -253,8 +254,12 @@ impl Simulation {
                 per_class[plan.class].0 += self.workloads[w].books.in_flight();
                 per_class[plan.class].1 += self.workloads[w].books.issued;
             }
-            let parts: Vec<String> = per_class.iter().enumerate().filter(|(_, &(f, _))| f > 0)
-                .map(|(c, &(f, i))| format!("{} {:.0} %", rv.classes[c].name, 100.0 * f as f64 / i.max(1) as f64)).collect();
+            let parts: Vec<String> = per_class
+                .iter()
+                .enumerate()
+                .filter(|(_, &(f, _))| f > 0)
+                .map(|(c, &(f, i))| format!("{} {:.0} %", rv.classes[c].name, 100.0 * f as f64 / i.max(1) as f64))
+                .collect();
             out.push(format!(
                 "{in_flight} of {issued} requests ({:.1} %) were still in flight when the run stopped at {:.6} s (per class: {}): their latencies are in no percentile, so the system is overloaded or the run too short for these numbers (run.drain = true runs them to completion)",
                 100.0 * in_flight as f64 / issued as f64, self.now.as_secs_f64(), parts.join(", ")
@@ -310,17 +315,23 @@ impl Simulation {
             m.insert("in_flight".into(), json!(wl.books.in_flight()));
             if let Some(ts) = wl.trace_stats() {
                 if ts.late > 0 {
-                    let window = match &plan.source { nest_config::resolve::SourcePlan::Trace { opts, .. } => opts.reorder_window, _ => 0 };
+                    let window = match &plan.source {
+                        nest_config::resolve::SourcePlan::Trace { opts, .. } => opts.reorder_window,
+                        _ => 0,
+                    };
                     late_warnings.push(format!(
                         "workload '{}': {} of {} trace records ({:.1} %) came later than the reorder window ({window} records) could fix and were replayed at the window's time: the trace is not in time order (raise trace.reorder_window, or sort it)",
                         plan.name, ts.late, ts.records, 100.0 * ts.late as f64 / ts.records.max(1) as f64
                     ));
                 }
-                m.insert("trace".into(), json!({
-                    "records": ts.records, "lines": ts.lines, "headers": ts.headers, "not_io": ts.not_io,
-                    "other_ops": ts.other_ops, "zero_size": ts.zero_size, "invalid": ts.invalid,
-                    "filtered_device": ts.filtered_device, "late": ts.late, "rebased_clocks": ts.rebased_clocks,
-                }));
+                m.insert(
+                    "trace".into(),
+                    json!({
+                        "records": ts.records, "lines": ts.lines, "headers": ts.headers, "not_io": ts.not_io,
+                        "other_ops": ts.other_ops, "zero_size": ts.zero_size, "invalid": ts.invalid,
+                        "filtered_device": ts.filtered_device, "late": ts.late, "rebased_clocks": ts.rebased_clocks,
+                    }),
+                );
             }
             workloads.insert(plan.name.clone(), Value::Object(m));
         }
@@ -469,15 +480,20 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
         }
         targets.insert(topo.host_name(node).to_string(), v);
     }
-    let conns: Vec<Value> = rt.plan.conns.iter().map(|c| {
-        let f = &net.tp.flows[c.fwd as usize];
-        json!({
-            "forward": f.spec.name,
-            "back": net.tp.flows[c.back as usize].spec.name,
-            "class": classes[c.class].name,
-            "transport": f.spec.cc.name(),
+    let conns: Vec<Value> = rt
+        .plan
+        .conns
+        .iter()
+        .map(|c| {
+            let f = &net.tp.flows[c.fwd as usize];
+            json!({
+                "forward": f.spec.name,
+                "back": net.tp.flows[c.back as usize].spec.name,
+                "class": classes[c.class].name,
+                "transport": f.spec.cc.name(),
+            })
         })
-    }).collect();
+        .collect();
     let b = &rt.books;
     let p = &rt.plan;
     json!({

@@ -1,10 +1,10 @@
 //! A workload at run time: a synthetic generator or a streaming trace, bound to its host,
 //! device and class, with its own conservation books.
 
-use nest_core::{DeviceId, HostId};
 use nest_config::resolve::{Priority, SourcePlan, WorkloadPlan};
 use nest_core::conservation::Conservation;
 use nest_core::SimTime;
+use nest_core::{DeviceId, HostId};
 use nest_workload::synthetic::SyntheticWorkload;
 use nest_workload::trace::{TraceRecord, TraceSource, TraceStats};
 use nest_workload::IoDesc;

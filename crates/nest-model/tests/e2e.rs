@@ -109,7 +109,17 @@ fn remote_requests_cross_the_fabric_and_every_latency_part_adds_up() {
     assert_eq!(c.len() as f64, issued);
     let mut remote_parts = [0u64; 8];
     for i in 0..c.len() {
-        let st = [c.t_arrive_ps[i], c.t_dispatch_ps[i], c.t_tgt_arrive_ps[i], c.t_sq_ps[i], c.t_dev_start_ps[i], c.t_dev_done_ps[i], c.t_resp_sent_ps[i], c.t_resp_arrive_ps[i], c.t_complete_ps[i]];
+        let st = [
+            c.t_arrive_ps[i],
+            c.t_dispatch_ps[i],
+            c.t_tgt_arrive_ps[i],
+            c.t_sq_ps[i],
+            c.t_dev_start_ps[i],
+            c.t_dev_done_ps[i],
+            c.t_resp_sent_ps[i],
+            c.t_resp_arrive_ps[i],
+            c.t_complete_ps[i],
+        ];
         assert!(st.windows(2).all(|w| w[0] <= w[1]), "request {i}: stamps out of order {st:?}");
         let parts: Vec<u64> = st.windows(2).map(|w| w[1] - w[0]).collect();
         assert_eq!(parts.iter().sum::<u64>(), st[8] - st[0]);
@@ -138,7 +148,9 @@ fn remote_requests_cross_the_fabric_and_every_latency_part_adds_up() {
 
 #[test]
 fn a_host_on_the_server_reaches_its_devices_locally() {
-    let s = scenario("", r#"
+    let s = scenario(
+        "",
+        r#"
 [[host]]
 name = "r0"
 [[workload]]
@@ -149,7 +161,8 @@ class = "hi"
 arrival = { kind = "constant", rate_iops = 10000 }
 size = { dist = "fixed", bytes = "4KiB" }
 read_fraction = 1.0
-"#);
+"#,
+    );
     let (v, sim) = run(&s);
     sim.check_conservation().unwrap();
     assert!(v.get("nvmeof").is_none() || v["nvmeof"]["connections"].as_array().unwrap().is_empty());

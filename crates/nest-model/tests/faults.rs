@@ -108,7 +108,6 @@ fn fault_configuration_errors_name_their_key() {
     assert!(e.contains("host[0].io_timeout") && e.contains("at least 1us"), "{e}");
 }
 
-
 /// An SSD read at random, 4 KiB, Poisson 5 k IOPS for 60 ms; `fault` is appended.
 fn ssd_scenario(fault: &str) -> String {
     format!(
@@ -248,7 +247,8 @@ fn a_failed_link_loses_packets_until_the_routes_go_around_it_and_every_request_c
     let (plain, _) = run(&fabric_scenario(""));
     assert_eq!(f(&plain, "network.packets.dropped"), 0.0);
     assert!(plain["network"]["packets"].get("link_drops").is_none());
-    let slowest = |s: &serde_json::Value| ["h0_h14", "h0_h15", "h1_h14", "h1_h15"].iter().map(|w| f(s, &format!("workloads.{w}.all.lat_us.max"))).fold(0.0, f64::max);
+    let slowest =
+        |s: &serde_json::Value| ["h0_h14", "h0_h15", "h1_h14", "h1_h15"].iter().map(|w| f(s, &format!("workloads.{w}.all.lat_us.max"))).fold(0.0, f64::max);
     assert!(slowest(&s) > 2.0 * slowest(&plain), "slowest read {:.0} µs with the fault, {:.0} µs without", slowest(&s), slowest(&plain));
 }
 
@@ -468,8 +468,13 @@ fn hosts_remove_a_lost_controller_when_their_reconnect_attempts_run_out() {
             .replace("[[host]]", &format!("[nvmeof]\nreconnect_delay = \"5ms\"\n{tmo}[[host]]"))
     };
     let events = |s: &serde_json::Value| -> Vec<(String, f64)> {
-        s["faults"]["happened"].as_array().unwrap().iter().filter(|e| e["device"] == "d0")
-            .map(|e| (e["kind"].as_str().unwrap().to_string(), e["at_s"].as_f64().unwrap() * 1e3)).collect()
+        s["faults"]["happened"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["device"] == "d0")
+            .map(|e| (e["kind"].as_str().unwrap().to_string(), e["at_s"].as_f64().unwrap() * 1e3))
+            .collect()
     };
     let kind_at = |s: &serde_json::Value, k: &str| events(s).iter().find(|e| e.0 == k).map(|e| e.1);
     // Back at 20 ms: the last attempt (~22 ms) finds it.
@@ -589,9 +594,11 @@ fn a_host_that_crashes_with_volume_parts_waiting_and_out_loses_its_requests_clea
     assert_eq!(f(&s, "faults.timeouts"), 0.0);
     // d0 dies just before: s0's parts hanging there time out after the crash and are not
     // retried (nobody is left to), s1's are.
-    let both = two_clients_on_a_mirror("[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"9ms\"\n\
-                                        [[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"10ms\"\n")
-        .replace("queue_depth = 8\n", "queue_depth = 8\nio_timeout = \"2ms\"\n");
+    let both = two_clients_on_a_mirror(
+        "[[fault]]\nkind = \"device_fail\"\ndevice = \"d0\"\nat = \"9ms\"\n\
+                                        [[fault]]\nkind = \"host_crash\"\nhost = \"s0\"\nat = \"10ms\"\n",
+    )
+    .replace("queue_depth = 8\n", "queue_depth = 8\nio_timeout = \"2ms\"\n");
     let (sb, simb) = run(&both);
     simb.check_conservation().unwrap();
     assert_eq!(f(&sb, "workloads.w0.lost"), 32.0);
@@ -773,16 +780,14 @@ fn keep_alive_finds_a_server_the_fabric_cut_off_before_any_io_times_out() {
     // 10 ms goes unanswered, and at 11 ms s0 tears its connection to r0 down — long before the
     // first stuck command's 20 ms run out.
     let text = |fault: &str| {
-        link_scenario("d0", fault)
-            .replace("[nvmeof]\n", "[nvmeof]\nkeep_alive = \"1ms\"\n")
-            .replace("io_timeout = \"2ms\"", "io_timeout = \"20ms\"")
+        link_scenario("d0", fault).replace("[nvmeof]\n", "[nvmeof]\nkeep_alive = \"1ms\"\n").replace("io_timeout = \"2ms\"", "io_timeout = \"20ms\"")
     };
     let (s, sim) = run_bounded(&text(R0_LINK_DIES));
     sim.check_conservation().unwrap();
     books_balance(&s);
     let h = s["faults"]["happened"].as_array().unwrap();
-    let lost: Vec<(&str, f64)> = h.iter().filter(|e| e["kind"].as_str().unwrap().ends_with("_lost"))
-        .map(|e| (e["kind"].as_str().unwrap(), e["at_s"].as_f64().unwrap() * 1e3)).collect();
+    let lost: Vec<(&str, f64)> =
+        h.iter().filter(|e| e["kind"].as_str().unwrap().ends_with("_lost")).map(|e| (e["kind"].as_str().unwrap(), e["at_s"].as_f64().unwrap() * 1e3)).collect();
     assert_eq!(lost, [("keep_alive_lost", 11.0)], "{h:?}");
     let e = h.iter().find(|e| e["kind"] == "keep_alive_lost").unwrap();
     assert_eq!((e["host"].as_str(), e["server"].as_str()), (Some("s0"), Some("r0")));

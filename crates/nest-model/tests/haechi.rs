@@ -65,7 +65,8 @@ fn zipf(total: f64) -> Vec<u64> {
 
 /// Exp 2A scaled to 0.1 s periods: 90 % of 157 K reserved, demand = reservation + the pool.
 fn exp_2a(res: &[u64], qos: &str, cap: &str) -> Value {
-    let clients: Vec<Value> = res.iter().map(|&r| json!({"pattern": "burst", "reservation": if qos == "none" { 0 } else { r }, "demand": r + 15_700})).collect();
+    let clients: Vec<Value> =
+        res.iter().map(|&r| json!({"pattern": "burst", "reservation": if qos == "none" { 0 } else { r }, "demand": r + 15_700})).collect();
     run(json!({"duration_s": 0.4, "period_s": 0.1, "qos": qos, "clients": clients,
                "protocol": {"cap": cap, "capacity": 157_000, "sigma": 500.0, "eta": 500}}))
 }
@@ -230,12 +231,15 @@ fn bad_node_and_key_settings_are_refused_by_name() {
     let base = |extra: Value| {
         let mut s = json!({"duration_s": 1.0, "qos": "haechi", "clients": [{"pattern": "burst", "reservation": 10}]});
         s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        run_json(&s.to_string()).err().expect("refused")
+        run_json(&s.to_string()).expect_err("refused")
     };
     assert!(base(json!({"nodes": 0})).contains("nodes"));
     assert!(base(json!({"nodes": 100_000})).contains("nodes"));
     assert!(base(json!({"keys": {"records": 0}})).contains("keys.records"));
     assert!(base(json!({"keys": {"dist": "zipf", "theta": -1.0}})).contains("keys.theta"));
-    assert!(base(json!({"keys": {"partition": "round-robin"}})).contains("partition") || base(json!({"keys": {"partition": "round-robin"}})).contains("unknown variant"));
+    assert!(
+        base(json!({"keys": {"partition": "round-robin"}})).contains("partition")
+            || base(json!({"keys": {"partition": "round-robin"}})).contains("unknown variant")
+    );
     assert!(base(json!({"clients": [{"pattern": "burst", "reservation": 10, "limit": 5}]})).contains("clients[0].limit"));
 }

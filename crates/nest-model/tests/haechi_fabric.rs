@@ -9,9 +9,7 @@ use std::path::PathBuf;
 
 /// Four clients on s0–s3 reading from data node r0 on one 56 Gb/s switch, 10 ms periods.
 fn scenario(haechi_extra: &str, client_extra: &str) -> String {
-    let clients: String = (0..4)
-        .map(|i| format!("[[haechi.clients]]\nhost = \"s{i}\"\npattern = \"burst\"\nreservation = 3_500\n{client_extra}\n"))
-        .collect();
+    let clients: String = (0..4).map(|i| format!("[[haechi.clients]]\nhost = \"s{i}\"\npattern = \"burst\"\nreservation = 3_500\n{client_extra}\n")).collect();
     format!(
         "schema = 1\n[run]\nduration = \"40ms\"\nwarmup = \"10ms\"\ndrain = false\n\
          [network]\ntopology = \"dumbbell\"\nsenders = 4\nreceivers = 1\nlink_rate = \"56Gbps\"\nlink_delay = \"50ns\"\nmtu = 9000\n\
@@ -105,7 +103,9 @@ fn bad_haechi_sections_are_refused_by_key() {
         let e = refused(&text);
         assert!(e.contains(key), "expected an error naming {key}, got: {e}");
     }
-    let e = refused(&base.replace("[network]\ntopology = \"dumbbell\"\nsenders = 4\nreceivers = 1\nlink_rate = \"56Gbps\"\nlink_delay = \"50ns\"\nmtu = 9000\n", ""));
+    let e = refused(
+        &base.replace("[network]\ntopology = \"dumbbell\"\nsenders = 4\nreceivers = 1\nlink_rate = \"56Gbps\"\nlink_delay = \"50ns\"\nmtu = 9000\n", ""),
+    );
     assert!(e.contains("[network]"), "{e}");
     // Alone, the World's keys are refused by name.
     let alone = json!({"duration_s": 0.02, "qos": "none", "clients": [{"pattern": "burst", "host": "s0"}]});

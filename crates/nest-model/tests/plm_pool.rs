@@ -127,7 +127,10 @@ fn over_the_fabric_plmc_talks_to_its_hosts_in_messages_that_take_time() {
     let windows = f(&net, "coordinators.c.report.windows");
     let asks = f(&net, "coordinators.c.per_host.s0.overruns") + f(&net, "coordinators.c.per_host.s1.overruns");
     assert!(asks > 0.0);
-    assert!(sent >= 6.0 * (windows - 1.0) + 2.0 + 2.0 * asks - 6.0 && received <= sent && received >= sent - 6.0, "{sent} sent, {received} received, {windows} windows, {asks} asks");
+    assert!(
+        sent >= 6.0 * (windows - 1.0) + 2.0 + 2.0 * asks - 6.0 && received <= sent && received >= sent - 6.0,
+        "{sent} sent, {received} received, {windows} windows, {asks} asks"
+    );
     // One way: two 5 µs links, serialisation and whatever data is queued ahead on the channel.
     let mean = f(&net, "coordinators.c.messages.mean_delay_us");
     assert!(mean > 10.0 && mean < 1000.0, "mean delay {mean} µs");

@@ -128,7 +128,8 @@ fn plmlight_scenarios_that_cannot_work_are_refused_with_the_key() {
     assert!(e.contains("coordinator[0].t_ndwl") && e.contains("must be positive"), "{e}");
     let e = err(&format!("{PLMLIGHT}t_ndwh = \"100us\"\n"));
     assert!(e.contains("t_ndwh") && e.contains("at least t_ndwl"), "{e}");
-    let e = err(&format!("{PLMLIGHT}[[coordinator]]\nname = \"pl2\"\nkind = \"plmlight\"\ndevice = \"ssd\"\nfast = \"optane\"\ncounts = 1\nwrite_counts = 1\n"));
+    let e =
+        err(&format!("{PLMLIGHT}[[coordinator]]\nname = \"pl2\"\nkind = \"plmlight\"\ndevice = \"ssd\"\nfast = \"optane\"\ncounts = 1\nwrite_counts = 1\n"));
     assert!(e.contains("one plmlight or src per server"), "{e}");
 }
 

@@ -3,9 +3,9 @@
 mod common;
 use common::run;
 
-
 fn mm1(service: &str, rate: f64, duration: &str, seed: u64) -> String {
-    format!(r#"
+    format!(
+        r#"
 schema = 1
 [run]
 seed = {seed}
@@ -22,7 +22,8 @@ name = "w"
 device = "d"
 class = "high"
 arrival = {{ kind = "poisson", rate_iops = {rate} }}
-"#)
+"#
+    )
 }
 
 #[test]

@@ -5,7 +5,6 @@ mod common;
 use common::{f, run};
 use serde_json::Value;
 
-
 #[test]
 fn ssd_closed_loop_smoke() {
     let (s, sim) = run(include_str!("../../../examples/ssd-smoke.toml"));

@@ -73,7 +73,8 @@ fn the_buffer_size_is_checked() {
     use nest_config::{load_str, resolve};
     for (v, want) in [("1KiB", "at least 4 KiB"), ("lots", "nvmeof.target_buffer")] {
         let text = scenario(Some(v), 1.0);
-        let e = load_str(&text, "t.toml", ".".into(), &[], None).map_err(|e| e.to_string()).and_then(|l| resolve(&l, &text).map(|_| ()).map_err(|e| e.to_string()));
+        let e =
+            load_str(&text, "t.toml", ".".into(), &[], None).map_err(|e| e.to_string()).and_then(|l| resolve(&l, &text).map(|_| ()).map_err(|e| e.to_string()));
         let e = e.unwrap_err();
         assert!(e.contains("nvmeof.target_buffer") && e.contains(want), "{e}");
     }

@@ -5,8 +5,8 @@
 mod common;
 use common::{f, run};
 use nest_config::resolve::volume::{Layout, VolumePlan};
-use nest_model::host::volume::map_extent;
 use nest_config::{load_str, resolve};
+use nest_model::host::volume::map_extent;
 use std::path::PathBuf;
 
 fn scenario(volume: &str, host_extra: &str, workload: &str) -> String {

@@ -7,18 +7,18 @@
 //! uncongested hop costs one event.
 
 use crate::packet::{flag, Packet, PacketKind, PacketPool, Prio, NPRIO, PRIO_CONTROL, PRIO_NORMAL, PRIO_URGENT};
+use crate::topology::{Routes, Topology};
 use port::PortRt;
 pub use port::PortStats;
-use crate::topology::{Routes, Topology};
 
 mod check;
 mod links;
 mod path_cache;
-mod port;
 mod pkt_queue;
+mod port;
 mod query;
-mod warm;
 mod serialise;
+mod warm;
 use nest_core::{RngStream, SimTime};
 
 /// An ECN threshold in packets or bytes of the egress queue.
@@ -34,7 +34,11 @@ pub enum Marking {
     /// DCTCP: mark CE when the queue already holds ≥ K on arrival.
     Step(Threshold),
     /// RED/DCQCN: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax.
-    Red { kmin: Threshold, kmax: Threshold, pmax: f64 },
+    Red {
+        kmin: Threshold,
+        kmax: Threshold,
+        pmax: f64,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -216,10 +220,33 @@ impl Fabric {
                 port_host[p as usize] = h as u32;
             }
         }
-        let host_port = topo.hosts.iter().map(|&n| match topo.nodes[n as usize].ports[..] { [p] => p, _ => u32::MAX }).collect();
+        let host_port = topo
+            .hosts
+            .iter()
+            .map(|&n| match topo.nodes[n as usize].ports[..] {
+                [p] => p,
+                _ => u32::MAX,
+            })
+            .collect();
         let nic_watched = vec![false; topo.hosts.len()];
-        Ok(Fabric { topo, routes, paths: Default::default(), params, pool: PacketPool::default(), ports, switches, switch_of, nic_rng, totals: FabricTotals::default(),
-                    port_host, host_port, nic_watched, nic_drained: Vec::new(), report_nic_pauses: false, nic_pauses: Vec::new() })
+        Ok(Fabric {
+            topo,
+            routes,
+            paths: Default::default(),
+            params,
+            pool: PacketPool::default(),
+            ports,
+            switches,
+            switch_of,
+            nic_rng,
+            totals: FabricTotals::default(),
+            port_host,
+            host_port,
+            nic_watched,
+            nic_drained: Vec::new(),
+            report_nic_pauses: false,
+            nic_pauses: Vec::new(),
+        })
     }
 
     /// Queue a packet takes at a switch or NIC.
@@ -235,7 +262,11 @@ impl Fabric {
     /// urgent priority is off.
     #[inline]
     fn data_queue(&self, prio: Prio) -> Prio {
-        if prio == PRIO_URGENT && !self.params.urgent_priority { PRIO_NORMAL } else { prio }
+        if prio == PRIO_URGENT && !self.params.urgent_priority {
+            PRIO_NORMAL
+        } else {
+            prio
+        }
     }
 
     /// Puts packet `id` (`wire` bytes) at the tail of `port`'s queue `prio`, keeping the port's

@@ -55,7 +55,6 @@ const THE_TOR: u16 = u16::MAX;
 /// A node whose sets differ by ToR (it keeps a row of `entry`).
 const MIXED: u16 = u16::MAX - 1;
 
-
 impl Routes {
     /// Breadth-first search towards every destination; hosts never forward (a host is only ever
     /// the last hop). Fails when some host cannot reach another.
@@ -130,7 +129,11 @@ impl Routes {
                 }
                 let u = tt.uniform[node as usize];
                 let e = if u != MIXED {
-                    if tt.tor_nodes[tor as usize] == node { THE_TOR } else { u }
+                    if tt.tor_nodes[tor as usize] == node {
+                        THE_TOR
+                    } else {
+                        u
+                    }
                 } else {
                     tt.entry[tt.row[node as usize] as usize * tt.tor_nodes.len() + tor as usize]
                 };

@@ -86,7 +86,8 @@ fn small_buffer_drops_and_counts_when_lossy() {
 #[test]
 fn pfc_makes_the_same_overload_lossless_and_counts_pauses() {
     // 4 ingress ports × (XOFF 3 packets + headroom for 1 µs of line rate in flight) fits 20.
-    let (mut f, got) = overload(FabricParams { buffer: 20 * 1500, marking: Marking::None, pfc: Some(PfcParams { xoff: 3 * 1500, xon: 1500 }), ..Default::default() });
+    let (mut f, got) =
+        overload(FabricParams { buffer: 20 * 1500, marking: Marking::None, pfc: Some(PfcParams { xoff: 3 * 1500, xon: 1500 }), ..Default::default() });
     assert_eq!(got.len(), 80, "lossless: every packet delivered");
     assert_eq!(f.totals.dropped, 0);
     let sw = f.topo.node_by_name("sw0").unwrap();

@@ -115,7 +115,7 @@ impl Topology {
     /// aggregation switches, (k/2)² cores, k/2 hosts per edge switch — k³/4 hosts `h0…`.
     /// Edge switches are `e{pod}_{i}`, aggregation `a{pod}_{i}`, cores `c{i}`.
     pub fn fat_tree(k: u32, rate_bps: u64, delay: SimTime) -> Result<Topology, String> {
-        if k < 2 || k % 2 != 0 {
+        if k < 2 || !k.is_multiple_of(2) {
             return Err(format!("fat-tree k must be an even number >= 2, got {k}"));
         }
         let half = k / 2;

@@ -170,7 +170,9 @@ impl<C> Arbiter<C> {
         None
     }
 
-    /// The next command to fetch, and the SQ it came from.
+    /// The next command to fetch, and the SQ it came from. Not an `Iterator`: each call is a
+    /// fetch decision that moves the arbitration state, and the caller stops when the device is full.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<(SqId, C)> {
         // Strict levels first; they interrupt a weighted burst.
         for level in [Level::Admin, Level::Urgent] {

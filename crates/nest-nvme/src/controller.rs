@@ -35,6 +35,9 @@ pub trait Arbitration<C>: Send + Sync {
     fn next(&mut self) -> Option<C>;
     /// Commands waiting.
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Commands waiting per NVMe level (Admin, Urgent, High, Medium, Low), for the summary.
     fn queued_by_level(&self) -> [usize; 5];
 }

@@ -31,7 +31,11 @@ const WRITE: usize = 1;
 /// The index of a command's type (and of its own SQ).
 #[inline]
 fn kind(write: bool) -> usize {
-    if write { WRITE } else { READ }
+    if write {
+        WRITE
+    } else {
+        READ
+    }
 }
 
 #[derive(Debug)]
@@ -72,7 +76,18 @@ impl<C> SplitQueues<C> {
         if sq_depth == 0 || qd < 2 {
             return Err(format!("split queues need an SQ depth ≥ 1 and a device queue depth ≥ 2 (got {sq_depth}, {qd})"));
         }
-        let mut s = SplitQueues { sqs: [VecDeque::new(), VecDeque::new()], w: 1, tokens: [0; 2], qd, cap: [0; 2], in_device: [0; 2], waiting: vec![[0; Priority::COUNT]; hosts], sq_depth, lba_redirects: 0, next_seq: 0 };
+        let mut s = SplitQueues {
+            sqs: [VecDeque::new(), VecDeque::new()],
+            w: 1,
+            tokens: [0; 2],
+            qd,
+            cap: [0; 2],
+            in_device: [0; 2],
+            waiting: vec![[0; Priority::COUNT]; hosts],
+            sq_depth,
+            lba_redirects: 0,
+            next_seq: 0,
+        };
         s.set_write_weight(w)?;
         Ok(s)
     }
@@ -173,7 +188,11 @@ impl<C: Send + Sync> Arbitration<C> for SplitQueues<C> {
                         if self.tokens == [0, 0] {
                             self.tokens = [1, self.w];
                         }
-                        if self.tokens[READ] > 0 { READ } else { WRITE }
+                        if self.tokens[READ] > 0 {
+                            READ
+                        } else {
+                            WRITE
+                        }
                     }
                 };
                 Some(self.take(q, true))
@@ -306,7 +325,8 @@ mod tests {
         s.submit_at(H, Priority::High, true, 0, 4096, 1).unwrap(); // WSQ, first; last in its SQ
         s.submit_at(H, Priority::High, false, 4096, 4096, 2).unwrap(); // RSQ, after the write
         for k in 0..3u64 {
-            s.submit_at(H, Priority::High, false, (k + 1) << 20, 4096, 10 + k as u32).unwrap(); // RSQ, elsewhere
+            s.submit_at(H, Priority::High, false, (k + 1) << 20, 4096, 10 + k as u32).unwrap();
+            // RSQ, elsewhere
         }
         // Overlaps write 1 (nearer its SQ's back) and read 2 (deeper in its SQ, but later).
         s.submit_at(H, Priority::High, true, 0, 8192, 3).unwrap();

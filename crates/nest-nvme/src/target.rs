@@ -164,7 +164,19 @@ pub struct Target<C> {
 
 impl<C: Copy> Target<C> {
     pub fn new(request_overhead: SimTime, response_overhead: SimTime, router: Box<dyn Router>) -> Self {
-        Target { requests: FifoStage::default(), responses: FifoStage::default(), request_overhead, response_overhead, router, router_out: RouterOut::default(), commands: 0, redirected: 0, background: Default::default(), held: VecDeque::new(), holds: 0 }
+        Target {
+            requests: FifoStage::default(),
+            responses: FifoStage::default(),
+            request_overhead,
+            response_overhead,
+            router,
+            router_out: RouterOut::default(),
+            commands: 0,
+            redirected: 0,
+            background: Default::default(),
+            held: VecDeque::new(),
+            holds: 0,
+        }
     }
 
     /// Replaces the routing hook (a mechanism's agent at this server).
@@ -346,7 +358,15 @@ mod tests {
                 if !c.write {
                     return Some(c.device);
                 }
-                out.background.push(BackgroundIo { host: c.host, device: c.device, write: true, offset: c.offset, bytes: c.bytes, class_id: 3, tag: 40 + c.bytes / 4096 });
+                out.background.push(BackgroundIo {
+                    host: c.host,
+                    device: c.device,
+                    write: true,
+                    offset: c.offset,
+                    bytes: c.bytes,
+                    class_id: 3,
+                    tag: 40 + c.bytes / 4096,
+                });
                 Some(DeviceId(9))
             }
             fn background_done(&mut self, _now: SimTime, tag: u32, _out: &mut RouterOut) {

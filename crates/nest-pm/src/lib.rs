@@ -54,7 +54,8 @@ impl PmParams {
         if self.line == 0 || !self.line.is_power_of_two() {
             e.push(("line".into(), "expected a power of two of bytes (64, 256, …)".into()));
         }
-        if !(self.read_bw > 0.0) || !(self.write_bw > 0.0) {
+        // Written so that NaN is refused too.
+        if self.read_bw.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || self.write_bw.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             e.push(("read_bandwidth".into(), "expected positive bandwidths".into()));
         }
         if self.queue_depth == 0 {
@@ -80,7 +81,16 @@ pub struct PmDevice {
 
 impl PmDevice {
     pub fn new(params: PmParams, seed: u64, index: u64) -> Self {
-        PmDevice { params, busy: 0, queue: VecDeque::new(), pipe_free: [SimTime::ZERO; 2], rng: RngStream::derive(seed, "pm", index, "jitter"), books: Conservation::default(), busy_ps: 0, bytes_moved: 0 }
+        PmDevice {
+            params,
+            busy: 0,
+            queue: VecDeque::new(),
+            pipe_free: [SimTime::ZERO; 2],
+            rng: RngStream::derive(seed, "pm", index, "jitter"),
+            books: Conservation::default(),
+            busy_ps: 0,
+            bytes_moved: 0,
+        }
     }
 
     #[inline]
@@ -148,8 +158,7 @@ mod tests {
 
     #[test]
     fn small_accesses_are_latency_bound_large_ones_bandwidth_bound() {
-        let mut p = PmParams::default();
-        p.jitter = SimTime::ZERO;
+        let p = PmParams { jitter: SimTime::ZERO, ..Default::default() };
         let mut d = PmDevice::new(p.clone(), 1, 0);
         let t = d.submit(SimTime::ZERO, 0, false, 128).unwrap();
         assert_eq!(t, p.read, "a 128 B read takes the media latency");
@@ -161,9 +170,7 @@ mod tests {
 
     #[test]
     fn sizes_round_up_to_lines_and_units_queue() {
-        let mut p = PmParams::default();
-        p.units = 1;
-        p.jitter = SimTime::ZERO;
+        let p = PmParams { units: 1, jitter: SimTime::ZERO, ..Default::default() };
         let mut d = PmDevice::new(p, 1, 0);
         d.submit(SimTime::ZERO, 0, false, 64).unwrap();
         assert_eq!(d.bytes_moved, 256);

@@ -20,7 +20,12 @@ use std::path::{Path, PathBuf};
 
 create_exception!(_native, ConfigError, PyValueError, "A scenario, trace or job file is malformed (the message names file, line and key).");
 create_exception!(_native, SimError, PyRuntimeError, "The simulation stopped on an error (e.g. a malformed trace line met mid-run).");
-create_exception!(_native, Stopped, SimError, "A budget (--max-wall) ran out before the run could start (e.g. while preconditioning a large drive); nothing was run.");
+create_exception!(
+    _native,
+    Stopped,
+    SimError,
+    "A budget (--max-wall) ran out before the run could start (e.g. while preconditioning a large drive); nothing was run."
+);
 create_exception!(_native, InternalError, PyRuntimeError, "A bug in NeSt: the engine panicked. The message names where; please report it with the input.");
 
 /// The last panic's message and place, kept by the hook instead of printed: the boundary turns it
@@ -41,14 +46,9 @@ fn install_panic_hook() {
 fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
         let recorded = LAST_PANIC.lock().ok().and_then(|mut l| l.take());
-        let what_panicked = recorded
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(InternalError::new_err(format!(
-            "internal error in {what} (a NeSt bug; please report it with the input): {}",
-            what_panicked.replace('\n', " ")
-        )))
+        let what_panicked =
+            recorded.or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Err(InternalError::new_err(format!("internal error in {what} (a NeSt bug; please report it with the input): {}", what_panicked.replace('\n', " "))))
     })
 }
 
@@ -58,7 +58,14 @@ fn config_err(e: ConfigErrors) -> PyErr {
 
 /// Loads and resolves a scenario; `max_memory` replaces the default memory limit (80 % of the
 /// machine) its tables are checked against.
-fn load(path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>, max_memory: Option<u64>) -> Result<nest_config::Resolved, PyErr> {
+fn load(
+    path: Option<String>,
+    text: Option<String>,
+    name: Option<String>,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    max_memory: Option<u64>,
+) -> Result<nest_config::Resolved, PyErr> {
     let limit = |mut l: nest_config::Loaded| {
         if max_memory.is_some() {
             l.memory_limit = max_memory;
@@ -144,7 +151,16 @@ impl Sim {
     #[new]
     #[pyo3(signature = (path=None, text=None, name=None, overrides=Vec::new(), seed=None, max_memory=None, max_wall=None))]
     #[allow(clippy::too_many_arguments)]
-    fn new(py: Python<'_>, path: Option<String>, text: Option<String>, name: Option<String>, overrides: Vec<String>, seed: Option<u64>, max_memory: Option<u64>, max_wall: Option<f64>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        path: Option<String>,
+        text: Option<String>,
+        name: Option<String>,
+        overrides: Vec<String>,
+        seed: Option<u64>,
+        max_memory: Option<u64>,
+        max_wall: Option<f64>,
+    ) -> PyResult<Self> {
         let resolved = guarded("loading the scenario", || load(path, text, name, overrides, seed, max_memory))?;
         // The wall budget holds while the simulation is built too (preconditioning a large
         // drive can take minutes): past it, building stops and nothing is run.
@@ -163,8 +179,7 @@ impl Sim {
     /// Runs up to `max_events` events with the GIL released; returns True when finished.
     fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let sim = &mut self.sim;
-        py.detach(move || guarded("the run", || sim.step(max_events).map_err(SimError::new_err)))
-            .map(|state| state == StepState::Finished)
+        py.detach(move || guarded("the run", || sim.step(max_events).map_err(SimError::new_err))).map(|state| state == StepState::Finished)
     }
 
     #[getter]
@@ -202,10 +217,13 @@ impl Sim {
         d.set_item("devices", r.devices.iter().map(|x| x.name.clone()).collect::<Vec<_>>())?;
         d.set_item("output_requests", r.output.requests)?;
         d.set_item("output_timeseries", r.output.timeseries)?;
-        d.set_item("timeseries_rows", match r.output.timeseries_rows {
-            nest_core::stats::series::Rows::Interval => "interval",
-            nest_core::stats::series::Rows::Change => "change",
-        })?;
+        d.set_item(
+            "timeseries_rows",
+            match r.output.timeseries_rows {
+                nest_core::stats::series::Rows::Interval => "interval",
+                nest_core::stats::series::Rows::Change => "change",
+            },
+        )?;
         d.set_item("interval_s", r.run.interval.as_secs_f64())?;
         d.set_item("output_fio_json", r.output.fio_json)?;
         d.set_item("seed", r.run.seed)?;
@@ -362,7 +380,8 @@ fn qtcp_model(py: Python<'_>, params_json: String) -> PyResult<String> {
     Ok(serde_json::json!({
         "time": tr.time, "window": tr.window, "quality": tr.quality, "alpha": tr.alpha,
         "queue": tr.queue, "rtt": tr.rtt, "throughput_pps": tr.throughput,
-    }).to_string())
+    })
+    .to_string())
 }
 
 /// Where QTCP's window rule (thesis eq. 4.5) settles when the flows at one bottleneck are marked
@@ -371,8 +390,14 @@ fn qtcp_model(py: Python<'_>, params_json: String) -> PyResult<String> {
 /// Returns {"throughput_bps": [...], "quality": [...]}.
 #[pyfunction]
 #[pyo3(signature = (capacity_bps, rtt_s, alpha, target_bps, offered_bps=None))]
-fn qtcp_fixed_point(py: Python<'_>, capacity_bps: f64, rtt_s: Vec<f64>, alpha: Vec<f64>, target_bps: Vec<Option<f64>>,
-                    offered_bps: Option<Vec<Option<f64>>>) -> PyResult<Bound<'_, PyDict>> {
+fn qtcp_fixed_point(
+    py: Python<'_>,
+    capacity_bps: f64,
+    rtt_s: Vec<f64>,
+    alpha: Vec<f64>,
+    target_bps: Vec<Option<f64>>,
+    offered_bps: Option<Vec<Option<f64>>>,
+) -> PyResult<Bound<'_, PyDict>> {
     use nest_transport::equilibrium::{qtcp_fixed_point, EqFlow};
     let n = rtt_s.len();
     let offered = offered_bps.unwrap_or_else(|| vec![None; n]);

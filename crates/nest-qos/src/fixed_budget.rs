@@ -64,11 +64,14 @@ mod tests {
         let mut c = FixedBudget::new(SimTime::from_ms(1), 5, vec![HostId(0), HostId(2)]);
         let mut out = Outbox::default();
         c.start(SimTime::ZERO, &mut out);
-        assert_eq!(out.actions, vec![
-            Action::SetBudget { host: HostId(0), ios: 5 },
-            Action::SetBudget { host: HostId(2), ios: 5 },
-            Action::WakeAt { at: SimTime::from_ms(1), token: 0 },
-        ]);
+        assert_eq!(
+            out.actions,
+            vec![
+                Action::SetBudget { host: HostId(0), ios: 5 },
+                Action::SetBudget { host: HostId(2), ios: 5 },
+                Action::WakeAt { at: SimTime::from_ms(1), token: 0 },
+            ]
+        );
         out.actions.clear();
         c.on_wake(SimTime::from_ms(1), 0, &mut out);
         assert_eq!(out.actions.last(), Some(&Action::WakeAt { at: SimTime::from_ms(2), token: 0 }));

@@ -7,9 +7,9 @@
 //! hot window is sent to flash as soon as it is written, and a finished write-back frees its slot
 //! instead of leaving it clean.
 
-use crate::slot_index::SlotIndex;
 use crate::geometry::NONE;
 use crate::lru::LruList;
+use crate::slot_index::SlotIndex;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Slot {

@@ -20,10 +20,10 @@
 //! the 512 B sectors holding the page's clean cached entries; for that each page counts its
 //! cached and its dirty entries per sector.
 
-use crate::geometry::NONE;
-use crate::lru::LruList;
 use crate::divisor::Div32;
+use crate::geometry::NONE;
 use crate::lazy_vec::LazyVec;
+use crate::lru::LruList;
 use crate::sparse::SparseTable;
 use crate::switches::{CmtGranularity, MappingWrites, MergeRead};
 
@@ -92,7 +92,10 @@ pub enum Update {
 pub enum Lookup {
     Hit,
     /// Missing; `fetch` is true for the first miss (the caller issues the mapping read).
-    Miss { tp: u32, fetch: bool },
+    Miss {
+        tp: u32,
+        fetch: bool,
+    },
 }
 
 impl Cmt {
@@ -117,7 +120,17 @@ impl Cmt {
     /// `bytes` of DRAM; translation pages of `page_size` holding `entries_per_page` entries;
     /// entries of `entry_bytes` in entry mode.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(logical_pages: u64, page_size: u32, bytes: u64, entries_per_page: u32, granularity: CmtGranularity, entry_bytes: u32, mapping_writes: MappingWrites, misfiled: bool, merge_read: MergeRead) -> Self {
+    pub fn new(
+        logical_pages: u64,
+        page_size: u32,
+        bytes: u64,
+        entries_per_page: u32,
+        granularity: CmtGranularity,
+        entry_bytes: u32,
+        mapping_writes: MappingWrites,
+        misfiled: bool,
+        merge_read: MergeRead,
+    ) -> Self {
         let entries_per_page = entries_per_page.max(1);
         let sectors = page_size.div_ceil(512).max(1);
         let tpages = logical_pages.div_ceil(entries_per_page as u64) as usize;
@@ -352,7 +365,7 @@ impl Cmt {
         let dirty = match update {
             Update::None => false,
             Update::Program => true,
-            Update::Maps => !self.misfiled.as_ref().is_some_and(|b| b[lpa as usize / 64] & bit(lpa) != 0),
+            Update::Maps => self.misfiled.as_ref().is_none_or(|b| b[lpa as usize / 64] & bit(lpa) == 0),
         };
         if dirty {
             self.mark_dirty(u, lpa);

@@ -89,7 +89,11 @@ mod tests {
                     list.push(b);
                     fl.push(b, erases[b as usize]);
                 } else if !list.is_empty() {
-                    let i = if dynamic { (0..list.len()).fold(0, |best, i| if erases[list[i] as usize] < erases[list[best] as usize] { i } else { best }) } else { 0 };
+                    let i = if dynamic {
+                        (0..list.len()).fold(0, |best, i| if erases[list[i] as usize] < erases[list[best] as usize] { i } else { best })
+                    } else {
+                        0
+                    };
                     let want = list.remove(i);
                     assert_eq!(fl.take(), Some(want), "dynamic {dynamic} step {step}");
                     used.push(want);

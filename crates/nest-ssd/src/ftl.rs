@@ -6,11 +6,11 @@
 //! Validity needs no bitmap: a physical page is valid iff `map[rmap[ppa]] == ppa`.
 
 use crate::block_heap::BlockHeap;
-use crate::lazy_vec::LazyVec;
 use crate::free_list::FreeList;
-use crate::sparse::SparseTable;
 use crate::geometry::Layout;
+use crate::lazy_vec::LazyVec;
 use crate::params::{FtlParams, VictimPolicy};
+use crate::sparse::SparseTable;
 use nest_core::rng::RngStream;
 
 pub use crate::block::{Block, BlockState};
@@ -394,8 +394,7 @@ impl Ftl {
     pub fn gc_instant(&mut self, plane: u32, rng: &mut RngStream, scratch: &mut Vec<(u32, u32)>) -> bool {
         let Some((victim, _)) = self.start_gc(plane, rng) else { return false };
         self.valid_pages(victim, scratch);
-        for i in 0..scratch.len() {
-            let (old, lpa) = scratch[i];
+        for &(old, lpa) in scratch.iter() {
             let new = self.alloc(plane, true);
             self.program_move(lpa, old, new);
         }
@@ -509,7 +508,11 @@ mod tests {
                 let (greedy, cold) = scanned(&f, plane);
                 if let Some(t) = f.by_valid.top(plane) {
                     let b = &f.blocks[t as usize];
-                    assert!(b.state == BlockState::Full && f.layout.plane_of_block(t) == plane, "{victim:?} step {k}: top {t} of plane {plane}: {b:?}, plane {}", f.layout.plane_of_block(t));
+                    assert!(
+                        b.state == BlockState::Full && f.layout.plane_of_block(t) == plane,
+                        "{victim:?} step {k}: top {t} of plane {plane}: {b:?}, plane {}",
+                        f.layout.plane_of_block(t)
+                    );
                 }
                 assert_eq!(f.by_valid.top(plane).filter(|&b| f.blocks[b as usize].valid < f.layout.pages_per_block), greedy, "{victim:?} step {k}");
                 if f.static_wl.is_some() {

@@ -217,7 +217,8 @@ mod tests {
 
     #[test]
     fn the_bit_field_digits_are_the_divisions_digits() {
-        let pow2 = Geometry { channels: 8, chips_per_channel: 4, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 16, pages_per_block: 8, page_size: 4096 };
+        let pow2 =
+            Geometry { channels: 8, chips_per_channel: 4, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 16, pages_per_block: 8, page_size: 4096 };
         let odd = Geometry { channels: 6, chips_per_channel: 3, dies_per_chip: 1, planes_per_die: 2, ..pow2.clone() };
         for (g, sets, fast) in [(&pow2, 1, true), (&pow2, 2, true), (&pow2, 8, true), (&odd, 1, false), (&odd, 3, false)] {
             for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {

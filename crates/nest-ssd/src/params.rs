@@ -87,13 +87,7 @@ impl FlashTiming {
     /// worn cells, or thermal throttling) slows the array, not the bus.
     pub fn scaled(&self, factor: f64) -> FlashTiming {
         let s = |t: SimTime| SimTime((t.0 as f64 * factor).round() as u64);
-        FlashTiming {
-            read: self.read.map(s),
-            program: self.program.map(s),
-            erase: s(self.erase),
-            command: s(self.command),
-            ..self.clone()
-        }
+        FlashTiming { read: self.read.map(s), program: self.program.map(s), erase: s(self.erase), command: s(self.command), ..self.clone() }
     }
 
     /// Time to move `bytes` over one channel: bytes / width / rate.
@@ -503,7 +497,7 @@ impl SsdParams {
         need("geometry.planes_per_die", g.planes_per_die <= MAX_PLANES_PER_DIE, "expected at most 16");
         need("geometry.dies_per_chip", g.dies_per_chip <= MAX_DIES_PER_CHIP, "expected at most 64");
         need("geometry.blocks_per_plane", g.blocks_per_plane >= 8, "expected at least 8 (GC needs spare blocks)");
-        need("geometry.page_size", g.page_size >= 512 && g.page_size % 512 == 0, "expected a multiple of 512 bytes");
+        need("geometry.page_size", g.page_size >= 512 && g.page_size.is_multiple_of(512), "expected a multiple of 512 bytes");
         // In u64 with overflow checked: the bounds above are reported, not enforced, so a die
         // or plane count of 2^31 still reaches here (nest-fuzz found it).
         let pages = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
@@ -515,7 +509,11 @@ impl SsdParams {
         need("ftl.gc_soft", self.ftl.gc_soft > 0.0 && self.ftl.gc_soft < 0.5, "expected a fraction in (0, 0.5)");
         need("ftl.gc_hard", self.ftl.gc_hard >= 0.0 && self.ftl.gc_hard <= self.ftl.gc_soft, "expected a fraction in [0, gc_soft]");
         need("ftl.rga_d", self.ftl.rga_d >= 1, "expected at least 1");
-        need("ftl.gc_soft", (self.soft_free_blocks() as f64) < g.blocks_per_plane as f64 * op, "expected the soft threshold below the over-provisioned blocks of a plane");
+        need(
+            "ftl.gc_soft",
+            (self.soft_free_blocks() as f64) < g.blocks_per_plane as f64 * op,
+            "expected the soft threshold below the over-provisioned blocks of a plane",
+        );
         if let Some(c) = self.ftl.cmt_bytes {
             need("ftl.cmt", c >= g.page_size as u64, "expected at least one page");
         }
@@ -543,19 +541,25 @@ impl SsdParams {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
         }
-        need("nvm_sets", self.nvm_sets >= 1 && g.channels % self.nvm_sets.max(1) == 0, "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)");
+        need(
+            "nvm_sets",
+            self.nvm_sets >= 1 && g.channels.is_multiple_of(self.nvm_sets.max(1)),
+            "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)",
+        );
         self.model.validate(g.page_size, &mut e);
         if let Some(plm) = &self.plm {
             if plm.sets.is_empty() || plm.sets.iter().any(|&s| s >= self.nvm_sets) {
                 e.push(("plm.sets".into(), "expected set indices below nvm_sets".into()));
             }
             // Named by their scenario keys.
-            let key = |k: &str| match k {
-                "optimal_write_bytes" => "optimal_write_size",
-                "nv_buffer_bytes" => "nv_buffer",
-                k => k,
-            }
-            .to_string();
+            let key = |k: &str| {
+                match k {
+                    "optimal_write_bytes" => "optimal_write_size",
+                    "nv_buffer_bytes" => "nv_buffer",
+                    k => k,
+                }
+                .to_string()
+            };
             e.extend(plm.attrs.validate().into_iter().map(|(k, m)| (format!("plm.{}", key(k)), m)));
         }
         e

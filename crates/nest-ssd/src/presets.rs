@@ -42,10 +42,34 @@ fn stock_ftl() -> FtlParams {
 pub fn mqsim_default() -> SsdParams {
     let (read, program) = uniform(us(75), us(750));
     SsdParams {
-        geometry: Geometry { channels: 8, chips_per_channel: 4, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 2048, pages_per_block: 256, page_size: 8192 },
-        timing: FlashTiming { cell: Cell::Mlc, read, program, erase: SimTime::from_us(3800), command: SimTime::from_ns(200), channel_mts: 333, channel_width: 1 },
+        geometry: Geometry {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 2048,
+            pages_per_block: 256,
+            page_size: 8192,
+        },
+        timing: FlashTiming {
+            cell: Cell::Mlc,
+            read,
+            program,
+            erase: SimTime::from_us(3800),
+            command: SimTime::from_ns(200),
+            channel_mts: 333,
+            channel_width: 1,
+        },
         ftl: stock_ftl(),
-        cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 100, dram_burst: 1, t_rcd: SimTime::from_ns(13), t_cl: SimTime::from_ns(13), flush_reserve: 0.125 },
+        cache: CacheParams {
+            mode: CacheMode::Write,
+            capacity: 256 << 20,
+            dram_mts: 100,
+            dram_burst: 1,
+            t_rcd: SimTime::from_ns(13),
+            t_cl: SimTime::from_ns(13),
+            flush_reserve: 0.125,
+        },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 1e9, queue_depth: 512, command_overhead: SimTime::from_ns(500) },
         sched: SchedParams::default(),
         precondition: None,
@@ -67,7 +91,15 @@ fn src(qd: u32, cache_mib: u64, cmt_mib: u64, page: u32, read: u64, write: u64) 
 
 fn consumer_nvme() -> SsdParams {
     SsdParams {
-        geometry: Geometry { channels: 8, chips_per_channel: 2, dies_per_chip: 2, planes_per_die: 4, blocks_per_plane: 1024, pages_per_block: 256, page_size: 16384 },
+        geometry: Geometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 4,
+            blocks_per_plane: 1024,
+            pages_per_block: 256,
+            page_size: 16384,
+        },
         timing: FlashTiming {
             cell: Cell::Tlc,
             read: [us(40), us(52), us(64), us(64)],
@@ -78,7 +110,15 @@ fn consumer_nvme() -> SsdParams {
             channel_width: 1,
         },
         ftl: FtlParams { cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, ..stock_ftl() },
-        cache: CacheParams { mode: CacheMode::Write, capacity: 256 << 20, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
+        cache: CacheParams {
+            mode: CacheMode::Write,
+            capacity: 256 << 20,
+            dram_mts: 1866,
+            dram_burst: 8,
+            t_rcd: SimTime::from_ns(15),
+            t_cl: SimTime::from_ns(15),
+            flush_reserve: 0.125,
+        },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(5) },
         sched: SchedParams::default(),
         precondition: None,
@@ -91,10 +131,34 @@ fn consumer_nvme() -> SsdParams {
 fn optane() -> SsdParams {
     let (read, program) = uniform(us(5), us(8));
     SsdParams {
-        geometry: Geometry { channels: 7, chips_per_channel: 4, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 1024, pages_per_block: 64, page_size: 4096 },
+        geometry: Geometry {
+            channels: 7,
+            chips_per_channel: 4,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 1024,
+            pages_per_block: 64,
+            page_size: 4096,
+        },
         timing: FlashTiming { cell: Cell::Slc, read, program, erase: us(1), command: SimTime::from_ns(100), channel_mts: 1200, channel_width: 1 },
-        ftl: FtlParams { overprovisioning: 0.2, cmt_bytes: None, victim: VictimPolicy::Greedy, gc_hard: 0.01, copyback: true, static_wl_threshold: None, ..stock_ftl() },
-        cache: CacheParams { mode: CacheMode::Off, capacity: 0, dram_mts: 1866, dram_burst: 8, t_rcd: SimTime::from_ns(15), t_cl: SimTime::from_ns(15), flush_reserve: 0.125 },
+        ftl: FtlParams {
+            overprovisioning: 0.2,
+            cmt_bytes: None,
+            victim: VictimPolicy::Greedy,
+            gc_hard: 0.01,
+            copyback: true,
+            static_wl_threshold: None,
+            ..stock_ftl()
+        },
+        cache: CacheParams {
+            mode: CacheMode::Off,
+            capacity: 0,
+            dram_mts: 1866,
+            dram_burst: 8,
+            t_rcd: SimTime::from_ns(15),
+            t_cl: SimTime::from_ns(15),
+            flush_reserve: 0.125,
+        },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(3) },
         sched: SchedParams::default(),
         precondition: None,
@@ -149,7 +213,11 @@ mod tests {
         for (key, set) in [("geometry.dies_per_chip", 0usize), ("geometry.planes_per_die", 1)] {
             let mut p = preset(NAMES[0]).unwrap();
             let g = &mut p.geometry;
-            if set == 0 { g.dies_per_chip = 1 << 31 } else { g.planes_per_die = 1 << 31 }
+            if set == 0 {
+                g.dies_per_chip = 1 << 31
+            } else {
+                g.planes_per_die = 1 << 31
+            }
             let errs = p.validate();
             assert!(errs.iter().any(|(k, _)| k == key), "{errs:?}");
             assert!(errs.iter().any(|(k, _)| k == "geometry"), "the page count is refused too: {errs:?}");

@@ -155,7 +155,7 @@ mod tests {
         for step in 0..200_000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let lpa = ((x >> 33) % 5_000) as u32 * 7919 % 1_000_003;
-            if (x >> 20) % 3 == 0 {
+            if (x >> 20).is_multiple_of(3) {
                 idx.set(lpa, 0);
                 map.remove(&lpa);
             } else {

@@ -109,9 +109,11 @@ impl SparseTable {
 
     /// The chunks created, with their numbers, in order.
     fn chunks(&self) -> impl Iterator<Item = (usize, &Chunk)> + '_ {
-        self.pages.iter().enumerate().filter_map(|(p, page)| page.as_ref().map(|page| (p, page))).flat_map(|(p, page)| {
-            page.iter().enumerate().filter_map(move |(j, c)| c.as_ref().map(|c| (p * DIR + j, c)))
-        })
+        self.pages
+            .iter()
+            .enumerate()
+            .filter_map(|(p, page)| page.as_ref().map(|page| (p, page)))
+            .flat_map(|(p, page)| page.iter().enumerate().filter_map(move |(j, c)| c.as_ref().map(|c| (p * DIR + j, c))))
     }
 }
 
@@ -168,10 +170,13 @@ mod tests {
         let mut want: Vec<(usize, u32)> = idx.iter().enumerate().map(|(k, &i)| (i, k as u32 + 1)).collect();
         want.sort();
         assert_eq!(t.nonzero().collect::<Vec<_>>(), want);
-        let firsts: Vec<usize> = t.written().map(|(f, c)| {
-            assert_eq!(c.len(), CHUNK);
-            f
-        }).collect();
+        let firsts: Vec<usize> = t
+            .written()
+            .map(|(f, c)| {
+                assert_eq!(c.len(), CHUNK);
+                f
+            })
+            .collect();
         let mut chunks: Vec<usize> = idx.iter().map(|i| i / CHUNK * CHUNK).collect();
         chunks.sort();
         chunks.dedup();

@@ -10,7 +10,8 @@ use nest_core::{EventQueue, SimTime};
 /// A small drive: 2 channels × 2 chips × 1 die × 2 planes, 64 blocks × 32 pages × 4 KiB.
 pub fn small() -> SsdParams {
     let mut p = preset("mqsim-default").unwrap();
-    p.geometry = Geometry { channels: 2, chips_per_channel: 2, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
+    p.geometry =
+        Geometry { channels: 2, chips_per_channel: 2, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
     p.cache.mode = CacheMode::Off;
     p.ftl.cmt_bytes = None;
     p.host.queue_depth = 64;
@@ -31,7 +32,15 @@ pub(crate) struct Bench {
 
 impl Bench {
     pub(crate) fn new(p: SsdParams) -> Self {
-        Bench { ssd: Ssd::new(p, 1, 0).unwrap(), q: EventQueue::with_capacity(64), out: Outbox::default(), now: SimTime::ZERO, issued: Vec::new(), lat: Vec::new(), parts: Vec::new() }
+        Bench {
+            ssd: Ssd::new(p, 1, 0).unwrap(),
+            q: EventQueue::with_capacity(64),
+            out: Outbox::default(),
+            now: SimTime::ZERO,
+            issued: Vec::new(),
+            lat: Vec::new(),
+            parts: Vec::new(),
+        }
     }
     /// Schedules the events of an outbox filled outside the bench.
     pub(crate) fn absorb(&mut self, mut out: Outbox) {
@@ -132,7 +141,7 @@ fn a_multi_page_read_spreads_over_channels() {
     // 4 pages: CWDP puts them on 2 channels × 2 chips, so they overlap.
     b.submit(false, 0, 4 * 4096, 1);
     b.run(|_| {});
-    assert!(b.lat[0].2.0 < 2 * one_page.0, "{} vs {}", b.lat[0].2, one_page);
+    assert!(b.lat[0].2 .0 < 2 * one_page.0, "{} vs {}", b.lat[0].2, one_page);
 }
 
 /// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
@@ -352,14 +361,14 @@ fn write_cache_absorbs_writes_until_it_fills() {
     b.run(|_| {});
     assert_eq!(b.lat.len(), 401);
     assert!(b.ssd.counters.write_stalls > 0);
-    let slow = b.lat.iter().filter(|l| l.2.0 > expect.0 * 10).count();
+    let slow = b.lat.iter().filter(|l| l.2 .0 > expect.0 * 10).count();
     assert!(slow > 100, "{slow} writes waited");
     // They waited for cache room; the first went straight into DRAM.
     assert_eq!(b.parts[0][decomp::WRITE_CACHE], 0);
     assert_eq!(b.parts[0][decomp::DRAM], p.cache.access_time(4096).0);
     // (The burst's first writes queue for the PCIe link instead: host interface.)
     let mut waited = b.lat.iter().zip(&b.parts).filter(|(l, _)| l.2 > SimTime::from_us(100));
-    assert!(waited.all(|(l, x)| x[decomp::WRITE_CACHE] * 2 > l.2.0), "slow writes waited for room");
+    assert!(waited.all(|(l, x)| x[decomp::WRITE_CACHE] * 2 > l.2 .0), "slow writes waited for room");
     assert!(b.parts.iter().any(|x| x[decomp::HOST_IF] > 10 * b.parts[0][decomp::HOST_IF]));
     let cache = b.ssd.cache().unwrap();
     assert!(cache.dirty_slots() <= cache.slots);
@@ -386,7 +395,7 @@ fn sub_page_writes_read_modify_write() {
 fn same_seed_same_trajectory() {
     let a = random_writes(small(), 3000, 8);
     let b = random_writes(small(), 3000, 8);
-    assert_eq!(a.lat.iter().map(|l| l.2.0).collect::<Vec<_>>(), b.lat.iter().map(|l| l.2.0).collect::<Vec<_>>());
+    assert_eq!(a.lat.iter().map(|l| l.2 .0).collect::<Vec<_>>(), b.lat.iter().map(|l| l.2 .0).collect::<Vec<_>>());
 }
 
 #[test]
@@ -539,7 +548,8 @@ fn suspension_bounds_how_often_one_operation_yields() {
 /// One channel, one chip of two dies, one plane each.
 pub(crate) fn two_die_chip() -> SsdParams {
     let mut p = small();
-    p.geometry = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 1, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
+    p.geometry =
+        Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 1, blocks_per_plane: 64, pages_per_block: 32, page_size: 4096 };
     p
 }
 

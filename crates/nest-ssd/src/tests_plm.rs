@@ -14,7 +14,17 @@ fn ms(x: u64) -> SimTime {
 
 /// Counts no limit; DTWin `t_dw`, NDWin 1–2 ms, at most 20 ms; 1 MiB buffer.
 fn attrs(t_dw: SimTime) -> PlmAttrs {
-    PlmAttrs { c_rd: 1 << 40, c_wr: 1 << 40, t_dw, t_ndwh: ms(2), t_ndwl: ms(1), t_nd_max: ms(20), optimal_write_bytes: 4096, nv_buffer_bytes: 1 << 20, nd_delay_mean: SimTime::ZERO }
+    PlmAttrs {
+        c_rd: 1 << 40,
+        c_wr: 1 << 40,
+        t_dw,
+        t_ndwh: ms(2),
+        t_ndwl: ms(1),
+        t_nd_max: ms(20),
+        optimal_write_bytes: 4096,
+        nv_buffer_bytes: 1 << 20,
+        nd_delay_mean: SimTime::ZERO,
+    }
 }
 
 fn drive(sets: u32, enabled: &[u32], a: PlmAttrs) -> SsdParams {

@@ -96,7 +96,11 @@ pub fn qtcp_fixed_point(capacity_bps: f64, flows: &[EqFlow]) -> Result<FixedPoin
     }
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if total(mid) < capacity_bps { lo = mid } else { hi = mid }
+        if total(mid) < capacity_bps {
+            lo = mid
+        } else {
+            hi = mid
+        }
     }
     let x: Vec<f64> = flows.iter().map(|f| throughput(hi, f)).collect();
     let quality = quality(flows, &x);
@@ -183,14 +187,28 @@ mod tests {
     /// implementation is eq. 4.5 and the fixed point is where eq. 4.5 goes.
     fn run_rule(rtt_us: &[f64], alpha: f64, ratios: &[Option<f64>], c: f64) -> (Vec<f64>, Vec<f64>) {
         use crate::params::{QtcpParams, Target, TcpParams};
-        use crate::{Cc, FlowSpec};
         use crate::{cc, Transports};
+        use crate::{Cc, FlowSpec};
         use nest_core::SimTime;
-        let specs: Vec<FlowSpec> = ratios.iter().enumerate().map(|(i, r)| FlowSpec {
-            name: format!("f{i}"), src: i as u32, dst: 99, class: i as u8, prio: nest_net::packet::PRIO_NORMAL,
-            cc: if r.is_some() { Cc::Qtcp } else { Cc::Dctcp }, start: SimTime::ZERO, stop: None, bytes: None,
-            rate_bps: None, deadline: None, target: r.map(Target::Ratio), messages: false,
-        }).collect();
+        let specs: Vec<FlowSpec> = ratios
+            .iter()
+            .enumerate()
+            .map(|(i, r)| FlowSpec {
+                name: format!("f{i}"),
+                src: i as u32,
+                dst: 99,
+                class: i as u8,
+                prio: nest_net::packet::PRIO_NORMAL,
+                cc: if r.is_some() { Cc::Qtcp } else { Cc::Dctcp },
+                start: SimTime::ZERO,
+                stop: None,
+                bytes: None,
+                rate_bps: None,
+                deadline: None,
+                target: r.map(Target::Ratio),
+                messages: false,
+            })
+            .collect();
         let class_ratio: Vec<f64> = ratios.iter().map(|r| r.unwrap_or(1.0)).collect();
         let sum_r: f64 = ratios.iter().flatten().sum();
         let qp = QtcpParams { gamma: 0.0, bottleneck_bps: c, ..Default::default() };
@@ -226,7 +244,15 @@ mod tests {
                 f.s.win_acked = carried[i] as u64;
                 f.s.win_start = SimTime::from_secs_f64(last_cut).unwrap();
                 if let Some(r) = ratios[i] {
-                    let facts = cc::Facts { index: i as u32, class: f.spec.class, target: f.spec.target, bytes: None, start: SimTime::ZERO, deadline: None, total: f.total };
+                    let facts = cc::Facts {
+                        index: i as u32,
+                        class: f.spec.class,
+                        target: f.spec.target,
+                        bytes: None,
+                        start: SimTime::ZERO,
+                        deadline: None,
+                        total: f.total,
+                    };
                     cc::quality::update_quality(&mut f.s, &facts, now, &qp, r / sum_r, &mut lambda, 0.0);
                 }
                 if cycle >= cycles / 2 {
@@ -243,9 +269,7 @@ mod tests {
         }
         let x: Vec<f64> = sums.iter().map(|s| s / span).collect();
         let total: f64 = x.iter().sum();
-        let fl: Vec<EqFlow> = (0..n).map(|i| EqFlow {
-            rtt_s: rtt[i], alpha, target_bps: ratios[i].map(|r| c * r / sum_r), offered_bps: None,
-        }).collect();
+        let fl: Vec<EqFlow> = (0..n).map(|i| EqFlow { rtt_s: rtt[i], alpha, target_bps: ratios[i].map(|r| c * r / sum_r), offered_bps: None }).collect();
         (x, qtcp_fixed_point(total, &fl).unwrap().throughput_bps)
     }
 

@@ -32,15 +32,15 @@ mod tests_qp;
 
 use std::collections::VecDeque;
 
+pub use cc::Cc;
 pub use channels::{Channels, Congestion, CongestionEvent, Delivery, Message, MsgKind};
+pub use flow::FlowSpec;
 use flow::{Flow, FlowStats, Receiver};
-use sender::Sender;
 use nest_core::SimTime;
 use nest_net::packet::{Packet, PacketKind};
 use nest_net::{Fabric, NetEvent, NetScheduler};
-pub use cc::Cc;
-pub use flow::FlowSpec;
 pub use params::{DcqcnParams, QtcpParams, Slack, Target, TcpParams};
+use sender::Sender;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TpEvent {
@@ -128,7 +128,21 @@ impl Transports {
         let n = flows.len();
         let ends: Vec<(u8, u32, u32)> = flows.iter().map(|f| (f.spec.class, f.spec.src, f.spec.dst)).collect();
         let shares = shares::ClassShares::new(&ends, classes);
-        Ok(Transports { tcp, qtcp, dcqcn: DcqcnParams::default(), flows, shares, class_ratio, qtcp_lambda, class_fct_ewma: vec![0.0; classes], measure_from: SimTime::ZERO, measure_to: SimTime::MAX, channels: Channels::new(n), host_has_window_flows: Vec::new(), nic_waiters: Vec::new() })
+        Ok(Transports {
+            tcp,
+            qtcp,
+            dcqcn: DcqcnParams::default(),
+            flows,
+            shares,
+            class_ratio,
+            qtcp_lambda,
+            class_fct_ewma: vec![0.0; classes],
+            measure_from: SimTime::ZERO,
+            measure_to: SimTime::MAX,
+            channels: Channels::new(n),
+            host_has_window_flows: Vec::new(),
+            nic_waiters: Vec::new(),
+        })
     }
 
     /// Flow `f` apart from what its congestion control may read, for calling a hook (`cc/`).

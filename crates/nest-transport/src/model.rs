@@ -64,10 +64,12 @@ pub fn solve(p: &ModelParams, classes: &[ModelClass]) -> Result<ModelTrace, Stri
     let mut alpha = vec![0.0; n];
     let mut q = vec![0.0; n];
     let mut r: Vec<f64> = classes.iter().map(|c| 2.0 * c.base_delay).collect();
-    let mut share: Vec<f64> = (0..n).map(|i| match classes[i].ratio {
-        Some(x) => p.capacity_pps * x / sum_r,
-        None => p.w0 / r[i],
-    }).collect();
+    let mut share: Vec<f64> = (0..n)
+        .map(|i| match classes[i].ratio {
+            Some(x) => p.capacity_pps * x / sum_r,
+            None => p.w0 / r[i],
+        })
+        .collect();
     let mut backlog = vec![0.0; n];
     let mut out = ModelTrace::default();
     let mut t = 0.0;

@@ -30,10 +30,7 @@ impl ClassShares {
             let n = index.len() as u32;
             *index.entry(k).or_insert(n)
         };
-        let groups = flows
-            .iter()
-            .map(|&(class, src, dst)| [id((class, src, u32::MAX, 0)), id((class, u32::MAX, dst, 1)), id((class, src, dst, 2))])
-            .collect();
+        let groups = flows.iter().map(|&(class, src, dst)| [id((class, src, u32::MAX, 0)), id((class, u32::MAX, dst, 1)), id((class, src, dst, 2))]).collect();
         ClassShares { class_active: vec![0; classes], group_active: vec![0; index.len()], groups }
     }
 

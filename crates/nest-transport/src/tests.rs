@@ -1,7 +1,7 @@
-use nest_core::queue::PendingEvents;
 use super::harness::{run_until, Queue};
 use super::model::{solve, ModelClass, ModelParams};
 use super::*;
+use nest_core::queue::PendingEvents;
 use nest_net::packet::PRIO_NORMAL;
 use nest_net::{FabricParams, Marking, Threshold, Topology};
 
@@ -13,7 +13,21 @@ fn msg(tag: u32) -> Message {
 }
 
 fn flow(name: &str, src: u32, dst: u32, class: u8, cc: Cc) -> FlowSpec {
-    FlowSpec { name: name.into(), src, dst, class, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None, messages: false }
+    FlowSpec {
+        name: name.into(),
+        src,
+        dst,
+        class,
+        prio: PRIO_NORMAL,
+        cc,
+        start: SimTime::ZERO,
+        stop: None,
+        bytes: None,
+        rate_bps: None,
+        deadline: None,
+        target: None,
+        messages: false,
+    }
 }
 
 /// `n` senders → one switch → one receiver, 10 Gb/s, 10 µs links, K = 65 (the benchmark setup).
@@ -75,11 +89,7 @@ fn three_dctcp_flows_share_equally_and_hold_the_queue_near_k() {
 #[test]
 fn qtcp_carries_its_class_ratios_where_dctcp_shares_equally() {
     let end = SimTime::from_ms(200);
-    let mk = |cc| {
-        (0..3u32)
-            .map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) })
-            .collect::<Vec<_>>()
-    };
+    let mk = |cc| (0..3u32).map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) }).collect::<Vec<_>>();
     let qp = QtcpParams { bottleneck_bps: 9.41e9, ..Default::default() };
     let (_, q) = dumbbell(mk(Cc::Qtcp), vec![1.0, 2.0, 3.0], FabricParams::default(), qp.clone(), end);
     let g: Vec<f64> = (0..3).map(|f| gbps(&q, f, end)).collect();
@@ -101,9 +111,8 @@ fn giving_slack_back_while_congested_keeps_the_ratios() {
     let end = SimTime::from_ms(1500);
     // `full`: the least total (Gb/s) the run must carry.
     let run = |slack, delays_us: [u64; 4], full: f64| {
-        let specs: Vec<FlowSpec> = (0..3u32)
-            .map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, Cc::Qtcp) })
-            .collect();
+        let specs: Vec<FlowSpec> =
+            (0..3u32).map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, Cc::Qtcp) }).collect();
         let mut topo = Topology::default();
         let sw = topo.add_switch("sw0");
         for (i, us) in delays_us.into_iter().enumerate() {
@@ -237,10 +246,8 @@ fn d2tcp_near_deadline_backs_off_less_than_far_from_it() {
 fn analytic_model_converges_q_to_one_for_ratio_classes() {
     // QTCP Fig 1/2: 10 Gb/s, 1500 B packets, K = 140, γ = 0.02, RTT ≈ 248 µs.
     let pps = 10e9 / (1500.0 * 8.0);
-    let classes: Vec<ModelClass> = [1.0, 2.0, 3.0]
-        .iter()
-        .map(|&r| ModelClass { ratio: Some(r), latency_target: None, base_delay: 124e-6, offered_pps: None })
-        .collect();
+    let classes: Vec<ModelClass> =
+        [1.0, 2.0, 3.0].iter().map(|&r| ModelClass { ratio: Some(r), latency_target: None, base_delay: 124e-6, offered_pps: None }).collect();
     let p = ModelParams { capacity_pps: pps, k: 140.0, gamma: 0.02, epsilon: 0.001, w0: 10.0, slots: 3000 };
     let tr = solve(&p, &classes).unwrap();
     let last = tr.quality.last().unwrap();
@@ -301,11 +308,7 @@ fn dcqcn_flows_share_fairly_losslessly_and_cut_on_cnps() {
 #[test]
 fn qrdma_carries_class_ratios_where_dcqcn_shares_equally() {
     let end = SimTime::from_ms(300);
-    let mk = |cc| {
-        (0..3u32)
-            .map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) })
-            .collect::<Vec<_>>()
-    };
+    let mk = |cc| (0..3u32).map(|i| FlowSpec { target: Some(Target::Ratio((i + 1) as f64)), ..flow(&format!("f{i}"), i, 3, i as u8, cc) }).collect::<Vec<_>>();
     let qp = QtcpParams { bottleneck_bps: 9.41e9, ..Default::default() };
     let (_, q) = dumbbell(mk(Cc::Qrdma), vec![1.0, 2.0, 3.0], red_authors(), qp.clone(), end);
     let g: Vec<f64> = (0..3).map(|f| gbps(&q, f, end)).collect();
@@ -472,7 +475,13 @@ fn a_watched_dcqcn_sender_reports_each_cnp_rate_cut_and_raise_with_its_new_rate(
     run_until(&mut fabric, &mut tp, &mut q, SimTime::from_ms(20));
     let ev = &tp.channels.congestion;
     assert!(ev.iter().all(|e| e.flow == 0), "only the watched flow reports");
-    let cuts: Vec<f64> = ev.iter().filter_map(|e| match e.what { Congestion::RateCut { rate_bps } => Some(rate_bps), _ => None }).collect();
+    let cuts: Vec<f64> = ev
+        .iter()
+        .filter_map(|e| match e.what {
+            Congestion::RateCut { rate_bps } => Some(rate_bps),
+            _ => None,
+        })
+        .collect();
     let raises = ev.iter().filter(|e| matches!(e.what, Congestion::RateRaised { .. })).count();
     assert_eq!(cuts.len() as u64, tp.flows[0].s.rate.cnps, "one cut per CNP received");
     assert!(cuts.len() > 10 && raises > 10, "{} cuts, {raises} raises", cuts.len());
@@ -551,8 +560,12 @@ fn a_spurious_timeout_does_not_start_a_storm_of_fast_retransmits() {
     let f = &tp.flows[0];
     assert!(f.s.srtt > 1.4e9, "RTT {} ps: longer than the first RTO", f.s.srtt);
     assert_eq!(fabric.totals.dropped, 0);
-    assert!(f.stats.fast_retransmits <= 1 && f.stats.retransmitted_segments <= 40, "{:?} fast retransmits, {} segments resent",
-            f.stats.fast_retransmits, f.stats.retransmitted_segments);
+    assert!(
+        f.stats.fast_retransmits <= 1 && f.stats.retransmitted_segments <= 40,
+        "{:?} fast retransmits, {} segments resent",
+        f.stats.fast_retransmits,
+        f.stats.retransmitted_segments
+    );
     // The spurious timeout still halves ssthresh, and the window then grows by one segment per
     // 1.6 ms RTT (no F-RTO undo is modelled): well below the link, far above a stuck flow.
     assert!(gbps(&tp, 0, end) > 0.4, "{} Gb/s", gbps(&tp, 0, end));

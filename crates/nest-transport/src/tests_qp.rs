@@ -8,7 +8,21 @@ use nest_net::{FabricParams, Topology};
 const G10: u64 = 10_000_000_000;
 
 fn flow(name: &str, src: u32, dst: u32, cc: Cc, messages: bool) -> FlowSpec {
-    FlowSpec { name: name.into(), src, dst, class: 0, prio: PRIO_NORMAL, cc, start: SimTime::ZERO, stop: None, bytes: None, rate_bps: None, deadline: None, target: None, messages }
+    FlowSpec {
+        name: name.into(),
+        src,
+        dst,
+        class: 0,
+        prio: PRIO_NORMAL,
+        cc,
+        start: SimTime::ZERO,
+        stop: None,
+        bytes: None,
+        rate_bps: None,
+        deadline: None,
+        target: None,
+        messages,
+    }
 }
 
 /// Two backlogged DCTCP flows hold the bottleneck queue at K; from a third host a DCQCN channel

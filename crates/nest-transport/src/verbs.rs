@@ -255,7 +255,11 @@ impl Verbs {
             Verb::Send { .. } => self.p.client_cpu_per_verb + self.p.client_cpu_two_sided_extra,
             _ => self.p.client_cpu_per_verb,
         };
-        if io_thread { self.clients[c].cpu.serve(now, cpu) } else { now }
+        if io_thread {
+            self.clients[c].cpu.serve(now, cpu)
+        } else {
+            now
+        }
     }
 
     /// Client `c`'s request reached data node `t`'s NIC.
@@ -366,7 +370,15 @@ mod tests {
         let nic = f.post(SimTime::ZERO, 0, v, true);
         let t = match f.at_target(nic, 0, 0, v) {
             AtTarget::Answered(t) => t,
-            AtTarget::Cpu(ready) => f.reply(ready, 0, 0, match v { Verb::Send { reply, .. } => reply, _ => 0 }),
+            AtTarget::Cpu(ready) => f.reply(
+                ready,
+                0,
+                0,
+                match v {
+                    Verb::Send { reply, .. } => reply,
+                    _ => 0,
+                },
+            ),
         };
         f.answered();
         assert_eq!(f.in_flight(), 0);

@@ -8,11 +8,17 @@ use nest_core::SimTime;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArrivalSpec {
     /// Exponential inter-arrival times at this mean rate (requests per second).
-    Poisson { rate: f64 },
+    Poisson {
+        rate: f64,
+    },
     /// Evenly spaced arrivals at this rate (requests per second).
-    Constant { rate: f64 },
+    Constant {
+        rate: f64,
+    },
     /// Closed loop: keep this many requests outstanding; a completion triggers the next issue.
-    Burst { outstanding: u32 },
+    Burst {
+        outstanding: u32,
+    },
     Mmpp(Mmpp2),
 }
 
@@ -81,7 +87,10 @@ mod tests {
             let n = 100_000;
             let total: u64 = (0..n).map(|_| st.next_gap(&mut r).unwrap().0).sum();
             let rate = n as f64 / (total as f64 / 1e12);
-            let want = match spec { ArrivalSpec::Poisson { rate } | ArrivalSpec::Constant { rate } => rate, _ => 0.0 };
+            let want = match spec {
+                ArrivalSpec::Poisson { rate } | ArrivalSpec::Constant { rate } => rate,
+                _ => 0.0,
+            };
             assert!((rate - want).abs() / want < 0.01, "{spec:?}: {rate}");
         }
         let mut b = ArrivalState::new(ArrivalSpec::Burst { outstanding: 8 }, &mut r);

@@ -13,11 +13,23 @@ use nest_core::SimTime;
 pub enum SizeDist {
     Fixed(u32),
     /// Exponential with this mean, rounded up to a multiple of `align` and clamped to [min, max].
-    Exponential { mean: f64, align: u32, min: u32, max: u32 },
+    Exponential {
+        mean: f64,
+        align: u32,
+        min: u32,
+        max: u32,
+    },
     /// A whole number of `block`-byte blocks, uniform in [min_blocks, max_blocks].
-    UniformBlocks { min_blocks: u32, max_blocks: u32, block: u32 },
+    UniformBlocks {
+        min_blocks: u32,
+        max_blocks: u32,
+        block: u32,
+    },
     /// Values with weights (cumulative weights kept normalised to 1).
-    Empirical { values: Vec<u32>, cumulative: Vec<f64> },
+    Empirical {
+        values: Vec<u32>,
+        cumulative: Vec<f64>,
+    },
 }
 
 impl SizeDist {
@@ -46,9 +58,7 @@ impl SizeDist {
                 let v = ((x / a).ceil() * a).clamp(*min as f64, *max as f64);
                 v as u32
             }
-            SizeDist::UniformBlocks { min_blocks, max_blocks, block } => {
-                rng.range_inclusive(*min_blocks as u64, *max_blocks as u64) as u32 * block
-            }
+            SizeDist::UniformBlocks { min_blocks, max_blocks, block } => rng.range_inclusive(*min_blocks as u64, *max_blocks as u64) as u32 * block,
             SizeDist::Empirical { values, cumulative } => values[pick(cumulative, rng.uniform())],
         }
     }
@@ -58,9 +68,7 @@ impl SizeDist {
         match self {
             SizeDist::Fixed(b) => *b as f64,
             SizeDist::Exponential { mean, .. } => *mean,
-            SizeDist::UniformBlocks { min_blocks, max_blocks, block } => {
-                (*min_blocks as f64 + *max_blocks as f64) / 2.0 * *block as f64
-            }
+            SizeDist::UniformBlocks { min_blocks, max_blocks, block } => (*min_blocks as f64 + *max_blocks as f64) / 2.0 * *block as f64,
             SizeDist::Empirical { values, cumulative } => weighted_mean(values.iter().map(|v| *v as f64), cumulative),
         }
     }
@@ -79,19 +87,25 @@ pub fn cumulative_weights(n: usize, weights: &[f64]) -> Result<Vec<f64>, String>
         return Err("weights must not all be zero".into());
     }
     let mut acc = 0.0;
-    Ok(weights.iter().map(|w| {
-        acc += w / total;
-        acc
-    }).collect())
+    Ok(weights
+        .iter()
+        .map(|w| {
+            acc += w / total;
+            acc
+        })
+        .collect())
 }
 
 fn weighted_mean(values: impl Iterator<Item = f64>, cumulative: &[f64]) -> f64 {
     let mut prev = 0.0;
-    values.zip(cumulative).map(|(v, c)| {
-        let w = c - prev;
-        prev = *c;
-        v * w
-    }).sum()
+    values
+        .zip(cumulative)
+        .map(|(v, c)| {
+            let w = c - prev;
+            prev = *c;
+            v * w
+        })
+        .sum()
 }
 
 fn pick(cumulative: &[f64], u: f64) -> usize {
@@ -102,11 +116,22 @@ fn pick(cumulative: &[f64], u: f64) -> usize {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TimeDist {
     Fixed(SimTime),
-    Exponential { mean_ps: f64 },
-    Uniform { lo: SimTime, hi: SimTime },
+    Exponential {
+        mean_ps: f64,
+    },
+    Uniform {
+        lo: SimTime,
+        hi: SimTime,
+    },
     /// Log-normal with this mean and coefficient of variation (a common fit for device service).
-    LogNormal { mu: f64, sigma: f64 },
-    Empirical { values: Vec<SimTime>, cumulative: Vec<f64> },
+    LogNormal {
+        mu: f64,
+        sigma: f64,
+    },
+    Empirical {
+        values: Vec<SimTime>,
+        cumulative: Vec<f64>,
+    },
 }
 
 impl TimeDist {
@@ -165,7 +190,7 @@ mod tests {
         let d = SizeDist::UniformBlocks { min_blocks: 17, max_blocks: 98, block: 4096 };
         for _ in 0..10_000 {
             let s = d.sample(&mut r);
-            assert!(s % 4096 == 0 && (17 * 4096..=98 * 4096).contains(&s));
+            assert!(s.is_multiple_of(4096) && (17 * 4096..=98 * 4096).contains(&s));
         }
         assert!(SizeDist::empirical(vec![1], &[0.0]).is_err());
     }

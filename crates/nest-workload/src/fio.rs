@@ -28,12 +28,42 @@ use std::fmt;
 
 /// Options with no effect on a simulated run.
 const INERT: &[&str] = &[
-    "ioengine", "direct", "buffered", "filename", "directory", "percentile_list", "clat_percentiles",
-    "lat_percentiles", "group_reporting", "name", "description", "randrepeat", "norandommap",
-    "invalidate", "fsync", "end_fsync", "iodepth_batch", "iodepth_batch_complete", "numa_cpu_nodes",
-    "cpus_allowed", "log_avg_msec", "write_lat_log", "write_bw_log", "write_iops_log", "log_offset",
-    "output-format", "kb_base", "unified_rw_reporting", "stonewall", "wait_for_previous", "thread",
-    "allow_mounted_write", "refill_buffers", "zero_buffers", "scramble_buffers", "buffer_compress_percentage",
+    "ioengine",
+    "direct",
+    "buffered",
+    "filename",
+    "directory",
+    "percentile_list",
+    "clat_percentiles",
+    "lat_percentiles",
+    "group_reporting",
+    "name",
+    "description",
+    "randrepeat",
+    "norandommap",
+    "invalidate",
+    "fsync",
+    "end_fsync",
+    "iodepth_batch",
+    "iodepth_batch_complete",
+    "numa_cpu_nodes",
+    "cpus_allowed",
+    "log_avg_msec",
+    "write_lat_log",
+    "write_bw_log",
+    "write_iops_log",
+    "log_offset",
+    "output-format",
+    "kb_base",
+    "unified_rw_reporting",
+    "stonewall",
+    "wait_for_previous",
+    "thread",
+    "allow_mounted_write",
+    "refill_buffers",
+    "zero_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +114,11 @@ fn split_ini(text: &str, path: &str) -> Result<Vec<Section>, FioError> {
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
-            let name = rest.strip_suffix(']').ok_or_else(|| FioError { path: path.into(), line: line_no, message: format!("section header '{line}' has no closing ']'") })?;
+            let name = rest.strip_suffix(']').ok_or_else(|| FioError {
+                path: path.into(),
+                line: line_no,
+                message: format!("section header '{line}' has no closing ']'"),
+            })?;
             if name.trim().is_empty() {
                 return Err(FioError { path: path.into(), line: line_no, message: "empty section name".into() });
             }
@@ -179,7 +213,12 @@ impl JobBuilder<'_> {
             weights.push(if pct.is_empty() {
                 None
             } else {
-                Some(pct.parse::<f64>().ok().filter(|p| p.is_finite() && *p >= 0.0).ok_or_else(|| self.err(line, format!("bssplit percentage '{pct}' is not a number")))?)
+                Some(
+                    pct.parse::<f64>()
+                        .ok()
+                        .filter(|p| p.is_finite() && *p >= 0.0)
+                        .ok_or_else(|| self.err(line, format!("bssplit percentage '{pct}' is not a number")))?,
+                )
             });
         }
         if values.is_empty() || values.len() > 64 {
@@ -202,7 +241,9 @@ impl JobBuilder<'_> {
             "randwrite" => (false, true, false),
             "rw" | "readwrite" => (true, false, false),
             "randrw" => (true, true, false),
-            other => return Err(self.err(rw_line, format!("rw='{other}' is not supported (expected read, write, randread, randwrite, rw, readwrite or randrw)"))),
+            other => {
+                return Err(self.err(rw_line, format!("rw='{other}' is not supported (expected read, write, randread, randwrite, rw, readwrite or randrw)")))
+            }
         };
         let read_fraction = if mixed {
             match (self.get("rwmixread"), self.get("rwmixwrite")) {
@@ -242,7 +283,13 @@ impl JobBuilder<'_> {
                 let mut parts = v.split(':');
                 match (parts.next(), parts.next()) {
                     (Some("random"), _) => AddressPattern::Uniform,
-                    (Some("zipf"), Some(theta)) => AddressPattern::Zipf(theta.parse().ok().filter(|t: &f64| *t > 0.0 && t.is_finite()).ok_or_else(|| self.err(l, format!("zipf parameter '{theta}' must be a positive number")))?),
+                    (Some("zipf"), Some(theta)) => AddressPattern::Zipf(
+                        theta
+                            .parse()
+                            .ok()
+                            .filter(|t: &f64| *t > 0.0 && t.is_finite())
+                            .ok_or_else(|| self.err(l, format!("zipf parameter '{theta}' must be a positive number")))?,
+                    ),
                     _ => return Err(self.err(l, format!("random_distribution='{v}' is not supported (expected random or zipf:θ)"))),
                 }
             }
@@ -291,7 +338,8 @@ impl JobBuilder<'_> {
             let (r, w) = self.per_dir(v);
             for (i, s) in [r, w].iter().enumerate() {
                 if !s.is_empty() {
-                    caps[i] = Some(s.parse::<f64>().ok().filter(|x| *x > 0.0).ok_or_else(|| self.err(l, format!("rate_iops '{s}' must be a positive number")))?);
+                    caps[i] =
+                        Some(s.parse::<f64>().ok().filter(|x| *x > 0.0).ok_or_else(|| self.err(l, format!("rate_iops '{s}' must be a positive number")))?);
                 }
             }
         }
@@ -309,7 +357,8 @@ impl JobBuilder<'_> {
             }
         }
         let share = [rf, 1.0 - rf];
-        let total = (0..2).filter_map(|i| caps[i].filter(|_| share[i] > 0.0).map(|c| c / share[i])).fold(None, |acc: Option<f64>, x| Some(acc.map_or(x, |a| a.min(x))));
+        let total =
+            (0..2).filter_map(|i| caps[i].filter(|_| share[i] > 0.0).map(|c| c / share[i])).fold(None, |acc: Option<f64>, x| Some(acc.map_or(x, |a| a.min(x))));
         Ok(match total {
             None => ArrivalSpec::Burst { outstanding: iodepth },
             Some(rate) => match self.get("rate_process") {
@@ -322,9 +371,26 @@ impl JobBuilder<'_> {
 }
 
 const KNOWN: &[&str] = &[
-    "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit",
-    "iodepth", "numjobs", "size", "filesize", "runtime", "time_based", "startdelay", "rate", "rate_iops",
-    "rate_process", "random_distribution",
+    "rw",
+    "readwrite",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "blocksize",
+    "bsrange",
+    "blocksize_range",
+    "bssplit",
+    "iodepth",
+    "numjobs",
+    "size",
+    "filesize",
+    "runtime",
+    "time_based",
+    "startdelay",
+    "rate",
+    "rate_iops",
+    "rate_process",
+    "random_distribution",
 ];
 
 fn pct(v: &str) -> Option<f64> {
@@ -343,7 +409,11 @@ pub fn parse_job_file(text: &str, path: &str) -> Result<Vec<FioJob>, FioError> {
     // fio would run both; NeSt names each job's workload after its section, so two would clash.
     for (i, job) in jobs.iter().enumerate() {
         if let Some(first) = jobs[..i].iter().find(|j| j.name == job.name) {
-            return Err(FioError { path: path.into(), line: job.line, message: format!("job [{}] appears twice (first at line {}): give each job section its own name", job.name, first.line) });
+            return Err(FioError {
+                path: path.into(),
+                line: job.line,
+                message: format!("job [{}] appears twice (first at line {}): give each job section its own name", job.name, first.line),
+            });
         }
     }
     jobs.into_iter().map(|job| JobBuilder { path, global, job }.build()).collect()
@@ -419,7 +489,9 @@ mod tests {
         for _ in 0..3000 {
             let mut b = JOB.as_bytes()[..rng.below(JOB.len() as u64) as usize].to_vec();
             for _ in 0..rng.below(5) {
-                if b.is_empty() { break; }
+                if b.is_empty() {
+                    break;
+                }
                 let i = rng.below(b.len() as u64) as usize;
                 b[i] = b"=:,/[]k%-0123456789abcxyz\n"[rng.below(26) as usize];
             }

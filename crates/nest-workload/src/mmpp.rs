@@ -80,12 +80,7 @@ impl Mmpp2 {
         let e01 = dot(pe, outer);
         let var = e2 - e1 * e1;
         let sd = var.sqrt();
-        Moments4 {
-            mean: e1,
-            scv: var / (e1 * e1),
-            skewness: (e3 - 3.0 * e1 * e2 + 2.0 * e1.powi(3)) / (sd * sd * sd),
-            lag1: (e01 - e1 * e1) / var,
-        }
+        Moments4 { mean: e1, scv: var / (e1 * e1), skewness: (e3 - 3.0 * e1 * e2 + 2.0 * e1.powi(3)) / (sd * sd * sd), lag1: (e01 - e1 * e1) / var }
     }
 
     /// Mean arrival rate (per second).
@@ -142,19 +137,19 @@ fn objective(x: &[f64; 3], t: &Moments4) -> f64 {
     if !(m.scv.is_finite() && m.skewness.is_finite() && m.lag1.is_finite()) {
         return f64::INFINITY;
     }
-    ((m.scv - t.scv) / t.scv.max(1e-9)).powi(2)
-        + ((m.skewness - t.skewness) / (t.skewness.abs() + 1.0)).powi(2)
-        + (m.lag1 - t.lag1).powi(2) * 4.0
+    ((m.scv - t.scv) / t.scv.max(1e-9)).powi(2) + ((m.skewness - t.skewness) / (t.skewness.abs() + 1.0)).powi(2) + (m.lag1 - t.lag1).powi(2) * 4.0
 }
 
 fn nelder_mead(f: &dyn Fn(&[f64; 3]) -> f64, start: [f64; 3], iters: usize) -> ([f64; 3], f64) {
-    let mut pts: Vec<([f64; 3], f64)> = (0..4).map(|i| {
-        let mut p = start;
-        if i > 0 {
-            p[i - 1] += 1.0;
-        }
-        (p, f(&p))
-    }).collect();
+    let mut pts: Vec<([f64; 3], f64)> = (0..4)
+        .map(|i| {
+            let mut p = start;
+            if i > 0 {
+                p[i - 1] += 1.0;
+            }
+            (p, f(&p))
+        })
+        .collect();
     for _ in 0..iters {
         pts.sort_by(|a, b| a.1.total_cmp(&b.1));
         let c: [f64; 3] = std::array::from_fn(|k| (pts[0].0[k] + pts[1].0[k] + pts[2].0[k]) / 3.0);
@@ -195,16 +190,17 @@ pub fn fit_mmpp2(target: &Moments4) -> Result<Mmpp2Fit, String> {
     }
     let f = |x: &[f64; 3]| objective(x, target);
     let starts = [[2.0, -1.0, -1.0], [4.0, -3.0, -2.0], [1.0, 0.0, -2.0], [6.0, -5.0, -4.0], [3.0, -4.0, 0.0]];
-    let best = starts.iter().map(|s| {
-        let (x, v) = nelder_mead(&f, *s, 600);
-        nelder_mead(&f, x, 600).max_by_value(v, x)
-    }).min_by(|a, b| a.1.total_cmp(&b.1)).expect("starts are not empty");
+    let best = starts
+        .iter()
+        .map(|s| {
+            let (x, v) = nelder_mead(&f, *s, 600);
+            nelder_mead(&f, x, 600).max_by_value(v, x)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("starts are not empty");
     let shape = shape_of(&best.0);
     let scale = shape.moments().mean / target.mean; // multiply rates by this to match the mean
-    let mmpp = Mmpp2 {
-        lambda: [shape.lambda[0] * scale, shape.lambda[1] * scale],
-        switch: [shape.switch[0] * scale, shape.switch[1] * scale],
-    };
+    let mmpp = Mmpp2 { lambda: [shape.lambda[0] * scale, shape.lambda[1] * scale], switch: [shape.switch[0] * scale, shape.switch[1] * scale] };
     Ok(Mmpp2Fit { mmpp, achieved: mmpp.moments(), residual: best.1 })
 }
 
@@ -214,7 +210,11 @@ trait MaxByValue {
 impl MaxByValue for ([f64; 3], f64) {
     /// Keeps the better of a refined result and the one it was refined from.
     fn max_by_value(self, v: f64, x: [f64; 3]) -> ([f64; 3], f64) {
-        if self.1 <= v { self } else { (x, v) }
+        if self.1 <= v {
+            self
+        } else {
+            (x, v)
+        }
     }
 }
 

@@ -100,7 +100,11 @@ impl SyntheticWorkload {
             Some((on, off)) if on.0 > 0 && off.0 > 0 => {
                 let period = on.0 + off.0;
                 let phase = (t.0 - self.spec.start.0) % period;
-                if phase < on.0 { t } else { SimTime(t.0 + (period - phase)) }
+                if phase < on.0 {
+                    t
+                } else {
+                    SimTime(t.0 + (period - phase))
+                }
             }
             _ => t,
         };

@@ -16,12 +16,20 @@ pub struct Zipf {
 
 /// (exp(x) - 1) / x, accurate near 0.
 fn helper2(x: f64) -> f64 {
-    if x.abs() > 1e-8 { x.exp_m1() / x } else { 1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0)) }
+    if x.abs() > 1e-8 {
+        x.exp_m1() / x
+    } else {
+        1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0))
+    }
 }
 
 /// ln(1 + x) / x, accurate near 0.
 fn helper1(x: f64) -> f64 {
-    if x.abs() > 1e-8 { x.ln_1p() / x } else { 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x)) }
+    if x.abs() > 1e-8 {
+        x.ln_1p() / x
+    } else {
+        1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x))
+    }
 }
 
 impl Zipf {

@@ -25,9 +25,35 @@ use std::time::Instant;
 
 /// Numbers a hostile user types (as text: a mutation writes them in place of a number).
 const NUMBERS: &[&str] = &[
-    "0", "-1", "1", "-0", "1e308", "-1e308", "1e-300", "nan", "inf", "-inf", "NaN", "18446744073709551616", "18446744073709551615",
-    "9223372036854775807", "-9223372036854775808", "4294967296", "4294967295", "2147483648", "65536", "0.5", "1e20", "999999999999",
-    "0x10", "1_000", "+5", ".5", "5.", "1e", "",
+    "0",
+    "-1",
+    "1",
+    "-0",
+    "1e308",
+    "-1e308",
+    "1e-300",
+    "nan",
+    "inf",
+    "-inf",
+    "NaN",
+    "18446744073709551616",
+    "18446744073709551615",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "4294967296",
+    "4294967295",
+    "2147483648",
+    "65536",
+    "0.5",
+    "1e20",
+    "999999999999",
+    "0x10",
+    "1_000",
+    "+5",
+    ".5",
+    "5.",
+    "1e",
+    "",
 ];
 /// Units swapped in for units (sizes, times, rates and a few that are none of them).
 const UNITS: &[&str] = &["ps", "ns", "us", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB", "KB", "GB", "bps", "Kbps", "Gbps", "Tbps", "%", "x", ""];
@@ -81,10 +107,20 @@ fn trace_sample(f: TraceFormat) -> String {
                 }
                 format!("1456095145.{:09},0.000806000,{},0,{},{}", 133_076_000 + 911 * i, ["R", "W"][rw], 899_056_122_368u64 + 4096 * i as u64, 4096 << (i % 4))
             }
-            TraceFormat::Msr => format!("{},hm,0,{},{},{},2833", 128_166_385_295_514_663u64 + 10_000 * i as u64, ["Read", "Write"][rw], 9_056_014_336u64 + 8192 * i as u64, 4096 * (1 + i % 3)),
+            TraceFormat::Msr => format!(
+                "{},hm,0,{},{},{},2833",
+                128_166_385_295_514_663u64 + 10_000 * i as u64,
+                ["Read", "Write"][rw],
+                9_056_014_336u64 + 8192 * i as u64,
+                4096 * (1 + i % 3)
+            ),
             TraceFormat::Tencent => format!("{},{},{},{},1063", 1_538_323_199 + i / 8, 13_896_880 + 16 * i, 8 << (i % 3), rw),
-            TraceFormat::Alibaba => format!("{},{},{},4096,{}", i % 3, ["R", "W"][rw], 126_703_644_672u64 + 4096 * i as u64, 1_577_808_000_000_626u64 + 137 * i as u64),
-            TraceFormat::Blkparse => format!("  8,0    1   {:6}     {:.9}  1914  C  {} {} + 8 [0]", i + 1, 0.000137 * i as f64, ["R", "WS"][rw], 299_456 + 8 * i),
+            TraceFormat::Alibaba => {
+                format!("{},{},{},4096,{}", i % 3, ["R", "W"][rw], 126_703_644_672u64 + 4096 * i as u64, 1_577_808_000_000_626u64 + 137 * i as u64)
+            }
+            TraceFormat::Blkparse => {
+                format!("  8,0    1   {:6}     {:.9}  1914  C  {} {} + 8 [0]", i + 1, 0.000137 * i as f64, ["R", "WS"][rw], 299_456 + 8 * i)
+            }
             TraceFormat::Disksim => format!("{:.3} 0 {} 16 {}", 0.5 * i as f64, 8 * i, rw),
             TraceFormat::Mqsim => format!("{} 4 {} 16 {}", 938_513_000u64 + 70_000 * i as u64, 264_719_034 + 8 * i, rw),
             TraceFormat::Flashnet => format!("{:.3} 0 {} {} {}", 0.211 * i as f64, 3_159_347_200u64 + 4096 * i as u64, 4096 * (1 + i % 8), rw),
@@ -137,7 +173,9 @@ fn numbers(t: &[u8]) -> Vec<(usize, usize)> {
     while i < t.len() {
         if t[i].is_ascii_digit() && (i == 0 || !t[i - 1].is_ascii_alphanumeric()) {
             let start = i;
-            while i < t.len() && (t[i].is_ascii_digit() || t[i] == b'.' || t[i] == b'_' || ((t[i] == b'e' || t[i] == b'E') && i + 1 < t.len() && t[i + 1].is_ascii_digit())) {
+            while i < t.len()
+                && (t[i].is_ascii_digit() || t[i] == b'.' || t[i] == b'_' || ((t[i] == b'e' || t[i] == b'E') && i + 1 < t.len() && t[i + 1].is_ascii_digit()))
+            {
                 i += 1;
             }
             out.push((start, i));
@@ -150,13 +188,16 @@ fn numbers(t: &[u8]) -> Vec<(usize, usize)> {
 
 /// Byte ranges of the unit suffixes right after a number (`10us`, `"4KiB"`).
 fn units(t: &[u8]) -> Vec<(usize, usize)> {
-    numbers(t).into_iter().filter_map(|(_, e)| {
-        let mut j = e;
-        while j < t.len() && (t[j].is_ascii_alphabetic() || t[j] == 0xC2 || t[j] == 0xB5) {
-            j += 1;
-        }
-        (j > e).then_some((e, j))
-    }).collect()
+    numbers(t)
+        .into_iter()
+        .filter_map(|(_, e)| {
+            let mut j = e;
+            while j < t.len() && (t[j].is_ascii_alphabetic() || t[j] == 0xC2 || t[j] == 0xB5) {
+                j += 1;
+            }
+            (j > e).then_some((e, j))
+        })
+        .collect()
 }
 
 fn line_starts(t: &[u8]) -> Vec<usize> {
@@ -280,7 +321,7 @@ fn feed(target: Target, input: &[u8], seeds: &Seeds, rng: &mut RngStream) -> Out
                 nest_workload::fio::parse_job_file(&s, "fuzz.fio").is_ok()
             }
             Target::Trace(f) => {
-                let opts = TraceOptions { skip_invalid: input.len() % 2 == 0, reorder_window: [0, 16, 1024][input.len() % 3], ..Default::default() };
+                let opts = TraceOptions { skip_invalid: input.len().is_multiple_of(2), reorder_window: [0, 16, 1024][input.len() % 3], ..Default::default() };
                 let Ok(mut src) = from_bytes("fuzz.trace", input.to_vec(), f, opts) else { return false };
                 for _ in 0..100_000 {
                     match src.next_record() {
@@ -395,7 +436,14 @@ fn main() {
     println!("accepted / inputs per target: {}", per.join(", "));
     println!(
         "{} inputs (seed {seed}): accepted {}, rejected {}, panics {}, slow (> {slow_ms} ms of CPU) {}; slowest {:.1} ms; {:.1} CPU-s, peak RSS {} MB",
-        t.inputs, t.accepted, t.rejected, t.panics.len(), t.slow.len(), t.slowest_ms, cpu, peak_rss_mb()
+        t.inputs,
+        t.accepted,
+        t.rejected,
+        t.panics.len(),
+        t.slow.len(),
+        t.slowest_ms,
+        cpu,
+        peak_rss_mb()
     );
     std::process::exit(if t.panics.is_empty() && t.slow.is_empty() { 0 } else { 1 });
 }
@@ -422,11 +470,13 @@ mod tests {
         assert_eq!(numbers(&t), vec![(12, 14), (25, 29)]);
         assert_eq!(units(&t), vec![(14, 16)]);
         let mut rng = RngStream::from_seed(4);
-        let changed = (0..50).filter(|_| {
-            let mut m = t.clone();
-            mutate_once(&mut m, &mut rng, b"x = 1\n", false);
-            m != t
-        }).count();
+        let changed = (0..50)
+            .filter(|_| {
+                let mut m = t.clone();
+                mutate_once(&mut m, &mut rng, b"x = 1\n", false);
+                m != t
+            })
+            .count();
         assert!(changed > 35, "most mutations change the text: {changed}/50");
     }
 

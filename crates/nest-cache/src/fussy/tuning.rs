@@ -28,10 +28,8 @@ pub struct Tuned {
 }
 
 fn score(window: &[(u64, bool)], cap: usize, ft: u32, at: u32, allocate: bool) -> i64 {
-    let mut core = FussyCore::new(
-        cap,
-        CoreParams { freq_threshold: ft, access_threshold: at, hr_count: u32::MAX, lru_fallback: false, dmc_size: usize::MAX, allocate },
-    );
+    let mut core =
+        FussyCore::new(cap, CoreParams { freq_threshold: ft, access_threshold: at, hr_count: u32::MAX, lru_fallback: false, dmc_size: usize::MAX, allocate });
     let mut fx = Effects::default();
     let mut hits = 0i64;
     for &(b, w) in window {

@@ -22,11 +22,11 @@ mod tests;
 
 pub use plan::*;
 
+use crate::ctx::Ctx;
 use crate::plan::e2e::NvmeofPlan;
 use crate::plan::network::NetworkPlan;
 use crate::plan::volume::VolumePlan;
 use crate::plan::workload::WorkloadPlan;
-use crate::ctx::Ctx;
 use crate::plan::{DevicePlan, HostPlan};
 
 /// What a kind's resolver may read of the rest of the scenario.

@@ -9,9 +9,15 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum CoordinatorKind {
-    FixedBudget { period: SimTime, ios: u64 },
+    FixedBudget {
+        period: SimTime,
+        ios: u64,
+    },
     /// Flow ids of the channels the servers send on (completions and read data).
-    CongestionMonitor { servers: Vec<String>, flows: Vec<u32> },
+    CongestionMonitor {
+        servers: Vec<String>,
+        flows: Vec<u32>,
+    },
     Plmc(PlmcPlan),
     PlmLight(PlmLightPlan),
     Src(SrcPlan),

@@ -3,8 +3,8 @@
 
 use super::allocation::{allocation_keys, Allocation};
 use super::{CoordinatorKind, Env, KindConfig, OverrunPlan, PlmcLinks, PlmcPlan};
-use crate::plan::volume::VolumePlan;
 use crate::ctx::Ctx;
+use crate::plan::volume::VolumePlan;
 use crate::plan::workload::SourcePlan;
 use serde::Deserialize;
 
@@ -51,7 +51,13 @@ pub struct PlmcKeys {
 
 impl PlmcKeys {
     fn allocation(&self) -> Allocation<'_> {
-        Allocation { zeta: self.zeta, policy: self.policy.as_deref(), ratios: self.ratios.as_deref(), c_min: self.c_min.as_deref(), min_overflow: self.min_overflow.as_deref() }
+        Allocation {
+            zeta: self.zeta,
+            policy: self.policy.as_deref(),
+            ratios: self.ratios.as_deref(),
+            c_min: self.c_min.as_deref(),
+            min_overflow: self.min_overflow.as_deref(),
+        }
     }
 }
 
@@ -102,9 +108,14 @@ fn plmc(cx: &mut Ctx, key: &str, c: &PlmcKeys, hosts: &[usize], env: &Env) -> Op
         Some("hod") => {
             // The exact demand is read ahead from the hosts' arrival streams: a closed loop's
             // arrivals depend on its completions, so it has none to read ahead.
-            let closed = workloads.iter().find(|w| hosts.contains(&w.host) && w.volume == Some(pool) && matches!(&w.source, SourcePlan::Synthetic(s) if s.arrival.outstanding().is_some()));
+            let closed = workloads.iter().find(|w| {
+                hosts.contains(&w.host) && w.volume == Some(pool) && matches!(&w.source, SourcePlan::Synthetic(s) if s.arrival.outstanding().is_some())
+            });
             if let Some(w) = closed {
-                cx.err(&f("predictor"), format!("hod reads the hosts' arrivals ahead, but workload '{}' is closed-loop (outstanding): use cod or an open-loop arrival", w.name));
+                cx.err(
+                    &f("predictor"),
+                    format!("hod reads the hosts' arrivals ahead, but workload '{}' is closed-loop (outstanding): use cod or an open-loop arrival", w.name),
+                );
             }
             Some(pp.t_dw)
         }
@@ -139,7 +150,13 @@ fn plmc_links(cx: &mut Ctx, key: &str, c: &PlmcKeys, hosts: &[usize], env: &Env,
         Some("instant") => false,
         Some("network") => {
             if server.is_none() {
-                cx.err(&f, format!("network: the first replica of pool '{}' is not in a storage server, so PLMC has no place on the network (set messages = \"instant\")", pool.name));
+                cx.err(
+                    &f,
+                    format!(
+                        "network: the first replica of pool '{}' is not in a storage server, so PLMC has no place on the network (set messages = \"instant\")",
+                        pool.name
+                    ),
+                );
             }
             true
         }
@@ -161,7 +178,13 @@ fn plmc_links(cx: &mut Ctx, key: &str, c: &PlmcKeys, hosts: &[usize], env: &Env,
         match conn {
             Some(cn) => channels.push((cn.fwd, cn.back)),
             None => {
-                cx.err(&f, format!("host '{}' has no NVMe-oF connection to '{server_name}', where PLMC runs (it reaches no device there): set messages = \"instant\"", host_plans[h].name));
+                cx.err(
+                    &f,
+                    format!(
+                        "host '{}' has no NVMe-oF connection to '{server_name}', where PLMC runs (it reaches no device there): set messages = \"instant\"",
+                        host_plans[h].name
+                    ),
+                );
                 return None;
             }
         }

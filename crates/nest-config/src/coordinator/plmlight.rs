@@ -62,7 +62,13 @@ pub struct PlmLightKeys {
 
 impl PlmLightKeys {
     fn allocation(&self) -> Allocation<'_> {
-        Allocation { zeta: self.zeta, policy: self.policy.as_deref(), ratios: self.ratios.as_deref(), c_min: self.c_min.as_deref(), min_overflow: self.min_overflow.as_deref() }
+        Allocation {
+            zeta: self.zeta,
+            policy: self.policy.as_deref(),
+            ratios: self.ratios.as_deref(),
+            c_min: self.c_min.as_deref(),
+            min_overflow: self.min_overflow.as_deref(),
+        }
     }
 }
 
@@ -85,7 +91,13 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
     let f = |n: &str| format!("{key}.{n}");
     let dev = |cx: &mut Ctx, field: &str, v: &Option<String>| -> Option<usize> {
         let Some(name) = v else {
-            cx.err(&f(field), format!("plmlight needs {field}: {}", if field == "device" { "the SSD whose windows it emulates" } else { "the fast device that takes the redirected writes" }));
+            cx.err(
+                &f(field),
+                format!(
+                    "plmlight needs {field}: {}",
+                    if field == "device" { "the SSD whose windows it emulates" } else { "the fast device that takes the redirected writes" }
+                ),
+            );
             return None;
         };
         let d = devices.iter().position(|d| &d.name == name);
@@ -97,7 +109,9 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
     let (device, fast) = (dev(cx, "device", &c.device), dev(cx, "fast", &c.fast));
     let (device, fast) = (device?, fast?);
     match &devices[device].kind {
-        DeviceKindPlan::Ssd(p) if p.params.plm.is_some() => cx.err(&f("device"), format!("'{}' has PLM: PLMLight emulates it for an SSD without (use plmc)", devices[device].name)),
+        DeviceKindPlan::Ssd(p) if p.params.plm.is_some() => {
+            cx.err(&f("device"), format!("'{}' has PLM: PLMLight emulates it for an SSD without (use plmc)", devices[device].name))
+        }
         DeviceKindPlan::Ssd(_) => {}
         _ => cx.err(&f("device"), format!("'{}' is not an SSD", devices[device].name)),
     }
@@ -157,7 +171,18 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
     }
     let k = hosts.len();
     let (zeta, ratios, c_min, scale_minimums) = allocation_keys(cx, key, &c.allocation(), k, "fixed-ratio");
-    let alloc = PlmcPlan { pool: usize::MAX, pool_name: String::new(), counts: read_counts, hod: None, zeta, ratios, c_min, scale_minimums, overrun: OverrunPlan::Nd, links: None };
+    let alloc = PlmcPlan {
+        pool: usize::MAX,
+        pool_name: String::new(),
+        counts: read_counts,
+        hod: None,
+        zeta,
+        ratios,
+        c_min,
+        scale_minimums,
+        overrun: OverrunPlan::Nd,
+        links: None,
+    };
     let server_name = net.topology.host_name(server).to_string();
     Some(PlmLightPlan { device, fast, server, server_name, read_counts, write_counts, t_dw, t_ndwl, t_ndwh, small_below, fast_capacity, flush_depth, alloc })
 }

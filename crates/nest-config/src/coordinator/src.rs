@@ -149,7 +149,10 @@ fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
                 return None;
             }
             (Some(s), Some(first)) if s != first => {
-                cx.err(&key_of(k), format!("'{}' is in another storage server than '{}': one SRC acts at one target", devices[device].name, devices[chosen[0].0].name));
+                cx.err(
+                    &key_of(k),
+                    format!("'{}' is in another storage server than '{}': one SRC acts at one target", devices[device].name, devices[chosen[0].0].name),
+                );
                 return None;
             }
             (Some(s), _) => server = Some(s),

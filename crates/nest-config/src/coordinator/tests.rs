@@ -31,7 +31,8 @@ fn load(coordinator: &str) -> Result<crate::Resolved, String> {
 /// Each is now refused by name and line, all in one pass.
 #[test]
 fn keys_of_other_kinds_are_refused_by_name() {
-    let e = load("name = \"p\"\nkind = \"plmc\"\npool = \"x\"\nios = 4\nperiod = \"1ms\"\nw_max = 3\nfast = \"nope\"\nflush_depth = 0\ntau = -7.0\n").unwrap_err();
+    let e =
+        load("name = \"p\"\nkind = \"plmc\"\npool = \"x\"\nios = 4\nperiod = \"1ms\"\nw_max = 3\nfast = \"nope\"\nflush_depth = 0\ntau = -7.0\n").unwrap_err();
     for (key, line) in [("ios", 24), ("period", 25), ("w_max", 26), ("fast", 27), ("flush_depth", 28), ("tau", 29)] {
         let want = format!("s.toml:{line}:1: coordinator[0].{key}: unknown field `{key}`");
         assert!(e.contains(&want), "{want} not in\n{e}");

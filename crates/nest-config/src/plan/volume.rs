@@ -6,7 +6,9 @@ use nest_core::SimTime;
 pub enum Layout {
     Single,
     /// Bytes per device before the next.
-    Stripe { unit: u64 },
+    Stripe {
+        unit: u64,
+    },
     Replicate,
 }
 

@@ -2,9 +2,9 @@
 //! SARC parameters, and cost overrides, each checked at its key.
 
 use super::Ctx;
+pub use crate::plan::cache::CachePlan;
 use crate::schema::HostCacheConfig;
 use nest_cache::{Algorithm, CacheParams, CostModel, WriteMiss, BLOCK};
-pub use crate::plan::cache::CachePlan;
 
 pub(super) fn resolve_cache(cx: &mut Ctx, key: &str, c: &HostCacheConfig) -> Option<CachePlan> {
     let Some(algorithm) = Algorithm::parse(&c.algorithm) else {
@@ -71,7 +71,12 @@ pub(super) fn resolve_cache(cx: &mut Ctx, key: &str, c: &HostCacheConfig) -> Opt
     }
     let mut costs = CostModel::default_for(algorithm);
     if let Some(k) = &c.costs {
-        for (name, v, slot) in [("lookup", &k.lookup, &mut costs.lookup_ns), ("dm", &k.dm, &mut costs.dm_ns), ("mdm", &k.mdm, &mut costs.mdm_ns), ("copy", &k.copy, &mut costs.copy_ns)] {
+        for (name, v, slot) in [
+            ("lookup", &k.lookup, &mut costs.lookup_ns),
+            ("dm", &k.dm, &mut costs.dm_ns),
+            ("mdm", &k.mdm, &mut costs.mdm_ns),
+            ("copy", &k.copy, &mut costs.copy_ns),
+        ] {
             if let Some(s) = v {
                 if let Some(t) = cx.dur(&format!("{key}.costs.{name}"), s) {
                     *slot = t.0 as f64 / 1000.0;

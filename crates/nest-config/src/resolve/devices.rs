@@ -8,9 +8,9 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
+use nest_ssd::presets;
 use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, MergeRead, ProgramTransfer};
 use nest_ssd::SsdParams;
-use nest_ssd::presets;
 
 /// Every `[[device]]` section, in order (a device with errors is left out; its errors are in `cx`).
 pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<DevicePlan> {
@@ -41,7 +41,18 @@ pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<Dev
                     }
                 }
                 if let (Some(read), Some(write)) = (read, write) {
-                    devices.push(DevicePlan { name: c.name.clone(), capacity, kind: DeviceKindPlan::Ideal(IdealDevicePlan { servers: servers.max(1), read, write, read_bps, write_bps, queue_depth: queue_depth.max(1) }) });
+                    devices.push(DevicePlan {
+                        name: c.name.clone(),
+                        capacity,
+                        kind: DeviceKindPlan::Ideal(IdealDevicePlan {
+                            servers: servers.max(1),
+                            read,
+                            write,
+                            read_bps,
+                            write_bps,
+                            queue_depth: queue_depth.max(1),
+                        }),
+                    });
                 }
             }
             DeviceConfig::Ssd(c) => {
@@ -137,7 +148,14 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     };
     if let Some(g) = &c.geometry {
         let gp = &mut p.geometry;
-        for (v, slot) in [(g.channels, &mut gp.channels), (g.chips_per_channel, &mut gp.chips_per_channel), (g.dies_per_chip, &mut gp.dies_per_chip), (g.planes_per_die, &mut gp.planes_per_die), (g.blocks_per_plane, &mut gp.blocks_per_plane), (g.pages_per_block, &mut gp.pages_per_block)] {
+        for (v, slot) in [
+            (g.channels, &mut gp.channels),
+            (g.chips_per_channel, &mut gp.chips_per_channel),
+            (g.dies_per_chip, &mut gp.dies_per_chip),
+            (g.planes_per_die, &mut gp.planes_per_die),
+            (g.blocks_per_plane, &mut gp.blocks_per_plane),
+            (g.pages_per_block, &mut gp.pages_per_block),
+        ] {
             if let Some(v) = v {
                 *slot = v;
             }
@@ -180,7 +198,10 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
         if let Some(s) = &f.allocation {
             match Allocation::parse(s) {
                 Some(a) => ftl.allocation = a,
-                None => cx.err(&format!("{key}.ftl.allocation"), format!("'{s}' is not an allocation scheme (expected an order of the letters C, W, D, P such as CWDP, or dynamic)")),
+                None => cx.err(
+                    &format!("{key}.ftl.allocation"),
+                    format!("'{s}' is not an allocation scheme (expected an order of the letters C, W, D, P such as CWDP, or dynamic)"),
+                ),
             }
         }
         if let Some(s) = &f.gc_policy {
@@ -271,8 +292,12 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
     }
     let ok = ok && {
         let g = &p.geometry;
-        let what = format!("the drive's FTL, cache and mapping tables ({} physical pages, {} cache slots{})", g.planes() as u64 * g.blocks_per_plane as u64 * g.pages_per_block as u64, p.cache_slots(),
-                           if p.precondition.is_some() { ", preconditioned" } else { "" });
+        let what = format!(
+            "the drive's FTL, cache and mapping tables ({} physical pages, {} cache slots{})",
+            g.planes() as u64 * g.blocks_per_plane as u64 * g.pages_per_block as u64,
+            p.cache_slots(),
+            if p.precondition.is_some() { ", preconditioned" } else { "" }
+        );
         let need = p.memory_bytes_at_start();
         let part = if p.cache_slots() as u64 * 64 > need { "cache" } else { "geometry" };
         cx.memory(&format!("{key}.{part}"), need, what)

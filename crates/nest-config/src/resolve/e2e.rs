@@ -3,13 +3,13 @@
 //! channels per host, server and class), and how every layer treats the class tag (`[qos]`).
 
 use super::network::{transport, NetworkPlan};
-use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
 use super::volume::VolumePlan;
+use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
+pub use crate::plan::e2e::{ConnPlan, NvmeofPlan, Tagging, DEFAULT_CTRL_LOSS_TMO, DEFAULT_KEEP_ALIVE, DEFAULT_RECONNECT_DELAY};
 use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_transport::{Cc, FlowSpec, Target};
-pub use crate::plan::e2e::{ConnPlan, NvmeofPlan, Tagging, DEFAULT_CTRL_LOSS_TMO, DEFAULT_KEEP_ALIVE, DEFAULT_RECONNECT_DELAY};
 
 /// One layer's `[qos]` value: per class, the class it treats the request as (`None`: ignored).
 fn layer(cx: &mut Ctx, key: &str, v: &Option<toml::Value>, classes: &[ClassPlan]) -> Vec<Option<usize>> {
@@ -152,9 +152,7 @@ pub(super) fn nvmeof(
     let ctrl_loss_tmo = match c.ctrl_loss_tmo.as_deref() {
         None => Some(DEFAULT_CTRL_LOSS_TMO),
         Some("forever") => None,
-        Some(v) => nest_core::units::parse_duration(v)
-            .map_err(|e| cx.err("nvmeof.ctrl_loss_tmo", format!("{e}; or \"forever\" for no limit")))
-            .ok(),
+        Some(v) => nest_core::units::parse_duration(v).map_err(|e| cx.err("nvmeof.ctrl_loss_tmo", format!("{e}; or \"forever\" for no limit"))).ok(),
     };
 
     // The connections the workloads need, in a deterministic order.
@@ -172,7 +170,10 @@ pub(super) fn nvmeof(
                 None => {
                     cx.err(
                         &format!("workload[{i}].host"),
-                        format!("host '{}' reaches device '{}' in a storage server but is not on the network: give it a `node` (a topology host)", hosts[w.host].name, devices[d].name),
+                        format!(
+                            "host '{}' reaches device '{}' in a storage server but is not on the network: give it a `node` (a topology host)",
+                            hosts[w.host].name, devices[d].name
+                        ),
                     );
                     break; // once per workload, not once per device of its volume
                 }
@@ -191,7 +192,21 @@ pub(super) fn nvmeof(
         net.flows.push(spec(format!("nvmeof:{sname}>{hname}:{}", classes[k].name), s, hn));
         conns.push(ConnPlan { host: h, server: s, class: k, fwd, back: fwd + 1 });
     }
-    Some(NvmeofPlan { host_node, device_server, conns, command_capsule, completion_capsule, data_header, target_overhead, response_overhead, host_overhead, target_buffer, keep_alive, reconnect_delay, ctrl_loss_tmo })
+    Some(NvmeofPlan {
+        host_node,
+        device_server,
+        conns,
+        command_capsule,
+        completion_capsule,
+        data_header,
+        target_overhead,
+        response_overhead,
+        host_overhead,
+        target_buffer,
+        keep_alive,
+        reconnect_delay,
+        ctrl_loss_tmo,
+    })
 }
 
 /// A message channel of class `k` on transport `cc` (an NVMe-oF connection's direction, a

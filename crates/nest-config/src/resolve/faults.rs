@@ -2,8 +2,8 @@
 //! SSD's GC storm, a fabric link or switch failing — resolved to time-ordered events, every key
 //! checked and named when wrong.
 
-use super::network::NetworkPlan;
 use super::e2e::NvmeofPlan;
+use super::network::NetworkPlan;
 use super::{Ctx, DeviceKindPlan, DevicePlan};
 use crate::coordinator::CoordinatorConfig;
 use crate::schema::{FaultConfig, Scenario, WorkloadConfig};
@@ -75,7 +75,9 @@ impl FaultKind {
     /// The device it happens to, if a device's.
     pub fn device(&self) -> Option<usize> {
         match *self {
-            FaultKind::DeviceFail { device } | FaultKind::DeviceBack { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => Some(device),
+            FaultKind::DeviceFail { device } | FaultKind::DeviceBack { device } | FaultKind::DeviceSlow { device, .. } | FaultKind::GcStorm { device, .. } => {
+                Some(device)
+            }
             FaultKind::Link { .. } | FaultKind::Reroute | FaultKind::Server { .. } | FaultKind::KeepAliveLost { .. } | FaultKind::HostCrash { .. } => None,
         }
     }
@@ -166,7 +168,12 @@ pub(crate) fn faults(cx: &mut Ctx, sc: &Scenario, devices: &[DevicePlan], networ
                 out.push(FaultPlan { at, kind: FaultKind::DeviceFail { device: d } });
                 out.extend(until.map(|u| FaultPlan { at: u, kind: FaultKind::DeviceBack { device: d } }));
             }
-            other => cx.err(&key("kind"), crate::suggest::with_hint(&format!("unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down`, `switch_down`, `server_down` or `host_crash`"))),
+            other => cx.err(
+                &key("kind"),
+                crate::suggest::with_hint(&format!(
+                    "unknown variant `{other}`, expected `device_fail`, `device_slow`, `gc_storm`, `link_down`, `switch_down`, `server_down` or `host_crash`"
+                )),
+            ),
         }
     }
     out.sort_by_key(|f| f.at);
@@ -279,7 +286,11 @@ fn may_die(cx: &mut Ctx, i: usize, key: &str, sc: &Scenario, name: &str) -> bool
         Some(("kind", "faults with host caches are not modelled yet (a cache's own I/O to a dead device)".to_string()))
     } else if sc.volumes.iter().any(|v| v.read.as_deref() == Some("dt-active") && v.devices.iter().any(|d| d == name)) {
         Some((key, format!("'{name}' is a replica of an NVM-set pool (read = \"dt-active\"): a pool losing a replica is not modelled yet")))
-    } else if sc.coordinators.iter().any(|c| matches!(c, CoordinatorConfig::Plmlight(p) if p.device.as_deref() == Some(name) || p.fast.as_deref() == Some(name))) {
+    } else if sc
+        .coordinators
+        .iter()
+        .any(|c| matches!(c, CoordinatorConfig::Plmlight(p) if p.device.as_deref() == Some(name) || p.fast.as_deref() == Some(name)))
+    {
         // PLMLight's agent does I/O of its own at the server (flushes), which a dead device
         // would leave to no host's timeout.
         Some((key, format!("'{name}' is a PLMLight device: its agent's own I/O to a dead device is not modelled yet")))
@@ -300,13 +311,23 @@ fn may_die(cx: &mut Ctx, i: usize, key: &str, sc: &Scenario, name: &str) -> bool
 /// sent at or after `at` has gone unanswered for KATO (Keep Alive commands go out at multiples
 /// of KATO).
 #[allow(clippy::too_many_arguments)]
-fn server_fault(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>, sc: &Scenario, devices: &[DevicePlan], nvmeof: Option<&NvmeofPlan>, out: &mut Vec<FaultPlan>) {
+fn server_fault(
+    cx: &mut Ctx,
+    i: usize,
+    f: &FaultConfig,
+    at: Option<SimTime>,
+    sc: &Scenario,
+    devices: &[DevicePlan],
+    nvmeof: Option<&NvmeofPlan>,
+    out: &mut Vec<FaultPlan>,
+) {
     let key = |k: &str| format!("fault[{i}].{k}");
     let Some(server) = &f.server else {
         cx.err(&key("server"), "server_down needs server: the storage server (a host that devices sit in) that stops");
         return;
     };
-    let members: Vec<usize> = sc.devices.iter().filter(|d| d.server() == Some(server.as_str())).filter_map(|d| devices.iter().position(|p| p.name == d.name())).collect();
+    let members: Vec<usize> =
+        sc.devices.iter().filter(|d| d.server() == Some(server.as_str())).filter_map(|d| devices.iter().position(|p| p.name == d.name())).collect();
     if members.is_empty() {
         let servers = sc.devices.iter().filter_map(|d| d.server());
         let hint = crate::suggest::hint(server, servers);
@@ -351,4 +372,3 @@ fn window(cx: &mut Ctx, i: usize, f: &FaultConfig, at: Option<SimTime>) -> Optio
     }
     Some((at, until))
 }
-

@@ -30,7 +30,14 @@ pub const MAX_PAIRS: usize = 1 << 16;
 /// Keys of the verbs model's own switch: on the packet fabric, the `[network]` decides them.
 const FABRIC_KEYS: [&str; 4] = ["link_gbps", "link_delay_ns", "switch_latency_ns", "mtu"];
 
-pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &[ClassPlan], tagging: &Tagging, net: Option<&mut NetworkPlan>) -> Option<HaechiPlan> {
+pub(crate) fn resolve(
+    cx: &mut Ctx,
+    spec: &HaechiSpec,
+    run: &RunPlan,
+    classes: &[ClassPlan],
+    tagging: &Tagging,
+    net: Option<&mut NetworkPlan>,
+) -> Option<HaechiPlan> {
     let Some(net) = net else {
         cx.err("haechi", "a World scenario's [haechi] runs on its [network] (without one, write the [haechi] table alone in its own file: docs/haechi.md)");
         return None;
@@ -68,7 +75,14 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
         n
     };
     if s.clients.len().saturating_mul(s.data_nodes.len()) > MAX_PAIRS {
-        cx.err("haechi.data_nodes", format!("{} clients × {} data nodes: at most {MAX_PAIRS} pairs on the fabric (each is two queue pairs' flows)", s.clients.len(), s.data_nodes.len()));
+        cx.err(
+            "haechi.data_nodes",
+            format!(
+                "{} clients × {} data nodes: at most {MAX_PAIRS} pairs on the fabric (each is two queue pairs' flows)",
+                s.clients.len(),
+                s.data_nodes.len()
+            ),
+        );
         return None;
     }
     if s.data_nodes.is_empty() {
@@ -122,7 +136,8 @@ pub(crate) fn resolve(cx: &mut Ctx, spec: &HaechiSpec, run: &RunPlan, classes: &
         }
         ok = false;
     }
-    let (Some(client_nodes), Some(data_nodes)) = (client_nodes.into_iter().collect::<Option<Vec<u32>>>(), data_nodes.into_iter().collect::<Option<Vec<u32>>>()) else {
+    let (Some(client_nodes), Some(data_nodes)) = (client_nodes.into_iter().collect::<Option<Vec<u32>>>(), data_nodes.into_iter().collect::<Option<Vec<u32>>>())
+    else {
         return None;
     };
     if !ok {

@@ -3,12 +3,12 @@
 //! every flow's endpoints and class checked.
 
 use super::{ClassPlan, Ctx, RunPlan};
+pub use crate::plan::network::{NetworkPlan, SamplePorts};
 use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
 use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
-pub use crate::plan::network::{NetworkPlan, SamplePorts};
 
 const IP_TCP_HEADER: u32 = 52;
 
@@ -74,7 +74,9 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
     let topo = match n.topology.as_str() {
         "dumbbell" => Ok(Topology::dumbbell(n.senders.unwrap_or(2), n.receivers.unwrap_or(1), rate_u, delay)),
         "fat_tree" => Topology::fat_tree(n.k.unwrap_or(4), rate_u, delay),
-        "clos" => Topology::clos(n.pods.unwrap_or(4), n.leaves.unwrap_or(2), n.tors.unwrap_or(4), n.hosts_per_tor.unwrap_or(16), n.spines.unwrap_or(2), rate_u, delay),
+        "clos" => {
+            Topology::clos(n.pods.unwrap_or(4), n.leaves.unwrap_or(2), n.tors.unwrap_or(4), n.hosts_per_tor.unwrap_or(16), n.spines.unwrap_or(2), rate_u, delay)
+        }
         "graph" => graph(cx, n, rate_u, delay),
         o => Err(format!("'{o}' is not a topology (expected dumbbell, fat_tree, clos or graph)")),
     };
@@ -260,7 +262,9 @@ fn tcp(cx: &mut Ctx, c: &TcpConfig, mtu: u32, framing: u32) -> TcpParams {
         }
         t.alpha_init = a;
     }
-    for (key, v, dst) in [("init_cwnd", c.init_cwnd, &mut t.init_cwnd), ("min_cwnd", c.min_cwnd, &mut t.min_cwnd), ("delayed_ack", c.delayed_ack, &mut t.delayed_ack)] {
+    for (key, v, dst) in
+        [("init_cwnd", c.init_cwnd, &mut t.init_cwnd), ("min_cwnd", c.min_cwnd, &mut t.min_cwnd), ("delayed_ack", c.delayed_ack, &mut t.delayed_ack)]
+    {
         if let Some(v) = v {
             if v == 0 || v > 1_000_000 {
                 cx.err(&format!("network.tcp.{key}"), format!("must be 1..1000000, got {v}"));
@@ -330,7 +334,21 @@ fn flows(cx: &mut Ctx, fl: &[FlowConfig], t: &Topology, run: &RunPlan, classes: 
                 _ => None,
             };
             let prio = if c.priority.is_urgent() { PRIO_URGENT } else { PRIO_NORMAL };
-            out.push(FlowSpec { name: f.name.clone(), src, dst, class: class as u8, prio, cc, start, stop, bytes, rate_bps, deadline, target, messages: false });
+            out.push(FlowSpec {
+                name: f.name.clone(),
+                src,
+                dst,
+                class: class as u8,
+                prio,
+                cc,
+                start,
+                stop,
+                bytes,
+                rate_bps,
+                deadline,
+                target,
+                messages: false,
+            });
         }
     }
     out

@@ -35,7 +35,8 @@ pub(super) fn nvm_sets_and_plm(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: 
     let mut a = default_attrs(p, t_dw);
     a.c_rd = m.c_rd.unwrap_or(a.c_rd);
     a.c_wr = m.c_wr.unwrap_or(a.c_wr);
-    for (v, slot, f) in [(&m.t_ndwh, &mut a.t_ndwh, "t_ndwh"), (&m.t_ndwl, &mut a.t_ndwl, "t_ndwl"), (&m.nd_delay_mean, &mut a.nd_delay_mean, "nd_delay_mean")] {
+    for (v, slot, f) in [(&m.t_ndwh, &mut a.t_ndwh, "t_ndwh"), (&m.t_ndwl, &mut a.t_ndwl, "t_ndwl"), (&m.nd_delay_mean, &mut a.nd_delay_mean, "nd_delay_mean")]
+    {
         if let Some(s) = v {
             *slot = cx.dur(&k(f), s).unwrap_or(*slot);
         }

@@ -92,7 +92,10 @@ fn every_parse_error_is_reported_in_one_pass_without_follow_ons() {
 
 #[test]
 fn every_semantic_error_is_collected() {
-    let text = GOOD.replace("class = \"high\"", "class = \"gold\"").replace("read_fraction = 0.7", "read_fraction = 1.7").replace("rate_iops = 10000", "rate_iops = -1");
+    let text = GOOD
+        .replace("class = \"high\"", "class = \"gold\"")
+        .replace("read_fraction = 0.7", "read_fraction = 1.7")
+        .replace("rate_iops = 10000", "rate_iops = -1");
     let e = check(&text).unwrap_err();
     let keys: Vec<&str> = e.0.iter().map(|x| x.key.as_str()).collect();
     assert!(keys.contains(&"workload[0].class"), "{e}");
@@ -140,7 +143,9 @@ fn random_and_truncated_text_never_panics() {
     for _ in 0..2000 {
         let mut b = GOOD.as_bytes()[..rng.below(GOOD.len() as u64) as usize].to_vec();
         for _ in 0..rng.below(4) {
-            if b.is_empty() { break; }
+            if b.is_empty() {
+                break;
+            }
             let i = rng.below(b.len() as u64) as usize;
             b[i] = alphabet[rng.below(alphabet.len() as u64) as usize];
         }
@@ -199,7 +204,14 @@ fn bad_e2e_settings_name_their_key() {
         (e2e("[qos]\nnvme = { gold = \"low\" }\n"), "qos.nvme.gold", "no class named 'gold'"),
         (e2e("[qos]\ndevice = \"sometimes\"\n"), "qos.device", "expected \"follow\""),
         (GOOD.replace("kind = \"ideal\"\n", "kind = \"ideal\"\nserver = \"r0\"\n"), "device[0].server", "needs a [network]"),
-        (e2e("").replace("node = \"s0\"\n", "").replace("name = \"host0\"", "name = \"laptop\"").replace("[[workload]]\n", "[[workload]]\nhost = \"laptop\"\n"), "workload[0].host", "not on the network"),
+        (
+            e2e("")
+                .replace("node = \"s0\"\n", "")
+                .replace("name = \"host0\"", "name = \"laptop\"")
+                .replace("[[workload]]\n", "[[workload]]\nhost = \"laptop\"\n"),
+            "workload[0].host",
+            "not on the network",
+        ),
     ];
     for (text, key, msg) in cases {
         let e = check(&text).expect_err(key);
@@ -209,7 +221,12 @@ fn bad_e2e_settings_name_their_key() {
 
 #[test]
 fn split_queues_take_a_write_weight_and_nothing_of_wrr() {
-    let ssd = |nvme: &str| GOOD.replace("kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }", &format!("kind = \"ssd\"\npreset = \"mlc\"\nnvme = {{ {nvme} }}"));
+    let ssd = |nvme: &str| {
+        GOOD.replace(
+            "kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }",
+            &format!("kind = \"ssd\"\npreset = \"mlc\"\nnvme = {{ {nvme} }}"),
+        )
+    };
     let r = check(&ssd("arbitration = \"ssq\", write_weight = 4")).unwrap();
     let DeviceKindPlan::Ssd(p) = &r.devices[0].kind else { panic!() };
     assert_eq!(p.nvme.split, Some(4));
@@ -276,7 +293,11 @@ fn scenarios_that_would_hang_are_refused() {
     // A device that serves in zero time: a closed loop on it livelocks at one instant.
     let e = check(&GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", "write = { dist = \"fixed\", value = \"0us\" }")).unwrap_err().to_string();
     assert!(e.contains("device[0].write") && e.contains("takes no time"), "{e}");
-    assert!(check(&GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", "write = { dist = \"fixed\", value = \"0us\" }\nwrite_bandwidth = \"1GB/s\"")).is_ok(), "a bandwidth bounds it");
+    assert!(
+        check(&GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", "write = { dist = \"fixed\", value = \"0us\" }\nwrite_bandwidth = \"1GB/s\""))
+            .is_ok(),
+        "a bandwidth bounds it"
+    );
     // A sampling interval that would give billions of samples.
     let e = check(&GOOD.replace("warmup = \"10%\"", "warmup = \"10%\"\ninterval = \"1ps\"")).unwrap_err().to_string();
     assert!(e.contains("run.interval") && e.contains("samples per series"), "{e}");
@@ -286,10 +307,12 @@ fn scenarios_that_would_hang_are_refused() {
 /// table (a panic); requests larger than the workload's range are refused at validation.
 #[test]
 fn requests_larger_than_the_range_are_refused() {
-    let text = GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"64KiB\"");
+    let text =
+        GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"64KiB\"");
     let e = check(&text).unwrap_err().to_string();
     assert!(e.contains("workload[0].size") && e.contains("do not fit in the workload's range of 65536 B"), "{e}");
-    let ok = GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"120KiB\"");
+    let ok =
+        GOOD.replace("size = { dist = \"uniform_blocks\", min = 5, max = 30 }", "size = { dist = \"uniform_blocks\", min = 5, max = 30 }\nrange = \"120KiB\"");
     check(&ok).unwrap();
 }
 
@@ -299,7 +322,10 @@ fn requests_larger_than_the_range_are_refused() {
 /// preconditioned one what preconditioning fills.
 #[test]
 fn the_memory_limit_refuses_a_drive_too_large() {
-    let text = GOOD.replace("kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }", "kind = \"ssd\"\npreset = \"mlc\"");
+    let text = GOOD.replace(
+        "kind = \"ideal\"\nservers = 4\nread = { dist = \"exp\", mean = \"80us\" }\nwrite = { dist = \"fixed\", value = \"20us\" }",
+        "kind = \"ssd\"\npreset = \"mlc\"",
+    );
     let mut l = load_str(&text, "s.toml", PathBuf::from("."), &[], None).unwrap();
     let (need, full) = match &resolve(&l, &text).unwrap().devices[0].kind {
         crate::resolve::DeviceKindPlan::Ssd(p) => (p.params.memory_bytes_at_start(), p.params.memory_bytes()),

@@ -5,8 +5,8 @@
 //! at a time, and reads go to the one in DTWin.
 
 use super::{Ctx, DeviceKindPlan, DevicePlan};
-use crate::schema::VolumeConfig;
 pub use crate::plan::volume::{Layout, PoolPlan, VolumePlan};
+use crate::schema::VolumeConfig;
 
 pub(super) fn resolve_volume(cx: &mut Ctx, i: usize, v: &VolumeConfig, devices: &[DevicePlan]) -> Option<VolumePlan> {
     let key = format!("volume[{i}]");

@@ -46,9 +46,18 @@ pub(crate) fn size_dist(cx: &mut Ctx, key: &str, c: &SizeConfig) -> Option<SizeD
         SizeConfig::Fixed { bytes } => SizeDist::Fixed(cx.size32(&format!("{key}.bytes"), bytes)?),
         SizeConfig::Exp { mean, align, min, max } => {
             let mean_b = cx.size32(&format!("{key}.mean"), mean)? as f64;
-            let align = match align { Some(a) => cx.size32(&format!("{key}.align"), a)?, None => 512 };
-            let min = match min { Some(a) => cx.size32(&format!("{key}.min"), a)?, None => align };
-            let max = match max { Some(a) => cx.size32(&format!("{key}.max"), a)?, None => u32::MAX / 2 };
+            let align = match align {
+                Some(a) => cx.size32(&format!("{key}.align"), a)?,
+                None => 512,
+            };
+            let min = match min {
+                Some(a) => cx.size32(&format!("{key}.min"), a)?,
+                None => align,
+            };
+            let max = match max {
+                Some(a) => cx.size32(&format!("{key}.max"), a)?,
+                None => u32::MAX / 2,
+            };
             if max < min {
                 cx.err(&format!("{key}.max"), "max must not be below min");
                 return None;
@@ -56,7 +65,10 @@ pub(crate) fn size_dist(cx: &mut Ctx, key: &str, c: &SizeConfig) -> Option<SizeD
             SizeDist::Exponential { mean: mean_b, align, min, max }
         }
         SizeConfig::UniformBlocks { min, max, block } => {
-            let block = match block { Some(b) => cx.size32(&format!("{key}.block"), b)?, None => 4096 };
+            let block = match block {
+                Some(b) => cx.size32(&format!("{key}.block"), b)?,
+                None => 4096,
+            };
             if *min == 0 || max < min || (*max as u64) * block as u64 > u32::MAX as u64 {
                 cx.err(&format!("{key}.min"), format!("need 1 ≤ min ≤ max and max × block ≤ 4 GiB (got {min}..{max} × {block})"));
                 return None;
@@ -116,7 +128,10 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
             match fit_mmpp2(&Moments4 { mean: m, scv: *scv, skewness: *skewness, lag1: *lag1 }) {
                 Ok(fit) => {
                     if fit.residual > 0.01 {
-                        cx.warnings.push(format!("{key}: MMPP(2) cannot match these statistics exactly; fitted SCV {:.3}, skewness {:.3}, lag-1 {:.3}", fit.achieved.scv, fit.achieved.skewness, fit.achieved.lag1));
+                        cx.warnings.push(format!(
+                            "{key}: MMPP(2) cannot match these statistics exactly; fitted SCV {:.3}, skewness {:.3}, lag-1 {:.3}",
+                            fit.achieved.scv, fit.achieved.skewness, fit.achieved.lag1
+                        ));
                     }
                     ArrivalSpec::Mmpp(fit.mmpp)
                 }
@@ -166,7 +181,18 @@ impl<'a> ByName<'a> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: &RunPlan, classes: &[ClassPlan], devices: &[DevicePlan], dev_cfg: &[DeviceConfig], volumes: &[volume::VolumePlan], by_name: &ByName, out: &mut Vec<WorkloadPlan>) {
+pub(super) fn resolve_workload(
+    cx: &mut Ctx,
+    i: usize,
+    w: &WorkloadConfig,
+    run: &RunPlan,
+    classes: &[ClassPlan],
+    devices: &[DevicePlan],
+    dev_cfg: &[DeviceConfig],
+    volumes: &[volume::VolumePlan],
+    by_name: &ByName,
+    out: &mut Vec<WorkloadPlan>,
+) {
     let key = format!("workload[{i}]");
     let volume = volumes.iter().position(|v| v.name == w.device);
     let device = match volume {
@@ -187,7 +213,10 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
             p
         }
     };
-    let class_name = w.class.clone().unwrap_or_else(|| classes.iter().find(|c| c.priority == Priority::BestEffort).or(classes.last()).map(|c| c.name.clone()).unwrap_or_default());
+    let class_name = w
+        .class
+        .clone()
+        .unwrap_or_else(|| classes.iter().find(|c| c.priority == Priority::BestEffort).or(classes.last()).map(|c| c.name.clone()).unwrap_or_default());
     let class = classes.iter().position(|c| c.name == class_name);
     if class.is_none() {
         let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
@@ -207,9 +236,15 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
     if w.arrival.is_none() {
         let source = if w.trace.is_some() { "trace" } else { "fio job" };
         let synthetic = [
-            (w.size.is_some(), "size"), (w.read_size.is_some(), "read_size"), (w.write_size.is_some(), "write_size"),
-            (w.read_fraction.is_some(), "read_fraction"), (w.address.is_some(), "address"), (w.range.is_some(), "range"),
-            (w.range_start.is_some(), "range_start"), (w.align.is_some(), "align"), (w.on_off.is_some(), "on_off"),
+            (w.size.is_some(), "size"),
+            (w.read_size.is_some(), "read_size"),
+            (w.write_size.is_some(), "write_size"),
+            (w.read_fraction.is_some(), "read_fraction"),
+            (w.address.is_some(), "address"),
+            (w.range.is_some(), "range"),
+            (w.range_start.is_some(), "range_start"),
+            (w.align.is_some(), "align"),
+            (w.on_off.is_some(), "on_off"),
             (w.max_ios.is_some(), "max_ios"),
         ];
         for (given, k) in synthetic {
@@ -282,7 +317,7 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
             }
             for clone in 0..job.numjobs {
                 let mut spec = job.spec.clone();
-                spec.start = spec.start + start;
+                spec.start += start;
                 spec.stop = match (spec.stop, stop, run.duration) {
                     (Some(a), _, _) => Some(a + start),
                     (None, Some(s), _) => Some(s),
@@ -291,9 +326,18 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
                 spec.range_bytes = spec.range_bytes.min(capacity);
                 if spec.range_bytes < spec.align.max(1) as u64 {
                     // Found by the fio fuzz test: `size=3` left the address generator nothing to pick.
-                    return cx.err(&fk, format!("{}: job '{}': size {} B is smaller than the block alignment {} B", path.display(), job.name, spec.range_bytes, spec.align));
+                    return cx.err(
+                        &fk,
+                        format!("{}: job '{}': size {} B is smaller than the block alignment {} B", path.display(), job.name, spec.range_bytes, spec.align),
+                    );
                 }
-                let name = if single { w.name.clone() } else if job.numjobs == 1 { format!("{}.{}", w.name, job.name) } else { format!("{}.{}.{clone}", w.name, job.name) };
+                let name = if single {
+                    w.name.clone()
+                } else if job.numjobs == 1 {
+                    format!("{}.{}", w.name, job.name)
+                } else {
+                    format!("{}.{}.{clone}", w.name, job.name)
+                };
                 if refs_ok {
                     out.push(WorkloadPlan { name, host, device, volume, class, source: SourcePlan::Synthetic(spec) });
                 }
@@ -310,8 +354,14 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
         Some(s) => size_dist(cx, &format!("{key}.size"), s),
         None => Some(SizeDist::Fixed(4096)),
     };
-    let read_size = match &w.read_size { Some(s) => size_dist(cx, &format!("{key}.read_size"), s), None => base.clone() };
-    let write_size = match &w.write_size { Some(s) => size_dist(cx, &format!("{key}.write_size"), s), None => base };
+    let read_size = match &w.read_size {
+        Some(s) => size_dist(cx, &format!("{key}.read_size"), s),
+        None => base.clone(),
+    };
+    let write_size = match &w.write_size {
+        Some(s) => size_dist(cx, &format!("{key}.write_size"), s),
+        None => base,
+    };
     let (Some(read_size), Some(write_size)) = (read_size, write_size) else { return };
     let mean_size = read_fraction * read_size.mean() + (1.0 - read_fraction) * write_size.mean();
     let arrival_spec = arrival(cx, &format!("{key}.arrival"), w.arrival.as_ref().expect("checked above"), mean_size.max(1.0));
@@ -339,7 +389,13 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
     for (part, d) in [("read_size", &read_size), ("write_size", &write_size)] {
         if d.max() as u64 > range {
             let k = if w.size.is_some() { "size" } else { part };
-            cx.err(&format!("{key}.{k}"), format!("requests of up to {} B do not fit in the workload's range of {range} B (the device's capacity after range_start, or `range`)", d.max()));
+            cx.err(
+                &format!("{key}.{k}"),
+                format!(
+                    "requests of up to {} B do not fit in the workload's range of {range} B (the device's capacity after range_start, or `range`)",
+                    d.max()
+                ),
+            );
             break;
         }
     }
@@ -365,6 +421,19 @@ pub(super) fn resolve_workload(cx: &mut Ctx, i: usize, w: &WorkloadConfig, run: 
         device,
         volume,
         class,
-        source: SourcePlan::Synthetic(SyntheticSpec { arrival: arrival_spec, read_fraction, read_size, write_size, address, range_bytes: range, range_start, align, start, stop, on_off, max_ios: w.max_ios }),
+        source: SourcePlan::Synthetic(SyntheticSpec {
+            arrival: arrival_spec,
+            read_fraction,
+            read_size,
+            write_size,
+            address,
+            range_bytes: range,
+            range_start,
+            align,
+            start,
+            stop,
+            on_off,
+            max_ios: w.max_ios,
+        }),
     });
 }

@@ -53,14 +53,30 @@ pub struct WorkloadConfig {
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum ArrivalConfig {
     /// Exponential gaps; give `rate_iops` or `bandwidth` (converted with the mean size).
-    Poisson { rate_iops: Option<f64>, bandwidth: Option<String> },
-    Constant { rate_iops: Option<f64>, bandwidth: Option<String> },
+    Poisson {
+        rate_iops: Option<f64>,
+        bandwidth: Option<String>,
+    },
+    Constant {
+        rate_iops: Option<f64>,
+        bandwidth: Option<String>,
+    },
     /// Closed loop: keep `outstanding` requests in flight.
-    Burst { outstanding: u32 },
+    Burst {
+        outstanding: u32,
+    },
     /// 2-phase MMPP given directly: arrival rates per phase and phase-leaving rates (per second).
-    Mmpp { rates: [f64; 2], switch: [f64; 2] },
+    Mmpp {
+        rates: [f64; 2],
+        switch: [f64; 2],
+    },
     /// 2-phase MMPP fitted to inter-arrival statistics (mean gap, SCV, skewness, lag-1).
-    MmppFit { mean_gap: String, scv: f64, skewness: f64, lag1: f64 },
+    MmppFit {
+        mean_gap: String,
+        scv: f64,
+        skewness: f64,
+        lag1: f64,
+    },
 }
 
 #[derive(Debug, Clone, Deserialize)]

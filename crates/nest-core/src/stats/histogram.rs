@@ -221,7 +221,11 @@ mod tests {
         let (mut a, mut b, mut all) = (LatencyHistogram::new(), LatencyHistogram::new(), LatencyHistogram::new());
         for v in 0..5000u64 {
             let x = v * v * 37;
-            if v % 3 == 0 { a.record(x) } else { b.record(x) }
+            if v % 3 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
             all.record(x);
         }
         a.merge(&b);
@@ -231,7 +235,9 @@ mod tests {
         c.merge(&LatencyHistogram::new());
         let mut low = LatencyHistogram::new();
         for v in 0..5000u64 {
-            if v % 3 == 0 { low.record(v * v * 37) }
+            if v % 3 == 0 {
+                low.record(v * v * 37)
+            }
         }
         c.merge(&low);
         assert_eq!((c.count(), c.min(), c.max()), (all.count(), all.min(), all.max()));

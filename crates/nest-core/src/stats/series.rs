@@ -85,7 +85,19 @@ impl SeriesColumns {
 impl IntervalSeries {
     pub fn new(interval: SimTime) -> Self {
         assert!(interval.0 > 0, "interval must be positive");
-        IntervalSeries { interval, names: Vec::new(), rows: Rows::Interval, col: Vec::new(), width: 0, base: 0, open: Vec::new(), pending: Vec::new(), changes: Vec::new(), unsorted: false, cur: (0, 0, 0) }
+        IntervalSeries {
+            interval,
+            names: Vec::new(),
+            rows: Rows::Interval,
+            col: Vec::new(),
+            width: 0,
+            base: 0,
+            open: Vec::new(),
+            pending: Vec::new(),
+            changes: Vec::new(),
+            unsorted: false,
+            cur: (0, 0, 0),
+        }
     }
 
     /// Which intervals of a gauge get a row (before any series is registered).
@@ -362,7 +374,8 @@ mod tests {
         s.add(SimTime::from_us(3), a, 2.0);
         let mut out = SeriesColumns::default();
         s.drain_until(None, &mut out);
-        let rows: Vec<(u64, u32, f64, u64)> = (0..out.series.len()).map(|i| ((out.time_s[i] * 1e6).round() as u64, out.series[i], out.sum[i], out.count[i])).collect();
+        let rows: Vec<(u64, u32, f64, u64)> =
+            (0..out.series.len()).map(|i| ((out.time_s[i] * 1e6).round() as u64, out.series[i], out.sum[i], out.count[i])).collect();
         // `a` at 3 µs repeats its mean 2 (from sum 4 over 2 samples): a row only because it is
         // its last.
         assert_eq!(rows, vec![(0, b, 0.0, 1), (0, a, 4.0, 2), (1, b, 1.0, 1), (2, b, 2.0, 1), (3, a, 2.0, 1), (3, b, 3.0, 1)]);

@@ -9,6 +9,7 @@ mod events;
 pub mod keys;
 mod results;
 pub mod run;
+mod state;
 pub use nest_config::haechi as spec;
 pub mod world;
 

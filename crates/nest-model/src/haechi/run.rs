@@ -10,7 +10,7 @@
 //! of waiting requests per node (a lane), and one I/O thread and one outstanding budget for all.
 
 use super::keys::Placement;
-use super::spec::{secs, Cap, ClientSpec, HaechiSpec, Pattern, QosMode};
+use super::spec::{secs, Cap, HaechiSpec, Pattern, QosMode};
 use nest_core::pool::Pool;
 use nest_core::queue::PendingEvents;
 use nest_core::stats::LatencyHistogram;
@@ -20,16 +20,25 @@ use nest_transport::verbs::{answer_payload, request_payload, AtTarget, Served, V
 use std::collections::VecDeque;
 
 pub use super::events::{Ev, Outbox, Send, Wire};
+pub use super::state::Node;
+use super::state::{Client, Lane};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum OpKind {
     Io,
     /// A Fetch-and-Add for global tokens; `got` once the NIC executed it.
-    Faa { got: u64 },
+    Faa {
+        got: u64,
+    },
     /// A report (one-sided 64-bit write): residual reservation, completed I/Os.
-    Report { residual: u64, completed: u64 },
+    Report {
+        residual: u64,
+        completed: u64,
+    },
     /// The monitor's period-start message with R_i tokens.
-    PeriodStart { tokens: u64 },
+    PeriodStart {
+        tokens: u64,
+    },
     StartReporting,
 }
 
@@ -43,76 +52,6 @@ struct Op {
     /// counts from the first; from the second it leaves out the wait for a token).
     submitted: SimTime,
     posted: SimTime,
-}
-
-/// A client's business with one data node: its engine there, and its requests for that node
-/// waiting for a token.
-pub(super) struct Lane {
-    pub(super) engine: Option<Engine>,
-    pub(super) pending: VecDeque<SimTime>,
-    /// Per period (by completion time): completed I/Os at this node.
-    pub(super) per_period: Vec<u64>,
-}
-
-pub(super) struct Client {
-    pub(super) spec: ClientSpec,
-    pub(super) verb: Verb,
-    pub(super) lanes: Vec<Lane>,
-    /// The lane `try_issue` looks at first (it turns, so no node's queue waits behind another's).
-    pub(super) next_lane: usize,
-    pub(super) active: bool,
-    pub(super) in_flight: u32,
-    /// Requests submitted in the client's current period.
-    pub(super) submitted: u64,
-    /// Constant rate: the index of the next arrival in the period, the period's start, and the
-    /// live arrival chain.
-    pub(super) next_arrival: u64,
-    pub(super) chain: u32,
-    pub(super) period_start: SimTime,
-    /// Per period (by completion time): completed I/Os.
-    pub(super) per_period: Vec<u64>,
-    pub(super) latency: LatencyHistogram,
-    pub(super) latency_from_post: LatencyHistogram,
-    pub(super) completed: u64,
-    pub(super) abandoned: u64,
-    pub(super) total_submitted: u64,
-}
-
-impl Client {
-    /// The period's demand is not all submitted yet (no demand: never all).
-    fn demand_left(&self) -> bool {
-        self.spec.demand.is_none_or(|d| self.submitted < d)
-    }
-
-    pub(super) fn waiting(&self) -> usize {
-        self.lanes.iter().map(|l| l.pending.len()).sum()
-    }
-
-    fn drop_pending(&mut self) {
-        for l in &mut self.lanes {
-            self.abandoned += l.pending.len() as u64;
-            l.pending.clear();
-        }
-    }
-
-    pub(super) fn managed(&self) -> bool {
-        self.lanes[0].engine.is_some()
-    }
-}
-
-/// A data node's side of Haechi: its global pool and monitor, what its clients reported, and
-/// each client's token counts per period there.
-pub struct Node {
-    pub pool: GlobalPool,
-    pub monitor: Option<Monitor>,
-    /// The monitor's view: last reported completed I/Os per client in the period.
-    reported: Vec<u64>,
-    last_ledgers: Vec<Ledger>,
-    pub tokens: Vec<Vec<Ledger>>,
-    /// Pool level at each check (t in s, value), thinned to every `POOL_EVERY`-th check.
-    pub pool_series: Vec<(f64, i64)>,
-    /// The clients' reservations here (R_i split by their shares).
-    pub reservations: Vec<u64>,
 }
 
 pub struct HaechiRun {
@@ -162,28 +101,87 @@ impl HaechiRun {
         };
         let n = spec.nodes as usize;
         let splits: Vec<Vec<u64>> = spec.clients.iter().map(|c| placement.split(c.reservation)).collect();
-        let clients: Vec<Client> = spec.clients.iter().zip(&splits).map(|(c, reservations)| {
-            let verb = if c.two_sided { Verb::Send { bytes: 64, reply: c.bytes } } else { Verb::Read { bytes: c.bytes } };
-            let limits: Vec<Option<u64>> = match c.limit {
-                Some(l) => placement.split(l).into_iter().map(Some).collect(),
-                None => vec![None; n],
-            };
-            let lanes = (0..n).map(|j| Lane {
-                engine: (managed && c.managed).then(|| Engine::new(EngineConfig { reservation: reservations[j], limit: limits[j], period, batch: p.batch, cap })),
-                pending: VecDeque::new(),
-                per_period: Vec::new(),
-            }).collect();
-            Client { spec: c.clone(), verb, lanes, next_lane: 0, active: false, in_flight: 0, submitted: 0, next_arrival: 0, chain: 0, period_start: SimTime::ZERO, per_period: Vec::new(), latency: LatencyHistogram::new(), latency_from_post: LatencyHistogram::new(), completed: 0, abandoned: 0, total_submitted: 0 }
-        }).collect();
-        let nodes = (0..n).map(|j| {
-            // The monitor pushes R_i to the managed clients; unmanaged ones reserve nothing.
-            let reservations: Vec<u64> = clients.iter().zip(&splits).map(|(c, r)| if c.managed() { r[j] } else { 0 }).collect();
-            let monitor = managed.then(|| Monitor::new(MonitorConfig { reservations: reservations.clone(), period, conversion: spec.qos == QosMode::Haechi }, CapacityEstimator::new(p.capacity, p.sigma, p.eta, p.window)));
-            Node { pool: GlobalPool::default(), monitor, reported: vec![0; clients.len()], last_ledgers: vec![Ledger::default(); clients.len()], tokens: vec![Vec::new(); clients.len()], pool_series: Vec::new(), reservations }
-        }).collect();
+        let clients: Vec<Client> = spec
+            .clients
+            .iter()
+            .zip(&splits)
+            .map(|(c, reservations)| {
+                let verb = if c.two_sided { Verb::Send { bytes: 64, reply: c.bytes } } else { Verb::Read { bytes: c.bytes } };
+                let limits: Vec<Option<u64>> = match c.limit {
+                    Some(l) => placement.split(l).into_iter().map(Some).collect(),
+                    None => vec![None; n],
+                };
+                let lanes = (0..n)
+                    .map(|j| Lane {
+                        engine: (managed && c.managed)
+                            .then(|| Engine::new(EngineConfig { reservation: reservations[j], limit: limits[j], period, batch: p.batch, cap })),
+                        pending: VecDeque::new(),
+                        per_period: Vec::new(),
+                    })
+                    .collect();
+                Client {
+                    spec: c.clone(),
+                    verb,
+                    lanes,
+                    next_lane: 0,
+                    active: false,
+                    in_flight: 0,
+                    submitted: 0,
+                    next_arrival: 0,
+                    chain: 0,
+                    period_start: SimTime::ZERO,
+                    per_period: Vec::new(),
+                    latency: LatencyHistogram::new(),
+                    latency_from_post: LatencyHistogram::new(),
+                    completed: 0,
+                    abandoned: 0,
+                    total_submitted: 0,
+                }
+            })
+            .collect();
+        let nodes = (0..n)
+            .map(|j| {
+                // The monitor pushes R_i to the managed clients; unmanaged ones reserve nothing.
+                let reservations: Vec<u64> = clients.iter().zip(&splits).map(|(c, r)| if c.managed() { r[j] } else { 0 }).collect();
+                let monitor = managed.then(|| {
+                    Monitor::new(
+                        MonitorConfig { reservations: reservations.clone(), period, conversion: spec.qos == QosMode::Haechi },
+                        CapacityEstimator::new(p.capacity, p.sigma, p.eta, p.window),
+                    )
+                });
+                Node {
+                    pool: GlobalPool::default(),
+                    monitor,
+                    reported: vec![0; clients.len()],
+                    last_ledgers: vec![Ledger::default(); clients.len()],
+                    tokens: vec![Vec::new(); clients.len()],
+                    pool_series: Vec::new(),
+                    reservations,
+                }
+            })
+            .collect();
         let end = secs(spec.duration_s, "duration_s")?;
         let warmup = secs(spec.warmup_s, "warmup_s")?;
-        Ok(HaechiRun { q: EventQueue::new(), wire, out: Outbox::default(), now: SimTime::ZERO, end, warmup, period, delta, check, grace, verbs, ops: Pool::default(), clients, nodes, placement, checks: 0, events: 0, spec })
+        Ok(HaechiRun {
+            q: EventQueue::new(),
+            wire,
+            out: Outbox::default(),
+            now: SimTime::ZERO,
+            end,
+            warmup,
+            period,
+            delta,
+            check,
+            grace,
+            verbs,
+            ops: Pool::default(),
+            clients,
+            nodes,
+            placement,
+            checks: 0,
+            events: 0,
+            spec,
+        })
     }
 
     /// Runs alone, on the run's own queue, to its end.
@@ -373,7 +371,8 @@ impl HaechiRun {
 
     /// A two-sided message from data node `j`'s monitor to client `c`.
     fn target_message(&mut self, j: usize, c: usize, kind: OpKind) {
-        let o = self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb: Verb::Write { bytes: MONITOR_MESSAGE }, submitted: self.now, posted: self.now });
+        let o =
+            self.ops.alloc(Op { client: c as u32, node: j as u32, kind, verb: Verb::Write { bytes: MONITOR_MESSAGE }, submitted: self.now, posted: self.now });
         match self.wire {
             Wire::Verbs => {
                 let at = self.verbs.target_send(self.now, j, MONITOR_MESSAGE);
@@ -580,7 +579,6 @@ impl HaechiRun {
         let cl = &mut self.clients[c];
         cl.next_lane = (cl.next_lane + 1) % lanes;
     }
-
 }
 
 /// One more at index `idx`, growing the list as periods pass.

@@ -9,10 +9,10 @@ pub mod oracle;
 pub mod pool;
 pub mod volume;
 
-use nest_core::DeviceId;
 use crate::request::ReqId;
 use nest_config::resolve::Priority;
 use nest_core::conservation::Conservation;
+use nest_core::DeviceId;
 use std::collections::VecDeque;
 
 pub struct Host {

@@ -3,8 +3,8 @@
 //! volume is; this is what runs. Requests are split along it in `path/split.rs`.
 
 use super::pool::PoolRt;
-use nest_core::DeviceId;
 use nest_config::resolve::volume::{Layout, VolumePlan};
+use nest_core::DeviceId;
 
 pub struct VolumeRt {
     pub plan: VolumePlan,
@@ -22,11 +22,20 @@ impl VolumeRt {
 
 /// Where an extent of a workload's target lives: its volume's parts, or its device as it is.
 /// `dt`: a pool's read goes to the DT-active replica (else to one in NDWin).
-#[allow(clippy::too_many_arguments)]
 /// `dead`: devices the hosts take as dead (faults): a replicated volume's reads skip them and
 /// its writes leave them out, while a replica lives.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn map_target(volumes: &mut [VolumeRt], volume: Option<u32>, device: DeviceId, write: bool, dt: bool, offset: u64, size: u64, dead: Option<&[bool]>, out: &mut Vec<(usize, u64, u64)>) {
+pub(crate) fn map_target(
+    volumes: &mut [VolumeRt],
+    volume: Option<u32>,
+    device: DeviceId,
+    write: bool,
+    dt: bool,
+    offset: u64,
+    size: u64,
+    dead: Option<&[bool]>,
+    out: &mut Vec<(usize, u64, u64)>,
+) {
     match volume {
         None => out.push((device.ix(), offset, size)),
         Some(v) => {

@@ -2,14 +2,14 @@
 //! misses become device parts, the cache's side effects background I/O (state in
 //! `crate::host_cache`).
 
-use nest_core::DeviceId;
-use crate::host_cache::spawn_background;
 use crate::events::Event;
 use crate::host::volume::map_target;
+use crate::host_cache::spawn_background;
 use crate::request::ReqId;
 use crate::sim::Simulation;
 use nest_cache::{Outcome, BLOCK};
 use nest_core::queue::PendingEvents;
+use nest_core::DeviceId;
 use nest_workload::Op;
 
 impl Simulation {

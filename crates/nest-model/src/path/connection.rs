@@ -317,10 +317,14 @@ impl Simulation {
     /// became reachable again): removed then.
     pub(crate) fn conn_removals(&self) -> Vec<(SimTime, &'static str, Subject)> {
         let (Some(cs), Some(rt)) = (self.conns(), self.nvmeof.as_deref()) else { return Vec::new() };
-        cs.conns.iter().filter(|c| c.down && !c.removed).filter_map(|c| {
-            let at = removal_time(c.lost_at, rt.plan.ctrl_loss_tmo, rt.plan.reconnect_delay)?;
-            (at <= self.now).then_some((at, "controller_removed", Subject::Conn(c.host, c.target)))
-        }).collect()
+        cs.conns
+            .iter()
+            .filter(|c| c.down && !c.removed)
+            .filter_map(|c| {
+                let at = removal_time(c.lost_at, rt.plan.ctrl_loss_tmo, rt.plan.reconnect_delay)?;
+                (at <= self.now).then_some((at, "controller_removed", Subject::Conn(c.host, c.target)))
+            })
+            .collect()
     }
 
     /// The network name of target `s`'s storage server.

@@ -29,7 +29,10 @@ impl Simulation {
         // Targets' own I/O (routers' background I/O) is neither a workload's nor a host's.
         let target_io = self.nvmeof.as_ref().map_or(0, |n| n.background_in_flight());
         if self.pool.live_of(Kind::TargetIo) != target_io {
-            return Err(format!("targets' background I/O: the routers' books say {target_io} in flight, the request pool holds {}", self.pool.live_of(Kind::TargetIo)));
+            return Err(format!(
+                "targets' background I/O: the routers' books say {target_io} in flight, the request pool holds {}",
+                self.pool.live_of(Kind::TargetIo)
+            ));
         }
         for d in &self.devices {
             d.books().check(&format!("device '{}'", d.name()), d.in_system())?;
@@ -49,7 +52,13 @@ impl Simulation {
                 let holders: u64 = rt.buffers.iter().map(|b| b.holders).sum();
                 for (b, &node) in rt.buffers.iter().zip(&rt.target_node) {
                     if (b.holders == 0) != (b.used == 0) || (self.pool.live() == 0 && b.used > 0) {
-                        return Err(format!("target buffer at '{}': {} bytes held by {} requests ({} in flight)", net.fabric.topo.host_name(node), b.used, b.holders, self.pool.live()));
+                        return Err(format!(
+                            "target buffer at '{}': {} bytes held by {} requests ({} in flight)",
+                            net.fabric.topo.host_name(node),
+                            b.used,
+                            b.holders,
+                            self.pool.live()
+                        ));
                     }
                 }
                 if holders > self.pool.live() {
@@ -76,7 +85,8 @@ impl Simulation {
         // Requests of crashed hosts still out are no workload's any more (they were lost).
         let ghosts = self.faults.as_ref().map_or(0, |f| f.ghosts);
         let stranded = stranded_apps + stranded_parts;
-        if wl_in_flight + ghosts + cache_io + target_io + stranded_apps != live || host_in_flight + cached_apps + gated + asking + target_io + stranded != live {
+        if wl_in_flight + ghosts + cache_io + target_io + stranded_apps != live || host_in_flight + cached_apps + gated + asking + target_io + stranded != live
+        {
             return Err(format!(
                 "request pool holds {live} live requests but workloads report {wl_in_flight} (+{ghosts} of crashed hosts, +{cache_io} cache I/Os) and hosts {host_in_flight} (+{cached_apps} requests inside caches, +{gated} held at admission gates, +{asking} held while asking) in flight, targets {target_io}, {stranded} aborted but still at their targets"
             ));

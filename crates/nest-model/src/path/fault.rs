@@ -263,11 +263,8 @@ impl Simulation {
         self.untime(r);
         let req = self.pool.get(r);
         let f = self.faults.as_ref().expect("only a dead device hangs");
-        let at = if f.known_dead[req.served.ix()] {
-            self.now + FAIL_FAST
-        } else {
-            (req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout).max(self.now)
-        };
+        let at =
+            if f.known_dead[req.served.ix()] { self.now + FAIL_FAST } else { (req.t_dispatch + self.resolved.hosts[req.host.ix()].io_timeout).max(self.now) };
         self.faults.as_mut().expect("faults").hanging.insert(r.0, at);
         self.queue.schedule(at, Event::IoTimeout(r, true));
     }
@@ -431,7 +428,9 @@ impl Simulation {
     pub(crate) fn faults_json(&self) -> Option<serde_json::Value> {
         let f = self.faults.as_ref()?;
         let names = |d: usize| self.resolved.devices[d].name.clone();
-        let per_workload = |n: &[u64]| -> serde_json::Map<String, serde_json::Value> { self.workloads.iter().zip(n).map(|(w, &n)| (w.name.clone(), serde_json::json!(n))).collect() };
+        let per_workload = |n: &[u64]| -> serde_json::Map<String, serde_json::Value> {
+            self.workloads.iter().zip(n).map(|(w, &n)| (w.name.clone(), serde_json::json!(n))).collect()
+        };
         // Devices still dead whose hosts' attempts ran out during the run: removed then.
         let removals: Vec<(SimTime, &'static str, Subject)> = (0..f.dead.len())
             .filter(|&d| f.dead[d] && f.known_dead[d] && !f.removed[d])
@@ -440,10 +439,14 @@ impl Simulation {
         let conn_removals = self.conn_removals();
         let mut happened: Vec<&(SimTime, &'static str, Subject)> = f.happened.iter().chain(&removals).chain(&conn_removals).collect();
         happened.sort_by_key(|e| e.0);
-        let happened_removed: Vec<usize> = happened.iter().filter(|e| e.1 == "controller_removed").filter_map(|e| match e.2 {
-            Subject::Device(d) => Some(d),
-            _ => None,
-        }).collect();
+        let happened_removed: Vec<usize> = happened
+            .iter()
+            .filter(|e| e.1 == "controller_removed")
+            .filter_map(|e| match e.2 {
+                Subject::Device(d) => Some(d),
+                _ => None,
+            })
+            .collect();
         Some(serde_json::json!({
             "happened": happened.into_iter().map(|(t, kind, what)| {
                 let mut e = serde_json::json!({"kind": kind, "at_s": t.as_secs_f64()});

@@ -9,6 +9,7 @@ mod connection;
 mod conservation;
 mod fault;
 mod haechi;
+mod host;
 mod nvmeof;
 mod pool;
 mod qos;

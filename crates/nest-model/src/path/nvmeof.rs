@@ -2,9 +2,9 @@
 //! server's `nest_nvme::Target` takes them through its queues and router into a device, and
 //! completions come back the same way (the component state is in `crate::nvmeof`).
 
+use crate::events::Event;
 use crate::messages::{COMMAND, RESPONSE};
 use crate::nvmeof::{NvmeofEvent, NvmeofRt};
-use crate::events::Event;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
@@ -60,7 +60,8 @@ impl Simulation {
             rt.books.write_bytes_at_target += req.size as u64;
         }
         let s = rt.target_of(req.device);
-        let info = CmdInfo { host: req.host, device: req.device, write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level, class_id: req.class };
+        let info =
+            CmdInfo { host: req.host, device: req.device, write: req.op == Op::Write, offset: req.offset, bytes: req.size, class: level, class_id: req.class };
         let mut out = std::mem::take(&mut rt.actions);
         rt.targets[s as usize].command_arrived(now, r, info, &mut out);
         self.target_actions(s, out);

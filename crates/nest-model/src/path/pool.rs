@@ -5,9 +5,9 @@
 use crate::device::DeviceRt;
 use crate::host::pool::PoolStep;
 use crate::request::{Kind, ReqId};
-use nest_qos::DtRead;
 use crate::sim::Simulation;
 use nest_core::CoordId;
+use nest_qos::DtRead;
 use nest_ssd::plm::{Transition, Window};
 use nest_workload::Op;
 
@@ -133,10 +133,13 @@ impl Simulation {
         let mut m = serde_json::Map::new();
         for rt in &self.volumes {
             let Some(p) = &rt.pool else { continue };
-            m.insert(rt.plan.name.clone(), serde_json::json!({
-                "replicas": rt.plan.devices.len(), "windows": p.windows, "turns": p.turns,
-                "reads_dt": p.reads_dt, "reads_nd": p.reads_nd, "reads_gap": p.reads_gap,
-            }));
+            m.insert(
+                rt.plan.name.clone(),
+                serde_json::json!({
+                    "replicas": rt.plan.devices.len(), "windows": p.windows, "turns": p.turns,
+                    "reads_dt": p.reads_dt, "reads_nd": p.reads_nd, "reads_gap": p.reads_gap,
+                }),
+            );
         }
         (!m.is_empty()).then_some(serde_json::Value::Object(m))
     }

@@ -2,16 +2,16 @@
 //! actions carried out — budgets to the hosts' admission gates, wake-ups into the queue (the
 //! component state is in `crate::qos`).
 
+use crate::device::DeviceRt;
+use crate::events::Event;
 use crate::messages::CONTROL;
 use crate::qos::{InTransit, QosEvent, CONTROL_MESSAGE_BYTES};
-use crate::request::{Kind, ReqId};
-use crate::events::Event;
-use crate::device::DeviceRt;
 use crate::request::Request;
+use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
+use crate::stats::r6;
 use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
-use crate::stats::r6;
 use nest_core::{CoordId, FlowId, HostId};
 use nest_qos::{Action, Completion, Msg};
 use nest_transport::Message;
@@ -45,7 +45,8 @@ impl Simulation {
             Some(rt) if rt.measuring => rt.coords.len(),
             _ => return,
         };
-        let c = Completion { host: req.host, class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
+        let c =
+            Completion { host: req.host, class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
             if rt.coords[k].measures_completions() {
@@ -209,28 +210,37 @@ impl Simulation {
             let (kind, params) = match &p.kind {
                 CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
                 CoordinatorKind::CongestionMonitor { servers, .. } => ("congestion-monitor", json!({"servers": servers})),
-                CoordinatorKind::Plmc(m) => ("plmc", json!({
-                    "pool": m.pool_name, "counts": m.counts, "predictor": if m.hod.is_some() { "hod" } else { "cod" }, "zeta": m.zeta,
-                    "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
-                    "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
-                    "overrun": m.overrun.name(),
-                    "messages": if m.links.is_some() { "network" } else { "instant" }, "server": m.links.as_ref().map(|l| l.server_name.as_str()),
-                })),
-                CoordinatorKind::PlmLight(m) => ("plmlight", json!({
-                    "device": self.resolved.devices[m.device].name, "fast": self.resolved.devices[m.fast].name, "server": m.server_name,
-                    "counts": m.read_counts, "write_counts": m.write_counts, "zeta": m.alloc.zeta,
-                    "policy": if m.alloc.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.alloc.ratios,
-                    "c_min": m.alloc.c_min, "min_overflow": if m.alloc.scale_minimums { "scale" } else { "priority" },
-                    "t_dw_ms": m.t_dw.0 as f64 / 1e9, "t_ndwl_ms": m.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": m.t_ndwh.0 as f64 / 1e9,
-                    "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
-                })),
-                CoordinatorKind::Src(m) => ("src", json!({
-                    "device": self.resolved.devices[m.ctl.devices[0].0.ix()].name,
-                    "devices": m.ctl.devices.iter().map(|&(d, _)| self.resolved.devices[d.ix()].name.as_str()).collect::<Vec<_>>(), "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
-                    "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.ctl.delta.0 as f64 / 1e9, "tau": m.ctl.tau, "w_max": m.ctl.w_max,
-                    "watched_channels": m.ctl.flows.len(),
-                    "events_ms_gbps": m.ctl.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
-                })),
+                CoordinatorKind::Plmc(m) => (
+                    "plmc",
+                    json!({
+                        "pool": m.pool_name, "counts": m.counts, "predictor": if m.hod.is_some() { "hod" } else { "cod" }, "zeta": m.zeta,
+                        "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
+                        "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
+                        "overrun": m.overrun.name(),
+                        "messages": if m.links.is_some() { "network" } else { "instant" }, "server": m.links.as_ref().map(|l| l.server_name.as_str()),
+                    }),
+                ),
+                CoordinatorKind::PlmLight(m) => (
+                    "plmlight",
+                    json!({
+                        "device": self.resolved.devices[m.device].name, "fast": self.resolved.devices[m.fast].name, "server": m.server_name,
+                        "counts": m.read_counts, "write_counts": m.write_counts, "zeta": m.alloc.zeta,
+                        "policy": if m.alloc.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.alloc.ratios,
+                        "c_min": m.alloc.c_min, "min_overflow": if m.alloc.scale_minimums { "scale" } else { "priority" },
+                        "t_dw_ms": m.t_dw.0 as f64 / 1e9, "t_ndwl_ms": m.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": m.t_ndwh.0 as f64 / 1e9,
+                        "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
+                    }),
+                ),
+                CoordinatorKind::Src(m) => (
+                    "src",
+                    json!({
+                        "device": self.resolved.devices[m.ctl.devices[0].0.ix()].name,
+                        "devices": m.ctl.devices.iter().map(|&(d, _)| self.resolved.devices[d.ix()].name.as_str()).collect::<Vec<_>>(), "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                        "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.ctl.delta.0 as f64 / 1e9, "tau": m.ctl.tau, "w_max": m.ctl.w_max,
+                        "watched_channels": m.ctl.flows.len(),
+                        "events_ms_gbps": m.ctl.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
+                    }),
+                ),
             };
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
             let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();
@@ -244,7 +254,12 @@ impl Simulation {
             if !per_host.is_empty() {
                 let hosts: Map<String, Value> = per_host
                     .into_iter()
-                    .map(|(h, kv)| (self.hosts[h.ix()].name.clone(), Value::Object(kv.into_iter().map(|(n, v)| (n.to_string(), if v.is_finite() { json!(r6(v)) } else { Value::Null })).collect())))
+                    .map(|(h, kv)| {
+                        (
+                            self.hosts[h.ix()].name.clone(),
+                            Value::Object(kv.into_iter().map(|(n, v)| (n.to_string(), if v.is_finite() { json!(r6(v)) } else { Value::Null })).collect()),
+                        )
+                    })
                     .collect();
                 entry["per_host"] = Value::Object(hosts);
             }
@@ -254,11 +269,14 @@ impl Simulation {
         for (h, g) in self.gates.iter().enumerate() {
             let Some(g) = g else { continue };
             let mean = if g.waited > 0 { g.wait_ps as f64 / g.waited as f64 / 1e6 } else { 0.0 };
-            gates.insert(self.hosts[h].name.clone(), json!({
-                "offered": g.books.issued, "admitted": g.books.completed, "held_now": g.held(),
-                "waited": g.waited, "mean_wait_us": r6(mean), "max_wait_us": r6(g.max_wait.as_us_f64()),
-                "max_held": g.max_held, "budgets": g.grants, "budget_total": g.granted,
-            }));
+            gates.insert(
+                self.hosts[h].name.clone(),
+                json!({
+                    "offered": g.books.issued, "admitted": g.books.completed, "held_now": g.held(),
+                    "waited": g.waited, "mean_wait_us": r6(mean), "max_wait_us": r6(g.max_wait.as_us_f64()),
+                    "max_held": g.max_held, "budgets": g.grants, "budget_total": g.granted,
+                }),
+            );
         }
         Some((Value::Object(coords), gates))
     }

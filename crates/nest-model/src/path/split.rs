@@ -1,8 +1,8 @@
 //! Requests split into device parts (volumes, host caches): parts queued at the host, the
 //! parent completing with its last part (state in `crate::host::volume`).
 
-use crate::host::volume::map_target;
 use crate::events::Event;
+use crate::host::volume::map_target;
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_core::queue::PendingEvents;

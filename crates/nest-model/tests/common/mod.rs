@@ -24,7 +24,7 @@ pub fn build(text: &str) -> Simulation {
 #[allow(dead_code)] // not every test file uses it
 pub fn refused(text: &str) -> String {
     let l = load_str(text, "t.toml", PathBuf::from("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
-    resolve(&l, text).err().expect("refused").to_string()
+    resolve(&l, text).expect_err("refused").to_string()
 }
 
 /// A number at a dotted path of a summary ("classes.high.read.ios").

@@ -11,7 +11,10 @@ impl Fabric {
     pub fn check_conservation(&self) -> Result<(), String> {
         for (i, rt) in self.ports.iter().enumerate() {
             if rt.stats.tx_bytes != rt.stats.arrived_bytes + rt.stats.lost_bytes + rt.on_wire {
-                return Err(format!("link at port {i}: {} B sent, {} B arrived, {} B lost with the link, {} B on the wire", rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.stats.lost_bytes, rt.on_wire));
+                return Err(format!(
+                    "link at port {i}: {} B sent, {} B arrived, {} B lost with the link, {} B on the wire",
+                    rt.stats.tx_bytes, rt.stats.arrived_bytes, rt.stats.lost_bytes, rt.on_wire
+                ));
             }
         }
         for (node, n) in self.topo.nodes.iter().enumerate() {
@@ -40,5 +43,4 @@ impl Fabric {
         }
         Ok(())
     }
-
 }

@@ -82,8 +82,13 @@ mod layout {
     fn a_port_record_is_laid_out_by_use() {
         assert_eq!(align_of::<PortRt>(), 64);
         assert_eq!(size_of::<PortRt>(), 256);
-        for (name, at) in [("queues", offset_of!(PortRt, queues)), ("busy_until", offset_of!(PortRt, busy_until)), ("down", offset_of!(PortRt, down)),
-                           ("paused", offset_of!(PortRt, paused)), ("ps_per_byte", offset_of!(PortRt, ps_per_byte))] {
+        for (name, at) in [
+            ("queues", offset_of!(PortRt, queues)),
+            ("busy_until", offset_of!(PortRt, busy_until)),
+            ("down", offset_of!(PortRt, down)),
+            ("paused", offset_of!(PortRt, paused)),
+            ("ps_per_byte", offset_of!(PortRt, ps_per_byte)),
+        ] {
             assert!(at < 64, "{name} at byte {at}: the first line");
         }
         for (name, at) in [("qbytes", offset_of!(PortRt, qbytes)), ("delay", offset_of!(PortRt, delay)), ("on_wire", offset_of!(PortRt, on_wire))] {

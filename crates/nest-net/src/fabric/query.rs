@@ -23,11 +23,19 @@ impl Fabric {
 
     pub fn switch_buffer_used(&self, node: u32) -> u64 {
         let sw = self.switch_of[node as usize];
-        if sw == u32::MAX { 0 } else { self.switches[sw as usize].used }
+        if sw == u32::MAX {
+            0
+        } else {
+            self.switches[sw as usize].used
+        }
     }
 
     pub fn switch_drops(&self, node: u32) -> u64 {
         let sw = self.switch_of[node as usize];
-        if sw == u32::MAX { 0 } else { self.switches[sw as usize].dropped }
+        if sw == u32::MAX {
+            0
+        } else {
+            self.switches[sw as usize].dropped
+        }
     }
 }

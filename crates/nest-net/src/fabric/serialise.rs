@@ -10,7 +10,11 @@ const PS_BITS_PER_S: u64 = 8_000_000_000_000;
 
 /// Picoseconds per byte at `rate_bps` when that is a whole number, else 0.
 pub(crate) fn ps_per_byte(rate_bps: u64) -> u64 {
-    if PS_BITS_PER_S.is_multiple_of(rate_bps) { PS_BITS_PER_S / rate_bps } else { 0 }
+    if PS_BITS_PER_S.is_multiple_of(rate_bps) {
+        PS_BITS_PER_S / rate_bps
+    } else {
+        0
+    }
 }
 
 /// Time to serialise `wire` bytes at `rate_bps` (`ps_per_byte` from [`ps_per_byte`]).
@@ -25,8 +29,19 @@ mod tests {
 
     #[test]
     fn the_multiplication_is_the_division_at_every_rate() {
-        let rates = [1_000_000_000, 3_000_000_000, 7_000_000_000, 10_000_000_000, 25_000_000_000, 40_000_000_000, 56_000_000_000,
-                     100_000_000_000, 400_000_000_000, 123_456_789, 1];
+        let rates = [
+            1_000_000_000,
+            3_000_000_000,
+            7_000_000_000,
+            10_000_000_000,
+            25_000_000_000,
+            40_000_000_000,
+            56_000_000_000,
+            100_000_000_000,
+            400_000_000_000,
+            123_456_789,
+            1,
+        ];
         for rate in rates {
             let ppb = ps_per_byte(rate);
             for wire in [0u64, 1, 64, 84, 1_538, 4_096, 9_000, 65_535, 1 << 20] {

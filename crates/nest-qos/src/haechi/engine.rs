@@ -133,7 +133,18 @@ pub struct Engine {
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Engine {
         assert!(cfg.period > SimTime::ZERO && cfg.batch >= 1, "T > 0 and B ≥ 1 (checked at resolution)");
-        Engine { cfg, period_start: SimTime::ZERO, reservation: 0, global: 0, issued: 0, completed: 0, reporting: false, fetching: false, pool_empty: false, ledger: Ledger::default() }
+        Engine {
+            cfg,
+            period_start: SimTime::ZERO,
+            reservation: 0,
+            global: 0,
+            issued: 0,
+            completed: 0,
+            reporting: false,
+            fetching: false,
+            pool_empty: false,
+            ledger: Ledger::default(),
+        }
     }
 
     /// The monitor's period-start message with `tokens` reservation tokens (R_i): they replace

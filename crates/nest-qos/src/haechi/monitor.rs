@@ -81,7 +81,15 @@ impl Monitor {
         pool.set(self.initial_pool);
         self.reporting = false;
         self.residual.iter_mut().for_each(|r| *r = None);
-        self.periods.push(PeriodRecord { start: now, capacity: self.capacity, initial_pool: self.initial_pool, reporting_from: None, conversions: 0, completed: 0, step: None });
+        self.periods.push(PeriodRecord {
+            start: now,
+            capacity: self.capacity,
+            initial_pool: self.initial_pool,
+            reporting_from: None,
+            conversions: 0,
+            completed: 0,
+            step: None,
+        });
         self.cfg.reservations.clone()
     }
 

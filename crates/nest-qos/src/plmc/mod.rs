@@ -98,7 +98,21 @@ impl Plmc {
             index[h.ix()] = j as u32;
         }
         let smoothing = Smoothing::new(cfg.zeta, k, cfg.c as f64 / k as f64);
-        Plmc { index, smoothing, pred: Vec::new(), exact: vec![0; k], alloc: vec![0; k], free: 0, allocated: 0, awaiting: None, reports: vec![None; k], windows: 0, unallocated: 0, agents: vec![Agent::default(); k], cfg }
+        Plmc {
+            index,
+            smoothing,
+            pred: Vec::new(),
+            exact: vec![0; k],
+            alloc: vec![0; k],
+            free: 0,
+            allocated: 0,
+            awaiting: None,
+            reports: vec![None; k],
+            windows: 0,
+            unallocated: 0,
+            agents: vec![Agent::default(); k],
+            cfg,
+        }
     }
 
     #[inline]
@@ -281,13 +295,26 @@ impl Coordinator for Plmc {
                 let [u10, u50, u90] = pct(&m.utilization);
                 let [v10, v50, v90] = pct(&m.deficiency);
                 let [l10, l50, l90] = pct(&m.p90_us);
-                (h, vec![
-                    ("allocated", t.allocated as f64), ("used", t.used as f64), ("demand", t.demand as f64),
-                    ("overruns", t.overruns as f64), ("granted", t.granted as f64), ("refused", t.refused as f64),
-                    ("utilization_p10", u10), ("utilization_p50", u50), ("utilization_p90", u90),
-                    ("deficiency_p10", v10), ("deficiency_p50", v50), ("deficiency_p90", v90),
-                    ("p90_us_p10", l10), ("p90_us_p50", l50), ("p90_us_p90", l90),
-                ])
+                (
+                    h,
+                    vec![
+                        ("allocated", t.allocated as f64),
+                        ("used", t.used as f64),
+                        ("demand", t.demand as f64),
+                        ("overruns", t.overruns as f64),
+                        ("granted", t.granted as f64),
+                        ("refused", t.refused as f64),
+                        ("utilization_p10", u10),
+                        ("utilization_p50", u50),
+                        ("utilization_p90", u90),
+                        ("deficiency_p10", v10),
+                        ("deficiency_p50", v50),
+                        ("deficiency_p90", v90),
+                        ("p90_us_p10", l10),
+                        ("p90_us_p50", l50),
+                        ("p90_us_p90", l90),
+                    ],
+                )
             })
             .collect()
     }

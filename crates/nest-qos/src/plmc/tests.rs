@@ -1,7 +1,16 @@
 use super::*;
 
 fn cfg(overrun: Overrun, policy: Policy) -> PlmcConfig {
-    PlmcConfig { hosts: vec![HostId(2), HostId(0), HostId(1)], c: 100, c_min: vec![10, 10, 10], policy, overflow: MinOverflow::Priority, zeta: 0.5, hod: false, overrun }
+    PlmcConfig {
+        hosts: vec![HostId(2), HostId(0), HostId(1)],
+        c: 100,
+        c_min: vec![10, 10, 10],
+        policy,
+        overflow: MinOverflow::Priority,
+        zeta: 0.5,
+        hod: false,
+        overrun,
+    }
 }
 
 #[test]
@@ -108,7 +117,12 @@ fn deliver(p: &mut Plmc, m: Msg) -> Vec<Action> {
 }
 
 fn msgs(a: Vec<Action>) -> Vec<Msg> {
-    a.into_iter().map(|a| match a { Action::Send(m) => m, a => panic!("{a:?} is not a message") }).collect()
+    a.into_iter()
+        .map(|a| match a {
+            Action::Send(m) => m,
+            a => panic!("{a:?} is not a message"),
+        })
+        .collect()
 }
 
 #[test]

@@ -275,14 +275,24 @@ impl PlmLight {
         let w = &self.wha;
         let r = &self.reads;
         vec![
-            ("dt_windows", self.clock.dt_windows as f64), ("nd_windows", self.clock.nd_windows as f64),
-            ("nd_forced_by_write_dc", self.clock.nd_forced as f64), ("nd_cut_at_t_ndwh", self.clock.nd_capped as f64),
-            ("dt_time_ms", dt.0 as f64 / 1e9), ("nd_time_ms", nd.0 as f64 / 1e9),
-            ("reads_in_dc", r.dt as f64), ("reads_held_for_nd", r.held as f64), ("reads_in_nd", r.nd as f64), ("reads_other_hosts", r.other as f64),
-            ("writes_to_ssd", w.writes[Place::Ssd as usize] as f64), ("writes_to_fast_small", w.writes[Place::FastSmall as usize] as f64),
-            ("writes_to_fast_beyond_dc", w.writes[Place::FastCap as usize] as f64), ("writes_to_ssd_fast_full", w.writes[Place::SsdFull as usize] as f64),
-            ("bytes_to_fast", w.to_fast_bytes as f64), ("bytes_flushed", w.flushed_bytes as f64),
-            ("bytes_parked_at_end", w.parked_bytes as f64), ("peak_parked_bytes", w.peak_parked_bytes as f64),
+            ("dt_windows", self.clock.dt_windows as f64),
+            ("nd_windows", self.clock.nd_windows as f64),
+            ("nd_forced_by_write_dc", self.clock.nd_forced as f64),
+            ("nd_cut_at_t_ndwh", self.clock.nd_capped as f64),
+            ("dt_time_ms", dt.0 as f64 / 1e9),
+            ("nd_time_ms", nd.0 as f64 / 1e9),
+            ("reads_in_dc", r.dt as f64),
+            ("reads_held_for_nd", r.held as f64),
+            ("reads_in_nd", r.nd as f64),
+            ("reads_other_hosts", r.other as f64),
+            ("writes_to_ssd", w.writes[Place::Ssd as usize] as f64),
+            ("writes_to_fast_small", w.writes[Place::FastSmall as usize] as f64),
+            ("writes_to_fast_beyond_dc", w.writes[Place::FastCap as usize] as f64),
+            ("writes_to_ssd_fast_full", w.writes[Place::SsdFull as usize] as f64),
+            ("bytes_to_fast", w.to_fast_bytes as f64),
+            ("bytes_flushed", w.flushed_bytes as f64),
+            ("bytes_parked_at_end", w.parked_bytes as f64),
+            ("peak_parked_bytes", w.peak_parked_bytes as f64),
         ]
     }
 }

@@ -78,7 +78,11 @@ impl Wha {
         if dt && counts <= left {
             return Place::Ssd;
         }
-        if room { Place::FastCap } else { Place::SsdFull }
+        if room {
+            Place::FastCap
+        } else {
+            Place::SsdFull
+        }
     }
 
     /// Counts a decision; a write to the fast device is parked there for its flush.

@@ -44,7 +44,19 @@ impl Clock {
     /// Starts in DTWin at `now`.
     pub fn new(now: SimTime, t_dw: SimTime, t_ndwl: SimTime, t_ndwh: SimTime) -> Clock {
         assert!(t_dw > SimTime::ZERO && t_ndwl > SimTime::ZERO && t_ndwl <= t_ndwh, "T_DW > 0, 0 < T_NDWL ≤ T_NDWH (checked at resolution)");
-        Clock { win: Win::Dt, since: now, t_dw, t_ndwl, t_ndwh, dt_windows: 1, nd_windows: 0, nd_forced: 0, nd_capped: 0, dt_time: SimTime::ZERO, nd_time: SimTime::ZERO }
+        Clock {
+            win: Win::Dt,
+            since: now,
+            t_dw,
+            t_ndwl,
+            t_ndwh,
+            dt_windows: 1,
+            nd_windows: 0,
+            nd_forced: 0,
+            nd_capped: 0,
+            dt_time: SimTime::ZERO,
+            nd_time: SimTime::ZERO,
+        }
     }
 
     /// The DTWin ends (T_DW passed or the write DC is spent).

@@ -165,7 +165,13 @@ impl State {
             total += d.ch.speed[0];
         }
         for d in &mut self.drives {
-            let r_d = if n == 1 { r } else if total > 0.0 { r * d.ch.speed[0] / total } else { r / n as f64 };
+            let r_d = if n == 1 {
+                r
+            } else if total > 0.0 {
+                r * d.ch.speed[0] / total
+            } else {
+                r / n as f64
+            };
             let w = d.adj.decide_on(&d.ch, r_d);
             if w != d.w {
                 d.w = w;
@@ -287,7 +293,14 @@ mod tests {
     }
 
     fn setup() -> (SrcController, SrcAgent) {
-        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1)], flows: vec![FlowId(3), FlowId(5)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, events: Vec::new() };
+        let cfg = SrcConfig {
+            devices: vec![(DeviceId(1), 1)],
+            flows: vec![FlowId(3), FlowId(5)],
+            delta: SimTime::from_ms(10),
+            tau: 0.1,
+            w_max: 8,
+            events: Vec::new(),
+        };
         src(cfg, Arc::new(Speed))
     }
 
@@ -345,8 +358,14 @@ mod tests {
 
     #[test]
     fn synthetic_events_wake_the_controller_at_their_times_and_act_as_rate_changes() {
-        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1)], flows: vec![], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8,
-                              events: vec![(SimTime::from_ms(5), 8e9), (SimTime::from_ms(8), 40e9)] };
+        let cfg = SrcConfig {
+            devices: vec![(DeviceId(1), 1)],
+            flows: vec![],
+            delta: SimTime::from_ms(10),
+            tau: 0.1,
+            w_max: 8,
+            events: vec![(SimTime::from_ms(5), 8e9), (SimTime::from_ms(8), 40e9)],
+        };
         let (mut c, mut a) = src(cfg, Arc::new(Speed));
         let mut out = Outbox::default();
         c.start(SimTime::ZERO, &mut out);
@@ -367,7 +386,14 @@ mod tests {
 
     #[test]
     fn an_array_divides_the_demand_by_each_drives_share_of_the_reads() {
-        let cfg = SrcConfig { devices: vec![(DeviceId(1), 1), (DeviceId(2), 1), (DeviceId(4), 2)], flows: vec![FlowId(3)], delta: SimTime::from_ms(10), tau: 0.1, w_max: 8, events: Vec::new() };
+        let cfg = SrcConfig {
+            devices: vec![(DeviceId(1), 1), (DeviceId(2), 1), (DeviceId(4), 2)],
+            flows: vec![FlowId(3)],
+            delta: SimTime::from_ms(10),
+            tau: 0.1,
+            w_max: 8,
+            events: Vec::new(),
+        };
         let (mut c, mut a) = src(cfg, Arc::new(Speed));
         let mut ro = RouterOut::default();
         // Drive 1 is asked for 3 GB/s of reads, drive 2 for 1 GB/s, drive 4 for none.
@@ -381,8 +407,14 @@ mod tests {
         // drive 2 (1/0.5: w = 2), nothing for drive 4, which reads nothing: 0 < 0 is false, but
         // its prediction is 0 and the search stops at once: w = 1.
         c.on_congestion(SimTime::from_us(9_995), FlowId(3), Congestion::RateCut { rate_bps: 16e9 }, &mut out);
-        assert_eq!(out.actions, vec![Action::SetWriteWeight { device: DeviceId(1), w: 2 }, Action::SetWriteWeight { device: DeviceId(2), w: 2 },
-                                     Action::SetWriteWeight { device: DeviceId(4), w: 1 }]);
+        assert_eq!(
+            out.actions,
+            vec![
+                Action::SetWriteWeight { device: DeviceId(1), w: 2 },
+                Action::SetWriteWeight { device: DeviceId(2), w: 2 },
+                Action::SetWriteWeight { device: DeviceId(4), w: 1 }
+            ]
+        );
         out.actions.clear();
         // 8 Gb/s = 1 GB/s: 0.75 GB/s for drive 1 (w = 4), 0.25 GB/s for drive 2 (w = 4).
         c.on_congestion(SimTime::from_us(9_996), FlowId(3), Congestion::RateCut { rate_bps: 8e9 }, &mut out);

@@ -206,10 +206,14 @@ mod tests {
     /// A stump on w (feature 7) at 2.5, and a tree splitting read_share at 0.5 then w at 1.5.
     fn model(trees: &str) -> String {
         let names: Vec<String> = FEATURE_NAMES.iter().map(|s| format!("\"{s}\"")).chain(["\"w\"".into()]).collect();
-        format!(r#"{{"format": "nestsim-tpm", "version": 1, "model": "random_forest", "features": [{}], "outputs": ["read_Bps", "write_Bps"], "w_max": 8, "trained_on": {{"preset": "x"}}, "trees": [{trees}]}}"#, names.join(", "))
+        format!(
+            r#"{{"format": "nestsim-tpm", "version": 1, "model": "random_forest", "features": [{}], "outputs": ["read_Bps", "write_Bps"], "w_max": 8, "trained_on": {{"preset": "x"}}, "trees": [{trees}]}}"#,
+            names.join(", ")
+        )
     }
 
-    const STUMP: &str = r#"{"feature": [7, -2, -2], "threshold": [2.5, -2.0, -2.0], "left": [1, -1, -1], "right": [2, -1, -1], "value": [[0, 0], [100, 10], [50, 40]]}"#;
+    const STUMP: &str =
+        r#"{"feature": [7, -2, -2], "threshold": [2.5, -2.0, -2.0], "left": [1, -1, -1], "right": [2, -1, -1], "value": [[0, 0], [100, 10], [50, 40]]}"#;
     const DEEP: &str = r#"{"feature": [0, -2, 7, -2, -2], "threshold": [0.5, -2.0, 1.5, -2.0, -2.0], "left": [1, -1, 3, -1, -1], "right": [2, -1, 4, -1, -1], "value": [[0, 0], [1, 1], [0, 0], [300, 3], [200, 20]]}"#;
 
     #[test]

@@ -84,6 +84,8 @@ impl WorkloadMonitor {
         let total = count[0] + count[1];
         f.read_share = if total > 0 { count[0] as f64 / total as f64 } else { 0.0 };
         let secs = self.delta.0 as f64 / 1e12;
+        // `t` (read, write) indexes four arrays: a range loop reads best.
+        #[allow(clippy::needless_range_loop)]
         for t in 0..2 {
             let of = |&&(_, _, w): &&(SimTime, u32, bool)| w as usize == t;
             f.scv_size[t] = scv(self.window.iter().filter(of).map(|&(_, b, _)| b as f64));

@@ -61,7 +61,10 @@ impl PlmAttrs {
             bad.push(("optimal_write_bytes", "must be positive".to_string()));
         }
         if self.nv_buffer_bytes < self.optimal_write_bytes {
-            bad.push(("nv_buffer_bytes", format!("{} B is below the optimal write size {} B: the buffer must hold one write", self.nv_buffer_bytes, self.optimal_write_bytes)));
+            bad.push((
+                "nv_buffer_bytes",
+                format!("{} B is below the optimal write size {} B: the buffer must hold one write", self.nv_buffer_bytes, self.optimal_write_bytes),
+            ));
         }
         bad
     }

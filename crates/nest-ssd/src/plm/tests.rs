@@ -9,7 +9,17 @@ fn ms(x: u64) -> SimTime {
 
 /// C_RD 100, C_WR 10 (of 16 KiB), T_DW 100 ms, NDWin 10–50 ms, at most 200 ms, 1 MiB buffer.
 fn attrs() -> PlmAttrs {
-    PlmAttrs { c_rd: 100, c_wr: 10, t_dw: ms(100), t_ndwh: ms(50), t_ndwl: ms(10), t_nd_max: ms(200), optimal_write_bytes: 16384, nv_buffer_bytes: 1 << 20, nd_delay_mean: SimTime::ZERO }
+    PlmAttrs {
+        c_rd: 100,
+        c_wr: 10,
+        t_dw: ms(100),
+        t_ndwh: ms(50),
+        t_ndwl: ms(10),
+        t_nd_max: ms(200),
+        optimal_write_bytes: 16384,
+        nv_buffer_bytes: 1 << 20,
+        nd_delay_mean: SimTime::ZERO,
+    }
 }
 
 #[test]

@@ -141,7 +141,20 @@ pub struct PlmWindow {
 impl PlmWindow {
     /// A set entering DTWin at `now`.
     pub fn new(attrs: PlmAttrs, now: SimTime) -> Self {
-        let mut w = PlmWindow { window: Window::Dt, started: now, e_rd: attrs.c_rd, e_wr: attrs.c_wr, buffered: 0, nd_min_end: now, work_done: true, host_wants_dt: false, budget_forced: false, host_driven: false, stats: WindowStats::default(), attrs };
+        let mut w = PlmWindow {
+            window: Window::Dt,
+            started: now,
+            e_rd: attrs.c_rd,
+            e_wr: attrs.c_wr,
+            buffered: 0,
+            nd_min_end: now,
+            work_done: true,
+            host_wants_dt: false,
+            budget_forced: false,
+            host_driven: false,
+            stats: WindowStats::default(),
+            attrs,
+        };
         w.enter_dt(now);
         w
     }
@@ -206,7 +219,9 @@ impl PlmWindow {
         match self.window {
             Window::Dt if now >= self.started + self.attrs.t_dw => Some(self.enter_nd(now, Reason::Time)),
             Window::Nd if !self.may_leave_nd() => None,
-            Window::Nd if self.work_done && now >= self.nd_min_end => Some(self.enter_dt_for(now, if self.host_wants_dt { Reason::Host } else { Reason::WorkDone })),
+            Window::Nd if self.work_done && now >= self.nd_min_end => {
+                Some(self.enter_dt_for(now, if self.host_wants_dt { Reason::Host } else { Reason::WorkDone }))
+            }
             Window::Nd if now >= self.started + self.attrs.t_nd_max => Some(self.enter_dt_for(now, Reason::Time)),
             _ => None,
         }

@@ -86,7 +86,7 @@ impl Ssd {
                 let Some(&t) = self.dies[e as usize].q[qi].front() else { continue };
                 let seq = self.txns[t as usize].seq;
                 // Arrival order under wrapping: `seq` is older when it is behind `b`.
-                if best.map_or(true, |(_, b)| (seq.wrapping_sub(b) as i32) < 0) {
+                if best.is_none_or(|(_, b)| (seq.wrapping_sub(b) as i32) < 0) {
                     best = Some((e, seq));
                 }
             }

@@ -19,7 +19,8 @@ use super::Ssd;
 use nest_core::SimTime;
 
 /// The parts of an SSD command's latency, in the order of [`DevParts`].
-pub const DEV_PARTS: [&str; 11] = ["host_interface", "write_cache_wait", "dram", "mapping", "die_queue", "gc", "flash", "suspended", "channel_wait", "channel", "nd_delay"];
+pub const DEV_PARTS: [&str; 11] =
+    ["host_interface", "write_cache_wait", "dram", "mapping", "die_queue", "gc", "flash", "suspended", "channel_wait", "channel", "nd_delay"];
 
 /// Command overhead and PCIe transfers in and out, with their waits for the link.
 pub const HOST_IF: usize = 0;

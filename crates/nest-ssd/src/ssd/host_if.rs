@@ -30,6 +30,7 @@ pub(super) struct Cmd {
 
 impl Ssd {
     /// Accepts a host command (`class`: 0 urgent, 1 high, 2 medium, 3 low).
+    #[allow(clippy::too_many_arguments)]
     pub fn submit(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
         let ps = self.layout.page;
         let size = size.max(1);
@@ -155,7 +156,17 @@ impl Ssd {
             if partial {
                 self.counters.rmw_reads += 1;
             }
-            let t = self.new_txn(Txn { kind, class: cmd.class, lpa, ppa: NONE, plane: NONE, owner: c, bytes: if partial { self.layout.page_size - bytes } else { bytes }, next: NONE, seq: 0 });
+            let t = self.new_txn(Txn {
+                kind,
+                class: cmd.class,
+                lpa,
+                ppa: NONE,
+                plane: NONE,
+                owner: c,
+                bytes: if partial { self.layout.page_size - bytes } else { bytes },
+                next: NONE,
+                seq: 0,
+            });
             self.start_clock(t, now);
             self.route(now, t, out);
         }

@@ -51,9 +51,9 @@ use gc::GcJob;
 use host_if::Cmd;
 use txn::Txn;
 
+use decomp::TxnTimes;
 pub use decomp::{DevParts, DEV_PARTS};
 pub use plm::PlmReport;
-use decomp::TxnTimes;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SsdEvent {
@@ -183,13 +183,42 @@ impl Ssd {
         let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, seed, index));
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
-        let cmt = params.ftl.cmt_bytes.map(|b| Cmt::new(logical, params.geometry.page_size, b, params.geometry.page_size / m.map_entry_bytes, m.cmt_granularity, m.cmt_entry_bytes, m.mapping_writes, m.evicted_entry_misfiled, m.merge_read));
+        let cmt = params.ftl.cmt_bytes.map(|b| {
+            Cmt::new(
+                logical,
+                params.geometry.page_size,
+                b,
+                params.geometry.page_size / m.map_entry_bytes,
+                m.cmt_granularity,
+                m.cmt_entry_bytes,
+                m.mapping_writes,
+                m.evicted_entry_misfiled,
+                m.merge_read,
+            )
+        });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
             DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager)
         });
         let dies = (0..layout.dies)
-            .map(|_| Die { phase: Phase::Idle, batch: [NONE; MAX_PLANES_PER_DIE as usize], n: 0, xfer_bytes: 0, out_next: 0, started: SimTime::ZERO, busy_ps: 0, q: Default::default(), next_plane: 0, end: SimTime::ZERO, op_suspends: 0, suspended: None, batch_page: None, stale: Vec::new(), gc_ps: 0, gc_since: None })
+            .map(|_| Die {
+                phase: Phase::Idle,
+                batch: [NONE; MAX_PLANES_PER_DIE as usize],
+                n: 0,
+                xfer_bytes: 0,
+                out_next: 0,
+                started: SimTime::ZERO,
+                busy_ps: 0,
+                q: Default::default(),
+                next_plane: 0,
+                end: SimTime::ZERO,
+                op_suspends: 0,
+                suspended: None,
+                batch_page: None,
+                stale: Vec::new(),
+                gc_ps: 0,
+                gc_since: None,
+            })
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
         let mut ssd = Ssd {
@@ -304,7 +333,13 @@ impl Ssd {
     pub fn utilisation(&self, now: SimTime) -> (Vec<f64>, Vec<f64>) {
         let span = now.0.max(1) as f64;
         let dpc = self.layout.dims[2] as usize;
-        let chips = self.dies.chunks(dpc).map(|ds| ds.iter().map(|d| d.busy_ps as f64 + if d.phase != Phase::Idle { (now - d.started).0 as f64 } else { 0.0 }).sum::<f64>() / (dpc as f64 * span)).collect();
+        let chips = self
+            .dies
+            .chunks(dpc)
+            .map(|ds| {
+                ds.iter().map(|d| d.busy_ps as f64 + if d.phase != Phase::Idle { (now - d.started).0 as f64 } else { 0.0 }).sum::<f64>() / (dpc as f64 * span)
+            })
+            .collect();
         let chans = self.channels.iter().map(|c| c.busy_ps as f64 / span).collect();
         (chips, chans)
     }

@@ -416,7 +416,13 @@ impl Ssd {
             let Some(set) = set else { continue };
             let r = &set.report;
             if r.nv_pages != r.nv_flushed + set.flushing as u64 + set.nv.len() as u64 {
-                return Err(format!("NVM set {s}: {} NV-buffer pages in, {} flushed, {} flushing, {} buffered", r.nv_pages, r.nv_flushed, set.flushing, set.nv.len()));
+                return Err(format!(
+                    "NVM set {s}: {} NV-buffer pages in, {} flushed, {} flushing, {} buffered",
+                    r.nv_pages,
+                    r.nv_flushed,
+                    set.flushing,
+                    set.nv.len()
+                ));
             }
         }
         Ok(())

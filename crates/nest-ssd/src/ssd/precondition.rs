@@ -20,7 +20,11 @@ impl Ssd {
         for k in 0..n + m {
             if k % (1 << 16) == 0 && nest_core::deadline::passed() {
                 self.scratch = scratch;
-                return Err(format!("stopped at the wall-clock budget while preconditioning the drive ({:.0} % of its {} page writes done)", 100.0 * k as f64 / (n + m) as f64, n + m));
+                return Err(format!(
+                    "stopped at the wall-clock budget while preconditioning the drive ({:.0} % of its {} page writes done)",
+                    100.0 * k as f64 / (n + m) as f64,
+                    n + m
+                ));
             }
             let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) });
             let plane = match self.params.ftl.allocation {

@@ -4,8 +4,8 @@
 //! byte counter).
 
 use super::hooks::{CongestionControl, Cx, Family};
-use crate::sender::{RateState, Sender};
 use crate::params::DcqcnParams;
+use crate::sender::{RateState, Sender};
 
 pub struct Dcqcn;
 
@@ -51,8 +51,21 @@ mod tests {
     use super::*;
 
     fn at(rc: f64, rt: f64) -> RateState {
-        RateState { rc, rt, line_rate: 10e9, timer_stage: 0, byte_stage: 0, byte_ctr: 0, cnp_in_period: false, timer_gen: 0,
-                    pace_pending: false, cnps: 0, alpha_parked: None, timer_parked: None, qp_start: 0 }
+        RateState {
+            rc,
+            rt,
+            line_rate: 10e9,
+            timer_stage: 0,
+            byte_stage: 0,
+            byte_ctr: 0,
+            cnp_in_period: false,
+            timer_gen: 0,
+            pace_pending: false,
+            cnps: 0,
+            alpha_parked: None,
+            timer_parked: None,
+            qp_start: 0,
+        }
     }
 
     /// Why QRDMA's classes stay closer than their ratios (qrdma-bandwidth): eq. 4.6 deepens the

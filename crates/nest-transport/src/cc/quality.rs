@@ -48,10 +48,8 @@ pub fn update_quality(s: &mut Sender, f: &Facts, now: SimTime, qp: &QtcpParams, 
                 s.quality.q = *lambda * share / s.quality.thr_ewma;
             }
         }
-        Some(Target::Latency(target)) if f.bytes.is_some() => {
-            if class_fct > 0.0 {
-                s.quality.q = class_fct / target.0.max(1) as f64;
-            }
+        Some(Target::Latency(target)) if f.bytes.is_some() && class_fct > 0.0 => {
+            s.quality.q = class_fct / target.0.max(1) as f64;
         }
         Some(Target::Latency(target)) if s.srtt > 0.0 => {
             s.quality.lat_ewma = if s.quality.lat_ewma == 0.0 { s.srtt } else { (1.0 - qp.gamma) * s.srtt + qp.gamma * s.quality.lat_ewma };

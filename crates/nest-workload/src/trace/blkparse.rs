@@ -57,7 +57,9 @@ impl LineParser for Blkparse {
         let f: Vec<&str> = line.split_ascii_whitespace().collect();
         // An event line starts with "maj,min"; anything else (trailer, summaries) is not an event.
         let is_event = f.len() >= 7
-            && f[0].split_once(',').is_some_and(|(a, b)| a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()) && !a.is_empty() && !b.is_empty());
+            && f[0]
+                .split_once(',')
+                .is_some_and(|(a, b)| a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()) && !a.is_empty() && !b.is_empty());
         if !is_event {
             return Ok(Parsed::Skip(Skip::NotIo));
         }

@@ -379,7 +379,6 @@ impl TraceSource {
         self.stats.records += 1;
         Ok(Some(TraceRecord { time, op: r.op, offset, size, device: r.device }))
     }
-
 }
 
 /// Opens a trace from bytes in memory (tests, fuzzing).

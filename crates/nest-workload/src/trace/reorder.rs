@@ -115,13 +115,8 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             noisy.push(i * 10 + (x >> 60) as i128 * 7 - 50);
         }
-        let cases: Vec<Vec<i128>> = vec![
-            (0..100).collect(),
-            vec![5, 5, 5, 3, 3, 9, 1, 9, 9, 0],
-            noisy,
-            (0..300).rev().collect(),
-            vec![10, 20, 30, 1, 40, 50, 2, 60],
-        ];
+        let cases: Vec<Vec<i128>> =
+            vec![(0..100).collect(), vec![5, 5, 5, 3, 3, 9, 1, 9, 9, 0], noisy, (0..300).rev().collect(), vec![10, 20, 30, 1, 40, 50, 2, 60]];
         for times in &cases {
             for cap in [1, 2, 3, 16, 4096] {
                 assert_eq!(by_window(times, cap), by_heap(times, cap), "cap {cap}, times {:?}…", &times[..times.len().min(12)]);

@@ -28,7 +28,9 @@ fn systor17_header_blank_iotype_and_unsorted_rows() {
 
 #[test]
 fn msr_tencent_alibaba_cloudphysics_units() {
-    let (v, _) = read_all("128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295515663,hm,0,Read,0,4096,10\n", TraceFormat::Msr, TraceOptions::default()).unwrap();
+    let (v, _) =
+        read_all("128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295515663,hm,0,Read,0,4096,10\n", TraceFormat::Msr, TraceOptions::default())
+            .unwrap();
     assert_eq!(v[1].time, SimTime::from_us(100), "1000 ticks of 100 ns");
     assert_eq!(v[1].op, Op::Read);
     let (v, _) = read_all("1538323200,4247200,128,1,1058\n1538323199,13896880,128,0,1063\n", TraceFormat::Tencent, TraceOptions::default()).unwrap();
@@ -36,7 +38,12 @@ fn msr_tencent_alibaba_cloudphysics_units() {
     assert_eq!(v[1].time, SimTime::from_ms(1000));
     let (v, _) = read_all("0,R,126703644672,4096,1577808000000626\n0,W,0,512,1577808000000726\n", TraceFormat::Alibaba, TraceOptions::default()).unwrap();
     assert_eq!(v[1].time, SimTime::from_us(100));
-    let (v, st) = read_all("version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,28,4096,8\n1,5633899,35,0,0\n", TraceFormat::Cloudphysics, TraceOptions::default()).unwrap();
+    let (v, st) = read_all(
+        "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,28,4096,8\n1,5633899,35,0,0\n",
+        TraceFormat::Cloudphysics,
+        TraceOptions::default(),
+    )
+    .unwrap();
     assert_eq!((v.len(), st.other_ops), (2, 1));
     assert_eq!((v[1].op, v[1].offset, v[1].time), (Op::Read, 4096, SimTime::from_ms(1000)));
 }
@@ -122,7 +129,9 @@ fn random_and_truncated_bytes_give_clean_errors_for_every_format() {
         let base = seeds[rng.below(seeds.len() as u64) as usize].as_bytes();
         let mut bytes: Vec<u8> = base[..rng.below(base.len() as u64 + 1) as usize].to_vec();
         for _ in 0..rng.below(6) {
-            if bytes.is_empty() { break; }
+            if bytes.is_empty() {
+                break;
+            }
             let i = rng.below(bytes.len() as u64) as usize;
             bytes[i] = rng.below(256) as u8;
         }

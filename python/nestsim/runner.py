@@ -12,6 +12,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -301,8 +302,8 @@ class _TableStream:
     Row groups are written on a thread of their own while the engine runs its next step (the
     engine releases the GIL; Parquet encoding does too): on a machine with a second core the
     writing costs no wall time. One write is in flight at a time, in order, so the file is the
-    same as written inline and at most two row groups wait in memory. The file is a complete
-    Parquet file after every row group (``parquet_stream``), so a killed run's is readable."""
+    same as written inline and at most two row groups wait in memory. Every row group is also a
+    closed part file of its own (``parquet_stream``), so a killed run's rows are readable."""
 
     def __init__(self, path: Optional[Path], seed: Optional[int], started: float, keep: bool, empty_file: bool = False,
                  meta: Optional[dict] = None, **options):
@@ -368,7 +369,7 @@ class _TableStream:
         return pa.concat_tables(self.kept) if self.kept else None
 
     def finish(self, final: Path) -> None:
-        """Joins the written parts into ``final`` (written empty, with ``empty_file``, if no row came)."""
+        """Moves the written table to ``final`` (written empty, with ``empty_file``, if no row came)."""
         if self.path is None:
             return
         if self.writer is not None:
@@ -429,9 +430,8 @@ def run(
         for stale in ("summary.json", "run.json", "requests.parquet", "timeseries.parquet"):
             (out / stale).unlink(missing_ok=True)
         # A killed run's parts would otherwise be read as this run's (read_partial).
-        for stale in [*out.glob("requests.parquet.partial*"), *out.glob("timeseries.parquet.partial*"),
-                      *out.glob(".*.parquet.partial.rowgroup")]:
-            stale.unlink(missing_ok=True)
+        for stale in [*out.glob("requests.parquet.partial*"), *out.glob("timeseries.parquet.partial*")]:
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
     want_requests = names["output_requests"]
     want_series = names["output_timeseries"]
     seed = names.get("seed")

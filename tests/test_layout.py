@@ -92,3 +92,29 @@ def test_every_cargo_run_in_the_makefile_names_a_binary_cargo_can_pick():
         bins = int((src / "main.rs").exists()) + len(list((src / "bin").glob("*.rs")))
         manifest = (ROOT / "crates" / pkg / "Cargo.toml").read_text()
         assert bins <= 1 or re.search(r"^default-run\s*=", manifest, re.M), f"{line!r}: {pkg} has {bins} binaries and no default-run"
+
+
+def test_the_architecture_page_is_the_code_s_map():
+    """docs/architecture.md names every file of the World, each crate with exactly the nest crates
+    its Cargo.toml depends on, and every variant of the World's `Event` (issue 57, item 7: it had
+    named 22 of nest-model's 41 files and wrong dependencies for two crates)."""
+    import re
+    import tomllib
+
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    src = ROOT / "crates" / "nest-model" / "src"
+    files = [str(p.relative_to(src)) for p in src.rglob("*.rs")
+             if p.name != "lib.rs" and not (p.name.startswith("tests") or p.name.startswith("test_"))]
+    assert not [f for f in files if f"`{f}`" not in doc], "files of the World the page does not name"
+    for crate in sorted((ROOT / "crates").iterdir()):
+        manifest = tomllib.loads((crate / "Cargo.toml").read_text())
+        deps = {d.removeprefix("nest-") for d in manifest.get("dependencies", {}) if d.startswith("nest-")}
+        row = re.search(rf"^\| `{re.escape(crate.name)}` \|.*\| ([^|]*) \|$", doc, re.M)
+        assert row, f"{crate.name} has no row in the crates table"
+        listed = {d.strip() for d in row.group(1).split(",")} - {"—"}
+        assert listed == deps, f"{crate.name}: the page says {sorted(listed)}, Cargo.toml {sorted(deps)}"
+    events = (src / "events.rs").read_text()
+    body = events[events.index("pub enum Event"):]
+    variants = re.findall(r"^    (\w+)[(,{ ]", body[: body.index("\n}")], re.M)
+    row = next(line for line in doc.splitlines() if line.startswith("| `nest_model::events::Event`"))
+    assert len(variants) > 10 and not [v for v in variants if f"`{v}`" not in row], variants

@@ -105,6 +105,20 @@ pub struct Completion {
     pub latency: SimTime,
 }
 
+/// What the coordinator of an NVM-set pool's DT counts hears besides [`Coordinator`]'s calls
+/// (PLMC): a capability asked for with [`Coordinator::as_dt_pool`], so a coordinator without a
+/// pool carries none of it.
+pub trait DtPool {
+    /// HoD: its hosts' exact demand over the window about to start (in its hosts' order), just
+    /// before [`DtPool::on_dt_window`].
+    fn exact_demand(&mut self, demand: &[u64]);
+    /// A DTWin of the NVM-set pool it coordinates started (PLMC allocates at every one).
+    fn on_dt_window(&mut self, now: SimTime, out: &mut Outbox);
+    /// Host `host` has read `req` of `counts` DT counts (4 KiB units): where its agent sends
+    /// it; `None` when the coordinator does not decide for this host.
+    fn dt_read(&mut self, now: SimTime, host: HostId, counts: u64, req: u64, out: &mut Outbox) -> Option<DtRead>;
+}
+
 /// `Send + Sync`: a run is stepped with the GIL released, possibly on another thread.
 pub trait Coordinator: Send + Sync {
     /// Called once, at time zero.
@@ -119,14 +133,8 @@ pub trait Coordinator: Send + Sync {
     }
     /// Congestion at a flow it watches ([`Action::Watch`]).
     fn on_congestion(&mut self, _now: SimTime, _flow: FlowId, _c: Congestion, _out: &mut Outbox) {}
-    /// HoD: its hosts' exact demand over the window about to start (in its hosts' order), just
-    /// before [`Coordinator::on_dt_window`].
-    fn exact_demand(&mut self, _demand: &[u64]) {}
-    /// A DTWin of the NVM-set pool it coordinates started (PLMC allocates at every one).
-    fn on_dt_window(&mut self, _now: SimTime, _out: &mut Outbox) {}
-    /// Host `host` has read `req` of `counts` DT counts (4 KiB units): where its agent sends
-    /// it; `None` when the coordinator does not decide for this host.
-    fn dt_read(&mut self, _now: SimTime, _host: HostId, _counts: u64, _req: u64, _out: &mut Outbox) -> Option<DtRead> {
+    /// Its hooks as the coordinator of an NVM-set pool's DT counts, if it is one (PLMC).
+    fn as_dt_pool(&mut self) -> Option<&mut dyn DtPool> {
         None
     }
     /// A control message it sent ([`Action::Send`]) arrived at its other end.

@@ -74,13 +74,14 @@ impl Simulation {
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
             if matches!(&rt.plans[k].kind, nest_config::coordinator::CoordinatorKind::Plmc(m) if m.pool == v as usize) {
+                let pool = rt.coords[k].as_dt_pool().expect("a plmc coordinator is a DT pool's");
                 if let Some((oracle, horizon, demand)) = rt.oracles[k].as_mut() {
                     // A trace error here is met again, and reported, by the run's own copy.
                     if oracle.demand(self.now, self.now + *horizon, demand).is_ok() {
-                        rt.coords[k].exact_demand(demand);
+                        pool.exact_demand(demand);
                     }
                 }
-                rt.coords[k].on_dt_window(self.now, &mut rt.out);
+                pool.on_dt_window(self.now, &mut rt.out);
                 self.qos_apply(CoordId(k as u32), false);
             }
         }
@@ -113,7 +114,7 @@ impl Simulation {
             return true;
         }
         let counts = nest_ssd::plm::read_counts(req.size as u64);
-        let dt = match rt.coords[c.ix()].dt_read(self.now, req.host, counts, r.0 as u64, &mut rt.out) {
+        let dt = match rt.coords[c.ix()].as_dt_pool().and_then(|p| p.dt_read(self.now, req.host, counts, r.0 as u64, &mut rt.out)) {
             None | Some(DtRead::Dt) => true,
             Some(DtRead::Nd) => false,
             Some(DtRead::Asked) => {

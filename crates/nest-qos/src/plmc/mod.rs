@@ -28,7 +28,7 @@ pub mod allocate;
 pub mod metrics;
 pub mod predict;
 
-use crate::{Action, Completion, Coordinator, DtRead, Msg, MsgBody, Outbox};
+use crate::{Action, Completion, Coordinator, DtPool, DtRead, Msg, MsgBody, Outbox};
 use agent::Agent;
 pub use allocate::{allocate, MinOverflow, Policy};
 use metrics::percentile;
@@ -245,11 +245,7 @@ impl Plmc {
     }
 }
 
-impl Coordinator for Plmc {
-    fn start(&mut self, _now: SimTime, _out: &mut Outbox) {}
-
-    fn on_wake(&mut self, _now: SimTime, _token: u32, _out: &mut Outbox) {}
-
+impl DtPool for Plmc {
     fn exact_demand(&mut self, demand: &[u64]) {
         self.set_exact_demand(demand);
     }
@@ -261,6 +257,16 @@ impl Coordinator for Plmc {
     fn dt_read(&mut self, _now: SimTime, host: HostId, counts: u64, req: u64, out: &mut Outbox) -> Option<DtRead> {
         let j = self.host_ix(host)?;
         Some(self.agents[j].read(host, counts, req, self.cfg.overrun, out))
+    }
+}
+
+impl Coordinator for Plmc {
+    fn start(&mut self, _now: SimTime, _out: &mut Outbox) {}
+
+    fn on_wake(&mut self, _now: SimTime, _token: u32, _out: &mut Outbox) {}
+
+    fn as_dt_pool(&mut self) -> Option<&mut dyn DtPool> {
+        Some(self)
     }
 
     fn on_message(&mut self, _now: SimTime, msg: &Msg, out: &mut Outbox) {

@@ -141,20 +141,24 @@ def test_a_claim_that_also_holds_with_its_mechanism_off_is_not_counted_as_held(t
     assert "mechanism off (no QoS): also holds" in text
 
 
-def test_an_experiment_counts_its_finished_runs_on_a_terminal(monkeypatch, capsys):
+def test_an_experiment_or_a_sweep_counts_its_finished_runs_on_a_terminal(monkeypatch, capsys):
     import sys
 
-    from nestsim.experiments import framework
+    from nestsim.progress import RunsDone
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    done = framework._RunsDone(3, 2)
+    done = RunsDone(3, 2)
     done.one("a")
     done.one("b")
     done.close()
     err = capsys.readouterr().err
-    assert "1/3 runs done on 2 worker(s)" in err and "2/3 runs done" in err and "(last: b)" in err
+    assert "1/3 runs done on 2 worker(s)" in err and "2/3 runs done" in err and "(last: b)" in err and "ETA" in err
+    resumed = RunsDone(4, 2, skipped=5)
+    resumed.one()
+    resumed.close()
+    assert "1/4 runs done on 2 worker(s), 5 already complete" in capsys.readouterr().err
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
-    quiet = framework._RunsDone(3, 2)
+    quiet = RunsDone(3, 2)
     quiet.one("a")
     quiet.close()
     assert capsys.readouterr().err == ""

@@ -35,8 +35,6 @@ import logging
 import math
 import os
 import re
-import sys
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _native
+from .progress import RunsDone
 
 try:
     import tomllib
@@ -254,36 +253,15 @@ def _land(run_dir: Path, files: Dict[str, bytes]) -> None:
         tmp.replace(run_dir / name)
 
 
-class _Eta:
-    """`[done/total] runs done, N already complete, ETA` on a terminal's stderr."""
-
-    def __init__(self, total: int, skipped: int, show: bool):
-        self.total, self.skipped, self.show = total, skipped, show
-        self.done = 0
-        self.t0 = time.perf_counter()
-
-    def tick(self) -> None:
-        self.done += 1
-        if self.show:
-            el = time.perf_counter() - self.t0
-            eta = el / self.done * (self.total - self.done)
-            sys.stderr.write(f"\r[{self.done}/{self.total}] runs done, {self.skipped} already complete, ETA {eta:5.1f}s ")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.show and self.done:
-            sys.stderr.write("\n")
-
-
-def _run_local(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, eta: _Eta) -> None:
+def _run_local(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, eta: RunsDone) -> None:
     with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
         futs = [pool.submit(_run_one, str(sweep.scenario), str(out / "runs" / s.run_id), s.seed, s.params, sweep.requests) for s in todo]
         for f in as_completed(futs):
             f.result()
-            eta.tick()
+            eta.one()
 
 
-def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address: Optional[str], eta: _Eta) -> None:
+def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address: Optional[str], eta: RunsDone) -> None:
     try:
         import ray
     except ImportError:
@@ -310,7 +288,7 @@ def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address
             s = pending.pop(ready[0])
             _land(out / "runs" / s.run_id, ray.get(ready[0]))
             _seal(out / "runs" / s.run_id)
-            eta.tick()
+            eta.one()
     finally:
         if started_here:
             ray.shutdown()
@@ -373,7 +351,7 @@ def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = N
     todo = [s for s in sweep.runs if not _is_complete(out / "runs" / s.run_id, s)]
     skipped = len(sweep.runs) - len(todo)
     workers = workers or os.cpu_count() or 1
-    eta = _Eta(len(todo), skipped, not quiet and sys.stderr.isatty())
+    eta = RunsDone(len(todo), min(workers, len(todo)) or 1, skipped, show=False if quiet else None)
     if todo:
         if backend == "ray":
             _run_ray(sweep, todo, out, workers, address, eta)

@@ -16,14 +16,13 @@ run's outputs land in ``out_dir/NAME`` as with ``nestsim run -o``.
 from __future__ import annotations
 
 import json
-import sys
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from statistics import mean
 from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import Claim
+from ..progress import RunsDone
 from ..runner import jobs
 
 
@@ -42,28 +41,6 @@ def _run_one(scenario: Mapping, out_dir: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-class _RunsDone:
-    """A line on stderr counting an experiment's finished runs (on a terminal only, as the
-    run progress line; each run's own line is off in the workers)."""
-
-    def __init__(self, total: int, workers: int):
-        self.total, self.workers, self.n = total, workers, 0
-        self.start = time.perf_counter()
-        self.enabled = sys.stderr.isatty() and total > 1
-
-    def one(self, name: str) -> None:
-        self.n += 1
-        if self.enabled:
-            sys.stderr.write(f"\r{self.n}/{self.total} runs done on {self.workers} worker(s), "
-                             f"{time.perf_counter() - self.start:.0f} s (last: {name})\x1b[K")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.n:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def _raise(name: str, err: Optional[Tuple[str, str]]) -> None:
     if err is not None:
         from .. import _native
@@ -77,7 +54,7 @@ def run_all(out_dir: Path, scenarios: Mapping[str, Mapping], workers: Optional[i
     out_dir = Path(out_dir)
     workers = min(workers or jobs(), len(scenarios)) or 1
     dirs = {name: str(out_dir / name) for name in scenarios}
-    done = _RunsDone(len(scenarios), workers)
+    done = RunsDone(len(scenarios), workers, show=None if len(scenarios) > 1 else False)
     if workers == 1:
         for name, sc in scenarios.items():
             _raise(name, _run_one(sc, dirs[name]))

@@ -226,11 +226,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     // server's routing hook.
     let mut agents: Vec<(u32, &str)> = Vec::new();
     for c in &coordinators {
-        let (server, server_name) = match &c.kind {
-            crate::coordinator::CoordinatorKind::PlmLight(m) => (m.server, &m.server_name),
-            crate::coordinator::CoordinatorKind::Src(m) => (m.server, &m.server_name),
-            _ => continue,
-        };
+        let Some((server, server_name)) = c.kind.plan().agent_server() else { continue };
         if let Some((_, other)) = agents.iter().find(|(s, _)| *s == server) {
             let i = sc.coordinators.iter().position(|x| x.name() == c.name).unwrap_or(0);
             cx.err(

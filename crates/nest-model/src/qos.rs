@@ -2,17 +2,14 @@
 //! scenario's `[[coordinator]]` sections together with the admission gates of the hosts they
 //! cover. `path/qos.rs` calls them — at time zero, at the wake-ups they ask for
 //! (`Event::Qos`), on every completed application request when they measure — and carries out
-//! their actions. A new mechanism adds its coordinator in `nest-qos`, its construction here,
-//! its actions' effects in `path/qos.rs`, and nothing in the rest of the World.
+//! their actions. A new mechanism adds its coordinator in `nest-qos` and its kind in
+//! nest-config's `coordinator/` (keys, plan, construction: one file); only a new kind of action
+//! adds its effect in `path/qos.rs`.
 
 use crate::host::gate::AdmissionGate;
-use nest_config::coordinator::PlmcPlan;
-use nest_config::coordinator::{CoordinatorKind, CoordinatorPlan, OverrunPlan};
-use nest_core::DeviceId;
+use nest_config::coordinator::CoordinatorPlan;
 use nest_core::{CoordId, FlowId, HostId, SimTime};
-use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
-use nest_qos::plmlight::PlmLightConfig;
-use nest_qos::{CongestionMonitor, Coordinator, FixedBudget, Msg, Outbox, PlmLight, Plmc};
+use nest_qos::{Coordinator, Msg, Outbox};
 
 /// Timers of the QoS seam.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,6 +36,8 @@ pub struct QosRt {
     pub(crate) watchers: Vec<(FlowId, CoordId)>,
     /// Per host: the PLMC that decides its reads of an NVM-set pool, and that pool's volume.
     pub(crate) dt_coord: Vec<Option<(CoordId, u32)>>,
+    /// Per coordinator: the NVM-set pool it is the DT-count coordinator of.
+    pub(crate) dt_pools: Vec<Option<u32>>,
     /// Per coordinator: a HoD PLMC's look-ahead, its horizon (T_DW) and a demand buffer.
     pub(crate) oracles: Vec<Option<(crate::host::oracle::DemandOracle, SimTime, Vec<u64>)>>,
     /// Agents the coordinators place at storage servers (network host, router), installed
@@ -87,18 +86,6 @@ pub(crate) struct MsgBooks {
 /// source gives PLMC's message format).
 pub(crate) const CONTROL_MESSAGE_BYTES: u64 = 64;
 
-fn policy(m: &PlmcPlan) -> Policy {
-    m.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio)
-}
-
-fn overflow(m: &PlmcPlan) -> MinOverflow {
-    if m.scale_minimums {
-        MinOverflow::Scale
-    } else {
-        MinOverflow::Priority
-    }
-}
-
 impl QosRt {
     /// The coordinators of a run and the admission gates of the hosts they cover (`None` for
     /// every host when the run has no coordinator).
@@ -108,77 +95,25 @@ impl QosRt {
             return (None, gates);
         }
         let mut dt_coord = vec![None; hosts];
-        let mut routers = Vec::new();
-        let coords: Vec<Box<dyn Coordinator>> = plans
-            .iter()
-            .enumerate()
-            .map(|(k, p)| {
-                let hosts: Vec<HostId> = p.hosts.iter().map(|&h| HostId(h as u32)).collect();
-                match p.kind {
-                    CoordinatorKind::FixedBudget { period, ios } => {
-                        for h in &hosts {
-                            gates[h.ix()].get_or_insert_with(AdmissionGate::default);
-                        }
-                        Box::new(FixedBudget::new(period, ios, hosts)) as Box<dyn Coordinator>
-                    }
-                    CoordinatorKind::CongestionMonitor { ref flows, .. } => Box::new(CongestionMonitor::new(flows.iter().map(|&f| FlowId(f)).collect())),
-                    CoordinatorKind::Plmc(ref m) => {
-                        for h in &hosts {
-                            dt_coord[h.ix()] = Some((CoordId(k as u32), m.pool as u32));
-                        }
-                        Box::new(Plmc::new(PlmcConfig {
-                            hosts,
-                            c: m.counts,
-                            c_min: m.c_min.clone(),
-                            policy: policy(m),
-                            overflow: overflow(m),
-                            zeta: m.zeta,
-                            hod: m.hod.is_some(),
-                            overrun: match m.overrun {
-                                OverrunPlan::Send => Overrun::Send,
-                                OverrunPlan::Ask => Overrun::Ask,
-                                OverrunPlan::Nd => Overrun::Nd,
-                            },
-                        }))
-                    }
-                    CoordinatorKind::PlmLight(ref m) => {
-                        let (coord, router) = PlmLight::new(PlmLightConfig {
-                            hosts,
-                            read_counts: m.read_counts,
-                            c_min: m.alloc.c_min.clone(),
-                            policy: policy(&m.alloc),
-                            overflow: overflow(&m.alloc),
-                            zeta: m.alloc.zeta,
-                            write_counts: m.write_counts,
-                            ssd: DeviceId(m.device as u32),
-                            fast: DeviceId(m.fast as u32),
-                            t_dw: m.t_dw,
-                            t_ndwl: m.t_ndwl,
-                            t_ndwh: m.t_ndwh,
-                            small_below: m.small_below,
-                            fast_capacity: m.fast_capacity,
-                            flush_depth: m.flush_depth,
-                        })
-                        .split();
-                        routers.push((m.server, Box::new(router) as Box<dyn nest_nvme::Router>));
-                        Box::new(coord)
-                    }
-                    CoordinatorKind::Src(ref m) => {
-                        let (coord, agent) = nest_qos::src(m.ctl.clone(), m.model.clone());
-                        routers.push((m.server, Box::new(agent) as Box<dyn nest_nvme::Router>));
-                        Box::new(coord)
-                    }
+        let (mut coords, mut routers, mut dt_pools, mut links) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (k, p) in plans.iter().enumerate() {
+            let built = p.kind.plan().build(p.hosts.iter().map(|&h| HostId(h as u32)).collect());
+            if built.gates {
+                for &h in &p.hosts {
+                    gates[h].get_or_insert_with(AdmissionGate::default);
                 }
-            })
-            .collect();
+            }
+            if let Some(pool) = built.dt_pool {
+                for &h in &p.hosts {
+                    dt_coord[h] = Some((CoordId(k as u32), pool));
+                }
+            }
+            routers.extend(built.agent);
+            coords.push(built.coordinator);
+            dt_pools.push(built.dt_pool);
+            links.push(built.links);
+        }
         let measuring = coords.iter().any(|c| c.measures_completions());
-        let links = plans
-            .iter()
-            .map(|p| match &p.kind {
-                CoordinatorKind::Plmc(PlmcPlan { links: Some(l), .. }) => Some(l.channels.iter().map(|&(up, down)| (FlowId(up), FlowId(down))).collect()),
-                _ => None,
-            })
-            .collect();
         let msgs = Messages { links, books: vec![MsgBooks::default(); plans.len()], ..Default::default() };
         (
             Some(Box::new(QosRt {
@@ -188,6 +123,7 @@ impl QosRt {
                 out: Outbox::default(),
                 watchers: Vec::new(),
                 dt_coord,
+                dt_pools,
                 oracles: (0..plans.len()).map(|_| None).collect(),
                 routers,
                 msgs,
@@ -200,12 +136,11 @@ impl QosRt {
 /// The look-ahead of every HoD PLMC: a fresh copy of each workload its hosts run on its pool.
 pub(crate) fn build_oracles(rt: &mut QosRt, resolved: &nest_config::Resolved, seed: u64, arrivals_end: Option<SimTime>) -> Result<(), String> {
     for (k, p) in rt.plans.iter().enumerate() {
-        let CoordinatorKind::Plmc(m) = &p.kind else { continue };
-        let Some(horizon) = m.hod else { continue };
+        let Some((pool, horizon)) = p.kind.plan().look_ahead() else { continue };
         let mut copies = Vec::new();
         for (i, w) in resolved.workloads.iter().enumerate() {
             let Some(j) = p.hosts.iter().position(|&h| h == w.host) else { continue };
-            if w.volume == Some(m.pool) {
+            if w.volume == Some(pool) {
                 let prio = resolved.tagging.host[w.class];
                 copies.push((j, crate::workload::WorkloadRt::new(w, prio, i as u64, seed, arrivals_end)?));
             }

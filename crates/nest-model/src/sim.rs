@@ -184,7 +184,7 @@ impl Simulation {
         let faults = (!resolved.faults.is_empty())
             .then(|| Box::new(crate::fault::FaultRt::new(&resolved.faults, resolved.devices.len(), resolved.workloads.len(), resolved.hosts.len())));
         let haechi = resolved.haechi.as_ref().map(|p| crate::haechi::world::HaechiRt::new(p).map(Box::new)).transpose()?;
-        let aggregate = resolved.coordinators.iter().any(|c| matches!(c.kind, nest_config::coordinator::CoordinatorKind::Src(_))).then(Box::default);
+        let aggregate = resolved.coordinators.iter().any(|c| c.kind.plan().measures_aggregate()).then(Box::default);
         // Packets are nanoseconds apart, storage's flash steps microseconds to milliseconds:
         // the calendar's slots are sized to what the run holds (only speed depends on it).
         let slot_bits = if net.is_some() { nest_core::queue::PACKET_SLOT_BITS } else { nest_core::queue::STORAGE_SLOT_BITS };

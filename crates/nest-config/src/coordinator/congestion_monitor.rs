@@ -1,8 +1,11 @@
 //! `congestion-monitor`: counts the congestion the sending channels of storage `servers` meet
 //! (DCQCN rate cuts and raises, PFC pauses; nest-qos `congestion_monitor.rs`).
 
-use super::{CoordinatorKind, Env, KindConfig};
+use super::{Built, Env, KindConfig, KindPlan};
 use crate::ctx::Ctx;
+use crate::plan::DevicePlan;
+use nest_core::{FlowId, HostId};
+use nest_qos::CongestionMonitor;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -15,10 +18,11 @@ pub struct CongestionMonitorKeys {
 }
 
 impl KindConfig for CongestionMonitorKeys {
+    type Plan = CongestionMonitorPlan;
     fn name(&self) -> &str {
         &self.name
     }
-    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], env: &Env) -> Option<CoordinatorKind> {
+    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], env: &Env) -> Option<CongestionMonitorPlan> {
         let Some(names) = self.servers.as_ref().filter(|s| !s.is_empty()) else {
             cx.err(&format!("{key}.servers"), "congestion-monitor needs servers: the storage servers whose channels it watches");
             return None;
@@ -40,6 +44,25 @@ impl KindConfig for CongestionMonitorKeys {
             flows.extend(nv.conns.iter().filter(|cn| cn.server == node).map(|cn| cn.back));
         }
         flows.sort_unstable();
-        Some(CoordinatorKind::CongestionMonitor { servers: names.clone(), flows })
+        Some(CongestionMonitorPlan { servers: names.clone(), flows })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CongestionMonitorPlan {
+    pub servers: Vec<String>,
+    /// Flow ids of the channels the servers send on (completions and read data).
+    pub flows: Vec<u32>,
+}
+
+impl KindPlan for CongestionMonitorPlan {
+    fn kind(&self) -> &'static str {
+        "congestion-monitor"
+    }
+    fn params(&self, _: &[DevicePlan]) -> serde_json::Value {
+        serde_json::json!({"servers": self.servers})
+    }
+    fn build(&self, _: Vec<HostId>) -> Built {
+        Built::bare(Box::new(CongestionMonitor::new(self.flows.iter().map(|&f| FlowId(f)).collect())))
     }
 }

@@ -1,9 +1,11 @@
 //! `fixed-budget`: every `period`, each of its hosts may admit `ios` requests through its
 //! admission gate (nest-qos `fixed_budget.rs`).
 
-use super::{CoordinatorKind, Env, KindConfig};
+use super::{Built, Env, KindConfig, KindPlan};
 use crate::ctx::Ctx;
-use nest_core::SimTime;
+use crate::plan::DevicePlan;
+use nest_core::{HostId, SimTime};
+use nest_qos::FixedBudget;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -20,13 +22,14 @@ pub struct FixedBudgetKeys {
 }
 
 impl KindConfig for FixedBudgetKeys {
+    type Plan = FixedBudgetPlan;
     fn name(&self) -> &str {
         &self.name
     }
     fn hosts(&self) -> Option<&[String]> {
         self.hosts.as_deref()
     }
-    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], _: &Env) -> Option<CoordinatorKind> {
+    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], _: &Env) -> Option<FixedBudgetPlan> {
         let c = self;
         let period = match &c.period {
             Some(p) => cx.dur(&format!("{key}.period"), p)?,
@@ -43,6 +46,24 @@ impl KindConfig for FixedBudgetKeys {
             cx.err(&format!("{key}.ios"), "fixed-budget needs ios: the requests each host may admit per period");
             return None;
         };
-        Some(CoordinatorKind::FixedBudget { period, ios })
+        Some(FixedBudgetPlan { period, ios })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixedBudgetPlan {
+    pub period: SimTime,
+    pub ios: u64,
+}
+
+impl KindPlan for FixedBudgetPlan {
+    fn kind(&self) -> &'static str {
+        "fixed-budget"
+    }
+    fn params(&self, _: &[DevicePlan]) -> serde_json::Value {
+        serde_json::json!({"period_us": self.period.as_us_f64(), "ios": self.ios})
+    }
+    fn build(&self, hosts: Vec<HostId>) -> Built {
+        Built { gates: true, ..Built::bare(Box::new(FixedBudget::new(self.period, self.ios, hosts))) }
     }
 }

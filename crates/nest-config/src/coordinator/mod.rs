@@ -1,6 +1,7 @@
 //! `[[coordinator]]`: QoS coordinators (nest-qos). Each kind is one file holding its keys (a
-//! serde struct that refuses keys it does not know) and their resolution, registered by one line
-//! in [`coordinator_kinds!`] below; what they resolve to is in [`plan`]. Kinds so far:
+//! serde struct that refuses keys it does not know), their resolution into a plan, and how the
+//! World builds the runtime coordinator from that plan ([`KindPlan`]); it is registered by one
+//! line in [`coordinator_kinds!`] below. Kinds so far:
 //! `fixed-budget` (every `period`, each of its hosts may admit `ios` requests through its
 //! admission gate), `congestion-monitor` (counts the congestion the sending channels of storage
 //! `servers` meet: DCQCN rate cuts and raises, PFC pauses), `plmc` (allocates the DT counts of
@@ -11,16 +12,19 @@
 mod allocation;
 pub mod congestion_monitor;
 pub mod fixed_budget;
-pub mod plan;
 pub mod plmc;
 pub mod plmlight;
+pub mod runtime;
 pub mod src;
 #[cfg(test)]
 mod test_admit_all;
 #[cfg(test)]
 mod tests;
 
-pub use plan::*;
+pub use plmc::{OverrunPlan, PlmcLinks, PlmcPlan};
+pub use plmlight::PlmLightPlan;
+pub use runtime::{Built, KindPlan};
+pub use src::SrcPlan;
 
 use crate::ctx::Ctx;
 use crate::plan::e2e::NvmeofPlan;
@@ -41,6 +45,8 @@ pub(crate) struct Env<'a> {
 
 /// One coordinator kind's keys.
 pub(crate) trait KindConfig {
+    /// What the keys resolve to.
+    type Plan: KindPlan;
     fn name(&self) -> &str;
     /// The hosts it coordinates, in priority order where the kind has one (`None`: every host).
     /// Kinds without a `hosts` key coordinate every host.
@@ -49,49 +55,70 @@ pub(crate) trait KindConfig {
     }
     /// Checks the keys against the scenario; `key` is `coordinator[i]` for error messages,
     /// `hosts` the host indices it coordinates.
-    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<CoordinatorKind>;
+    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<Self::Plan>;
 }
 
-/// Registers the kinds: `Variant = module::Config,` per line (doc comments, then an optional
-/// `#[cfg(...)]`, may stand before it); the variant's name in kebab-case is the `kind` value.
+/// Registers the kinds: `Variant = module::Keys => module::Plan,` per line (doc comments, then
+/// an optional `#[cfg(...)]`, may stand before it); the variant's name in kebab-case is the
+/// `kind` value.
 macro_rules! coordinator_kinds {
-    ($($(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $variant:ident = $ty:ty,)*) => {
+    ($($(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $variant:ident = $keys:ty => $plan:ty,)*) => {
         /// A `[[coordinator]]` section: its `kind` picks the keys it takes.
         #[derive(Debug, Clone, serde::Deserialize)]
         #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
         pub enum CoordinatorConfig {
-            $($(#[doc = $doc])* $(#[cfg($cfg)])? $variant($ty),)*
+            $($(#[doc = $doc])* $(#[cfg($cfg)])? $variant($keys),)*
+        }
+
+        /// What a `[[coordinator]]` section resolved to: its kind's plan.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum CoordinatorKind {
+            $($(#[cfg($cfg)])? $variant($plan),)*
         }
 
         impl CoordinatorConfig {
-            fn kind(&self) -> &dyn KindConfig {
-                match self { $($(#[cfg($cfg)])? CoordinatorConfig::$variant(c) => c,)* }
+            pub fn name(&self) -> &str {
+                match self { $($(#[cfg($cfg)])? CoordinatorConfig::$variant(c) => c.name(),)* }
+            }
+            fn hosts(&self) -> Option<&[String]> {
+                match self { $($(#[cfg($cfg)])? CoordinatorConfig::$variant(c) => c.hosts(),)* }
+            }
+            fn resolve_kind(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<CoordinatorKind> {
+                match self { $($(#[cfg($cfg)])? CoordinatorConfig::$variant(c) => c.resolve(cx, key, hosts, env).map(CoordinatorKind::$variant),)* }
+            }
+        }
+
+        impl CoordinatorKind {
+            /// The kind's plan, as the World sees every kind's.
+            pub fn plan(&self) -> &dyn KindPlan {
+                match self { $($(#[cfg($cfg)])? CoordinatorKind::$variant(p) => p,)* }
             }
         }
     };
 }
 
 coordinator_kinds! {
-    FixedBudget = fixed_budget::FixedBudgetKeys,
-    CongestionMonitor = congestion_monitor::CongestionMonitorKeys,
-    Plmc = plmc::PlmcKeys,
-    Plmlight = plmlight::PlmLightKeys,
-    Src = src::SrcKeys,
+    FixedBudget = fixed_budget::FixedBudgetKeys => fixed_budget::FixedBudgetPlan,
+    CongestionMonitor = congestion_monitor::CongestionMonitorKeys => congestion_monitor::CongestionMonitorPlan,
+    Plmc = plmc::PlmcKeys => plmc::PlmcPlan,
+    Plmlight = plmlight::PlmLightKeys => plmlight::PlmLightPlan,
+    Src = src::SrcKeys => src::SrcPlan,
     /// Test-only: shows that a kind is one file plus this line.
     #[cfg(test)]
-    TestAdmitAll = test_admit_all::AdmitAllConfig,
+    TestAdmitAll = test_admit_all::AdmitAllKeys => test_admit_all::AdmitAllPlan,
 }
 
-impl CoordinatorConfig {
-    pub fn name(&self) -> &str {
-        self.kind().name()
-    }
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoordinatorPlan {
+    pub name: String,
+    pub kind: CoordinatorKind,
+    /// Host indices.
+    pub hosts: Vec<usize>,
 }
 
 pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, env: &Env) -> Option<CoordinatorPlan> {
     let key = format!("coordinator[{i}]");
-    let kind = c.kind();
-    let idx: Vec<usize> = match kind.hosts() {
+    let idx: Vec<usize> = match c.hosts() {
         None => (0..env.hosts.len()).collect(),
         Some(names) => {
             let mut idx = Vec::new();
@@ -108,6 +135,6 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, env: &Env) 
             idx
         }
     };
-    let plan = kind.resolve(cx, &key, &idx, env)?;
-    Some(CoordinatorPlan { name: kind.name().to_string(), kind: plan, hosts: idx })
+    let kind = c.resolve_kind(cx, &key, &idx, env)?;
+    Some(CoordinatorPlan { name: c.name().to_string(), kind, hosts: idx })
 }

@@ -2,10 +2,14 @@
 //! docs/plm.md). Hosts in `hosts` order are its priority order, highest first.
 
 use super::allocation::{allocation_keys, Allocation};
-use super::{CoordinatorKind, Env, KindConfig, OverrunPlan, PlmcLinks, PlmcPlan};
+use super::{Built, Env, KindConfig, KindPlan};
 use crate::ctx::Ctx;
 use crate::plan::volume::VolumePlan;
 use crate::plan::workload::SourcePlan;
+use crate::plan::DevicePlan;
+use nest_core::{FlowId, HostId, SimTime};
+use nest_qos::plmc::{MinOverflow, Overrun, PlmcConfig, Policy};
+use nest_qos::Plmc;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -62,14 +66,15 @@ impl PlmcKeys {
 }
 
 impl KindConfig for PlmcKeys {
+    type Plan = PlmcPlan;
     fn name(&self) -> &str {
         &self.name
     }
     fn hosts(&self) -> Option<&[String]> {
         self.hosts.as_deref()
     }
-    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<CoordinatorKind> {
-        plmc(cx, key, self, hosts, env).map(CoordinatorKind::Plmc)
+    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<PlmcPlan> {
+        plmc(cx, key, self, hosts, env)
     }
 }
 
@@ -190,4 +195,122 @@ fn plmc_links(cx: &mut Ctx, key: &str, c: &PlmcKeys, hosts: &[usize], env: &Env,
         }
     }
     Some(PlmcLinks { server_name, channels })
+}
+
+/// `plmc`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmcPlan {
+    /// The pool's volume index and name.
+    pub pool: usize,
+    pub pool_name: String,
+    pub counts: u64,
+    /// HoD: each window is allocated the hosts' exact demand over the next `Some(T_DW)`.
+    pub hod: Option<SimTime>,
+    pub zeta: f64,
+    /// None: strict priority; Some(weights): fixed ratio.
+    pub ratios: Option<Vec<u64>>,
+    pub c_min: Vec<u64>,
+    /// true: minimums beyond C are scaled; false: granted by priority.
+    pub scale_minimums: bool,
+    pub overrun: OverrunPlan,
+    /// Where PLMC runs when its messages cross the network (`None`: they take no time).
+    pub links: Option<PlmcLinks>,
+}
+
+/// PLMC at a storage server: its messages to and from each host travel on that host's NVMe-oF
+/// connection to the server (behind whatever data is queued there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmcLinks {
+    /// The storage server's name (a network host).
+    pub server_name: String,
+    /// Per host (`CoordinatorPlan::hosts` order): the (host → server, server → host) channels.
+    pub channels: Vec<(u32, u32)>,
+}
+
+/// What a PLMC host does with a read its allocation does not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverrunPlan {
+    /// Sends it to the DT-active replica anyway (thesis 3.3.1).
+    Send,
+    /// Asks PLMC for more counts (PLMC §III-A); refused, it goes to a replica in NDWin.
+    Ask,
+    /// Sends it to a replica in NDWin without asking (PLMC eq. 5: beyond the allocation,
+    /// non-deterministic latency).
+    Nd,
+}
+
+impl OverrunPlan {
+    pub fn name(self) -> &'static str {
+        match self {
+            OverrunPlan::Send => "send",
+            OverrunPlan::Ask => "ask",
+            OverrunPlan::Nd => "nd",
+        }
+    }
+}
+
+impl PlmcPlan {
+    pub(crate) fn policy(&self) -> Policy {
+        self.ratios.clone().map_or(Policy::StrictPriority, Policy::FixedRatio)
+    }
+    pub(crate) fn overflow(&self) -> MinOverflow {
+        if self.scale_minimums {
+            MinOverflow::Scale
+        } else {
+            MinOverflow::Priority
+        }
+    }
+    pub(crate) fn policy_name(&self) -> &'static str {
+        if self.ratios.is_some() {
+            "fixed-ratio"
+        } else {
+            "strict-priority"
+        }
+    }
+    pub(crate) fn min_overflow_name(&self) -> &'static str {
+        if self.scale_minimums {
+            "scale"
+        } else {
+            "priority"
+        }
+    }
+}
+
+impl KindPlan for PlmcPlan {
+    fn kind(&self) -> &'static str {
+        "plmc"
+    }
+    fn params(&self, _: &[DevicePlan]) -> serde_json::Value {
+        serde_json::json!({
+            "pool": self.pool_name, "counts": self.counts, "predictor": if self.hod.is_some() { "hod" } else { "cod" }, "zeta": self.zeta,
+            "policy": self.policy_name(), "ratios": self.ratios,
+            "c_min": self.c_min, "min_overflow": self.min_overflow_name(),
+            "overrun": self.overrun.name(),
+            "messages": if self.links.is_some() { "network" } else { "instant" }, "server": self.links.as_ref().map(|l| l.server_name.as_str()),
+        })
+    }
+    fn build(&self, hosts: Vec<HostId>) -> Built {
+        let coordinator = Plmc::new(PlmcConfig {
+            hosts,
+            c: self.counts,
+            c_min: self.c_min.clone(),
+            policy: self.policy(),
+            overflow: self.overflow(),
+            zeta: self.zeta,
+            hod: self.hod.is_some(),
+            overrun: match self.overrun {
+                OverrunPlan::Send => Overrun::Send,
+                OverrunPlan::Ask => Overrun::Ask,
+                OverrunPlan::Nd => Overrun::Nd,
+            },
+        });
+        Built {
+            dt_pool: Some(self.pool as u32),
+            links: self.links.as_ref().map(|l| l.channels.iter().map(|&(up, down)| (FlowId(up), FlowId(down))).collect()),
+            ..Built::bare(Box::new(coordinator))
+        }
+    }
+    fn look_ahead(&self) -> Option<(usize, SimTime)> {
+        self.hod.map(|h| (self.pool, h))
+    }
 }

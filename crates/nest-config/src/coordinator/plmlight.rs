@@ -5,10 +5,12 @@
 //! `messages`.
 
 use super::allocation::{allocation_keys, Allocation};
-use super::{CoordinatorKind, Env, KindConfig, OverrunPlan, PlmLightPlan, PlmcPlan};
+use super::{Built, Env, KindConfig, KindPlan, OverrunPlan, PlmcPlan};
 use crate::ctx::Ctx;
-use crate::plan::DeviceKindPlan;
-use nest_core::SimTime;
+use crate::plan::{DeviceKindPlan, DevicePlan};
+use nest_core::{DeviceId, HostId, SimTime};
+use nest_qos::plmlight::PlmLightConfig;
+use nest_qos::PlmLight;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -73,14 +75,15 @@ impl PlmLightKeys {
 }
 
 impl KindConfig for PlmLightKeys {
+    type Plan = PlmLightPlan;
     fn name(&self) -> &str {
         &self.name
     }
     fn hosts(&self) -> Option<&[String]> {
         self.hosts.as_deref()
     }
-    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<CoordinatorKind> {
-        plmlight(cx, key, self, hosts, env).map(CoordinatorKind::PlmLight)
+    fn resolve(&self, cx: &mut Ctx, key: &str, hosts: &[usize], env: &Env) -> Option<PlmLightPlan> {
+        plmlight(cx, key, self, hosts, env)
     }
 }
 
@@ -185,4 +188,67 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
     };
     let server_name = net.topology.host_name(server).to_string();
     Some(PlmLightPlan { device, fast, server, server_name, read_counts, write_counts, t_dw, t_ndwl, t_ndwh, small_below, fast_capacity, flush_depth, alloc })
+}
+
+/// `plmlight`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlmLightPlan {
+    /// The SSD and the fast device (device indices), and the storage server (network host) they sit in.
+    pub device: usize,
+    pub fast: usize,
+    pub server: u32,
+    pub server_name: String,
+    /// Read DCs per DTWin (C) and the device's write DC.
+    pub read_counts: u64,
+    pub write_counts: u64,
+    pub t_dw: SimTime,
+    pub t_ndwl: SimTime,
+    pub t_ndwh: SimTime,
+    pub small_below: u32,
+    pub fast_capacity: u64,
+    pub flush_depth: u32,
+    /// The read allocation, as PLMC's (predictor always CoD, overrun always nd).
+    pub alloc: PlmcPlan,
+}
+
+impl KindPlan for PlmLightPlan {
+    fn kind(&self) -> &'static str {
+        "plmlight"
+    }
+    fn params(&self, devices: &[DevicePlan]) -> serde_json::Value {
+        let a = &self.alloc;
+        serde_json::json!({
+            "device": devices[self.device].name, "fast": devices[self.fast].name, "server": self.server_name,
+            "counts": self.read_counts, "write_counts": self.write_counts, "zeta": a.zeta,
+            "policy": a.policy_name(), "ratios": a.ratios,
+            "c_min": a.c_min, "min_overflow": a.min_overflow_name(),
+            "t_dw_ms": self.t_dw.0 as f64 / 1e9, "t_ndwl_ms": self.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": self.t_ndwh.0 as f64 / 1e9,
+            "small_writes_below": self.small_below, "fast_capacity": self.fast_capacity, "flush_depth": self.flush_depth,
+        })
+    }
+    fn build(&self, hosts: Vec<HostId>) -> Built {
+        let a = &self.alloc;
+        let (coord, router) = PlmLight::new(PlmLightConfig {
+            hosts,
+            read_counts: self.read_counts,
+            c_min: a.c_min.clone(),
+            policy: a.policy(),
+            overflow: a.overflow(),
+            zeta: a.zeta,
+            write_counts: self.write_counts,
+            ssd: DeviceId(self.device as u32),
+            fast: DeviceId(self.fast as u32),
+            t_dw: self.t_dw,
+            t_ndwl: self.t_ndwl,
+            t_ndwh: self.t_ndwh,
+            small_below: self.small_below,
+            fast_capacity: self.fast_capacity,
+            flush_depth: self.flush_depth,
+        })
+        .split();
+        Built { agent: Some((self.server, Box::new(router))), ..Built::bare(Box::new(coord)) }
+    }
+    fn agent_server(&self) -> Option<(u32, &str)> {
+        Some((self.server, &self.server_name))
+    }
 }

@@ -6,10 +6,10 @@
 //! `events` (synthetic congestion events: time and demanded read rate, for SRC §IV-E's test of
 //! the control loop).
 
-use super::{CoordinatorKind, Env, KindConfig, SrcPlan};
+use super::{Built, Env, KindConfig, KindPlan};
 use crate::ctx::Ctx;
-use crate::plan::DeviceKindPlan;
-use nest_core::{DeviceId, FlowId, SimTime};
+use crate::plan::{DeviceKindPlan, DevicePlan};
+use nest_core::{DeviceId, FlowId, HostId, SimTime};
 use nest_qos::rate_control::{SrcConfig, TreeEnsemble, SHIPPED_PREFIX};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -44,11 +44,12 @@ pub struct SrcKeys {
 }
 
 impl KindConfig for SrcKeys {
+    type Plan = SrcPlan;
     fn name(&self) -> &str {
         &self.name
     }
-    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], env: &Env) -> Option<CoordinatorKind> {
-        src(cx, key, self, env).map(CoordinatorKind::Src)
+    fn resolve(&self, cx: &mut Ctx, key: &str, _: &[usize], env: &Env) -> Option<SrcPlan> {
+        src(cx, key, self, env)
     }
 }
 
@@ -164,4 +165,48 @@ fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
     let devices = chosen.into_iter().map(|(d, w0)| (DeviceId(d as u32), w0)).collect();
     let ctl = SrcConfig { devices, flows: flows.into_iter().map(FlowId).collect(), delta, tau, w_max, events };
     Some(SrcPlan { server, server_name: net.topology.host_name(server).to_string(), model_path: model_path?, model: Arc::new(model?), ctl })
+}
+
+#[derive(Debug, Clone)]
+pub struct SrcPlan {
+    /// The storage server (network host) the SSD sits in.
+    pub server: u32,
+    pub server_name: String,
+    pub model_path: PathBuf,
+    pub model: Arc<TreeEnsemble>,
+    /// The controller's own configuration (device, watched channels, δ, τ, w_max, w₀, events).
+    pub ctl: SrcConfig,
+}
+
+/// Plans are compared by what defines them: a model by its file.
+impl PartialEq for SrcPlan {
+    fn eq(&self, o: &SrcPlan) -> bool {
+        (self.server, &self.model_path, &self.ctl) == (o.server, &o.model_path, &o.ctl)
+    }
+}
+
+impl KindPlan for SrcPlan {
+    fn kind(&self) -> &'static str {
+        "src"
+    }
+    fn params(&self, devices: &[DevicePlan]) -> serde_json::Value {
+        let ctl = &self.ctl;
+        serde_json::json!({
+            "device": devices[ctl.devices[0].0.ix()].name,
+            "devices": ctl.devices.iter().map(|&(d, _)| devices[d.ix()].name.as_str()).collect::<Vec<_>>(), "server": self.server_name, "model": self.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "model_kind": self.model.kind, "model_trees": self.model.n_trees(), "delta_ms": ctl.delta.0 as f64 / 1e9, "tau": ctl.tau, "w_max": ctl.w_max,
+            "watched_channels": ctl.flows.len(),
+            "events_ms_gbps": ctl.events.iter().map(|&(t, r)| serde_json::json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
+        })
+    }
+    fn build(&self, _: Vec<HostId>) -> Built {
+        let (coord, agent) = nest_qos::src(self.ctl.clone(), self.model.clone());
+        Built { agent: Some((self.server, Box::new(agent))), ..Built::bare(Box::new(coord)) }
+    }
+    fn agent_server(&self) -> Option<(u32, &str)> {
+        Some((self.server, &self.server_name))
+    }
+    fn measures_aggregate(&self) -> bool {
+        true
+    }
 }

@@ -53,8 +53,24 @@ fn a_registered_test_kind_resolves_and_refuses_what_it_does_not_know() {
     let r = load("name = \"all\"\nkind = \"test-admit-all\"\nperiod = \"2ms\"\n").unwrap();
     assert_eq!(r.coordinators.len(), 1);
     assert_eq!(r.coordinators[0].name, "all");
-    assert_eq!(r.coordinators[0].kind, CoordinatorKind::FixedBudget { period: nest_core::SimTime::from_ms(2), ios: u64::MAX });
+    let period = nest_core::SimTime::from_ms(2);
+    assert_eq!(r.coordinators[0].kind, CoordinatorKind::TestAdmitAll(super::test_admit_all::AdmitAllPlan { period }));
     assert_eq!(r.coordinators[0].hosts, vec![0]);
+    // The World's view: its kind name, its parameters, and a runtime coordinator of its own that
+    // opens its hosts' gates every period.
+    let plan = r.coordinators[0].kind.plan();
+    assert_eq!(plan.kind(), "test-admit-all");
+    assert_eq!(plan.params(&r.devices)["period_us"], 2000.0);
+    let built = plan.build(vec![nest_core::HostId(0)]);
+    assert!(built.gates && built.agent.is_none() && built.dt_pool.is_none() && built.links.is_none());
+    let mut coord = built.coordinator;
+    let mut out = nest_qos::Outbox::default();
+    coord.start(nest_core::SimTime::ZERO, &mut out);
+    coord.on_wake(period, 0, &mut out);
+    let budgets = out.actions.iter().filter(|a| matches!(a, nest_qos::Action::SetBudget { ios: u64::MAX, .. })).count();
+    assert_eq!(budgets, 2);
+    assert!(out.actions.contains(&nest_qos::Action::WakeAt { at: period + period, token: 0 }));
+    assert_eq!(coord.report(), vec![("renewals", 2.0)]);
     let e = load("name = \"all\"\nkind = \"test-admit-all\"\nios = 3\n").unwrap_err();
     assert!(e.contains("coordinator[0].ios") && e.contains("unknown field `ios`"), "{e}");
     // Its own checks still run at resolution.

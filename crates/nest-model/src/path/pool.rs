@@ -73,7 +73,7 @@ impl Simulation {
         let n = self.qos.as_deref().map_or(0, |rt| rt.plans.len());
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
-            if matches!(&rt.plans[k].kind, nest_config::coordinator::CoordinatorKind::Plmc(m) if m.pool == v as usize) {
+            if rt.dt_pools[k] == Some(v) {
                 let pool = rt.coords[k].as_dt_pool().expect("a plmc coordinator is a DT pool's");
                 if let Some((oracle, horizon, demand)) = rt.oracles[k].as_mut() {
                     // A trace error here is met again, and reported, by the run's own copy.

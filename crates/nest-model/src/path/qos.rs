@@ -10,7 +10,6 @@ use crate::request::Request;
 use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
 use crate::stats::r6;
-use nest_config::coordinator::CoordinatorKind;
 use nest_core::queue::PendingEvents;
 use nest_core::{CoordId, FlowId, HostId};
 use nest_qos::{Action, Completion, Msg};
@@ -207,41 +206,8 @@ impl Simulation {
         let rt = self.qos.as_deref()?;
         let mut coords = Map::new();
         for (k, p) in rt.plans.iter().enumerate() {
-            let (kind, params) = match &p.kind {
-                CoordinatorKind::FixedBudget { period, ios } => ("fixed-budget", json!({"period_us": period.as_us_f64(), "ios": ios})),
-                CoordinatorKind::CongestionMonitor { servers, .. } => ("congestion-monitor", json!({"servers": servers})),
-                CoordinatorKind::Plmc(m) => (
-                    "plmc",
-                    json!({
-                        "pool": m.pool_name, "counts": m.counts, "predictor": if m.hod.is_some() { "hod" } else { "cod" }, "zeta": m.zeta,
-                        "policy": if m.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.ratios,
-                        "c_min": m.c_min, "min_overflow": if m.scale_minimums { "scale" } else { "priority" },
-                        "overrun": m.overrun.name(),
-                        "messages": if m.links.is_some() { "network" } else { "instant" }, "server": m.links.as_ref().map(|l| l.server_name.as_str()),
-                    }),
-                ),
-                CoordinatorKind::PlmLight(m) => (
-                    "plmlight",
-                    json!({
-                        "device": self.resolved.devices[m.device].name, "fast": self.resolved.devices[m.fast].name, "server": m.server_name,
-                        "counts": m.read_counts, "write_counts": m.write_counts, "zeta": m.alloc.zeta,
-                        "policy": if m.alloc.ratios.is_some() { "fixed-ratio" } else { "strict-priority" }, "ratios": m.alloc.ratios,
-                        "c_min": m.alloc.c_min, "min_overflow": if m.alloc.scale_minimums { "scale" } else { "priority" },
-                        "t_dw_ms": m.t_dw.0 as f64 / 1e9, "t_ndwl_ms": m.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": m.t_ndwh.0 as f64 / 1e9,
-                        "small_writes_below": m.small_below, "fast_capacity": m.fast_capacity, "flush_depth": m.flush_depth,
-                    }),
-                ),
-                CoordinatorKind::Src(m) => (
-                    "src",
-                    json!({
-                        "device": self.resolved.devices[m.ctl.devices[0].0.ix()].name,
-                        "devices": m.ctl.devices.iter().map(|&(d, _)| self.resolved.devices[d.ix()].name.as_str()).collect::<Vec<_>>(), "server": m.server_name, "model": m.model_path.file_name().map(|n| n.to_string_lossy().into_owned()),
-                        "model_kind": m.model.kind, "model_trees": m.model.n_trees(), "delta_ms": m.ctl.delta.0 as f64 / 1e9, "tau": m.ctl.tau, "w_max": m.ctl.w_max,
-                        "watched_channels": m.ctl.flows.len(),
-                        "events_ms_gbps": m.ctl.events.iter().map(|&(t, r)| json!([t.0 as f64 / 1e9, r / 1e9])).collect::<Vec<_>>(),
-                    }),
-                ),
-            };
+            let plan = p.kind.plan();
+            let (kind, params) = (plan.kind(), plan.params(&self.resolved.devices));
             let hosts: Vec<&str> = p.hosts.iter().map(|&h| self.hosts[h].name.as_str()).collect();
             let report: Map<String, Value> = rt.coords[k].report().into_iter().map(|(n, v)| (n.to_string(), json!(r6(v)))).collect();
             let mut entry = json!({"kind": kind, "params": params, "hosts": hosts, "report": report});

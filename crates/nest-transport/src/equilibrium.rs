@@ -1,4 +1,5 @@
-//! Where QTCP's window rule settles: the fixed point of thesis eq. 4.5 (QTCP eq. 6) when the
+//! Where QTCP's window rule read literally (`on_mark`: Q only in the cut of a marked window)
+//! settles: the fixed point of thesis eq. 4.5 (QTCP eq. 6) when the
 //! flows sharing a bottleneck are marked in the same episodes — the regime of a DCTCP-style
 //! step-marking switch, where every sender sees the queue cross K together and cuts once.
 //!
@@ -211,7 +212,8 @@ mod tests {
             .collect();
         let class_ratio: Vec<f64> = ratios.iter().map(|r| r.unwrap_or(1.0)).collect();
         let sum_r: f64 = ratios.iter().flatten().sum();
-        let qp = QtcpParams { gamma: 0.0, bottleneck_bps: c, ..Default::default() };
+        // The fixed point is on_mark's: Q acts only in the cut of a marked window.
+        let qp = QtcpParams { gamma: 0.0, bottleneck_bps: c, slack: crate::Slack::OnMark, ..Default::default() };
         let mut tp = Transports::new(TcpParams::default(), qp.clone(), specs, class_ratio).unwrap();
         let mss = tp.tcp.mss as f64;
         let rtt: Vec<f64> = rtt_us.iter().map(|r| r * 1e-6).collect();

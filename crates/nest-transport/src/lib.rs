@@ -39,7 +39,7 @@ use flow::{Flow, FlowStats, Receiver};
 use nest_core::SimTime;
 use nest_net::packet::{Packet, PacketKind};
 use nest_net::{Fabric, NetEvent, NetScheduler};
-pub use params::{DcqcnParams, QtcpParams, Slack, Target, TcpParams};
+pub use params::{DcqcnParams, QtcpParams, RecoveryTarget, Slack, Target, TcpParams};
 use sender::Sender;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -126,23 +126,37 @@ pub struct QtcpParams {
     pub sigma: f64,
     /// When a flow with slack (Q < 1) gives it back.
     pub slack: Slack,
-    /// "Congested" for [`Slack::WhileCongested`]: α above this (the analytic model's ε).
+    /// "Congested" for [`Slack::WhileCongested`]: α above this (the analytic model's ε; no
+    /// source gives a value).
     pub epsilon: f64,
+    /// QRDMA: whether a slack step scales DCQCN's recovery target RT with the rate.
+    pub recovery_target: RecoveryTarget,
 }
 
 impl Default for QtcpParams {
     fn default() -> Self {
-        QtcpParams { gamma: 15.0 / 16.0, bottleneck_bps: 10e9, interference: false, sigma: 0.05, slack: Slack::OnMark, epsilon: 1e-3 }
+        QtcpParams {
+            gamma: 15.0 / 16.0,
+            bottleneck_bps: 10e9,
+            interference: false,
+            sigma: 0.05,
+            slack: Slack::WhileCongested,
+            epsilon: 1e-3,
+            recovery_target: RecoveryTarget::Scaled,
+        }
     }
 }
 
-/// When QTCP's quality factor scales a window with slack (Q < 1). The sources read both ways:
-/// thesis eq. 4.5 / QTCP eq. 6 branch on "ECN" (SPEC §4's reading, the default); the analytic
-/// model's eq. 12 branches on α > ε, i.e. every update interval while congestion lasts, and QTCP
-/// Fig 8 applies `if (Q < 1) W = W·Q` as a step of its own after DCTCP's cut.
+/// When QTCP's quality factor scales a window with slack (Q < 1). SPEC §4 decides
+/// `while_congested`, the default: the printed eq. 6 / 4.5 label the first branch "No ECN" but
+/// condition the others on α ≥ 0 (always true), the analytic model's eq. 12 branches on α > ε,
+/// QTCP Fig 8 applies `if (Q < 1) W = W·Q` as a step of its own after DCTCP's cut, and every
+/// result the sources report (1 : 2 : 3 "almost exactly", Q → 0.95–1, RTT independence) needs Q
+/// applied while congestion lasts. The literal reading (`on_mark`) stays selectable.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Slack {
-    /// W ← W·(1−α/2)·Q at a marked window only; between marks the window grows as DCTCP's.
+    /// W ← W·(1−α/2)·Q at a marked window only; between marks the window grows as DCTCP's
+    /// (the printed equations' "ECN" branch read literally).
     OnMark,
     /// The ECN cut is DCTCP's W·(1−α/2); and at every update interval (≈ RTT; QRDMA: each α
     /// update) while α > ε, a flow with slack scales its window (rate) by Q.
@@ -155,6 +169,26 @@ impl Slack {
         match self {
             Slack::OnMark => "on_mark",
             Slack::WhileCongested => "while_congested",
+        }
+    }
+}
+
+/// QRDMA: what DCQCN's recovery target RT does when a flow with slack scales its rate by Q.
+/// SPEC §4 (QTCP §V-B, "we control the target rates"): RT is scaled with it, so fast recovery
+/// climbs back to the class's share; kept at the pre-cut rate, fast recovery halves the distance
+/// back to it at every timer step and undoes the Q within F steps (selectable for comparison).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RecoveryTarget {
+    Scaled,
+    Kept,
+}
+
+impl RecoveryTarget {
+    pub const ALL: [RecoveryTarget; 2] = [RecoveryTarget::Scaled, RecoveryTarget::Kept];
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryTarget::Scaled => "scaled",
+            RecoveryTarget::Kept => "kept",
         }
     }
 }

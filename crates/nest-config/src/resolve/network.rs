@@ -8,7 +8,7 @@ use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
 use nest_net::{FabricParams, Marking, PfcParams, Threshold, Topology};
-use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, Slack, Target, TcpParams};
+use nest_transport::{Cc, DcqcnParams, FlowSpec, QtcpParams, RecoveryTarget, Slack, Target, TcpParams};
 
 const IP_TCP_HEADER: u32 = 52;
 
@@ -123,7 +123,19 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
     if let Some(v) = &n.qtcp.slack {
         match Slack::ALL.iter().find(|x| x.name() == v) {
             Some(&x) => qtcp.slack = x,
-            None => cx.err("network.qtcp.slack", format!("'{v}' is not on_mark or while_congested")),
+            None => cx.err("network.qtcp.slack", format!("'{v}' is not while_congested or on_mark")),
+        }
+    }
+    if let Some(e) = n.qtcp.epsilon {
+        if !(0.0..1.0).contains(&e) {
+            cx.err("network.qtcp.epsilon", format!("must be in [0, 1) (α is a fraction of marked packets), got {e}"));
+        }
+        qtcp.epsilon = e;
+    }
+    if let Some(v) = &n.qtcp.recovery_target {
+        match RecoveryTarget::ALL.iter().find(|x| x.name() == v) {
+            Some(&x) => qtcp.recovery_target = x,
+            None => cx.err("network.qtcp.recovery_target", format!("'{v}' is not scaled or kept")),
         }
     }
     let sample_ports = match n.sample_ports.as_deref() {

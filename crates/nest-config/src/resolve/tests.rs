@@ -272,11 +272,18 @@ fn a_switch_without_buffer_is_refused() {
 
 #[test]
 fn qtcps_slack_rule_is_named_or_refused() {
-    let net = |v: &str| format!("{GOOD}[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n[network.qtcp]\nslack = \"{v}\"\n");
-    let r = check(&net("while_congested")).unwrap();
-    assert_eq!(r.network.as_ref().unwrap().qtcp.slack, nest_transport::Slack::WhileCongested);
-    let e = check(&net("always")).unwrap_err().to_string();
-    assert!(e.contains("network.qtcp.slack") && e.contains("on_mark or while_congested"), "{e}");
+    let net = |v: &str| format!("{GOOD}[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n[network.qtcp]\n{v}\n");
+    // SPEC §4: while_congested and a scaled recovery target unless told otherwise.
+    let q = check(&net("")).unwrap().network.unwrap().qtcp;
+    assert_eq!((q.slack, q.recovery_target, q.epsilon), (nest_transport::Slack::WhileCongested, nest_transport::RecoveryTarget::Scaled, 1e-3));
+    let q = check(&net("slack = \"on_mark\"\nrecovery_target = \"kept\"\nepsilon = 0.01")).unwrap().network.unwrap().qtcp;
+    assert_eq!((q.slack, q.recovery_target, q.epsilon), (nest_transport::Slack::OnMark, nest_transport::RecoveryTarget::Kept, 0.01));
+    let e = check(&net("slack = \"always\"")).unwrap_err().to_string();
+    assert!(e.contains("network.qtcp.slack") && e.contains("while_congested or on_mark"), "{e}");
+    let e = check(&net("recovery_target = \"pre-cut\"")).unwrap_err().to_string();
+    assert!(e.contains("network.qtcp.recovery_target") && e.contains("scaled or kept"), "{e}");
+    let e = check(&net("epsilon = 1.5")).unwrap_err().to_string();
+    assert!(e.contains("network.qtcp.epsilon"), "{e}");
 }
 
 #[test]

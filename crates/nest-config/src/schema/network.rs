@@ -108,8 +108,12 @@ pub struct QtcpConfig {
     pub bottleneck: Option<String>,
     pub interference: Option<bool>,
     pub sigma: Option<f64>,
-    /// When a flow with slack gives it back: "on_mark" (default) or "while_congested".
+    /// When a flow with slack gives it back: "while_congested" (default, SPEC §4) or "on_mark".
     pub slack: Option<String>,
+    /// α above which congestion lasts, for while_congested (default 0.001).
+    pub epsilon: Option<f64>,
+    /// QRDMA's recovery target when a flow with slack cuts: "scaled" (default) or "kept".
+    pub recovery_target: Option<String>,
 }
 
 /// DCQCN/QRDMA reaction and notification point parameters (defaults: the DCQCN authors' set).

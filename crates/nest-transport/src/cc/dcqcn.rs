@@ -90,4 +90,18 @@ mod tests {
         assert!(gap > 0.0 && gap <= gap0 / f64::from(1u32 << p.fast_recovery_steps) + 1.0, "{gap0} → {gap}");
         assert!(slack.rc > 0.95 * rc0 && plain.rc > 0.98 * rc0, "both back near RT: {} {}", plain.rc, slack.rc);
     }
+
+    /// SPEC §4's QRDMA (`recovery_target = "scaled"`): with RT scaled by Q as well, fast recovery
+    /// climbs back to Q times the pre-cut rate, so the slack holds through the recovery.
+    #[test]
+    fn a_scaled_recovery_target_keeps_qrdmas_slack() {
+        let p = DcqcnParams::default();
+        let (rc0, q) = (8e9, 0.5);
+        let mut scaled = at(rc0 * q * 0.75, rc0 * q);
+        for _ in 0..p.fast_recovery_steps {
+            scaled.timer_stage += 1;
+            assert!(increase(&mut scaled, &p));
+        }
+        assert!(scaled.rc > 0.95 * rc0 * q && scaled.rc <= rc0 * q, "back near Q·RC0, not RC0: {}", scaled.rc);
+    }
 }

@@ -1,8 +1,11 @@
 //! QRDMA (thesis eq. 4.6): DCQCN's reaction point steered by the class's quality factor
-//! (`quality.rs`), updated once per α period.
+//! (`quality.rs`), updated once per α period. With [`RecoveryTarget::Scaled`] (SPEC §4, QTCP
+//! §V-B "we control the target rates") the recovery target RT follows the Q scaling, so fast
+//! recovery climbs back to the class's share rather than to the rate before the cut.
 
 use super::hooks::{CongestionControl, Cx, Family};
 use super::{dcqcn, quality};
+use crate::params::{RecoveryTarget, Slack};
 use crate::sender::Sender;
 
 pub struct Qrdma;
@@ -14,17 +17,24 @@ impl CongestionControl for Qrdma {
 
     fn on_interval(s: &mut Sender, cx: &mut Cx) {
         dcqcn::Dcqcn::on_interval(s, cx);
-        // The slack step scales the recovery target too: with RT kept, fast recovery would
-        // climb back to the rate the flow had before (what on_mark's cut runs into).
         if let Some(q) = quality::step(s, cx) {
             let r = &mut s.rate;
             r.rc = (r.rc * q).max(cx.dcqcn.min_rate);
-            r.rt = (r.rt * q).max(r.rc);
+            r.rt = match cx.qtcp.recovery_target {
+                RecoveryTarget::Scaled => r.rt * q,
+                RecoveryTarget::Kept => r.rt,
+            }
+            .max(r.rc);
         }
     }
 
     fn on_signal(s: &mut Sender, cx: &Cx) -> f64 {
         let base = dcqcn::Dcqcn::on_signal(s, cx);
-        quality::signal_cut(base, s.quality.q, cx.qtcp.slack)
+        let q = s.quality.q;
+        // on_mark: the Q-deepened cut aims fast recovery at Q times the pre-cut rate too.
+        if cx.qtcp.slack == Slack::OnMark && cx.qtcp.recovery_target == RecoveryTarget::Scaled && q < 1.0 {
+            s.rate.rt *= q.max(0.0);
+        }
+        quality::signal_cut(base, q, cx.qtcp.slack)
     }
 }

@@ -348,10 +348,11 @@ def test_uncoordinated_qos_puts_app1_last(cli, tmp_path):
 
 def test_pm_priority_measures_both_cases(cli, tmp_path):
     out = tmp_path / "pmp"
-    by_id = _run_claims(cli, out, "pm-priority", ("pm-no-queueing", "pm-flows-without-priority", "pm-one-qp", "pm-intensity",
-                                                  "buffer-reserve", "storage-latency-order", "conservation", "conservation-lossy"),
-                        ("pm-with-priority", "pm-without-priority", "pm-improvement", "storage-cost", "incast-1-12",
-                         "storage-latency-slight", "storage-latency-size"))
+    # 0.6 µs links and PM counted on the wire (SPEC §13 item 3): PM at 3–4 µs with priority, ≥ 80 % better.
+    by_id = _run_claims(cli, out, "pm-priority", ("pm-with-priority", "pm-improvement", "pm-no-queueing", "pm-flows-without-priority",
+                                                  "pm-one-qp", "pm-intensity", "buffer-reserve", "storage-latency-order",
+                                                  "conservation", "conservation-lossy"),
+                        ("pm-without-priority", "storage-cost", "incast-1-12", "storage-latency-slight", "storage-latency-size"))
     for cid in ("pm-flows-without-priority", "buffer-reserve", "storage-latency-order"):
         assert by_id[cid]["ablation"]["holds"] is False, by_id[cid]
     # Fig 4.27's runs: e2e-latency's applications (40 Gb/s each) beside 10 % PM, priority on and off, per seed.
@@ -365,16 +366,22 @@ def test_pm_priority_measures_both_cases(cli, tmp_path):
     one_qp = json.loads((out / "write-no-priority-one-qp" / "summary.json").read_text())
     assert off["config"]["qos"]["network"] == "ignore"
     assert (off["config"]["network"]["dcqcn"]["qp_per_message"], one_qp["config"]["network"]["dcqcn"]["qp_per_message"]) == (True, False)
+    # PM's 10 % of the link is counted on the wire (SPEC §13 item 3): its payload rate is what a
+    # PM-only calibration run puts at 10 Gb/s of frames in the busier direction, well below 10 Gb/s.
+    pm = next(w for w in on["config"]["workload"] if w["name"] == "pm")
+    offered = float(pm["arrival"]["bandwidth"].removesuffix("Gbps"))
+    assert 2.0 < offered < 9.0, offered
+    assert (out / "pm-wire-calibration" / "summary.json").exists()
     # With priority, and without it on a QP per message (the thesis' ns-3 set-up), PM completes
-    # what it offers (10 Gb/s of payload); without priority it waits behind storage packets.
+    # what it offers; without priority it waits behind storage packets.
     for s in (on, off):
-        assert s["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 9.5
+        assert s["classes"]["urgent"]["passed_gbps"]["host"]["all"] > 0.95 * offered
     assert off["workloads"]["pm"]["all"]["lat_us"]["p50"] > on["workloads"]["pm"]["all"]["lat_us"]["p50"] + 5.0
 
 
 def test_nest_validation_compares_local_and_remote(cli, tmp_path):
     out = tmp_path / "nv"
-    _run_claims(cli, out, "nest-validation", ("local-ssd", "pm-native", "e2e-ssd", "accuracy", "conservation"), ("pm-remote", "scm-4k"))
+    _run_claims(cli, out, "nest-validation", ("local-ssd", "pm-native", "e2e-ssd", "accuracy", "pm-remote", "conservation"), ("scm-4k",))
     # The software path is calibrated at QD 1 only: there the calibrated E2E run lands on the
     # thesis' 120 µs by construction; the other depths are predictions (e2e-ssd).
     sw = json.loads((out / "ssd-e2e-sw-qd1" / "summary.json").read_text())

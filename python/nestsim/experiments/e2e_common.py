@@ -14,6 +14,9 @@ The host queue is unbounded (the backlog of an overloaded run waits in each conn
 buffer, where the transport shares the link) and the run ends at its duration (`drain = false`);
 throughput is read at three points per class: sender side (payload of the forward channels),
 storage end (bytes the devices finished) and response side (bytes completed at the host).
+
+Links: 0.6 µs of propagation each (SPEC §13 item 3). The thesis gives no delay, but two of its
+figures pin it: remote PM at 3–4 µs with priority, and a mean storage RTT of ~25 µs at K = 140.
 """
 
 from __future__ import annotations
@@ -40,7 +43,11 @@ CLASSES = [
 ]
 
 
-def network(rate: str = "100Gbps", delay: str = "1us", k_ecn: int = 140, mtu: int = 1500) -> dict:
+#: Propagation per link (SPEC §13 item 3).
+LINK_DELAY = "0.6us"
+
+
+def network(rate: str = "100Gbps", delay: str = LINK_DELAY, k_ecn: int = 140, mtu: int = 1500) -> dict:
     return {"topology": "fat_tree", "k": 4, "link_rate": rate, "link_delay": delay, "mtu": mtu,
             "switch": {"ecn": "step", "ecn_k": k_ecn, "nic_ecn": True}}
 

@@ -1,6 +1,7 @@
 """nest-validation: local vs end-to-end access, the thesis' comparison with a real system (5.6.1, 5.6.3).
 
-A client and one storage server on one switch, 100 Gb/s links (1 µs each), NVMe-oF over a
+A client and one storage server on one switch, 100 Gb/s links (0.6 µs each, the E2E links of
+SPEC §13 item 3), NVMe-oF over a
 TCP-like transport (DCTCP). The SSD is the `consumer-nvme` preset (970 EVO Plus-like); 4 KiB
 random requests, 70 % reads, closed loop at queue depth 1–32 — once attached to the client
 (local), once in the server (E2E). Then PM: 128 B accesses to a PM device, native vs remote; and
@@ -24,6 +25,7 @@ from typing import Dict, List
 from ..claims import Claim, write_claims
 from .framework import conservation_claim, run_all
 from . import figures
+from .e2e_common import LINK_DELAY
 from .net_common import star
 
 NAME = "nest-validation"
@@ -44,9 +46,14 @@ def _scenario(remote: bool, device: dict, workload: dict, software_us: float = 0
          "output": {"requests": False}}
     if remote:
         dev["server"] = "h1"
-        s["network"] = star({"h0": "1us", "h1": "1us"}, rate="100Gbps")
+        s["network"] = star({"h0": LINK_DELAY, "h1": LINK_DELAY}, rate="100Gbps")
         s["nvmeof"] = {"transport": "dctcp", "host_overhead": f"{software_us:.3f}us"}
     return s
+
+
+def _us(d: str) -> float:
+    """'0.6us' → 0.6."""
+    return float(d.removesuffix("us"))
 
 
 def _band_accuracy(x: float, band: tuple) -> float:
@@ -113,9 +120,9 @@ def run_experiment(out_dir: Path) -> dict:
               f"{pm_native['mean'] * 1e3:.0f} ns mean, p99 {pm_native['p99'] * 1e3:.0f} ns", pm_native["mean"] < 0.9),
         Claim("pm-remote", "thesis 5.6.1, 4.5.4", "Remote PM access takes 3–4 µs", "mean within 3–4 µs (± 10 %: 2.7–4.4 µs)",
               f"{pm_remote['mean']:.2f} µs mean, p99 {pm_remote['p99']:.2f} µs", 2.7 <= pm_remote["mean"] <= 4.4,
-              why=f"the round trip over two 1 µs links each way is 4 µs of propagation alone; NeSt adds "
-                  f"{pm_remote['mean'] - 4.0:.2f} µs (the device's {pm_native['mean'] * 1e3:.0f} ns, serialization, NICs). "
-                  "The thesis states no link delay; 3–4 µs needs links of ≲ 0.7 µs (see pm-priority's pm-with-priority)"),
+              why=f"the round trip over two {LINK_DELAY} links each way is {4 * _us(LINK_DELAY):.1f} µs of propagation alone; "
+                  f"NeSt adds {pm_remote['mean'] - 4 * _us(LINK_DELAY):.2f} µs (the device's {pm_native['mean'] * 1e3:.0f} ns, "
+                  "serialization, NICs)"),
         Claim("scm-4k", "thesis 5.6.3", "4 KiB SCM storage accesses end to end take ~35–40 µs",
               "mean within 35–40 µs (± 10 %)", f"PM device {scm_pm['mean']:.1f} µs; Optane-class SSD {scm_ssd['mean']:.1f} µs",
               any(31.5 <= x["mean"] <= 44.0 for x in (scm_pm, scm_ssd)),

@@ -56,6 +56,23 @@ def _us(d: str) -> float:
     return float(d.removesuffix("us"))
 
 
+def span_ok(curve: dict, band: tuple) -> bool:
+    """The curve's ends at QD 1 and QD 32 each within 10 % of the band's ends (SPEC §13 item 12)."""
+    return abs(curve[QDS[0]]["mean"] - band[0]) <= 0.1 * band[0] and abs(curve[QDS[-1]]["mean"] - band[1]) <= 0.1 * band[1]
+
+
+def _why_span(runs: dict, curve: dict, band: tuple, prefix: str) -> str:
+    """Little's law at the deepest queue: latency = QD / IOPS, against the IOPS the band implies."""
+    qd = QDS[-1]
+    dev = runs[f"{prefix}-qd{qd}"]["devices"]["ssd"]
+    iops = dev["all"]["iops"]
+    return (f"at QD {qd} the drive completes {iops / 1e3:.0f} K IOPS (chips {100 * dev['ssd']['chip_utilization']['mean']:.0f} % "
+            f"busy), so Little's law gives {qd} / {iops / 1e3:.0f} K = {qd / iops * 1e6:.0f} µs; the real device's "
+            f"{band[1]:.0f} µs implies {qd / band[1] * 1e3:.0f} K IOPS at that depth: the consumer-nvme preset serves a deep "
+            "queue with more parallelism than the 970 EVO Plus showed (its QD 1 end, "
+            f"{curve[QDS[0]]['mean']:.0f} µs, sits on the band's {band[0]:.0f})")
+
+
 def _band_accuracy(x: float, band: tuple) -> float:
     """1 − the relative distance from `x` to the band (1 inside it)."""
     lo, hi = band
@@ -90,7 +107,6 @@ def run_experiment(out_dir: Path) -> dict:
 
     def fmt(d: dict) -> str:
         return ", ".join(f"QD{qd} {d[qd]['mean']:.0f}" for qd in QDS) + " µs (mean)"
-    lo, hi = min(v["mean"] for v in local.values()), max(v["mean"] for v in local.values())
     added = [e2e[qd]["mean"] - local[qd]["mean"] for qd in QDS]
     # The software path, calibrated at QD 1 only (module docstring); then every QD is run with it.
     software_us = (REAL_E2E[0] - REAL_LOCAL[0]) - added[0]
@@ -98,19 +114,23 @@ def run_experiment(out_dir: Path) -> dict:
                                                             software_us) for qd in QDS})
     e2e_sw = {qd: _lat(cal[f"ssd-e2e-sw-qd{qd}"]) for qd in QDS}
     runs.update(cal)
-    elo, ehi = min(v["mean"] for v in e2e_sw.values()), max(v["mean"] for v in e2e_sw.values())
     accuracy = sum([_band_accuracy(local[qd]["mean"], REAL_LOCAL) for qd in QDS]
                    + [_band_accuracy(e2e_sw[qd]["mean"], REAL_E2E) for qd in QDS]) / (2 * len(QDS))
     claims: List[Claim] = [
-        Claim("local-ssd", SOURCE, "Local access to the 970 EVO Plus-like SSD takes 40–90 µs over the queue depths (real device and MQSim alike)",
-              "mean latency within 40–90 µs (± 10 %) at every QD", fmt(local), lo >= 36.0 and hi <= 99.0),
-        Claim("e2e-ssd", SOURCE, "E2E access through one switch at 100 Gb/s over TCP takes 120–190 µs (real system and NeSt)",
-              "mean latency within 120–190 µs (± 10 %) at every QD, with the software path calibrated at QD 1 only",
+        Claim("local-ssd", SOURCE, "Local access to the 970 EVO Plus-like SSD spans 40–90 µs over queue depths 1–32 (real "
+              "device and MQSim alike)", "QD 1 within 10 % of 40 µs and QD 32 within 10 % of 90 µs (the span, SPEC §13 item 12)",
+              fmt(local), span_ok(local, REAL_LOCAL),
+              why=None if span_ok(local, REAL_LOCAL) else _why_span(runs, local, REAL_LOCAL, "ssd-local")),
+        Claim("e2e-ssd", SOURCE, "E2E access through one switch at 100 Gb/s over TCP spans 120–190 µs over queue depths 1–32 "
+              "(real system and NeSt)", "QD 1 within 10 % of 120 µs and QD 32 within 10 % of 190 µs, with the software path "
+              "calibrated at QD 1 only",
               f"{fmt(e2e_sw)}: the network adds {min(added):.1f}–{max(added):.1f} µs, the NVMe/TCP software path "
               f"{software_us:.1f} µs per I/O (calibrated: 120 − 40 − {added[0]:.1f}); without it {fmt(e2e)}",
-              elo >= 108.0 and ehi <= 209.0,
-              why="with one per-I/O software latency calibrated at QD 1, the E2E latency at higher queue depths leaves the "
-                  "thesis' range: the software path of the real system does not add a constant per I/O"),
+              span_ok(e2e_sw, REAL_E2E),
+              why=None if span_ok(e2e_sw, REAL_E2E) else
+              f"the E2E curve is the local one ({local[QDS[0]]['mean']:.0f} → {local[QDS[-1]]['mean']:.0f} µs) plus "
+              f"{min(added):.1f}–{max(added):.1f} µs of network and a constant software path, so its span follows the local "
+              "one's (local-ssd); the real system's software path does not add a constant per I/O either"),
         Claim("accuracy", "thesis 5 (summary: ≈ 92.5 %)", "NeSt reproduces the real system with ≈ 92.5 % accuracy",
               "≥ 92.5 %: 1 − the mean relative distance to the thesis' ranges (local 40–90, E2E 120–190 µs) over the QDs",
               f"{100 * accuracy:.1f} % (the thesis does not say how it computes its figure; this reading counts a value "

@@ -28,6 +28,9 @@ MARK = {True: "holds", False: "**does not hold**", None: "not evaluated"}
 #: sources' claim; the rest (conservation, SPEC items, queueing theory, the DCTCP analysis, NeSt's
 #: own analyses) are checks of NeSt.
 SOURCE_WORDS = ("thesis", "QTCP paper", "PLMC", "SRC", "Haechi")
+#: The source documents as the per-source summary names them.
+SOURCE_NAMES = {"thesis": "thesis (seed 000)", "QTCP paper": "QTCP paper (seed 001)", "PLMC": "PLMC paper",
+                "SRC": "SRC paper", "Haechi": "Haechi paper"}
 
 
 def own_check(source: str) -> bool:
@@ -65,7 +68,15 @@ def render(docs: List[dict]) -> str:
            f"{sum(1 for c in rows if c.get('ablation'))}; one that also holds there is counted as not evaluated.",
            f"- Checks of NeSt (conservation, SPEC items, queueing theory, the DCTCP analysis, NeSt's analyses beside the "
            f"runs): {len(own)} — {count(own)}.",
-           ""]
+           "",
+           "Per source (a claim citing two sources counts under both):",
+           "",
+           "| source | claims | hold | do not hold | not evaluated |",
+           "|---|---|---|---|---|"]
+    for w in SOURCE_WORDS:
+        cs = [c for c in src if w in c["source"]]
+        out.append(f"| {SOURCE_NAMES[w]} | {len(cs)} | " + " | ".join(str(sum(c["holds"] is v for c in cs)) for v in (True, False, None)) + " |")
+    out.append("")
     for d in docs:
         out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | mechanism off | measured | why |",
                 "|---|---|---|---|---|---|"]

@@ -89,6 +89,7 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
     n = len(EXPERIMENTS)
     assert f"The sources' claims: {n} — {(n + 1) // 2} hold, {n // 2} do not hold, 0 not evaluated" in text
     assert f"the DCTCP analysis, NeSt's analyses beside the runs): {n} — {n} hold" in text
+    assert f"| QTCP paper (seed 001) | {n} | {(n + 1) // 2} | {n // 2} | 0 |" in text and "| Haechi paper | 0 | 0 | 0 | 0 |" in text
     assert text.count("## `") == n and "x \\| y" in text and "| because |" in text
     # --update keeps the rows of an experiment it has no new claims.json for, exactly as they were
     # (escaped bars, why, the mechanism-off column), and takes the new ones of the others.

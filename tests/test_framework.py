@@ -163,3 +163,42 @@ def test_an_experiment_or_a_sweep_counts_its_finished_runs_on_a_terminal(monkeyp
     quiet.one("a")
     quiet.close()
     assert capsys.readouterr().err == ""
+
+
+def test_a_region_map_sweeps_marks_the_reference_and_renders(tmp_path):
+    import copy
+    import json
+
+    from nestsim.claims import render_claims, write_claims
+    from nestsim.experiments.regions import Axis, reference_value, region_map
+
+    def build(rate, servers):
+        sc = copy.deepcopy(_tiny(1))
+        sc["workload"][0]["arrival"]["rate_iops"] = rate
+        sc["device"][0]["servers"] = int(servers)
+        return sc
+
+    doc = region_map(tmp_path, "lat-vs-load", title="latency against load",
+                     x=Axis("rate", "arrival rate (IOPS)", [5000, 20000, 35000]),
+                     series=Axis("servers", "servers", [1, 2]), build=build,
+                     measure=lambda s, d, at: {"mean": s["workloads"]["w"]["all"]["lat_us"]["mean"]},
+                     ylabel="mean latency (µs)", reference={"rate": 20000, "servers": 2},
+                     holds=lambda c, y, _: y < 100.0, effect="mean below 100 µs")
+    assert [c["label"] for c in doc["curves"]] == ["servers 1 mean", "servers 2 mean"]
+    one, two = (c["values"] for c in doc["curves"])
+    # Queueing theory, not a recorded number: latency grows with load, and one server is slower
+    # than two at every load.
+    assert one == sorted(one) and two == sorted(two)
+    assert all(a > b for a, b in zip(one, two))
+    # At 35 K IOPS one 50 µs server is overloaded (ρ = 1.75): the effect is absent there.
+    assert doc["curves"][0]["holds"][-1] is False and doc["curves"][1]["holds"][0] is True
+    assert reference_value(doc, "mean") == two[1]
+    ran = json.loads((tmp_path / "regions" / "lat-vs-load" / "rate=20000,servers=2" / "summary.json").read_text())
+    assert ran["workloads"]["w"]["all"]["lat_us"]["mean"] == two[1]
+    assert json.loads((tmp_path / "lat-vs-load.region.json").read_text()) == doc
+    assert (tmp_path / "lat-vs-load.png").exists()
+    text = render_claims(write_claims(tmp_path, "x", [], regions=[doc]))
+    assert "| servers 2 mean ★ |" in text and "20000 ★" in text and "✓" in text
+    with pytest.raises(ValueError, match="not swept"):
+        region_map(tmp_path, "bad", title="t", x=Axis("rate", "r", [1, 2]), build=build, measure=lambda s, d, at: 0.0,
+                   ylabel="y", reference={"rate": 3}, effect="e")

@@ -44,11 +44,15 @@ def _judged(c: Claim) -> Claim:
     return c
 
 
-def write_claims(out_dir: Path, experiment: str, claims: List[Claim]) -> dict:
+def write_claims(out_dir: Path, experiment: str, claims: List[Claim], regions: Optional[List[dict]] = None) -> dict:
+    """Writes claims.json; ``regions`` are the experiment's operating-region maps
+    (experiments/regions.py), kept beside the claims they map."""
     claims = [_judged(c) for c in claims]
     # `why` explains a claim that does not hold (or was not evaluated); a holding claim needs none.
     keep = lambda c, k, v: (k != "why" or (v and c.holds is not True)) and (k != "ablation" or v is not None)
     doc = {"experiment": experiment, "claims": [{k: v for k, v in asdict(c).items() if keep(c, k, v)} for c in claims]}
+    if regions:
+        doc["regions"] = regions
     write_json(out_dir / "claims.json", doc)
     return doc
 
@@ -66,6 +70,8 @@ def render_claims(doc: dict) -> str:
             a = c["ablation"]
             verdict = "also holds — this set-up cannot show the mechanism" if a["holds"] else "does not hold, as it should"
             lines.append(f"      mechanism off ({a['off']}): {verdict}")
+    for r in doc.get("regions", []):
+        lines += ["", f"region map {r['stem']}:", render_region(r)]
     return "\n".join(lines)
 
 
@@ -75,3 +81,22 @@ def tally_line(doc: dict) -> str:
     reproduce is a finding, not a failure of the run); read this line or claims.json."""
     held = [c["holds"] for c in doc["claims"]]
     return f"claims: {held.count(True)} hold, {held.count(False)} do not hold, {held.count(None)} not evaluated"
+
+
+def render_region(doc: dict) -> str:
+    """The map as a Markdown table: one row per curve, one column per x; a point where the effect
+    exists is marked ✓, the reference column with ★."""
+    xs, ref = doc["x"]["values"], doc["reference"][doc["x"]["key"]]
+    head = [(x if isinstance(x, str) else f"{x:g}") + (" ★" if x == ref else "") for x in xs]
+    show = lambda v: v if isinstance(v, str) else f"{v:g}"
+    lines = [f"**{doc['title']}** — {doc['ylabel']} against {doc['x']['label']}; ✓ where {doc['effect']}"
+             + (f"; ★ the reference ({', '.join(f'{k} = {show(v)}' for k, v in doc['reference'].items())})"),
+             "", "| curve | " + " | ".join(head) + " |", "|---|" + "---|" * len(xs)]
+    for c in doc["curves"]:
+        cells = []
+        for i, y in enumerate(c["values"]):
+            mark = " ✓" if c["holds"] and c["holds"][i] else ""
+            cells.append("—" if y is None else f"{y:.3g}{mark}")
+        star = " ★" if doc["series"] and c["series"] == doc["reference"][doc["series"]["key"]] else ""
+        lines.append(f"| {c['label']}{star} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

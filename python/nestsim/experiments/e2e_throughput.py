@@ -6,6 +6,10 @@ NVMe-oF over QTCP or DCTCP. Write-only, reads and writes together (90 / 60 / 30 
 per class at the sender side, the storage end and the response side. And the storage-bottlenecked
 variant (Fig 4.13b): three servers, write-only, where the SSDs (not the network) limit — measured
 after their write caches have filled (the first ~130 ms only fill DRAM), so the flash sets the pace.
+
+Region map (SPEC §13.2; not in `--quick`): the thesis states K = 140 but no link delay (SPEC §13
+item 3 reads 0.6 µs from two of its figures), so the write-only QTCP split is also measured over
+the link delay and K.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ..claims import Claim, ablation, write_claims
 from . import e2e_common as E, figures
 from .framework import conservation_claim, run_all, timeseries
 from .net_common import phase_means, within
+from .regions import Axis, region_map
 
 NAME = "e2e-throughput"
 DESCRIPTION = "QTCP splits E2E storage traffic 3:2:1, DCTCP equally; storage end and response side agree (thesis Fig 4.13–4.16)"
@@ -89,6 +94,22 @@ TOL = 0.10
 def split_ok(g: Dict[str, float]) -> bool:
     """Ordered, each class within TOL of the paper's QTCP split."""
     return _ordered(g) and all(within(g[c], PAPER_QTCP[c], TOL) for c in CLASSES)
+
+
+def split_map(out_dir: Path) -> dict:
+    """Write-only QTCP: each class's Gb/s at the sender side against the link delay, one set per K."""
+    def build(delay_us: float, k: float) -> dict:
+        sc = _scenario(f"map-{delay_us:g}us-k{k:g}", 0.0, "qtcp", E.SERVERS, "100ms", "30ms")
+        sc["network"] = E.network(delay=f"{delay_us:g}us", k_ecn=int(k))
+        return sc
+
+    return region_map(out_dir, "e2e-write-split-vs-delay-k", title="E2E write-only QTCP split against link delay and K",
+                      x=Axis("delay_us", "link delay (µs)", [0.1, 0.3, 0.6, 1.0, 2.0, 5.0]),
+                      series=Axis("k", "K (packets)", [40, 140, 400]), build=build,
+                      measure=lambda s, _d, _at: {c: E.channel_gbps(s, "forward").get(c, 0.0) for c in CLASSES},
+                      ylabel="sender-side Gb/s", reference={"delay_us": float(E.LINK_DELAY.removesuffix("us")), "k": 140},
+                      holds=lambda c, y, _: within(y, PAPER_QTCP[c], TOL), logx=True,
+                      effect=f"a class within {TOL:.0%} of the paper's 48 / 31 / 17 Gb/s")
 
 
 def run_experiment(out_dir: Path, quick: bool = False) -> dict:
@@ -166,4 +187,4 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             {p: {c: res[(mix, cc)][p][c] for c in CLASSES} for p in ("sender", "storage", "response")}
         for mix in mixes for cc in ("qtcp", "dctcp")}, "Gb/s")
     claims.append(conservation_claim(runs, "SPEC §5"))
-    return write_claims(out_dir, "e2e-throughput", claims)
+    return write_claims(out_dir, "e2e-throughput", claims, regions=None if quick else [split_map(out_dir)])

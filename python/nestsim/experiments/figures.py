@@ -35,17 +35,23 @@ def bars(out_dir: Path, stem: str, panels: Dict[str, Dict[str, Dict[str, float]]
 
 def lines(out_dir: Path, stem: str, panels: Dict[str, Dict[str, Tuple[Sequence[float], Sequence[float]]]],
           xlabel: str, ylabel: str, logx: bool = False, logy: bool = False, title: Optional[str] = None,
-          markers: bool = False) -> None:
-    """Line panels ({panel: {label: (xs, ys)}})."""
+          markers: bool = False, vline: Optional[float] = None) -> None:
+    """Line panels ({panel: {label: (xs, ys)}}); ``vline`` marks one x (a reference point) in each."""
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.4), squeeze=False)
     for ax, (name, curves) in zip(axes[0], panels.items()):
         for label, (xs, ys) in curves.items():
             ax.plot(xs, ys, label=label, linewidth=1.1, marker="o" if markers else None, markersize=3)
+        if vline is not None:
+            ax.axvline(vline, color="grey", linestyle=":", linewidth=1.0)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
         if logx:
             ax.set_xscale("log")
+            if markers:  # few swept points: label them plainly, not in powers of ten
+                ticks = sorted({x for xs, _ in curves.values() for x in xs})
+                ax.set_xticks(ticks, [f"{x:g}" for x in ticks])
+                ax.minorticks_off()
         if logy:
             ax.set_yscale("log")
         else:

@@ -9,6 +9,9 @@ so the targets are 1.67 / 3.33 / 5.0 Gb/s of what the link carries.
 QTCP gives slack back while congestion lasts (SPEC §4, `while_congested`); "almost exactly" the
 target ratio is judged within ±5 % (SPEC §13.1), DCTCP the mechanism-off ablation. The literal
 reading (`on_mark`) runs beside, judged against its own fixed point (eq. 4.5).
+
+Region map (SPEC §13.2; not in `--quick`): the paper gives one RTT and one K, so the split is
+also measured over the link delay (RTT = 12 link delays plus serialization) and K.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from ..claims import Claim, ablation, write_claims
 from . import figures
 from .framework import timeseries
+from .regions import Axis, region_map
 from .net_common import eq45_split, fat_tree, flow, flow_gbps, phase_means, run_flows_all, scenario, split_within, within
 
 NAME = "qtcp-bandwidth"
@@ -36,7 +40,24 @@ def flows(transport: str) -> list:
     return [flow(name, src, "h0", cls, transport, rate) for name, src, cls, rate in APPS]
 
 
-def run_experiment(out_dir: Path) -> dict:
+def ratio_map(out_dir: Path) -> dict:
+    """QTCP's split (medium : low and high : low) against the link delay, one curve per K."""
+    def measure(summary: dict, _run_dir: Path, _at: dict) -> dict:
+        g = flow_gbps(summary["network"])
+        return {"medium/low": g["app6"] / g["app3"], "high/low": g["app9"] / g["app3"]}
+
+    want = {"medium/low": 2.0, "high/low": 3.0}
+    return region_map(out_dir, "qtcp-ratio-vs-rtt-k", title="QTCP's 1 : 2 : 3 against link delay and K",
+                      x=Axis("delay_us", "link delay (µs; RTT ≈ 12×)", [2.5, 5, 10, 20, 40]),
+                      series=Axis("k", "K (packets)", [20, 65, 140]),
+                      build=lambda d, k: scenario(fat_tree(delay=f"{d}us", k_ecn=int(k)), flows("qtcp"), duration="1500ms",
+                                                  warmup="500ms", name=f"qtcp-map-{d}us-k{k:g}"),
+                      measure=measure, ylabel="throughput ratio to the low class", reference={"delay_us": 10, "k": 140},
+                      holds=lambda c, y, _: within(y, want[c], TOL), effect=f"within {TOL:.0%} of 2 (medium) or 3 (high)",
+                      logx=True)
+
+
+def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     nets = {"qtcp": fat_tree(), "dctcp": fat_tree(), "qtcp-on-mark": {**fat_tree(), "qtcp": {"slack": "on_mark"}}}
     res = run_flows_all(out_dir, {cc: scenario(net, flows(cc), duration="1500ms", warmup="500ms", name=f"qtcp-bandwidth-{cc}")
                                   for cc, net in nets.items()})
@@ -97,4 +118,4 @@ def run_experiment(out_dir: Path) -> dict:
     ]
     figures.lines(out_dir, "qtcp-fig5", {cc.upper(): figures.flow_series(out_dir / cc, window_s=0.02) for cc in ("qtcp", "dctcp")},
                   "time (s)", "throughput (Gb/s, 20 ms mean)", title="3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)")
-    return write_claims(out_dir, "qtcp-bandwidth", claims)
+    return write_claims(out_dir, "qtcp-bandwidth", claims, regions=None if quick else [ratio_map(out_dir)])

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import List
 
 MARK = {True: "holds", False: "**does not hold**", None: "not evaluated"}
+#: The cause categories (nestsim.claims.CAUSES, repeated so the parser runs without the package).
+CAUSES = ("model", "set-up", "source silent", "source inconsistent", "data unavailable")
 
 
 #: Words that name one of the five source documents (../shared/seeds): a claim citing one is the
@@ -77,13 +79,20 @@ def render(docs: List[dict]) -> str:
     for w in SOURCE_WORDS:
         cs = [c for c in src if w in c["source"]]
         out.append(f"| {SOURCE_NAMES[w]} | {len(cs)} | " + " | ".join(str(sum(c["holds"] is v for c in cs)) for v in (True, False, None)) + " |")
+    out += ["", "The claims that do not hold, or are not evaluated, by the cause their experiment names (*cause* column; "
+            "— : not yet categorized):", "",
+            "| source | " + " | ".join(CAUSES) + " | — |", "|---|" + "---|" * (len(CAUSES) + 1)]
+    for w in SOURCE_WORDS:
+        cs = [c for c in src if w in c["source"] and c["holds"] is not True]
+        out.append(f"| {SOURCE_NAMES[w]} | " + " | ".join(str(sum(c.get("cause") == k for c in cs)) for k in CAUSES)
+                   + f" | {sum(not c.get('cause') for c in cs)} |")
     out.append("")
     for d in docs:
-        out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | mechanism off | measured | why |",
-                "|---|---|---|---|---|---|"]
+        out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | mechanism off | measured | cause | why |",
+                "|---|---|---|---|---|---|---|"]
         for c in d["claims"]:
             out.append(f"| {cell(c['claim'], 160)} | {cell(c['source'], 60)} | {MARK[c['holds']]} | {ablated(c)} | "
-                       f"{cell(c['measured'], 220)} | {cell(c.get('why') or '', 300)} |")
+                       f"{cell(c['measured'], 220)} | {c.get('cause') or ''} | {cell(c.get('why') or '', 300)} |")
         out.append("")
     return "\n".join(out)
 
@@ -111,8 +120,12 @@ def parse(text: str) -> dict:
             name = line[4:line.index("`", 4)]
             docs[name] = {"experiment": name, "claims": []}
         elif name and line.startswith("| ") and not line.startswith("| claim |"):
-            claim, source, mark, off, measured, why = split_row(line)
-            c = {"claim": claim, "source": source, "holds": verdict[mark], "measured": measured, "why": why or None}
+            cells = split_row(line)
+            if len(cells) == 6:  # a table from before the cause column
+                cells.insert(5, "")
+            claim, source, mark, off, measured, cause, why = cells
+            c = {"claim": claim, "source": source, "holds": verdict[mark], "measured": measured, "why": why or None,
+                 "cause": cause or None}
             if off:
                 what, _, result = off.rpartition(": ")
                 c["ablation"] = {"off": what, "holds": result == "also holds"}

@@ -259,8 +259,12 @@ def test_fussycache_quick_measures_its_claims(cli, tmp_path):
     assert by_id["conservation"]["holds"] is True, by_id["conservation"]
     assert {"envm-fussy-le-lru", "l2s2d-smaller-gain", "swbuild-falls-back", "swbuild-still-wins"} <= set(by_id)
     rows = list(csv.DictReader(open(out / "results.csv")))
-    # 4 synthetic workloads × (ENVM + L2S2D at 10 %) × 4 algorithms, each with a hit rate.
-    assert len(rows) == 32 and {r["algorithm"] for r in rows} == {"lru", "arc", "sarc", "fussy"}
+    # 4 synthetic workloads × (ENVM + L2S2D at 10 %) × (4 algorithms + no cache), each with a hit rate.
+    assert len(rows) == 40 and {r["algorithm"] for r in rows} == {"none", "lru", "arc", "sarc", "fussy"}
+    assert all(float(r["hit_rate"]) == 0.0 for r in rows if r["algorithm"] == "none")
+    # SPEC §13 item 11: no cache beside every comparison, and wins by not caching counted apart.
+    envm = by_id["envm-fussy-le-lru"]["measured"]
+    assert "none/lru/arc/sarc/fussy" in envm and "by not caching" in envm, envm
     assert all(0.0 <= float(r["hit_rate"]) <= 1.0 for r in rows)
     run_dir = next(out.glob("dbtable-envm-fussy-*"))
     s = json.loads((run_dir / "summary.json").read_text())

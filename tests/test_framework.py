@@ -82,6 +82,7 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
                   {"id": "b", "source": "NeSt: fixed point", "claim": "z", "expected": "e", "measured": "m", "holds": True}]
         if i % 2:
             claims[0]["why"] = "because"
+            claims[0]["cause"] = "model"
         (d / "claims.json").write_text(json.dumps({"experiment": name, "claims": claims}))
     out = tmp_path / "claims.md"
     assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 0
@@ -90,7 +91,9 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
     assert f"The sources' claims: {n} — {(n + 1) // 2} hold, {n // 2} do not hold, 0 not evaluated" in text
     assert f"the DCTCP analysis, NeSt's analyses beside the runs): {n} — {n} hold" in text
     assert f"| QTCP paper (seed 001) | {n} | {(n + 1) // 2} | {n // 2} | 0 |" in text and "| Haechi paper | 0 | 0 | 0 | 0 |" in text
-    assert text.count("## `") == n and "x \\| y" in text and "| because |" in text
+    assert text.count("## `") == n and "x \\| y" in text and "| model | because |" in text
+    # Each failing source claim counted under the cause its experiment names.
+    assert f"| QTCP paper (seed 001) | {n // 2} | 0 | 0 | 0 | 0 | 0 |" in text
     # --update keeps the rows of an experiment it has no new claims.json for, exactly as they were
     # (escaped bars, why, the mechanism-off column), and takes the new ones of the others.
     first, second = sorted(EXPERIMENTS)[:2]

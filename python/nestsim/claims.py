@@ -27,6 +27,15 @@ class Claim:
     holds: Optional[bool]
     why: Optional[str] = None
     ablation: Optional[dict] = None
+    #: For a claim that does not hold (or is not evaluated): the kind of cause its *why* names, one
+    #: of CAUSES (issue 58 item 5), so docs/claims.md can count them per source.
+    cause: Optional[str] = None
+
+
+#: Cause categories of a claim that does not reproduce: NeSt's model (a mechanism behaves
+#: otherwise), the experiment's set-up (a reading SPEC §13 fixes), the source silent on what
+#: decides it, the source inconsistent with itself or with theory, the data it used unavailable.
+CAUSES = ("model", "set-up", "source silent", "source inconsistent", "data unavailable")
 
 
 def ablation(off: str, holds: bool) -> dict:
@@ -47,9 +56,13 @@ def _judged(c: Claim) -> Claim:
 def write_claims(out_dir: Path, experiment: str, claims: List[Claim], regions: Optional[List[dict]] = None) -> dict:
     """Writes claims.json; ``regions`` are the experiment's operating-region maps
     (experiments/regions.py), kept beside the claims they map."""
+    for c in claims:
+        if c.cause is not None and c.cause not in CAUSES:
+            raise ValueError(f"claim {c.id}: cause '{c.cause}' is not one of {', '.join(CAUSES)}")
     claims = [_judged(c) for c in claims]
-    # `why` explains a claim that does not hold (or was not evaluated); a holding claim needs none.
-    keep = lambda c, k, v: (k != "why" or (v and c.holds is not True)) and (k != "ablation" or v is not None)
+    # `why` and `cause` explain a claim that does not hold (or was not evaluated); a holding claim needs neither.
+    keep = lambda c, k, v: ((k not in ("why", "cause") or (v and c.holds is not True))
+                            and (k != "ablation" or v is not None))
     doc = {"experiment": experiment, "claims": [{k: v for k, v in asdict(c).items() if keep(c, k, v)} for c in claims]}
     if regions:
         doc["regions"] = regions
@@ -65,7 +78,7 @@ def render_claims(doc: dict) -> str:
         lines.append(f"      source: {c['source']}")
         lines.append(f"      expected: {c['expected']}   measured: {c['measured']}")
         if c.get("why"):
-            lines.append(f"      why: {c['why']}")
+            lines.append(f"      why{' (' + c['cause'] + ')' if c.get('cause') else ''}: {c['why']}")
         if c.get("ablation"):
             a = c["ablation"]
             verdict = "also holds — this set-up cannot show the mechanism" if a["holds"] else "does not hold, as it should"

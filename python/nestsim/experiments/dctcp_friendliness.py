@@ -22,6 +22,7 @@ from ..claims import Claim, ablation, write_claims
 from .framework import run_all, timeseries
 from . import figures
 from .net_common import eq45_alpha_needed, eq45_split, flow, phase_means, scenario, split_within, star, within
+from .net_common import q_of, why_q
 
 NAME = "dctcp-friendliness"
 DESCRIPTION = "QTCP flows back off for an unmanaged DCTCP flow and recover their 1:2:3 (QTCP Fig 7, thesis Fig 4.17)"
@@ -90,14 +91,14 @@ def run_experiment(out_dir: Path) -> dict:
     claims.append(Claim("back-off", SOURCE, "When the DCTCP flow enters, the QTCP flows back off and make room for it",
                         "DCTCP flow ≥ 1.5 Gb/s and QTCP total drops by at least as much",
                         f"DCTCP {d['during']['dctcp']:.2f} Gb/s; QTCP total {qsum(d, 'before'):.2f} → {qsum(d, 'during'):.2f} Gb/s",
-                        backs_off(d), ablation=ablation("interference adaptation off", backs_off(off))))
+                        backs_off(d), ablation=ablation("interference adaptation off", backs_off(off)), cause="set-up"))
     claims.append(Claim("ratios-during", SOURCE, "While the DCTCP flow is present, the QTCP flows keep ≈ 1 : 2 : 3 among themselves",
                         f"1 : 2 : 3 (± {TOL:.0%})", f"1 : {rd[0]} : {rd[1]}; on_mark 1 : {rm['during'][0]} : {rm['during'][1]}", okd,
                         why=None if okd else _why_q(d, "during")))
     claims.append(Claim("recover", SOURCE, "After the DCTCP flow leaves, the QTCP flows recover their bandwidth and ratios",
                         f"QTCP total within 5 % of before, 1 : 2 : 3 (± {TOL:.0%})",
                         f"QTCP total {qsum(d, 'after'):.2f} Gb/s (before {qsum(d, 'before'):.2f}); 1 : {ra[0]} : {ra[1]}",
-                        recovers(d), ablation=ablation("interference adaptation off", recovers(off))))
+                        recovers(d), ablation=ablation("interference adaptation off", recovers(off)), cause="set-up"))
     claims.append(_rule_claim(m, joins["dctcp-joins"]))
     if not _ratio_ok(m["during"])[1]:
         claims.append(Claim("on-mark-during", RULE, "Under the literal reading (on_mark) the QTCP flows beside the DCTCP flow "
@@ -140,10 +141,7 @@ def _rule_claim(d: dict, extra: dict, tag: str = "rule-fixed-point") -> Claim:
 def _why_q(d: dict, ph: str) -> str:
     """Why a while_congested phase misses 1 : 2 : 3: which flows sit off target, by their Q."""
     m = d["_means"][ph]
-    qs = ", ".join(f"{n} Q {m[(f'flow:{n}', 'q_factor')]:.2f}" for n, *_ in QTCP)
-    return (f"the QTCP flows' mean quality factors in the phase are {qs} (1 = on target, > 1 short of it) with λ "
-            f"{m[('qtcp', 'lambda_gbps')]:.2f} Gb/s: a flow short of its target cuts like DCTCP and cannot take bandwidth "
-            "from the others")
+    return why_q(q_of(m, [n for n, *_ in QTCP]), where=" of the QTCP flows in the phase", lam=m[("qtcp", "lambda_gbps")])
 
 
 def _why_during(d: dict, extra: dict) -> str:

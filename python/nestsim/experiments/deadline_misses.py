@@ -225,15 +225,15 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "QTCP ≤ 2 % misses per application, DCTCP more (seeds' means)",
                         f"QTCP {_fmt(n_q)}; DCTCP {_fmt(n_d)}{bound}; per seed QTCP {seeds(('normal', 'qtcp'))}, DCTCP "
                         f"{seeds(('normal', 'dctcp'))}",
-                        all(n_q[a] <= 2.0 for a in TARGETS_US) and tot(n_d) > tot(n_q), why=why_qtcp))
+                        all(n_q[a] <= 2.0 for a in TARGETS_US) and tot(n_d) > tot(n_q), why=why_qtcp, cause="source inconsistent"))
     claims.append(Claim("normal-d2tcp", SOURCE, "Normal mix: D2TCP misses no deadlines", "≤ 2 % per application",
-                        f"D2TCP {_fmt(n_d2)}{bound}; per seed {seeds(('normal', 'd2tcp'))}", all(n_d2[a] <= 2.0 for a in TARGETS_US), why=why_load))
+                        f"D2TCP {_fmt(n_d2)}{bound}; per seed {seeds(('normal', 'd2tcp'))}", all(n_d2[a] <= 2.0 for a in TARGETS_US), why=why_load, cause="source inconsistent"))
     s_q, s_d, s_d2 = res[("stressed", "qtcp")], res[("stressed", "dctcp")], res[("stressed", "d2tcp")]
     red = 100 * (1 - tot(s_q) / tot(s_d)) if tot(s_d) > 0 else 0.0
     claims.append(Claim("stressed-vs-dctcp", SOURCE, "Stressed mix: QTCP cuts the missed fraction by ~71 % against DCTCP (30–65 % → 15–18 %)",
                         "≥ 50 % fewer misses (mean over applications 1–3)",
                         f"QTCP {_fmt(s_q)}; DCTCP {_fmt(s_d)}; reduction {red:.0f} %{bound}; per seed QTCP "
-                        f"{seeds(('stressed', 'qtcp'))}, DCTCP {seeds(('stressed', 'dctcp'))}", red >= 50, why=why_qtcp))
+                        f"{seeds(('stressed', 'qtcp'))}, DCTCP {seeds(('stressed', 'dctcp'))}", red >= 50, why=why_qtcp, cause="source inconsistent"))
     # An order is judged with a margin beyond the seeds' spread (SPEC §13.1).
     app1 = {cc: [m["app1"] for m in per_seed[("stressed", cc)]] for cc in ("qtcp", "d2tcp")}
     spread = max(max(v) - min(v) for v in app1.values())
@@ -242,13 +242,13 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "QTCP app1 < D2TCP app1 by more than the seeds' spread",
                         f"QTCP {_fmt(s_q)}; D2TCP {_fmt(s_d2)}; app1 per seed QTCP "
                         f"{' / '.join(f'{x:.1f}' for x in app1['qtcp'])}, D2TCP {' / '.join(f'{x:.1f}' for x in app1['d2tcp'])} % "
-                        f"(spread {spread:.1f} points)", fewer, why=why_load))
+                        f"(spread {spread:.1f} points)", fewer, why=why_load, cause="source inconsistent"))
     r_q, r_d = res[("stressed", "qrdma")], res[("stressed", "dcqcn")]
     red_r = 100 * (1 - tot(r_q) / tot(r_d)) if tot(r_d) > 0 else 0.0
     claims.append(Claim("qrdma-vs-dcqcn", SOURCE, "Stressed mix: QRDMA misses 43–80 % fewer deadlines than DCQCN",
                         "≥ 40 % fewer misses (mean over applications 1–3)", f"QRDMA {_fmt(r_q)}; DCQCN {_fmt(r_d)}; reduction "
                         f"{red_r:.0f} %; per seed QRDMA {seeds(('stressed', 'qrdma'))}, DCQCN {seeds(('stressed', 'dcqcn'))}",
-                        red_r >= 40, why=why(("dcqcn", "qrdma"), "DCQCN", "QRDMA", "a reduction by QRDMA")))
+                        red_r >= 40, why=why(("dcqcn", "qrdma"), "DCQCN", "QRDMA", "a reduction by QRDMA"), cause="source inconsistent"))
     # Mean over the seeds of each seed's mean completion time per application.
     fct_seeds = {cc: [_mean_fct_ms(scenarios[f"stressed-{cc}-s{seed}"], runs[f"stressed-{cc}-s{seed}"]) for seed in SEEDS]
                  for cc in ("qtcp", "dctcp")}

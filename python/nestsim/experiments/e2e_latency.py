@@ -112,7 +112,7 @@ def _transient_claims(runs: dict) -> List[Claim]:
     return [
         Claim("transient-qtcp-four-classes", src, "In a transient congestion episode QTCP differentiates all four classes: "
               "Urgent < High < Medium < Low", "p50 and p99 ordered on every seed", f"{shown('qtcp')}; {shown('qtcp', 'p99')}",
-              four("qtcp"), ablation=ablation("DCTCP", four("dctcp"))),
+              four("qtcp"), ablation=ablation("DCTCP", four("dctcp")), cause="set-up"),
         Claim("transient-dctcp-medium-worse", src, "With DCTCP the episode is not differentiated: Medium does far worse than Low",
               "DCTCP p50 Medium > Low on every seed", shown("dctcp"), medium_worse,
               why=None if medium_worse else
@@ -121,7 +121,7 @@ def _transient_claims(runs: dict) -> List[Claim]:
               " Gb/s (H/M/L) against offered " + " / ".join(f"{offered[c]:.0f}" for c in CLASSES) + "; Low's backlog grows "
               f"at {offered['low'] - gbps['low']:.0f} Gb/s, Medium's at {offered['medium'] - gbps['medium']:.0f}. Medium "
               "worse than Low would need Medium to carry less than Low, which equal sharing does not give; the thesis does "
-              "not give its shares or sizes for this run"),
+              "not give its shares or sizes for this run", cause="source silent"),
         Claim("transient-urgent-high-first", src, "Under either transport Urgent and High keep their differentiation "
               "(fewer, smaller requests)", "p50 Urgent < High < Medium and Low, QTCP and DCTCP, every seed",
               f"QTCP {shown('qtcp')}; DCTCP {shown('dctcp')}", first("qtcp") and first("dctcp")),
@@ -151,7 +151,7 @@ def run_experiment(out_dir: Path) -> dict:
                   "cannot carry queue at the host, so their medians grow with the window (the run's length) while High's "
                   "stays near its network and storage time — the ratio to the next class is not a property of QTCP but of "
                   "how long the episode has lasted. In the 1 s run with the storage a bottleneck too (storage-delay) "
-                  f"they are {sb_hm:.2f} and {sb_ml:.2f} (p50 {_fmt(res['storage-bound'], 'p50')})"),
+                  f"they are {sb_hm:.2f} and {sb_ml:.2f} (p50 {_fmt(res['storage-bound'], 'p50')})", cause="source silent"),
         Claim("dctcp-unordered", SOURCE, "With DCTCP the order is lost: High (the largest requests) is worse than Medium (paper: ~20 % worse)",
               "p50 High > Medium", f"p50 {_fmt(d, 'p50')} (High {100 * (d['high']['p50'] / d['medium']['p50'] - 1):+.0f} % vs Medium)",
               d["high"]["p50"] > d["medium"]["p50"]),
@@ -182,7 +182,7 @@ def run_experiment(out_dir: Path) -> dict:
         f"{link(runs['storage-bound']):.0f} Gb/s ({link(runs['qtcp']):.0f} with {n_q} servers): the storage end is the "
         "bottleneck, its queues build up over the run and device-level WRR orders them "
         f"({_fmt(sb, 'storage_us', 1e-3, 'ms')}; NVMe queue size {STORAGE_BOUND['sq_depth']}). The thesis' 60 µs / 100 µs "
-        "/ 0.7–1.5 ms needs a storage end loaded just at its capacity, which it does not state"))
+        "/ 0.7–1.5 ms needs a storage end loaded just at its capacity, which it does not state", cause="source silent"))
     claims += _transient_claims(runs)
     claims.append(conservation_claim(runs, "SPEC §5"))
     return write_claims(out_dir, "e2e-latency", claims)

@@ -21,6 +21,7 @@ from ..claims import Claim, ablation, write_claims
 from . import e2e_common as E, figures
 from .framework import conservation_claim, run_all, timeseries
 from .net_common import phase_means, within
+from .net_common import why_q
 from .regions import Axis, region_map
 
 NAME = "e2e-throughput"
@@ -69,9 +70,8 @@ def _why_q(run_dir: Path, warmup_s: float, end_s: float) -> str:
     m = phase_means(timeseries(run_dir), warmup_s, end_s)
     q = {c: [v for (e, k), v in m.items() if k == "q_factor" and e.startswith("flow:nvmeof:") and e.endswith(":" + c)] for c in CLASSES}
     a = [v for (e, k), v in m.items() if k == "alpha" and e.startswith("flow:nvmeof:")]
-    return ("the classes' mean Q on their NVMe-oF channels is " + ", ".join(f"{c} {sum(v) / len(v):.2f}" for c, v in q.items() if v)
-            + f" (1 = on target, > 1 short of it) at mean α {sum(a) / max(len(a), 1):.2f}: a class short of its target cuts "
-            "like DCTCP and cannot take bandwidth from the others")
+    return why_q({c: sum(v) / len(v) for c, v in q.items() if v}, where=" of the classes on their NVMe-oF channels",
+                 extra=f" at mean α {sum(a) / max(len(a), 1):.2f}")
 
 
 def _wire_gbps(summary: dict, seconds: float) -> tuple:
@@ -164,7 +164,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             ok_mix and dratio < 1.5,
             why=None if ok_mix and dratio < 1.5 else
             ("DCTCP splits 3 : 2 : 1 too: a direction is not congested" if dratio >= 1.5 else
-             _why_q(out_dir / "mixed-qtcp", 0.03, 0.1))))
+             _why_q(out_dir / "mixed-qtcp", 0.03, 0.1)), cause="model"))
         up, down = _wire_gbps(runs["mixed-qtcp"], 0.1)
         claims.append(Claim(
             "mixed-both-congested", "thesis 4.5.3 (Fig 4.15)", "In the mixed run both directions of the client's link are congested",

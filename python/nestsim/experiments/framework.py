@@ -89,7 +89,7 @@ def _fmt(x: float, unit: str) -> str:
 def expect(id: str, source: str, claim: str, measured: Union[float, Sequence[float]], *,
            target: Optional[float] = None, tol: Optional[float] = None, relative: bool = True,
            at_least: Optional[float] = None, at_most: Optional[float] = None, min_seeds: int = 1,
-           unit: str = "", why: Optional[str] = None) -> Claim:
+           unit: str = "", why: Optional[str] = None, cause: Optional[str] = None) -> Claim:
     """A claim about one measured quantity, held when it is within ``tol`` of ``target``
     (relative by default), and/or ``≥ at_least`` / ``≤ at_most``.
 
@@ -123,7 +123,7 @@ def expect(id: str, source: str, claim: str, measured: Union[float, Sequence[flo
         ok &= m >= at_least
     if at_most is not None:
         ok &= m <= at_most
-    return Claim(id, source, claim, expected, shown, ok, None if ok else why)
+    return Claim(id, source, claim, expected, shown, ok, None if ok else why, cause=None if ok else cause)
 
 
 def conservation_claim(runs: Mapping[str, dict], source: str = "SPEC §1", id: str = "conservation") -> Claim:

@@ -120,7 +120,7 @@ def run_experiment(out_dir: Path) -> dict:
         Claim("local-ssd", SOURCE, "Local access to the 970 EVO Plus-like SSD spans 40–90 µs over queue depths 1–32 (real "
               "device and MQSim alike)", "QD 1 within 10 % of 40 µs and QD 32 within 10 % of 90 µs (the span, SPEC §13 item 12)",
               fmt(local), span_ok(local, REAL_LOCAL),
-              why=None if span_ok(local, REAL_LOCAL) else _why_span(runs, local, REAL_LOCAL, "ssd-local")),
+              why=None if span_ok(local, REAL_LOCAL) else _why_span(runs, local, REAL_LOCAL, "ssd-local"), cause="model"),
         Claim("e2e-ssd", SOURCE, "E2E access through one switch at 100 Gb/s over TCP spans 120–190 µs over queue depths 1–32 "
               "(real system and NeSt)", "QD 1 within 10 % of 120 µs and QD 32 within 10 % of 190 µs, with the software path "
               "calibrated at QD 1 only",
@@ -130,7 +130,7 @@ def run_experiment(out_dir: Path) -> dict:
               why=None if span_ok(e2e_sw, REAL_E2E) else
               f"the E2E curve is the local one ({local[QDS[0]]['mean']:.0f} → {local[QDS[-1]]['mean']:.0f} µs) plus "
               f"{min(added):.1f}–{max(added):.1f} µs of network and a constant software path, so its span follows the local "
-              "one's (local-ssd); the real system's software path does not add a constant per I/O either"),
+              "one's (local-ssd); the real system's software path does not add a constant per I/O either", cause="model"),
         Claim("accuracy", "thesis 5 (summary: ≈ 92.5 %)", "NeSt reproduces the real system with ≈ 92.5 % accuracy",
               "≥ 92.5 %: 1 − the mean relative distance to the thesis' ranges (local 40–90, E2E 120–190 µs) over the QDs",
               f"{100 * accuracy:.1f} % (the thesis does not say how it computes its figure; this reading counts a value "
@@ -150,7 +150,7 @@ def run_experiment(out_dir: Path) -> dict:
                   "no kernel path), so the NVMe/TCP software path calibrated above does not belong in it; the difference is "
                   "the SCM device's latency: the PM device serves 4 KiB in its media time plus ~1 µs of transfer and the "
                   "Optane-class preset in 10–20 µs (P4800X-like), where the thesis' device took ~30 µs, a figure it does "
-                  "not give"),
+                  "not give", cause="source silent"),
         conservation_claim(runs, "SPEC §5"),
     ]
     figures.lines(out_dir, "thesis-fig5.4", {"970 EVO Plus-like SSD, 4 KiB 70 % reads": {

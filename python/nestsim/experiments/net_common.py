@@ -189,3 +189,18 @@ def parse_gbps(rate: str) -> float:
         if rate.endswith(unit):
             return float(rate[: -len(unit)]) * scale
     raise ValueError(f"not a rate: {rate!r}")
+
+
+def q_of(means: Dict, names) -> Dict[str, float]:
+    """Each named flow's mean quality factor from `phase_means` (flows without one left out)."""
+    return {n: means[(f"flow:{n}", "q_factor")] for n in names if (f"flow:{n}", "q_factor") in means}
+
+
+def why_q(qs: Dict[str, float], base: str = "DCTCP", where: str = "", lam: Optional[float] = None, extra: str = "",
+          then: str = "cannot take bandwidth from the others") -> str:
+    """The *why* of a QTCP/QRDMA split that misses its targets, read off the quality factors
+    measured (Q = target / smoothed throughput: 1 on target, > 1 short of it): a flow short of its
+    target cuts as its base protocol does, so the steering cannot move bandwidth to it."""
+    shown = ", ".join(f"{n} {q:.2f}" for n, q in qs.items())
+    return (f"the mean Q{where} is {shown} (1 = on target, > 1 short of it)" + (f" with λ {lam:.2f} Gb/s" if lam else "")
+            + extra + f": a flow short of its target cuts like {base} and {then}")

@@ -239,7 +239,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         f"below ({_k_us():.1f} µs at 100 Gb/s): the wait (latency without priority minus with it) is {waits}. Its spread "
         f"p99 − p50 is {spread:.1f} µs against the paper's 6; the paper's 17 µs median needs a median queue of ~13.5 µs "
         f"(~{_pkts(13.5):.0f} packets) where NeSt's is {_pkts(med):.0f}, with the thesis' own K = 140 (4.5.3); the thesis "
-        "does not show its queue"))
+        "does not show its queue", cause="source silent"))
     gain = min(1 - on[m]["p99"] / max(off_lat(off[m], "p99"), 1e-9) for m in on)
     one_qp = {m: r[(m, "off-one-qp")]["pm"] for m in on}
     gain_one_qp = min(1 - on[m]["p99"] / max(off_lat(one_qp[m], "p99"), 1e-9) for m in on)
@@ -295,7 +295,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         why=f"PM at 10 % of the link on the wire is {10 * per_pct:.1f} Gb/s of payload with strict priority; the storage "
             f"classes, which filled the link without it ({sum(base.values()):.1f} Gb/s of payload), give up "
             f"{sum(loss.values()):.1f} Gb/s between them, so ≈ 1 Gb/s per class (3 in all) fits PM at ≈ 3 % of a full "
-            "link, not the 10 % the thesis states"))
+            "link, not the 10 % the thesis states", cause="source inconsistent"))
     ints = {s: r[("write", s)]["storage"] for s in (0.12, 0.15, 0.20)}
     ints[0.10] = pm10
     order = all(g["high"] > g["medium"] > g["low"] for g in ints.values())
@@ -353,7 +353,7 @@ def _fig427_claims(r: dict) -> List[Claim]:
               f"mean Gb/s without → with priority {_fmt(g_off)} → {_fmt(g_on)}. In this overloaded window a class's latency "
               "is its backlog at the host, which grows with what it offers beyond what it carries, so a class whose share "
               "hardly moves (here Medium) keeps its latency; the thesis does not give its shares. Its absolute p90s "
-              f"(10 / 13 ms) also depend on the episode's length, which it does not state (here {LATENCY_RUN})"),
+              f"(10 / 13 ms) also depend on the episode's length, which it does not state (here {LATENCY_RUN})", cause="source silent"),
         Claim("storage-latency-order", src, "With PM priority the storage classes keep their differentiation: p90 High < "
               "Medium < Low", "ordered on every seed", p90s("on"), ordered("on"),
               ablation=ablation("DCTCP (no quality factor), PM priority on", ordered("dctcp"))),

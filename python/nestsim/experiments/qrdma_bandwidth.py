@@ -25,6 +25,7 @@ from . import figures
 from .framework import timeseries
 from .regions import Axis, region_map
 from .net_common import fat_tree, flow, flow_gbps, roce_switch, run_flows_all, scenario, within
+from .net_common import why_q
 
 NAME = "qrdma-bandwidth"
 DESCRIPTION = "QRDMA carries ≈1:2:3 where DCQCN shares equally; incast degrees (QTCP Fig 10, 12)"
@@ -135,7 +136,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "apart from scaling RC and RT by Q, QRDMA's rate control is DCQCN's, so how far below line rate the "
                         "cuts hold the flows — the total — is DCQCN's too, and the PAUSE counts (incast-lossless) show the "
                         "same congestion under both; the paper's 'more controlled' modulation has no mechanism in eq. 4.6 "
-                        "that NeSt could find"))
+                        "that NeSt could find", cause="source silent"))
     differentiated = {n: _ordered(nets[f"incast{n}-qrdma"]) for n in degrees}
     claims.append(Claim("incast-differentiated", SOURCE + " (Fig 12)", "Irrespective of the incast degree, QRDMA achieves QoS "
                         "differentiation (each class's mean flow above the next lower class's)", "low < medium < high at every degree",
@@ -175,6 +176,4 @@ def _ordered(net: dict) -> tuple:
 
 
 def _why_q(net: dict) -> str:
-    qs = ", ".join(f"{n} Q {net['flows'][n]['q_end']:.2f} at the end" for n in ("app3", "app6", "app9"))
-    return (f"{qs} (1 = on target, > 1 short of it): a flow short of its target cuts like DCQCN and cannot take bandwidth "
-            "from the others")
+    return why_q({n: net["flows"][n]["q_end"] for n in ("app3", "app6", "app9")}, base="DCQCN", where=" at the end")

@@ -23,6 +23,7 @@ from . import figures
 from .framework import timeseries
 from .regions import Axis, region_map
 from .net_common import eq45_split, fat_tree, flow, flow_gbps, phase_means, run_flows_all, scenario, split_within, within
+from .net_common import why_q
 
 NAME = "qtcp-bandwidth"
 DESCRIPTION = "QTCP carries 1:2:3 where DCTCP shares equally: 3/6/9 Gb/s offered over 10 Gb/s (QTCP Fig 5)"
@@ -82,9 +83,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         Claim("qtcp-ratio", SOURCE, "QTCP carries the 3/6/9 Gb/s applications in ratio ≈ 1 : 2 : 3 (1.67/3.33/5.0 Gb/s)",
               f"1 : 2 : 3 (each within {TOL:.0%})", f"1 : {qr[1]} : {qr[2]} ({fmt(q)}); on_mark 1 : {mr[1]} : {mr[2]}",
               ratio_ok(qr), ablation=ablation("DCTCP: no quality factor", ratio_ok(dr)),
-              why=None if ratio_ok(qr) else "the flows' quality factors at the end are " + ", ".join(
-                  f"{a} {res['qtcp']['flows'][a]['q_end']:.2f}" for a in ("app3", "app6", "app9"))
-              + " (1 = on target, > 1 short of it): a flow short of its target cuts like DCTCP"),
+              why=None if ratio_ok(qr) else why_q({a: res["qtcp"]["flows"][a]["q_end"] for a in ("app3", "app6", "app9")},
+                                                  where=" at the end")),
         Claim("dctcp-equal", SOURCE, "DCTCP shares the bottleneck about equally (paper: 1 : 1.1 : 1.1)",
               "every ratio within 1 ± 0.25", f"1 : {dr[1]} : {dr[2]} ({fmt(d)})",
               all(within(x, 1.0, 0.25) for x in dr),
@@ -98,7 +98,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
               f"each flow gets about the same number of marked ACKs ({marks_per_cut('app6'):.1f} vs "
               f"{marks_per_cut('app9'):.1f}), so the faster flow's marked fraction, α and cut are smaller in proportion "
               f"— every flow loses about the same absolute window per episode and gains the same +1 per RTT, so any split "
-              f"between the two backlogged flows is an equilibrium and it drifts instead of returning to equal"),
+              f"between the two backlogged flows is an equilibrium and it drifts instead of returning to equal", cause="model"),
         Claim("rule-fixed-point", RULE, "Under the literal reading (on_mark) each run's split is its rule's own: each flow "
               "within 10 % of eq. 4.5's fixed point (DCTCP: Q never applies) at the α, RTTs and λ measured",
               "each flow within 10 % of the fixed point", "Gb/s, measured (fixed point) — " + "; ".join(

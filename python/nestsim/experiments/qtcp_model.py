@@ -89,7 +89,7 @@ def run_experiment(out_dir: Path) -> dict:
             "target; the marking that holds α above ε comes from the low class's queue (eq. 14 drains each "
             "class at its target share), so medium and high stay equal; the simulation's windows are "
             f"ACK-clocked and do separate (their Q at the end: {', '.join(f'{q:.2f}' for q in q_sim)}), so it is the "
-            "discrete-time model that departs from the rule here"))
+            "discrete-time model that departs from the rule here", cause="model"))
     # Fig 2: Q of all three classes ≈ 1 within ~100 slots at RTT 248 µs and γ = 0.02.
     tr = model(10e9, [3e9, 6e9, 9e9], [1.0, 2.0, 3.0], slots=3000, base_delay=124e-6)
     first = next((n for n, qs in enumerate(tr["quality"]) if all(abs(q - 1) <= 0.05 for q in qs)
@@ -102,7 +102,7 @@ def run_experiment(out_dir: Path) -> dict:
         first is not None and first <= 150,
         why=None if first is not None and first <= 150 else
         "eq. 12 grows a window by one packet per slot only while α ≤ ε; with γ = 0.02 each marking episode keeps α above "
-        "ε for hundreds of slots, so the high class climbs to its target slowly (see model.json of the 10g case)"))
+        "ε for hundreds of slots, so the high class climbs to its target slowly (see model.json of the 10g case)", cause="model"))
     figures.bars(out_dir, "qtcp-fig1-thesis-fig4.10", compared, "throughput (Gb/s)", title="QTCP model vs simulation (QTCP Fig 1, thesis Fig 4.10)")
     shown = tr["quality"][:600]
     figures.lines(out_dir, "qtcp-fig2", {"model, RTT 248 µs, γ = 0.02": {

@@ -22,8 +22,8 @@ from pathlib import Path
 from ..claims import Claim, ablation, write_claims
 from . import figures
 from .framework import timeseries
-from .net_common import (eq45_alpha_needed, eq45_split, fat_tree_graph, flow, flow_gbps, phase_means, run_flows_all,
-                         scenario, split_within, star, within)
+from .net_common import (eq45_alpha_needed, eq45_split, fat_tree_graph, flow, flow_gbps, phase_means, q_of, run_flows_all,
+                         scenario, split_within, star, why_q, within)
 
 NAME = "rtt-fairness"
 DESCRIPTION = "QTCP keeps 1:2:3 when the high class has a 5× longer RTT; DCTCP is biased (QTCP Fig 6)"
@@ -117,12 +117,8 @@ def run_experiment(out_dir: Path) -> dict:
 
 def _why_q(tag: str, g: dict, means: dict) -> str:
     """Why a while_congested run misses 1 : 2 : 3: which flows sit off target, by their Q."""
-    lam = means.get(("qtcp", "lambda_gbps"))
-    qs = ", ".join(f"{n} Q {means[(f'flow:{n}', 'q_factor')]:.2f}" for n in APPS if (f"flow:{n}", "q_factor") in means)
-    total = sum(g[tag].values())
-    return (f"the flows' mean quality factors over the measured window are {qs} (1 = on target; > 1 short of it), "
-            f"total {total:.2f} Gb/s" + (f" against λ = {lam:.2f} Gb/s" if lam else "")
-            + ": a flow that stays short of its target cuts like DCTCP and cannot take bandwidth from the others")
+    return why_q(q_of(means, APPS), where=" of the flows over the measured window", lam=means.get(("qtcp", "lambda_gbps")),
+                 extra=f", total {sum(g[tag].values()):.2f} Gb/s")
 
 
 def _why(tag: str, g: dict, rtt: dict, means: dict, flows: list, ratio: dict, pred: dict) -> str:

@@ -100,11 +100,11 @@ def run_experiment(out_dir: Path) -> dict:
         Claim("urgent-first", SOURCE, "With classes honoured end to end, the Urgent volume has the lowest mean and p99 latency",
               "Urgent below High, Medium and Low", f"mean {_fmt(on, 'mean')}; p99 {_fmt(on, 'p99')}", urgent_first(on),
               why=_why_light(runs["no-qos"], off) + rt_note,
-              ablation=ablation("every layer ignores classes", urgent_first(off))),
+              ablation=ablation("every layer ignores classes", urgent_first(off)), cause="model"),
         Claim("qos-helps-urgent", SOURCE, "Class treatment lowers the Urgent volume's tail against a run where every layer ignores classes",
               "Urgent p99 with QoS < without", f"with {on['urgent']['p99']:.0f} µs, without {off['urgent']['p99']:.0f} µs "
               f"(without QoS: mean {_fmt(off, 'mean')})", on["urgent"]["p99"] < off["urgent"]["p99"],
-              why=None if on["urgent"]["p99"] < off["urgent"]["p99"] else rt_note.removeprefix("; ")),
+              why=None if on["urgent"]["p99"] < off["urgent"]["p99"] else rt_note.removeprefix("; "), cause="model"),
     ]
     figures.bars(out_dir, "thesis-fig5.9-5.10", {k: {"classes honoured": {c: on[c][k] for c in CLASSES}, "classes ignored": {c: off[c][k] for c in CLASSES}}
                                                  for k in ("mean", "p99")}, "latency (µs)", log=True,

@@ -20,6 +20,7 @@ from ..claims import Claim, ablation, write_claims
 from .framework import run_all, timeseries
 from . import figures
 from .net_common import flow, phase_means, roce_switch, star, within
+from .net_common import q_of, why_q
 
 NAME = "transport-coexistence"
 DESCRIPTION = "DCTCP vs DCQCN, QTCP vs DCQCN, and 1:1.5:2:3 QTCP/QRDMA beside the other family (thesis Fig 4.22b–c, 4.23)"
@@ -98,7 +99,7 @@ def run_experiment(out_dir: Path) -> dict:
                         "within 20 % of each other", f"QTCP {late[0]:.1f} / DCQCN {late[1]:.1f} Gb/s (100–200 ms)",
                         within(late[0], late[1], 0.2),
                         ablation=ablation("DCTCP in QTCP's place (Fig 4.22b's run)", within(plain_late[0], plain_late[1], 0.2)),
-                        why=None if within(late[0], late[1], 0.2) else _why(out_dir, "c-qtcp-dcqcn", ["qtcp"], ["dcqcn"])))
+                        why=None if within(late[0], late[1], 0.2) else _why(out_dir, "c-qtcp-dcqcn", ["qtcp"], ["dcqcn"]), cause="model"))
     for tag, fam, other in MIXED:
         s = _series(out_dir, tag)
         g = [_avg(s[f"{fam}{i}"], 0.1, 0.2) for i in range(1, 5)]
@@ -124,10 +125,7 @@ def _why(out_dir: Path, tag: str, managed: list, others: list) -> str:
     """What the run measured of the managed flows' steering and the other family's congestion."""
     m = phase_means(timeseries(out_dir / tag), 0.1, 0.2)
     f = json.loads((out_dir / tag / "summary.json").read_text())["network"]["flows"]
-    qs = ", ".join(f"{n} {m.get((f'flow:{n}', 'q_factor'), float('nan')):.2f}" for n in managed)
-    lam = m.get(("qtcp", "lambda_gbps"))
     cut = ", ".join(f"{n} {f[n]['cuts']} cuts" for n in others)
-    return (f"over 100–200 ms the managed flows' mean Q is {qs} (1 = on target, > 1 short of it)"
-            + (f" with the bottleneck estimate λ at {lam:.1f} Gb/s" if lam else "")
-            + f"; the other family's flows took {cut}: a flow short of its target cuts as its base protocol does, so the "
-            "split is the two families' own reaction to the shared marking")
+    return why_q(q_of(m, managed), base="its base protocol", where=" of the managed flows over 100–200 ms",
+                 lam=m.get(("qtcp", "lambda_gbps")), extra=f"; the other family's flows took {cut}",
+                 then="the split is the two families' own reaction to the shared marking")

@@ -121,7 +121,7 @@ def run_experiment(out_dir: Path) -> dict:
                   f"{un['App3']['p99_e2e_ms']:.1f}, so its tail is time before the storage end (host and network; sender side "
                   f"{un['App3']['sent_gbps']:.1f} Gb/s of the 40 offered, App2 {un['App2']['sent_gbps']:.1f}, App1 "
                   f"{un['App1']['sent_gbps']:.1f}). Which of the two has the larger host backlog is not set by the inversion; "
-                  f"the thesis' figure does not say how far apart they were"),
+                  f"the thesis' figure does not say how far apart they were", cause="set-up"),
         Claim("uncoordinated-inversion-is-the-cause", SOURCE, "App1's tail storage delay is worse uncoordinated than coordinated "
               "(the storage end's inverted classes are what hurts it)", "App1 p99 storage delay uncoordinated > coordinated",
               f"App1 p99 storage delay {co['App1']['p99_storage_ms']:.2f} → {un['App1']['p99_storage_ms']:.2f} ms; "

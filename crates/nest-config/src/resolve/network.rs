@@ -21,6 +21,17 @@ pub(crate) fn transport(cx: &mut Ctx, key: &str, t: &str) -> Option<Cc> {
     cc
 }
 
+/// The variant of an enum-valued key named `v`; if none is, an error on `key` that lists them all
+/// (so the message stays right when a variant is added).
+fn named<T: Copy>(cx: &mut Ctx, key: &str, v: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
+    let found = all.iter().copied().find(|&x| name(x) == v);
+    if found.is_none() {
+        let names: Vec<&str> = all.iter().map(|&x| name(x)).collect();
+        cx.err(key, format!("'{v}' is not {}", names.join(" or ")));
+    }
+    found
+}
+
 fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
     match v {
         toml::Value::Integer(n) if *n >= 0 && *n <= u32::MAX as i64 => Some(Threshold::Packets(*n as u32)),
@@ -120,11 +131,8 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
         }
         qtcp.sigma = s;
     }
-    if let Some(v) = &n.qtcp.slack {
-        match Slack::ALL.iter().find(|x| x.name() == v) {
-            Some(&x) => qtcp.slack = x,
-            None => cx.err("network.qtcp.slack", format!("'{v}' is not while_congested or on_mark")),
-        }
+    if let Some(x) = n.qtcp.slack.as_deref().and_then(|v| named(cx, "network.qtcp.slack", v, &Slack::ALL, Slack::name)) {
+        qtcp.slack = x;
     }
     if let Some(e) = n.qtcp.epsilon {
         if !(0.0..1.0).contains(&e) {
@@ -132,11 +140,8 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
         }
         qtcp.epsilon = e;
     }
-    if let Some(v) = &n.qtcp.recovery_target {
-        match RecoveryTarget::ALL.iter().find(|x| x.name() == v) {
-            Some(&x) => qtcp.recovery_target = x,
-            None => cx.err("network.qtcp.recovery_target", format!("'{v}' is not scaled or kept")),
-        }
+    if let Some(x) = n.qtcp.recovery_target.as_deref().and_then(|v| named(cx, "network.qtcp.recovery_target", v, &RecoveryTarget::ALL, RecoveryTarget::name)) {
+        qtcp.recovery_target = x;
     }
     let sample_ports = match n.sample_ports.as_deref() {
         None | Some("switches") => SamplePorts::Switches,

@@ -279,7 +279,7 @@ fn qtcps_slack_rule_is_named_or_refused() {
     let q = check(&net("slack = \"on_mark\"\nrecovery_target = \"kept\"\nepsilon = 0.01")).unwrap().network.unwrap().qtcp;
     assert_eq!((q.slack, q.recovery_target, q.epsilon), (nest_transport::Slack::OnMark, nest_transport::RecoveryTarget::Kept, 0.01));
     let e = check(&net("slack = \"always\"")).unwrap_err().to_string();
-    assert!(e.contains("network.qtcp.slack") && e.contains("while_congested or on_mark"), "{e}");
+    assert!(e.contains("network.qtcp.slack") && e.contains("on_mark or while_congested"), "{e}");
     let e = check(&net("recovery_target = \"pre-cut\"")).unwrap_err().to_string();
     assert!(e.contains("network.qtcp.recovery_target") && e.contains("scaled or kept"), "{e}");
     let e = check(&net("epsilon = 1.5")).unwrap_err().to_string();

@@ -146,7 +146,7 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
     out = tmp_path / "rf"
     # The split is the rule's own (eq. 4.5's fixed point at the measured α and RTTs), whatever
     # the verdict on the paper's 1 : 2 : 3.
-    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased", "qtcp-b", "qtcp-c", "rule-fixed-point"))
+    _run_claims(cli, out, "rtt-fairness", ("dctcp-biased", "qtcp-b", "qtcp-c", "rule-fixed-point"), quick=True)
     om = json.loads((out / "b-qtcp-tor-on-mark" / "summary.json").read_text())
     assert om["config"]["network"]["qtcp"]["slack"] == "on_mark"
     # Whatever the verdict, QTCP must give the long-RTT high flow more than DCTCP does.
@@ -158,7 +158,7 @@ def test_rtt_fairness_reports_dctcp_bias_and_qtcp_outcome(cli, tmp_path):
 def test_dctcp_friendliness_back_off_and_recovery(cli, tmp_path):
     out = tmp_path / "df"
     by_id = _run_claims(cli, out, "dctcp-friendliness", ("before", "ratios-during", "class-target-shared", "rule-fixed-point",
-                                                         "rule-fixed-point-second-flow"), ("back-off", "recover"))
+                                                         "rule-fixed-point-second-flow"), ("back-off", "recover"), quick=True)
     # Back-off and recovery are judged with interference adaptation off too (SPEC §13.1).
     assert by_id["back-off"]["ablation"]["off"] == "interference adaptation off"
     s = json.loads((out / "dctcp-joins-on-mark" / "summary.json").read_text())

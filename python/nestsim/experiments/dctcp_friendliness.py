@@ -11,6 +11,10 @@ under the literal reading (`on_mark`), judged against that reading's fixed point
 the DCTCP run with interference adaptation off — the ablation of the back-off and recovery
 claims (SPEC §13.1). Ratio tolerance ±15 %: the paper states the split by its figure ("according
 to the QoS specified ratio"), SPEC §13.1.
+
+Region map (SPEC §13.2; not in `--quick`): the paper gives no σ for interference adaptation; the
+QTCP flows' split while the DCTCP flow is present, and the DCTCP flow's throughput, are also
+measured over σ (and with adaptation off).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from .framework import run_all, timeseries
 from . import figures
 from .net_common import eq45_alpha_needed, eq45_split, flow, phase_means, scenario, split_within, star, within
 from .net_common import q_of, why_q
+from .regions import Axis, region_map
 
 NAME = "dctcp-friendliness"
 DESCRIPTION = "QTCP flows back off for an unmanaged DCTCP flow and recover their 1:2:3 (QTCP Fig 7, thesis Fig 4.17)"
@@ -43,9 +48,9 @@ def _flows(extra: dict) -> list:
     return [flow(n, s, "r", c, "qtcp", rate) for n, s, c, rate in QTCP] + [extra]
 
 
-def _scenario(tag: str, extra: dict, slack: str = "while_congested", interference: bool = True) -> dict:
+def _scenario(tag: str, extra: dict, slack: str = "while_congested", interference: bool = True, sigma: float = 0.05) -> dict:
     net = star({"s3": "10us", "s6": "10us", "s9": "10us", "sx": "10us", "r": "10us"})
-    net["qtcp"] = {"interference": interference, "sigma": 0.05, "slack": slack}
+    net["qtcp"] = {"interference": interference, "sigma": sigma, "slack": slack}
     return scenario(net, _flows(extra), duration="3000ms", warmup="500ms", name=f"dctcp-friendliness-{tag}")
 
 
@@ -67,7 +72,24 @@ def _ratio_ok(p: dict, high: float = None) -> tuple:
     return (round(r6, 2), round(r9, 2)), within(r6, 2, TOL) and within(r9, 3, TOL)
 
 
-def run_experiment(out_dir: Path) -> dict:
+def sigma_map(out_dir: Path, joining: dict) -> dict:
+    """While the DCTCP flow is present: the QTCP split and the DCTCP flow's Gb/s against σ (0: adaptation off)."""
+    def measure(_summary: dict, run_dir: Path, _at: dict) -> dict:
+        m = phase_means(timeseries(run_dir), *PHASES["during"])
+        g = {n: m.get((f"flow:{n}", "throughput_gbps"), 0.0) for n in ("q3", "q6", "q9", "dctcp")}
+        return {"medium/low": g["q6"] / max(g["q3"], 1e-9), "high/low": g["q9"] / max(g["q3"], 1e-9),
+                "DCTCP flow Gb/s": g["dctcp"]}
+
+    want = {"medium/low": 2.0, "high/low": 3.0}
+    return region_map(out_dir, "dctcp-friendliness-vs-sigma", title="QTCP beside a DCTCP flow, against σ (0: adaptation off)",
+                      x=Axis("sigma", "σ (interference adaptation step)", [0.0, 0.01, 0.02, 0.05, 0.1, 0.2]),
+                      build=lambda sg: _scenario(f"map-sigma{sg:g}", joining, interference=sg > 0, sigma=sg or 0.05),
+                      measure=measure, ylabel="ratio to low; DCTCP flow (Gb/s)", reference={"sigma": 0.05},
+                      holds=lambda c, y, _: within(y, want[c], TOL) if c in want else None,
+                      effect=f"the QTCP split within {TOL:.0%} of 1 : 2 : 3 while the DCTCP flow is present")
+
+
+def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims = []
     joins = {"dctcp-joins": flow("dctcp", "sx", "r", "best_effort", "dctcp", start="1000ms", stop="2000ms"),
              "second-high-flow": flow("q9b", "sx", "r", "high", "qtcp", "9Gbps", start="1000ms", stop="2000ms")}
@@ -120,7 +142,8 @@ def run_experiment(out_dir: Path) -> dict:
         "DCTCP flow from 1 s to 2 s (QTCP Fig 7)": figures.flow_series(out_dir / "dctcp-joins", window_s=0.02),
         "second high flow from 1 s to 2 s (thesis Fig 4.17a)": figures.flow_series(out_dir / "second-high-flow", window_s=0.02)},
         "time (s)", "throughput (Gb/s, 20 ms mean)")
-    return write_claims(out_dir, "dctcp-friendliness", claims)
+    return write_claims(out_dir, "dctcp-friendliness", claims,
+                        regions=None if quick else [sigma_map(out_dir, joins["dctcp-joins"])])
 
 
 def _rule_claim(d: dict, extra: dict, tag: str = "rule-fixed-point") -> Claim:

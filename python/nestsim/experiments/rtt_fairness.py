@@ -12,6 +12,10 @@ QTCP gives slack back while congestion lasts (SPEC §4, `while_congested`); the 
 with the literal reading (`on_mark`: Q only in a marked window's cut) are reported beside, with
 the fixed point of that reading (docs/network.md). Tolerance ±10 % ("close to the target
 throughput ratio", SPEC §13.1); the DCTCP runs are the mechanism-off ablation.
+
+Region map (SPEC §13.2; not in `--quick`): the paper gives one RTT ratio; the split of QTCP and
+DCTCP on the one-switch set-up is also measured with the high sender's access link from 50 µs (equal
+RTTs) to 1.5 ms.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from ..claims import Claim, ablation, write_claims
 from . import figures
 from .framework import timeseries
+from .regions import Axis, region_map
 from .net_common import (eq45_alpha_needed, eq45_split, fat_tree_graph, flow, flow_gbps, phase_means, q_of, run_flows_all,
                          scenario, split_within, star, why_q, within)
 
@@ -41,14 +46,40 @@ def _apps(transport: str, srcs: list, dst: str) -> list:
     return [flow(n, s, dst, c, transport, r) for (n, c, r), s in zip(rates, srcs)]
 
 
-def run_experiment(out_dir: Path) -> dict:
+def _tor(long_us: float) -> dict:
+    net = star({"s3": "50us", "s6": "50us", "s9": f"{long_us:g}us", "r": "50us"})
+    net["tcp"] = {"min_rto": "5ms"}
+    return net
+
+
+def rtt_map(out_dir: Path) -> dict:
+    """QTCP's and DCTCP's high : low and medium : low against the high sender's access link (one switch)."""
+    def measure(summaries: dict, _dirs: dict, _at: dict) -> dict:
+        out = {}
+        for cc, s in summaries.items():
+            f = flow_gbps(s["network"])
+            out[f"{cc.upper()} medium/low"] = f["app6"] / f["app3"]
+            out[f"{cc.upper()} high/low"] = f["app9"] / f["app3"]
+        return out
+
+    want = {"QTCP medium/low": 2.0, "QTCP high/low": 3.0}
+    return region_map(out_dir, "rtt-fairness-vs-rtt", title="QTCP and DCTCP against the high class's RTT (one switch)",
+                      x=Axis("long_us", "high sender's access link (µs; others 50)", [50, 200, 400, 775, 1500]),
+                      variants=("qtcp", "dctcp"),
+                      build=lambda d, cc: scenario(_tor(d), _apps(cc, ["s3", "s6", "s9"], "r"), duration="2000ms", warmup="700ms",
+                                                   name=f"rtt-map-{d:g}us-{cc}"),
+                      measure=measure, ylabel="throughput ratio to the low class", reference={"long_us": 775}, logx=True,
+                      holds=lambda c, y, _: within(y, want[c], TOL) if c in want else None,
+                      effect=f"QTCP within {TOL:.0%} of 2 (medium) or 3 (high)")
+
+
+def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     # One switch, RTTs as the paper measured them with queueing: short links 50 µs (RTT 200 µs
     # + ~150 µs of queue ≈ 350 µs), the high sender's link 775 µs (RTT 1650 + queue ≈ 1800 µs).
     # A minimum RTO above that RTT (the paper's ns-3 has 1 s): at our 1 ms default the long flow's
     # first timeout, armed before any RTT sample, would fire spuriously and restart it from one
     # segment.
-    tor = star({"s3": "50us", "s6": "50us", "s9": "775us", "r": "50us"})
-    tor["tcp"] = {"min_rto": "5ms"}
+    tor = _tor(775)
     # Fat-tree: 10 µs links (RTT ≈ 120 µs + queue); the high sender's access link 250 µs.
     ft = fat_tree_graph(access_delay={"h12": "250us"})
     runs = {
@@ -112,7 +143,7 @@ def run_experiment(out_dir: Path) -> dict:
     shown = ["a-dctcp-tor", "b-qtcp-tor", "c-qtcp-agg-tor", "b-qtcp-tor-on-mark"]
     figures.lines(out_dir, "qtcp-fig6", {tag: figures.flow_series(out_dir / tag, window_s=0.02) for tag in shown},
                   "time (s)", "throughput (Gb/s, 20 ms mean)", title="app9 with ~5× the RTT (QTCP Fig 6)")
-    return write_claims(out_dir, "rtt-fairness", claims)
+    return write_claims(out_dir, "rtt-fairness", claims, regions=None if quick else [rtt_map(out_dir)])
 
 
 def _why_q(tag: str, g: dict, means: dict) -> str:

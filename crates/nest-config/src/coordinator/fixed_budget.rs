@@ -38,14 +38,21 @@ impl KindConfig for FixedBudgetKeys {
                 return None;
             }
         };
-        if period == SimTime::ZERO {
-            cx.err(&format!("{key}.period"), "must be positive");
+        // Periods shorter than 1 µs wake the coordinator a million times per simulated second for
+        // nothing a host could use (issue 63, S8).
+        if period < SimTime::from_us(1) {
+            cx.err(&format!("{key}.period"), format!("must be at least 1us, got {period}"));
             return None;
         }
         let Some(ios) = c.ios else {
             cx.err(&format!("{key}.ios"), "fixed-budget needs ios: the requests each host may admit per period");
             return None;
         };
+        // A budget of 0 admits nothing, ever: the run's requests can never drain (issue 63, S8).
+        if ios == 0 {
+            cx.err(&format!("{key}.ios"), "must be at least 1: a budget of 0 admits no request, so the run never drains");
+            return None;
+        }
         Some(FixedBudgetPlan { period, ios })
     }
 }

@@ -47,6 +47,9 @@ fn threshold(cx: &mut Ctx, key: &str, v: &toml::Value) -> Option<Threshold> {
 /// beyond any machine; the memory estimate refuses far smaller ones on small machines).
 const MAX_HOSTS: u128 = 1_000_000;
 
+/// The slowest link accepted, b/s.
+const MIN_LINK_BPS: f64 = 1e6;
+
 pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[ClassPlan]) -> Option<Box<NetworkPlan>> {
     let Some(n) = &sc.network else {
         if !sc.flows.is_empty() {
@@ -55,6 +58,11 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
         return None;
     };
     let rate = n.link_rate.as_ref().map_or(Some(10e9), |r| cx.rate("network.link_rate", r)).unwrap_or(10e9);
+    // Below 1 Mb/s one MTU takes 12 ms to serialize: such a "datacenter" run is a near-livelock
+    // (issue 63, S10), not a model of anything NeSt is for.
+    if rate < MIN_LINK_BPS {
+        cx.err("network.link_rate", format!("must be at least 1 Mbps, got {rate} b/s"));
+    }
     let delay = n.link_delay.as_ref().map_or(Some(SimTime::from_us(1)), |d| cx.dur("network.link_delay", d)).unwrap_or(SimTime::from_us(1));
     let rate_u = rate.round() as u64;
     let mtu = n.mtu.unwrap_or(1500);
@@ -111,7 +119,7 @@ pub(super) fn network(cx: &mut Ctx, sc: &Scenario, run: &RunPlan, classes: &[Cla
             cx.err("network.topology", e);
         }
     }
-    let fabric = switch(cx, &n.switch);
+    let fabric = switch(cx, &n.switch, mtu as u64 + framing as u64);
     let tcp = tcp(cx, &n.tcp, mtu, framing);
     let goodput = rate * tcp.mss as f64 / (tcp.mss + tcp.header + tcp.framing) as f64;
     let mut qtcp = QtcpParams { bottleneck_bps: goodput, ..Default::default() };
@@ -187,6 +195,9 @@ fn graph(cx: &mut Ctx, n: &NetworkConfig, rate: u64, delay: SimTime) -> Result<T
             }
         }
         let r = l.rate.as_ref().map_or(Some(rate as f64), |s| cx.rate(&format!("{key}.rate"), s)).unwrap_or(rate as f64);
+        if r < MIN_LINK_BPS {
+            cx.err(&format!("{key}.rate"), format!("must be at least 1 Mbps, got {r} b/s"));
+        }
         let d = l.delay.as_ref().map_or(Some(delay), |s| cx.dur(&format!("{key}.delay"), s)).unwrap_or(delay);
         if let (Some(a), Some(b)) = (a, b) {
             if a == b {
@@ -199,12 +210,14 @@ fn graph(cx: &mut Ctx, n: &NetworkConfig, rate: u64, delay: SimTime) -> Result<T
     Ok(t)
 }
 
-fn switch(cx: &mut Ctx, s: &SwitchConfig) -> FabricParams {
+fn switch(cx: &mut Ctx, s: &SwitchConfig, frame: u64) -> FabricParams {
     let mut p = FabricParams::default();
     if let Some(b) = &s.buffer {
         p.buffer = cx.size("network.switch.buffer", b).unwrap_or(p.buffer);
-        if p.buffer == 0 {
-            cx.err("network.switch.buffer", "must hold at least one packet: a switch with no buffer forwards nothing (and a lossless one would deadlock)");
+        // A buffer smaller than one full frame drops every full-size packet: retransmissions
+        // never end (issue 63, S4), and a lossless switch would deadlock.
+        if p.buffer < frame {
+            cx.err("network.switch.buffer", format!("must hold at least one packet ({frame} B: the MTU and its framing), got {} B", p.buffer));
         }
     }
     if let Some(r) = &s.urgent_reserve {

@@ -271,6 +271,43 @@ fn a_switch_without_buffer_is_refused() {
 }
 
 #[test]
+fn a_switch_buffer_below_one_frame_and_a_link_below_1mbps_are_refused() {
+    // Issue 63, S4 and S10: accepted before, each a near-livelock.
+    let net = |v: &str| format!("{GOOD}[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n{v}\n");
+    let e = check(&net("[network.switch]\nbuffer = \"1B\"")).unwrap_err().to_string();
+    assert!(e.contains("network.switch.buffer") && e.contains("1538 B") && e.contains("got 1 B"), "{e}");
+    assert!(check(&net("[network.switch]\nbuffer = \"1538B\"")).is_ok());
+    let e = check(&net("link_rate = \"1bps\"")).unwrap_err().to_string();
+    assert!(e.contains("network.link_rate") && e.contains("at least 1 Mbps"), "{e}");
+    assert!(check(&net("link_rate = \"1Mbps\"")).is_ok());
+}
+
+#[test]
+fn arrival_and_mmpp_rates_above_one_per_ns_are_refused() {
+    // Issue 63, S6 and S7: a source beyond 1e9 per second only fills memory, and an MMPP that
+    // switches faster loops inside one event.
+    let with = |arrival: &str| GOOD.replace("arrival = { kind = \"poisson\", rate_iops = 10000 }", arrival);
+    let e = check(&with("arrival = { kind = \"poisson\", rate_iops = 1e15 }")).unwrap_err().to_string();
+    assert!(e.contains("workload[0].arrival.rate_iops") && e.contains("1e9 per second"), "{e}");
+    assert!(check(&with("arrival = { kind = \"poisson\", rate_iops = 1e9 }")).is_ok());
+    let e = check(&with("arrival = { kind = \"mmpp\", rates = [100.0, 200.0], switch = [1e15, 1e15] }")).unwrap_err().to_string();
+    assert!(e.contains("workload[0].arrival.switch"), "{e}");
+    let e = check(&with("arrival = { kind = \"constant\", bandwidth = \"1000Tbps\" }")).unwrap_err().to_string();
+    assert!(e.contains("workload[0].arrival.bandwidth"), "{e}");
+}
+
+#[test]
+fn a_fixed_budget_of_zero_or_a_sub_microsecond_period_is_refused() {
+    // Issue 63, S8: neither ever drains.
+    let fb = |v: &str| format!("{GOOD}[[coordinator]]\nname = \"cap\"\nkind = \"fixed-budget\"\n{v}\n");
+    let e = check(&fb("period = \"1ms\"\nios = 0")).unwrap_err().to_string();
+    assert!(e.contains("coordinator[0].ios") && e.contains("at least 1"), "{e}");
+    let e = check(&fb("period = \"1ps\"\nios = 2")).unwrap_err().to_string();
+    assert!(e.contains("coordinator[0].period") && e.contains("at least 1us"), "{e}");
+    assert!(check(&fb("period = \"1us\"\nios = 1")).is_ok());
+}
+
+#[test]
 fn qtcps_slack_rule_is_named_or_refused() {
     let net = |v: &str| format!("{GOOD}[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n[network.qtcp]\n{v}\n");
     // SPEC §4: while_congested and a scaled recovery target unless told otherwise.

@@ -85,15 +85,33 @@ pub(crate) fn size_dist(cx: &mut Ctx, key: &str, c: &SizeConfig) -> Option<SizeD
     })
 }
 
+/// The highest arrival (or MMPP switching) rate accepted, per second: one event per nanosecond.
+/// Beyond it a source only fills memory (issue 63, S6/S7): no device or link of the models serves
+/// a billion requests a second, and an MMPP switching faster loops inside one event.
+pub(crate) const MAX_RATE_PER_S: f64 = 1e9;
+
+/// Refuses a rate above [`MAX_RATE_PER_S`], naming `key`.
+fn bounded_rate(cx: &mut Ctx, key: &str, r: f64, what: &str) -> Option<f64> {
+    if r > MAX_RATE_PER_S {
+        cx.err(key, format!("{what} of {r:.3e} per second is above the {MAX_RATE_PER_S:.0e} per second NeSt accepts (one per ns)"));
+        return None;
+    }
+    Some(r)
+}
+
 pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64) -> Option<ArrivalSpec> {
     let rate_of = |cx: &mut Ctx, r: &Option<f64>, bw: &Option<String>| -> Option<f64> {
         match (r, bw) {
-            (Some(r), None) if *r > 0.0 && r.is_finite() => Some(*r),
+            (Some(r), None) if *r > 0.0 && r.is_finite() => bounded_rate(cx, &format!("{key}.rate_iops"), *r, "an arrival rate"),
             (Some(r), None) => {
                 cx.err(&format!("{key}.rate_iops"), format!("must be positive, got {r}"));
                 None
             }
-            (None, Some(b)) => cx.rate(&format!("{key}.bandwidth"), b).map(|bps| bps / 8.0 / mean_size),
+            (None, Some(b)) => {
+                let k = format!("{key}.bandwidth");
+                let r = cx.rate(&k, b)? / 8.0 / mean_size;
+                bounded_rate(cx, &k, r, "the arrival rate this bandwidth gives")
+            }
             _ => {
                 cx.err(key, "give exactly one of rate_iops or bandwidth");
                 None
@@ -121,6 +139,10 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
                 cx.err(key, "MMPP rates and switch rates must all be positive");
                 return None;
             }
+            for (k, xs) in [("rates", rates), ("switch", switch)] {
+                let top = xs.iter().cloned().fold(0.0, f64::max);
+                bounded_rate(cx, &format!("{key}.{k}"), top, "a rate")?;
+            }
             ArrivalSpec::Mmpp(Mmpp2 { lambda: *rates, switch: *switch })
         }
         ArrivalConfig::MmppFit { mean_gap, scv, skewness, lag1 } => {
@@ -133,6 +155,8 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
                             fit.achieved.scv, fit.achieved.skewness, fit.achieved.lag1
                         ));
                     }
+                    let top = fit.mmpp.lambda.iter().chain(&fit.mmpp.switch).cloned().fold(0.0, f64::max);
+                    bounded_rate(cx, &format!("{key}.mean_gap"), top, "the fitted MMPP's fastest rate")?;
                     ArrivalSpec::Mmpp(fit.mmpp)
                 }
                 Err(e) => {

@@ -152,3 +152,19 @@ def test_a_dict_scenarios_errors_name_the_key_not_a_line_of_its_serialisation():
                      "workload": [{"name": "w", "device": "d", "arrival": {"kind": "poisson", "rate_iops": 1000}}]})
     assert "<dict>: device[0]: missing field `read`" in str(e.value), e.value
     assert not re.search(r"<dict>:\d", str(e.value))
+
+
+def test_a_workload_that_issues_nothing_is_named_in_a_warning():
+    """Issue 63, S12: a run whose workload never issues a request exits 0 with empty statistics;
+    the summary says so instead of leaving a reader to take the zeros for a result."""
+    import nestsim
+
+    sc = {"schema": 1, "name": "late", "run": {"seed": 1, "duration": "5ms"},
+          "device": [{"name": "d", "kind": "ideal", "servers": 1, "read": {"dist": "fixed", "value": "10us"},
+                      "write": {"dist": "fixed", "value": "10us"}}],
+          "workload": [{"name": "early", "device": "d", "class": "high", "arrival": {"kind": "poisson", "rate_iops": 10000}},
+                       {"name": "late", "device": "d", "class": "low", "start": "1s",
+                        "arrival": {"kind": "poisson", "rate_iops": 10000}}]}
+    warnings = nestsim.run(sc).summary["warnings"]
+    silent = [w for w in warnings if w.startswith("no request issued")]
+    assert len(silent) == 1 and "late" in silent[0] and "early" not in silent[0], warnings

@@ -120,6 +120,16 @@ def test_a_coordinator_budget_is_enforced_and_reported_and_a_bad_one_names_its_k
     assert "coordinator[0].period" in p.stderr, p.stderr
 
 
+def test_a_path_the_os_refuses_is_bad_input_not_an_internal_error(cli, small_scenario, tmp_path):
+    # Issue 63, S3: a path component over 255 bytes gave exit 70 "internal error".
+    long = "a" * 300
+    for args in (("replay", f"{long}/t.csv", "--format", "msr", "--device", "ideal"), ("run", f"{long}.toml"),
+                 ("sweep", f"{long}.toml"), ("run", small_scenario, "-o", tmp_path / long / "out")):
+        p = cli(*args)
+        assert p.returncode == 2, (args[0], p.returncode, p.stderr)
+        assert "internal error" not in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
 def test_a_failed_builtin_check_exits_3_and_says_where_the_outputs_are(capsys, tmp_path):
     from nestsim.cli import _checked
 

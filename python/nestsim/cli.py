@@ -10,6 +10,7 @@ panic or an unexpected Python exception, reported with the input that caused it)
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -452,6 +453,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as e:
+        # A path the user named that the OS refuses (a component over 255 bytes, no permission, a
+        # directory where a file was expected…) is bad input, not a NeSt bug (issue 63, S3).
+        if e.errno in _USER_PATH_ERRNOS:
+            print(f"nestsim: error: {e.filename if e.filename is not None else ''}: {e.strerror}", file=sys.stderr)
+            return 2
+        return _internal_error(e, argv)
     except MemoryError:
         print(f"nestsim: out of memory in `{_command_line(argv)}`: the input asks for more than this machine has "
               "(lower its sizes or counts; --max-memory stops a run cleanly before this)", file=sys.stderr)
@@ -461,6 +469,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise
         return _internal_error(e, argv)
 
+
+_USER_PATH_ERRNOS = {errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP,
+                     errno.EROFS, errno.ENOSPC, errno.EEXIST, errno.ENOENT}
 
 _PLACE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): ")
 

@@ -247,6 +247,13 @@ impl Simulation {
             ));
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
+        // Workloads that never issued a request (a start after the end, a trace with no record in
+        // the run, a rate too low for its length): every figure of theirs is empty, which a reader
+        // would otherwise take for a result (issue 63, S12).
+        let silent: Vec<&str> = rv.workloads.iter().zip(&self.workloads).filter(|(_, w)| w.books.issued == 0).map(|(p, _)| p.name.as_str()).collect();
+        if !silent.is_empty() {
+            out.push(format!("no request issued by workload(s) {} during the run: their statistics are empty", silent.join(", ")));
+        }
         let in_flight: u64 = self.workloads.iter().map(|w| w.books.in_flight()).sum();
         if issued > 0 && in_flight * 100 >= issued {
             let mut per_class = vec![(0u64, 0u64); rv.classes.len()];

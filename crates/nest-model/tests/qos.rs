@@ -77,7 +77,7 @@ fn coordinator_sections_are_checked() {
     let l = load_str(&bad, "t.toml", ".".into(), &[], None).unwrap();
     let e = resolve(&l, &bad).unwrap_err().to_string();
     assert!(e.contains("coordinator[0].hosts[0]") && e.contains("no host named 'h9'"), "{e}");
-    assert!(e.contains("coordinator[0].period") && e.contains("must be positive"), "{e}");
+    assert!(e.contains("coordinator[0].period") && e.contains("must be at least 1us"), "{e}");
     // An unknown kind is refused as the file is read, with the kinds there are.
     let bad = two_tenants("[[coordinator]]\nname = \"c\"\nkind = \"tokens\"\n", "");
     let e = load_str(&bad, "t.toml", ".".into(), &[], None).map(|_| ()).unwrap_err().to_string();

@@ -244,6 +244,28 @@ fn split_queues_take_a_write_weight_and_nothing_of_wrr() {
 }
 
 #[test]
+fn a_fio_jobs_runtime_ends_no_later_than_the_run() {
+    // Issue 63, S5: `runtime = 2147483648ms` hung a 10 ms run; the stock job simulated 100 ms of a
+    // 5 ms one. The earliest end wins.
+    let dir = std::env::temp_dir().join(format!("nest-fio-runtime-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("long.fio");
+    std::fs::write(&job, "[long]\nrw=randread\nbs=4k\niodepth=4\ntime_based=1\nruntime=2147483648ms\n").unwrap();
+    let text = GOOD.replace(
+        "arrival = { kind = \"poisson\", rate_iops = 10000 }\nsize = { dist = \"uniform_blocks\", min = 5, max = 30 }\nread_fraction = 0.7",
+        &format!("fio = {{ path = \"{}\" }}", job.display()),
+    );
+    let r = check(&text).unwrap();
+    let SourcePlan::Synthetic(spec) = &r.workloads[0].source else { panic!("a fio job is a synthetic source") };
+    assert_eq!(spec.stop, Some(SimTime::from_ms(10)), "the run's 10 ms, not the job's 24.9 days");
+    std::fs::write(&job, "[short]\nrw=randread\nbs=4k\ntime_based=1\nruntime=3ms\n").unwrap();
+    let r = check(&text).unwrap();
+    let SourcePlan::Synthetic(spec) = &r.workloads[0].source else { panic!() };
+    assert_eq!(spec.stop, Some(SimTime::from_ms(3)), "a runtime shorter than the run ends the job");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_trace_or_fio_workload_refuses_the_synthetic_keys_it_would_ignore() {
     let text = GOOD.replace(
         "arrival = { kind = \"poisson\", rate_iops = 10000 }\nsize = { dist = \"uniform_blocks\", min = 5, max = 30 }\nread_fraction = 0.7",

@@ -342,11 +342,9 @@ pub(super) fn resolve_workload(
             for clone in 0..job.numjobs {
                 let mut spec = job.spec.clone();
                 spec.start += start;
-                spec.stop = match (spec.stop, stop, run.duration) {
-                    (Some(a), _, _) => Some(a + start),
-                    (None, Some(s), _) => Some(s),
-                    (None, None, d) => d,
-                };
+                // The earliest end wins: the job's runtime, the workload's stop, the run's duration
+                // (a job's `runtime` once outlived `run.duration`: issue 63, S5).
+                spec.stop = [spec.stop.map(|a| a + start), stop, run.duration].into_iter().flatten().min();
                 spec.range_bytes = spec.range_bytes.min(capacity);
                 if spec.range_bytes < spec.align.max(1) as u64 {
                     // Found by the fio fuzz test: `size=3` left the address generator nothing to pick.

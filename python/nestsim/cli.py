@@ -477,14 +477,16 @@ _PLACE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): ")
 
 
 def with_snippets(message: str, limit: int = 20) -> str:
-    """Each `FILE:LINE:COL: …` line of an error followed by that line of the file and a caret under
-    the column (for the first `limit` of them), as compilers show it."""
+    """Each `FILE.toml:LINE:COL: …` line of an error followed by that line of the file and a caret
+    under the column (for the first `limit` of them), as compilers show it."""
     out = []
     shown = 0
     for line in message.split("\n"):
         out.append(line)
         m = _PLACE.match(line)
-        if not m or shown >= limit:
+        # Only a scenario file's own lines: a referenced file (a trace, a job file, whatever a path
+        # names) is never echoed into the terminal (issue 63, privacy).
+        if not m or shown >= limit or not m["file"].endswith(".toml"):
             continue
         try:
             with open(m["file"], encoding="utf-8", errors="replace") as f:

@@ -105,6 +105,18 @@ impl Section {
     }
 }
 
+/// `text` quoted for an error message if it reads like a fio name (letters, digits, `_-.:`, at most
+/// 40 characters), else a neutral word: a file that is not a fio job (`/proc/self/environ`,
+/// `/etc/shadow`) must not have its content echoed into a terminal or log (issue 63, privacy).
+fn quoted_name(text: &str) -> String {
+    let plain = !text.is_empty() && text.len() <= 40 && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | ' '));
+    if plain {
+        format!("'{text}'")
+    } else {
+        "(not shown: it does not read like a fio name)".into()
+    }
+}
+
 fn split_ini(text: &str, path: &str) -> Result<Vec<Section>, FioError> {
     let mut sections: Vec<Section> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -117,7 +129,7 @@ fn split_ini(text: &str, path: &str) -> Result<Vec<Section>, FioError> {
             let name = rest.strip_suffix(']').ok_or_else(|| FioError {
                 path: path.into(),
                 line: line_no,
-                message: format!("section header '{line}' has no closing ']'"),
+                message: format!("section header {} has no closing ']'", quoted_name(line.trim_start_matches('['))),
             })?;
             if name.trim().is_empty() {
                 return Err(FioError { path: path.into(), line: line_no, message: "empty section name".into() });
@@ -126,7 +138,10 @@ fn split_ini(text: &str, path: &str) -> Result<Vec<Section>, FioError> {
             continue;
         }
         let Some(sec) = sections.last_mut() else {
-            return Err(FioError { path: path.into(), line: line_no, message: format!("option '{line}' appears before any [section]") });
+            // Only the option's name, never its value.
+            let key = line.split_once('=').map_or(line, |(k, _)| k).trim();
+            let message = format!("option {} appears before any [section]", quoted_name(key));
+            return Err(FioError { path: path.into(), line: line_no, message });
         };
         let (k, v) = match line.split_once('=') {
             Some((k, v)) => (k.trim(), v.trim()),
@@ -421,6 +436,20 @@ pub fn parse_job_file(text: &str, path: &str) -> Result<Vec<FioJob>, FioError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_file_that_is_not_a_job_file_has_no_content_echoed() {
+        // Issue 63: `/proc/self/environ` printed the environment, `/etc/shadow` its first line.
+        let e = parse_job_file("SECRET_TOKEN=hunter2\0PATH=/usr/bin\n", "environ").unwrap_err().to_string();
+        assert!(!e.contains("hunter2") && !e.contains("/usr/bin"), "{e}");
+        let e = parse_job_file("root:$6$abc:19000:0:99999:7:::\n", "shadow").unwrap_err().to_string();
+        assert!(!e.contains("$6$abc") && e.contains("before any [section]") && e.contains("shadow:1"), "{e}");
+        let e = parse_job_file("[secret=abc$def\n", "x").unwrap_err().to_string();
+        assert!(!e.contains("abc$def") && e.contains("no closing"), "{e}");
+        // A real job file's mistake still names the option.
+        let e = parse_job_file("bs=4k\n[j]\n", "j.fio").unwrap_err().to_string();
+        assert!(e.contains("option 'bs' appears before any [section]") && !e.contains("4k"), "{e}");
+    }
     use super::*;
 
     const JOB: &str = "[global]\nfilename=/tmp/fiorun/testfile\nsize=32m\nioengine=psync\ntime_based=1\nruntime=3\n\

@@ -269,12 +269,14 @@ def _run_ray(sweep: Sweep, todo: List[RunSpec], out: Path, workers: int, address
     import nestsim
     started_here = not ray.is_initialized()
     if started_here:
-        # No token file, no dashboard: a local Ray is a throwaway process group for this sweep.
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         if address:
+            # A cluster keeps whatever authentication its operator set (issue 63): never switched off here.
             ray.init(address=address, runtime_env={"py_modules": [str(Path(nestsim.__file__).parent)]},
                      log_to_driver=False, logging_level=logging.WARNING)
         else:
+            # No token file, no dashboard: a local Ray is a throwaway process group for this sweep,
+            # reachable from this machine only, started and shut down by it.
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_run_detached)

@@ -107,14 +107,21 @@ impl<'a> Ctx<'a> {
         let pb = PathBuf::from(&expanded);
         let full = if pb.is_absolute() { pb } else { self.base.join(pb) };
         if !full.is_file() {
-            self.err(key, format!("file '{}' does not exist", full.display()));
+            // The path as written when it names a variable: its value stays out of the message.
+            let shown = if expanded != p { format!("'{p}'") } else { format!("'{}'", full.display()) };
+            self.err(key, format!("file {shown} does not exist"));
             return None;
         }
         Some(full)
     }
 }
 
-/// Expands `${VAR}` and `${VAR:-default}`.
+/// The variables a path may name besides `NEST_*`: ones that hold directories.
+const PATH_VARS: [&str; 3] = ["HOME", "TMPDIR", "PWD"];
+
+/// Expands `${VAR}` and `${VAR:-default}` for `NEST_*` variables and [`PATH_VARS`] only: a
+/// scenario (perhaps someone else's) must not read arbitrary environment values into paths and
+/// from there into error messages (issue 63, privacy).
 pub fn expand_env(s: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = s;
@@ -127,6 +134,9 @@ pub fn expand_env(s: &str) -> Result<String, String> {
             Some((n, d)) => (n, Some(d)),
             None => (inner, None),
         };
+        if !(name.starts_with("NEST_") || PATH_VARS.contains(&name)) {
+            return Err(format!("environment variable '{name}' is not expanded in paths: only NEST_* ones and {} are", PATH_VARS.join(", ")));
+        }
         match (std::env::var(name), default) {
             (Ok(v), _) if !v.is_empty() => out.push_str(&v),
             (_, Some(d)) => out.push_str(d),

@@ -134,6 +134,16 @@ fn env_expansion() {
     assert_eq!(expand_env("${NEST_TEST_DIR_X}/c").unwrap(), "/a/b/c");
     assert_eq!(expand_env("${NEST_UNSET_Y:-../shared}/t").unwrap(), "../shared/t");
     assert!(expand_env("${NEST_UNSET_Y}/t").is_err());
+    // Other variables are never read into a path (nor, through it, into an error message).
+    std::env::set_var("SECRET_TOKEN_X", "hunter2");
+    let e = expand_env("${SECRET_TOKEN_X}/t").unwrap_err();
+    assert!(e.contains("SECRET_TOKEN_X") && e.contains("only NEST_*") && !e.contains("hunter2"), "{e}");
+    let missing = GOOD.replace("kind = \"ideal\"", "kind = \"ideal\"").replace(
+        "arrival = { kind = \"poisson\", rate_iops = 10000 }\nsize = { dist = \"uniform_blocks\", min = 5, max = 30 }\nread_fraction = 0.7",
+        "trace = { path = \"${NEST_TEST_DIR_X}/none.csv\", format = \"mqsim\" }",
+    );
+    let e = check(&missing).unwrap_err().to_string();
+    assert!(e.contains("'${NEST_TEST_DIR_X}/none.csv'") && !e.contains("/a/b"), "{e}");
 }
 
 #[test]

@@ -243,3 +243,21 @@ def test_a_sweep_run_stopped_at_its_budget_is_not_sealed_as_done(tmp_path, monke
     with pytest.raises(nestsim.SimError, match="not counted as done"):
         sweep._run_one(str(tmp_path / "s.toml"), str(tmp_path / "r0000"), 1, {}, False)
     assert not sweep._is_complete(tmp_path / "r0000", sweep.RunSpec("r0000", 1, {}))
+
+
+def test_an_idle_gap_costs_nothing(cli, tmp_path):
+    """Issue 63, S1: one record 10⁶ s after the others made the run sample the idle gap tick by tick
+    (and, once the sampler skipped it, the time series ask for a row per empty interval)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    trace = tmp_path / "far.csv"
+    trace.write_text("0,R,0,4096,0\n0,R,4096,4096,1000\n0,R,0,4096,1000000000000\n")
+    cli("replay", trace, "--format", "alibaba", "--device", "ideal", "-o", tmp_path / "out", check=0)
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert s["requests"]["completed"] == 3 and s["sim_time_s"] >= 1e6
+    # A handful of sampling ticks, not 10⁹: each series resumes with one row after the gap.
+    assert s["events"] < 100, s["events"]
+    t = pq.read_table(tmp_path / "out" / "timeseries.parquet").to_pydict()
+    assert len(t["time_s"]) < 100 and max(t["time_s"]) == 1e6

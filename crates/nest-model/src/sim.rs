@@ -421,6 +421,19 @@ impl Simulation {
         self.try_dispatch(host);
     }
 
+    /// The next sampling tick: one interval on, or — when nothing is due before then — the last
+    /// tick of the grid at or before the next event. Idle time costs nothing (issue 63, S1: one
+    /// far-off trace timestamp had the run sample an idle gap of 10⁶ s tick by tick): nothing can
+    /// change while the queue holds nothing earlier, so the skipped samples would all repeat the
+    /// last one, and a series resumes with one row (rates over the whole gap, as `dt` is measured).
+    fn next_sample_after(&self, now: SimTime) -> SimTime {
+        let iv = self.resolved.run.interval.0.max(1);
+        match self.queue.peek_time() {
+            Some(t) if t.0 > now.0 + iv => SimTime(now.0 + (t.0 - now.0) / iv * iv),
+            _ => SimTime(now.0 + iv),
+        }
+    }
+
     fn on_sample(&mut self) {
         let now = self.now;
         // Without time series the gauges are not computed (a drive's flash queue length sums
@@ -463,7 +476,7 @@ impl Simulation {
         self.sample_routers();
         // Keep sampling only while something else can still happen.
         if self.queue.len() > self.dormant_events() {
-            self.queue.schedule(now + self.resolved.run.interval, Event::Sample);
+            self.queue.schedule(self.next_sample_after(now), Event::Sample);
         }
     }
 }

@@ -26,6 +26,9 @@ pub enum Rows {
 
 /// A series kept as a change log rather than a dense column (a gauge with [`Rows::Change`]).
 const CHANGE_LOG: u32 = u32::MAX;
+/// Open intervals a sample may lie beyond the last open one before the dense buffer restarts
+/// there (`IntervalSeries::skip_to`) instead of growing through the empty ones between.
+const GAP: usize = 4096;
 
 #[derive(Clone, Debug)]
 pub struct IntervalSeries {
@@ -165,6 +168,10 @@ impl IntervalSeries {
             self.pending[series as usize] = Pending { interval, sum: value, count: 1, ..self.pending[series as usize] };
             return;
         }
+        let mut slot = slot;
+        if slot as usize >= self.open.len() / self.width.max(1) + GAP {
+            slot = self.skip_to(self.base + slot);
+        }
         let at = slot as usize * self.width + col as usize;
         if self.open.len() <= at {
             self.open_through(slot as usize);
@@ -208,6 +215,39 @@ impl IntervalSeries {
             self.unsorted = true;
         }
         self.changes.push((interval, series, sum, count));
+    }
+
+    /// A sample far past the open intervals (an idle stretch the sampler skipped): the open dense
+    /// rows move into the row log, in the order a drain would give them, and the dense buffer
+    /// restarts at `interval` — instead of growing through every empty interval between (a
+    /// 10⁶-second gap at 1 ms asked for 448 GB: issue 63, S1). Returns the new slot (0).
+    #[inline(never)]
+    fn skip_to(&mut self, interval: u64) -> u64 {
+        if std::mem::take(&mut self.unsorted) {
+            self.changes.sort_by_key(|c| c.0);
+        }
+        let old = std::mem::take(&mut self.changes);
+        let mut merged = Vec::with_capacity(old.len() + self.open.len());
+        let mut c = 0;
+        if self.width > 0 {
+            for (k, row) in self.open.chunks_exact(self.width).enumerate() {
+                let iv = self.base + k as u64;
+                while c < old.len() && old[c].0 < iv {
+                    merged.push(old[c]);
+                    c += 1;
+                }
+                for (s, &col) in self.col.iter().enumerate() {
+                    if col != CHANGE_LOG && row[col as usize].1 > 0 {
+                        merged.push((iv, s as u32, row[col as usize].0, row[col as usize].1));
+                    }
+                }
+            }
+        }
+        merged.extend_from_slice(&old[c..]);
+        self.changes = merged;
+        self.open.clear();
+        self.base = interval;
+        0
     }
 
     #[inline(never)]
@@ -294,6 +334,29 @@ mod tests {
         s.drain_until(None, &mut out);
         assert_eq!(out.series, vec![a, b]);
         assert_eq!(out.time_s[1], 0.001);
+    }
+
+    #[test]
+    fn a_sample_after_a_long_idle_gap_needs_no_row_per_empty_interval() {
+        // Issue 63, S1: the next sample 10⁶ s on at 1 ms intervals once asked for 448 GB.
+        let mut s = IntervalSeries::new(SimTime::from_ms(1));
+        let a = s.register("high", "read_bytes");
+        let b = s.register("low", "read_bytes");
+        s.add(SimTime::from_us(100), b, 1.0);
+        s.add(SimTime::from_us(200), a, 2.0);
+        let far = SimTime::from_secs_f64(1e6).unwrap();
+        s.add(far, a, 3.0);
+        s.add(far + SimTime::from_ms(1), b, 4.0);
+        assert!(s.open.len() <= 2 * s.width, "the dense buffer restarted at the far interval: {}", s.open.len());
+        let mut out = SeriesColumns::default();
+        s.drain_until(Some(SimTime::from_secs_f64(10.0).unwrap()), &mut out);
+        // The first interval drains as it would have: dense series in registration order.
+        assert_eq!((out.series.clone(), out.sum.clone()), (vec![a, b], vec![2.0, 1.0]));
+        s.drain_until(None, &mut out);
+        assert_eq!(out.series, vec![a, b, a, b]);
+        assert_eq!(out.sum, vec![2.0, 1.0, 3.0, 4.0]);
+        assert_eq!(out.time_s[2], 1e6);
+        assert!((out.time_s[3] - (1e6 + 0.001)).abs() < 1e-6);
     }
 
     #[test]

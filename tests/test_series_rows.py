@@ -84,3 +84,9 @@ def test_fill_changes_holds_each_value_until_the_next():
     xs, ys = plots.fill_changes(np.array([0.0, 3e-6, 4e-6, 6e-6]), np.array([1.0, 2.0, 0.0, 0.0]), 1e-6)
     assert np.allclose(xs, np.arange(7) * 1e-6)
     assert ys.tolist() == [1.0, 1.0, 1.0, 2.0, 0.0, 0.0, 0.0]
+
+
+def test_fill_changes_does_not_fill_an_unsampled_idle_gap():
+    # Issue 63, S1: rows 10⁶ s apart at 1 ms are an idle stretch the engine skipped, not 10⁹ values.
+    xs, ys = plots.fill_changes(np.array([0.0, 0.002, 1e6]), np.array([1.0, 2.0, 3.0]), 1e-3)
+    assert np.allclose(xs, [0.0, 0.001, 0.002, 1e6]) and ys.tolist() == [1.0, 1.0, 2.0, 3.0]

@@ -27,6 +27,9 @@ pub enum StepState {
     Finished,
 }
 
+/// Sampling intervals with nothing due after which the sampler skips ahead to the next event.
+const IDLE_TICKS: u64 = 1000;
+
 pub struct Simulation {
     pub(crate) resolved: Resolved,
     pub(crate) queue: EventQueue<Event>,
@@ -421,15 +424,16 @@ impl Simulation {
         self.try_dispatch(host);
     }
 
-    /// The next sampling tick: one interval on, or — when nothing is due before then — the last
-    /// tick of the grid at or before the next event. Idle time costs nothing (issue 63, S1: one
-    /// far-off trace timestamp had the run sample an idle gap of 10⁶ s tick by tick): nothing can
-    /// change while the queue holds nothing earlier, so the skipped samples would all repeat the
-    /// last one, and a series resumes with one row (rates over the whole gap, as `dt` is measured).
+    /// The next sampling tick: one interval on, or — when nothing is due for more than
+    /// [`IDLE_TICKS`] intervals — the last tick of the grid at or before the next event. Idle time
+    /// costs nothing (issue 63, S1: one far-off trace timestamp had the run sample an idle gap of
+    /// 10⁶ s tick by tick): nothing can change while the queue holds nothing earlier, so the
+    /// skipped samples would all repeat the last one, and a series resumes with one row (rates
+    /// over the whole gap, as `dt` is measured). Shorter idle stretches keep a row per interval.
     fn next_sample_after(&self, now: SimTime) -> SimTime {
         let iv = self.resolved.run.interval.0.max(1);
         match self.queue.peek_time() {
-            Some(t) if t.0 > now.0 + iv => SimTime(now.0 + (t.0 - now.0) / iv * iv),
+            Some(t) if t.0 > now.0.saturating_add(iv.saturating_mul(IDLE_TICKS)) => SimTime(now.0 + (t.0 - now.0) / iv * iv),
             _ => SimTime(now.0 + iv),
         }
     }

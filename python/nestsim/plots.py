@@ -47,26 +47,22 @@ def series_layout(path: Path) -> Tuple[str, Optional[float]]:
     return meta.get("timeseries_rows", "interval"), meta.get("interval_s")
 
 
-#: Sampling intervals of an idle stretch the engine does not sample (nothing due for longer: its
-#: `IDLE_TICKS`); a forward fill does not cross a gap of more than this.
-IDLE_TICKS = 1000
+#: The most values a forward fill produces; past it a series is returned as its rows (a run that
+#: skipped a 10⁶ s idle stretch at 1 ms would otherwise fill 10⁹ values of nothing).
+MAX_FILL = 10_000_000
 
 
 def fill_changes(times: "np.ndarray", values: "np.ndarray", interval: float) -> Tuple["np.ndarray", "np.ndarray"]:
     """A gauge written with `timeseries_rows = "change"` (a row where its value changed, and one
-    at its last sampled interval) as one value per interval, from its first row to its last —
-    but across an unsampled idle stretch (rows more than IDLE_TICKS intervals apart) only the
-    rows themselves: filling 10⁶ s at 1 ms would be 10⁹ values of nothing."""
+    at its last sampled interval) as one value per interval, from its first row to its last
+    (across an idle stretch the engine did not sample, too: nothing changed there) — unless that
+    would be more than MAX_FILL values, when the rows are returned as they are."""
     if len(times) == 0:
         return times, values
     k = np.rint(times / interval).astype(np.int64)
-    gaps = np.diff(k)
-    if len(gaps) and gaps.max() > IDLE_TICKS:
-        # Fill each row up to the next one, or only itself where the next is across an idle gap.
-        ends = np.append(np.where(gaps > IDLE_TICKS, k[:-1] + 1, k[1:]), k[-1] + 1)
-        grid = np.concatenate([np.arange(a, b, dtype=np.int64) for a, b in zip(k, ends)])
-    else:
-        grid = np.arange(k[0], k[-1] + 1, dtype=np.int64)
+    if k[-1] - k[0] + 1 > MAX_FILL:
+        return times, values
+    grid = np.arange(k[0], k[-1] + 1, dtype=np.int64)
     return grid * interval, values[np.searchsorted(k, grid, side="right") - 1]
 
 

@@ -324,6 +324,9 @@ fn arrival_and_mmpp_rates_above_one_per_ns_are_refused() {
     assert!(check(&with("arrival = { kind = \"poisson\", rate_iops = 1e9 }")).is_ok());
     let e = check(&with("arrival = { kind = \"mmpp\", rates = [100.0, 200.0], switch = [1e15, 1e15] }")).unwrap_err().to_string();
     assert!(e.contains("workload[0].arrival.switch"), "{e}");
+    let e = check(&with("arrival = { kind = \"mmpp\", rates = [1.0, 1.0], switch = [1e9, 1e9] }")).unwrap_err().to_string();
+    assert!(e.contains("workload[0].arrival.switch") && e.contains("per arrival"), "{e}");
+    assert!(check(&with("arrival = { kind = \"mmpp\", rates = [1000.0, 9000.0], switch = [50.0, 200.0] }")).is_ok());
     let e = check(&with("arrival = { kind = \"constant\", bandwidth = \"1000Tbps\" }")).unwrap_err().to_string();
     assert!(e.contains("workload[0].arrival.bandwidth"), "{e}");
 }

@@ -99,6 +99,23 @@ fn bounded_rate(cx: &mut Ctx, key: &str, r: f64, what: &str) -> Option<f64> {
     Some(r)
 }
 
+/// The most phase switches an MMPP may make per arrival on average in either phase.
+const MAX_SWITCHES_PER_ARRIVAL: f64 = 1e6;
+
+/// Refuses an MMPP that switches phase far more often than it emits: drawing one gap walks every
+/// switch in between, inside one event (issue 63, S7: `switch = [1e15, 1e15]` never returned).
+fn few_switches(cx: &mut Ctx, key: &str, m: &Mmpp2) -> Option<()> {
+    let worst = (0..2).map(|i| m.switch[i] / m.lambda[i]).fold(0.0, f64::max);
+    if worst > MAX_SWITCHES_PER_ARRIVAL {
+        cx.err(
+            key,
+            format!("the MMPP switches phase {worst:.3e} times per arrival in one phase (at most {MAX_SWITCHES_PER_ARRIVAL:.0e}): such fast switching is a Poisson process at the mean rate"),
+        );
+        return None;
+    }
+    Some(())
+}
+
 pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64) -> Option<ArrivalSpec> {
     let rate_of = |cx: &mut Ctx, r: &Option<f64>, bw: &Option<String>| -> Option<f64> {
         match (r, bw) {
@@ -143,7 +160,9 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
                 let top = xs.iter().cloned().fold(0.0, f64::max);
                 bounded_rate(cx, &format!("{key}.{k}"), top, "a rate")?;
             }
-            ArrivalSpec::Mmpp(Mmpp2 { lambda: *rates, switch: *switch })
+            let m = Mmpp2 { lambda: *rates, switch: *switch };
+            few_switches(cx, &format!("{key}.switch"), &m)?;
+            ArrivalSpec::Mmpp(m)
         }
         ArrivalConfig::MmppFit { mean_gap, scv, skewness, lag1 } => {
             let m = cx.dur(&format!("{key}.mean_gap"), mean_gap)?.as_secs_f64();
@@ -157,6 +176,7 @@ pub(super) fn arrival(cx: &mut Ctx, key: &str, c: &ArrivalConfig, mean_size: f64
                     }
                     let top = fit.mmpp.lambda.iter().chain(&fit.mmpp.switch).cloned().fold(0.0, f64::max);
                     bounded_rate(cx, &format!("{key}.mean_gap"), top, "the fitted MMPP's fastest rate")?;
+                    few_switches(cx, key, &fit.mmpp)?;
                     ArrivalSpec::Mmpp(fit.mmpp)
                 }
                 Err(e) => {

@@ -261,3 +261,32 @@ def test_an_idle_gap_costs_nothing(cli, tmp_path):
     assert s["events"] < 100, s["events"]
     t = pq.read_table(tmp_path / "out" / "timeseries.parquet").to_pydict()
     assert len(t["time_s"]) < 100 and max(t["time_s"]) == 1e6
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_stops_a_run_cleanly_with_its_summary(tmp_path, sig):
+    """Issue 63: SIGTERM (143) and Ctrl-C (130) wrote no summary. Now either is a clean stop."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import nestsim_cmd
+
+    sc = tmp_path / "long.toml"
+    sc.write_text(SMALL.replace('duration = "20ms"', 'duration = "5000s"'))
+    out = tmp_path / "out"
+    p = subprocess.Popen(nestsim_cmd() + ["run", str(sc), "-o", str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
+    # Wait until the run steps (its partial outputs exist), then signal it.
+    for _ in range(600):
+        if (out / "requests.parquet.partial").exists() or p.poll() is not None:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    p.send_signal(getattr(signal, sig))
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 4, (p.returncode, err)
+    assert f"stopped by {sig}" in err, err
+    s = json.loads((out / "summary.json").read_text())
+    assert s["finished"] == "stopped" and s["stopped"]["by"] == "signal" and s["stopped"]["signal"] == sig
+    assert s["requests"]["completed"] > 0 and s["conservation"] == "ok"
+    assert (out / "requests.parquet").exists()

@@ -124,6 +124,8 @@ def _stopped_message(summary: dict) -> str:
         return f"stopped after {st['limit']:,} events (--max-events) {at}"
     if st["by"] == "wall_s":
         return f"stopped after {st['limit']:g} s of wall time (--max-wall) {at}"
+    if st["by"] == "signal":
+        return f"stopped by {st['signal']} {at}"
     why = (f"stopped {at}: the process held {st['rss_bytes'] / 2**20:,.0f} MiB, over the memory limit "
            f"{st['limit_bytes'] / 2**20:,.0f} MiB (--max-memory)")
     wls = summary.get("workloads", {})
@@ -168,7 +170,7 @@ def cmd_run(a) -> int:
             print(f"\noutputs in {out}/")
         return _checked(summary, out)
     res = run(a.scenario, seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
-              budget=_budget(a), keep_tables=False)
+              budget=_budget(a), keep_tables=False, stop_on_signal=True)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
@@ -197,7 +199,7 @@ def cmd_fio(a) -> int:
     }
     out = Path(a.output) if a.output else Path("out") / f"fio-{job.stem}"
     res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a),
-              origin=str(job), keep_tables=False)
+              origin=str(job), keep_tables=False, stop_on_signal=True)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/ (fio.json: fio's JSON output)")
@@ -225,7 +227,7 @@ def _run_mqsim(a) -> int:
     for i in picked:
         out = base / f"scenario{i}"
         res = run(scenarios[i - 1], seed=a.seed, overrides=_fio_override(a), out_dir=out, progress=None if not a.quiet else False,
-                  origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a), keep_tables=False)
+                  origin=f"{ssd} + {wl}, IO_Scenario {i}", budget=_budget(a), keep_tables=False, stop_on_signal=True)
         from . import mqsim_results
 
         reqs = out / "requests.parquet"
@@ -278,7 +280,7 @@ def cmd_replay(a) -> int:
         "output": {"fio_json": bool(a.fio_json)},
     }
     out = Path(a.output) if a.output else Path("out") / f"replay-{trace.stem}"
-    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a), keep_tables=False)
+    res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a), keep_tables=False, stop_on_signal=True)
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")

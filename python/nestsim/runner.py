@@ -228,6 +228,38 @@ def series_table(raw: Mapping[str, tuple], codes: tuple) -> pa.Table:
     })
 
 
+class _StopOnSignal:
+    """While a run steps (main thread only), SIGINT and SIGTERM ask it to stop after the current
+    chunk of events: it then writes its summary like a budget stop (`finished: "stopped"`,
+    `stopped.by = "signal"`) instead of dying with nothing written (issue 63). A second Ctrl-C
+    interrupts at once, as usual."""
+
+    def __init__(self, active: bool) -> None:
+        import signal
+        import threading
+
+        self._signal = signal
+        self._got: Optional[str] = None
+        self._old = {}
+        if not active or threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.signal(sig, self._handle)
+
+    def _handle(self, signum, _frame) -> None:
+        if self._got is not None and signum == self._signal.SIGINT:
+            raise KeyboardInterrupt
+        self._got = self._signal.Signals(signum).name
+
+    def caught(self) -> Optional[dict]:
+        return {"by": "signal", "signal": self._got} if self._got else None
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            self._signal.signal(sig, old)
+        self._old = {}
+
+
 def _over_budget(budget: Budget, mem_limit: Optional[int], events: int, wall_s: float) -> Optional[dict]:
     """Which limit a run has reached between steps, if any."""
     if budget.events is not None and events >= budget.events:
@@ -399,6 +431,7 @@ def run(
     keep_tables: bool = True,
     origin: Optional[str] = None,
     budget: Optional[Budget] = None,
+    stop_on_signal: bool = False,
 ) -> RunResult:
     """Runs a scenario (a TOML path or a dict of the same shape) and returns its results.
 
@@ -408,7 +441,9 @@ def run(
     where a dict scenario came from (e.g. the MQSim files it was converted from) in its errors.
     ``budget`` limits events, wall time and memory (:class:`Budget`; by default only memory, at
     80 % of the machine): a run that reaches a limit stops with partial results and
-    ``summary["stopped"]`` set.
+    ``summary["stopped"]`` set. With ``stop_on_signal`` (the CLI's single runs) SIGINT and
+    SIGTERM stop the run the same way; sweeps and library callers keep the default handlers, so
+    an interrupted sweep's runs stay unfinished and are redone on resume.
     """
     budget = budget or Budget()
     mem_limit = budget.memory_limit()
@@ -446,6 +481,7 @@ def run(
     bar = Progress(enabled=progress)
     stopped = None
     rows_per_event = 0.0  # of the step before
+    signals = _StopOnSignal(stop_on_signal)
     try:
         while True:
             chunk = CHUNK_EVENTS
@@ -465,11 +501,12 @@ def run(
             bar.update(sim.progress, sim.now_s, sim.events, sim.completed)
             if finished:
                 break
-            stopped = _over_budget(budget, mem_limit, sim.events, time.perf_counter() - wall0)
+            stopped = signals.caught() or _over_budget(budget, mem_limit, sim.events, time.perf_counter() - wall0)
             if stopped is not None:
                 stopped["at_sim_s"] = sim.now_s
                 break
     finally:
+        signals.restore()
         bar.close()
         try:
             req_out.close()
@@ -477,6 +514,8 @@ def run(
             series_out.close()
     summary = json.loads(sim.summary_json())
     if stopped is not None:
+        # Not drained and not at its time limit: cut short, with requests perhaps in flight.
+        summary["finished"] = "stopped"
         summary["stopped"] = stopped
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     run_info = {

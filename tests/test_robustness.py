@@ -290,3 +290,6 @@ def test_a_signal_stops_a_run_cleanly_with_its_summary(tmp_path, sig):
     assert s["finished"] == "stopped" and s["stopped"]["by"] == "signal" and s["stopped"]["signal"] == sig
     assert s["requests"]["completed"] > 0 and s["conservation"] == "ok"
     assert (out / "requests.parquet").exists()
+    # run.json states the limits the run was held to; the memory default is what was available.
+    budget = json.loads((out / "run.json").read_text())["budget"]
+    assert budget["events"] is None and budget["wall_s"] is None and 0 < budget["memory_bytes"]

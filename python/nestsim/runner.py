@@ -51,14 +51,14 @@ class Budget:
     """Limits a run stops at, cleanly, with its partial outputs written and ``summary.stopped``
     saying which limit and when. ``events`` stops at exactly that many events (deterministic);
     ``wall_s`` and ``memory_bytes`` (resident set of this process) are checked between steps.
-    ``memory_bytes=None`` means the default: 80 % of the machine's memory."""
+    ``memory_bytes=None`` means the default: 80 % of the memory available when the run starts."""
 
     events: Optional[int] = None
     wall_s: Optional[float] = None
     memory_bytes: Optional[int] = None
 
     def memory_limit(self) -> Optional[int]:
-        # The default is the engine's (80 % of the machine), the limit its tables are checked against.
+        # The default is the engine's (80 % of the memory available at the start), the limit its tables are checked against.
         return self.memory_bytes if self.memory_bytes is not None else _native.default_memory_limit()
 
 
@@ -440,7 +440,7 @@ def run(
     in memory. Raises :class:`nestsim.ConfigError` for a malformed scenario. ``origin`` names
     where a dict scenario came from (e.g. the MQSim files it was converted from) in its errors.
     ``budget`` limits events, wall time and memory (:class:`Budget`; by default only memory, at
-    80 % of the machine): a run that reaches a limit stops with partial results and
+    80 % of the memory available at the start): a run that reaches a limit stops with partial results and
     ``summary["stopped"]`` set. With ``stop_on_signal`` (the CLI's single runs) SIGINT and
     SIGTERM stop the run the same way; sweeps and library callers keep the default handlers, so
     an interrupted sweep's runs stay unfinished and are redone on resume.
@@ -531,6 +531,9 @@ def run(
         "peak_rss_mb": round(_peak_rss_mb(), 1),
         "python": sys.version.split()[0],
         "warnings": sim.warnings,
+        # The limits this run was held to (the memory default depends on the machine, so it is
+        # here and not in the deterministic summary).
+        "budget": {"events": budget.events, "wall_s": budget.wall_s, "memory_bytes": mem_limit},
     }
     requests, timeseries = req_out.table(), series_out.table()
     if out is not None:

@@ -37,15 +37,24 @@ pub struct Loaded {
     pub base_dir: PathBuf,
     /// The memory a run may take (bytes): the tables a scenario implies are estimated before
     /// anything is built, and a scenario over this is refused naming the key that drives it.
-    /// Defaults to 80 % of this machine's memory (`--max-memory` sets it).
+    /// Defaults to 80 % of the memory available when the run starts (`--max-memory` sets it).
     pub memory_limit: Option<u64>,
 }
 
-/// 80 % of this machine's memory (Linux /proc/meminfo), the default limit of a run; None when
+/// 80 % of the memory available now (Linux /proc/meminfo MemAvailable, plus this process's own
+/// resident set), the default limit of a run; None when
 /// it cannot be read.
 pub fn default_memory_limit() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = info.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    let field = |name: &str| -> Option<u64> { info.lines().find(|l| l.starts_with(name))?.split_whitespace().nth(1)?.parse().ok() };
+    // What is free to take now, not the machine's size: with 13 of 24 GB free, 80 % of the total
+    // (18.8 GB) let the kernel kill the run before its budget stopped it (issue 63, S6). This
+    // process's own resident set counts too, since the limit is checked against it.
+    let own_kib = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap_or(0);
+    let kib = field("MemAvailable:").map(|a| a + own_kib).or_else(|| field("MemTotal:"))?;
     Some(kib * 1024 / 5 * 4)
 }
 

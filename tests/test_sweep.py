@@ -54,6 +54,20 @@ def test_grid_of_two_parameters_and_three_seeds(cli, sweep_file, tmp_path):
     assert _table(out) == t
 
 
+def test_an_edited_base_scenario_reruns_every_run(cli, tmp_path):
+    """Issue 63: after the base scenario was edited, resume said "0 run now, 12 already complete"
+    and kept the stale results. Each run records the scenario's digest."""
+    base = tmp_path / "base.toml"
+    base.write_text((ROOT / "examples" / "storage-classes.toml").read_text())
+    sw = tmp_path / "s.toml"
+    sw.write_text(f'[sweep]\nscenario = "{base}"\nseeds = 2\n')
+    out = tmp_path / "sw"
+    assert "2 run now, 0 already complete" in cli("sweep", sw, "-o", out, "-q", check=0).stdout
+    assert "0 run now, 2 already complete" in cli("sweep", sw, "-o", out, "-q", check=0).stdout
+    base.write_text(base.read_text() + "\n# edited\n")
+    assert "2 run now, 0 already complete" in cli("sweep", sw, "-o", out, "-q", check=0).stdout
+
+
 def test_resumes_after_being_killed(sweep_file, tmp_path):
     out = tmp_path / "sw"
     proc = subprocess.Popen(nestsim_cmd() + ["sweep", str(sweep_file), "-o", str(out), "-q", "-j", "1"],

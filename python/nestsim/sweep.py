@@ -180,9 +180,11 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _is_complete(run_dir: Path, spec: RunSpec) -> bool:
-    """A run counts as done only if its parameters match and its summary is the one the run wrote
-    (its SHA-256, recorded after it: an edited or truncated summary is run again)."""
+def _is_complete(run_dir: Path, spec: RunSpec, scenario: Optional[Path] = None) -> bool:
+    """A run counts as done only if its parameters match, its summary is the one the run wrote
+    (its SHA-256, recorded after it: an edited or truncated summary is run again) and — given the
+    base ``scenario`` — it ran that scenario as the file reads now (issue 63: after an edit a
+    resumed sweep kept every stale result)."""
     try:
         meta = json.loads((run_dir / "sweep_run.json").read_text())
         summary_path = run_dir / "summary.json"
@@ -190,7 +192,8 @@ def _is_complete(run_dir: Path, spec: RunSpec) -> bool:
     except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
         return False
     return (meta.get("params") == spec.params and meta.get("seed") == spec.seed and summary.get("seed") == spec.seed
-            and meta.get("summary_sha256") == _digest(summary_path))
+            and meta.get("summary_sha256") == _digest(summary_path)
+            and (scenario is None or meta.get("scenario_sha256") == _digest(scenario)))
 
 
 def _seal(run_dir: Path) -> None:
@@ -207,7 +210,8 @@ def _start_run(run_dir: Path, scenario: str, seed: int, params: Dict[str, Any]) 
     from .runner import write_json
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "summary.json").unlink(missing_ok=True)
-    write_json(run_dir / "sweep_run.json", {"seed": seed, "params": params, "scenario": scenario})
+    write_json(run_dir / "sweep_run.json", {"seed": seed, "params": params, "scenario": scenario,
+                                            "scenario_sha256": _digest(Path(scenario))})
 
 
 def _simulate(scenario: str, run_dir: Path, seed: int, params: Dict[str, Any], requests: bool) -> None:
@@ -350,7 +354,7 @@ def run_sweep(path: Path, out: Optional[Path] = None, workers: Optional[int] = N
         # Checked, nothing run: what a real call would do.
         return {"runs": len(sweep.runs), "ran": 0, "skipped": 0, "out": out, "dry_run": True}
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    todo = [s for s in sweep.runs if not _is_complete(out / "runs" / s.run_id, s)]
+    todo = [s for s in sweep.runs if not _is_complete(out / "runs" / s.run_id, s, sweep.scenario)]
     skipped = len(sweep.runs) - len(todo)
     workers = workers or os.cpu_count() or 1
     eta = RunsDone(len(todo), min(workers, len(todo)) or 1, skipped, show=False if quiet else None)

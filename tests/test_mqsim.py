@@ -223,3 +223,19 @@ def test_compat_scenario_2_agrees_with_mqsims_reference(cli, tmp_path):
     margin = got[1]["mean"] / got[0]["mean"] - 1
     mq_margin = want[1]["mean"] / want[0]["mean"] - 1
     assert abs(margin / mq_margin - 1) < 0.10, (margin, mq_margin)
+
+
+def test_the_xml_reader_refuses_a_dtd_and_reads_long_text_in_one_pass(tmp_path):
+    """Issue 63, S11: a "billion laughs" file ran past 10 minutes and 1 MB of newlines took 44 s."""
+    from nestsim.mqsim import MqsimError, parse_xml
+
+    laughs = tmp_path / "laughs.xml"
+    laughs.write_text('<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">'
+                      + "".join(f'<!ENTITY {chr(98 + i)} "' + f"&{chr(97 + i)};" * 10 + '">' for i in range(9))
+                      + ']>\n<Execution_Parameter_Set>&j;</Execution_Parameter_Set>\n')
+    with pytest.raises(MqsimError, match="DOCTYPE"):
+        parse_xml(laughs)
+    big = tmp_path / "big.xml"
+    big.write_text("<Execution_Parameter_Set><Seed>" + "\n" * 1_000_000 + "7</Seed></Execution_Parameter_Set>")
+    root = parse_xml(big)
+    assert root.child("Seed").text == "7" and root.child("Seed").line == 1

@@ -44,21 +44,31 @@ def parse_xml(path: Path) -> Node:
         raise MqsimError(f"{path}: cannot read: {e.strerror}") from None
     root = Node("#document", 0)
     stack = [root]
+    # Each open element's character data as pieces, joined once at its end: `text += piece` was
+    # quadratic (1 MB of newlines took 44 s: issue 63, S11).
+    pieces: List[List[str]] = [[]]
     p = xml.parsers.expat.ParserCreate()
 
     def start(tag, _attrs):
         n = Node(tag, p.CurrentLineNumber)
         stack[-1].children.append(n)
         stack.append(n)
+        pieces.append([])
 
     def end(_tag):
         n = stack.pop()
-        n.text = n.text.strip()
+        n.text = "".join(pieces.pop()).strip()
 
     def chars(s):
-        stack[-1].text += s
+        pieces[-1].append(s)
+
+    def doctype(name, *_):
+        # MQSim's files have no DTD; one could declare entities that expand exponentially
+        # ("billion laughs": issue 63, S11), so none is accepted.
+        raise MqsimError(f"{path}:{p.CurrentLineNumber}: a DOCTYPE (DTD) is not accepted in MQSim files")
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    p.StartDoctypeDeclHandler = doctype
     try:
         p.Parse(data, True)
     except xml.parsers.expat.ExpatError as e:

@@ -12,6 +12,9 @@ use nest_ssd::presets;
 use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, MergeRead, ProgramTransfer};
 use nest_ssd::SsdParams;
 
+/// The fastest ideal device accepted, b/s.
+const MAX_DEVICE_BPS: f64 = 1e15;
+
 /// Every `[[device]]` section, in order (a device with errors is left out; its errors are in `cx`).
 pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<DevicePlan> {
     let mut devices = Vec::new();
@@ -34,6 +37,13 @@ pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<Dev
                 let queue_depth = c.queue_depth.unwrap_or(u32::MAX);
                 if queue_depth == 0 {
                     cx.err(&format!("{key}.queue_depth"), "must be at least 1");
+                }
+                for (bps, op) in [(&read_bps, "read"), (&write_bps, "write")] {
+                    // Above 1 Pb/s a 512 B request takes under 5 ps: with a zero service time it is
+                    // a closed loop that hardly lets time pass (issue 63, S9: 1e30 GB/s).
+                    if bps.is_some_and(|b| b > MAX_DEVICE_BPS) {
+                        cx.err(&format!("{key}.{op}_bandwidth"), format!("must be at most 1 Pbps, got {:.3e} b/s", bps.unwrap()));
+                    }
                 }
                 for (d, bps, op) in [(&read, &read_bps, "read"), (&write, &write_bps, "write")] {
                     if d.as_ref().is_some_and(|d| d.mean_ps() <= 0.0) && bps.is_none() {

@@ -332,6 +332,17 @@ fn arrival_and_mmpp_rates_above_one_per_ns_are_refused() {
 }
 
 #[test]
+fn an_ideal_device_faster_than_1_pbps_is_refused() {
+    // Issue 63, S9: a zero service time with a 1e30 GB/s bandwidth hardly let time pass.
+    let dev = |bw: &str| {
+        GOOD.replace("write = { dist = \"fixed\", value = \"20us\" }", &format!("write = {{ dist = \"fixed\", value = \"0us\" }}\nwrite_bandwidth = \"{bw}\""))
+    };
+    let e = check(&dev("1e30GB/s")).unwrap_err().to_string();
+    assert!(e.contains("device[0].write_bandwidth") && e.contains("at most 1 Pbps"), "{e}");
+    assert!(check(&dev("100Gbps")).is_ok());
+}
+
+#[test]
 fn a_fixed_budget_of_zero_or_a_sub_microsecond_period_is_refused() {
     // Issue 63, S8: neither ever drains.
     let fb = |v: &str| format!("{GOOD}[[coordinator]]\nname = \"cap\"\nkind = \"fixed-budget\"\n{v}\n");

@@ -101,12 +101,17 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
     }
     let max_time = match &r.max_time {
         Some(s) => cx.dur("run.max_time", s).unwrap_or(SimTime::from_ms(10_000)),
-        // No default limit: a run ends when its sources are exhausted and the path drains
-        // (synthetic workloads must have an end; traces end with their last record).
-        None => SimTime::MAX,
+        // A run ends when its sources are exhausted and the path drains (synthetic workloads
+        // must have an end; traces end with their last record) — or at the horizon: beyond ~100
+        // days a time plus a service time could overflow the picosecond clock (issue 63, S2: an
+        // 80 h mean service drained into a wrapped clock once idle time cost nothing).
+        None => HORIZON,
     };
     if max_time == SimTime::ZERO {
         cx.err("run.max_time", "must be positive");
+    }
+    if max_time > HORIZON {
+        cx.err("run.max_time", format!("must be at most 100 days (the clock counts picoseconds in 64 bits), got {max_time}"));
     }
     if let Some(d) = duration {
         if warmup.0 + wrapup.0 >= d.0 && (warmup.0 > 0 || wrapup.0 > 0) {
@@ -117,6 +122,10 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
 }
 
 /// Validates a loaded scenario; `text` is the original file text (for line numbers).
+/// The latest simulated time a run reaches: 100 days, half of what a 64-bit picosecond clock holds,
+/// so that any time plus a service or timer still fits.
+pub const HORIZON: SimTime = SimTime(100 * 86_400 * 1_000_000_000_000);
+
 pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let sc = &loaded.scenario;
     let mut cx = Ctx::new(&loaded.file, text, &loaded.base_dir, loaded.memory_limit);

@@ -157,3 +157,29 @@ fn draining_in_steps_hands_out_every_request_once() {
     assert_eq!(seq, all.seq);
     assert_eq!(done, all.t_complete_ps);
 }
+
+#[test]
+fn an_absurdly_slow_device_stops_at_the_horizon_instead_of_wrapping_the_clock() {
+    // Issue 63, S2: a 20-hour mean service drained for simulated years; once idle time cost
+    // nothing it reached a time past what 64-bit picoseconds hold and panicked. It now stops at
+    // the 100-day horizon, its requests counted in flight.
+    let (s, sim) = run(r#"
+schema = 1
+[run]
+duration = "1ms"
+[[device]]
+name = "slow"
+kind = "ideal"
+read = { dist = "exp", mean = "20h" }
+write = { dist = "exp", mean = "20h" }
+[[workload]]
+name = "w"
+device = "slow"
+class = "high"
+arrival = { kind = "poisson", rate_iops = 1000000 }
+"#);
+    assert_eq!(s["finished"], "time_limit");
+    assert!(f(&s, "sim_time_s") <= 100.0 * 86_400.0 + 1e-6);
+    assert!(f(&s, "requests.in_flight") > 0.0);
+    sim.check_conservation().unwrap();
+}

@@ -45,6 +45,16 @@ pub(super) fn resolve_devices(cx: &mut Ctx, configs: &[DeviceConfig]) -> Vec<Dev
                         cx.err(&format!("{key}.{op}_bandwidth"), format!("must be at most 1 Pbps, got {:.3e} b/s", bps.unwrap()));
                     }
                 }
+                for (d, op) in [(&read, "read"), (&write, "write")] {
+                    // A mean service of a day or more is not a storage device; its tail could
+                    // carry a time past the run's horizon (issue 63, S2).
+                    if d.as_ref().is_some_and(|d| d.mean_ps() > 86_400e12) {
+                        cx.err(
+                            &format!("{key}.{op}"),
+                            format!("a mean {op} time of a day or more is not a device's (got {:.3e} s)", d.as_ref().unwrap().mean_ps() / 1e12),
+                        );
+                    }
+                }
                 for (d, bps, op) in [(&read, &read_bps, "read"), (&write, &write_bps, "write")] {
                     if d.as_ref().is_some_and(|d| d.mean_ps() <= 0.0) && bps.is_none() {
                         cx.err(&format!("{key}.{op}"), format!("a {op} takes no time at all (mean 0) and no {op}_bandwidth bounds it: a closed loop on this device would never let time pass (give it a positive time)"));

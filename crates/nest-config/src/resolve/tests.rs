@@ -293,6 +293,10 @@ fn a_run_of_zero_seconds_is_refused() {
     assert!(e.contains("run.duration") && e.contains("must be positive"), "{e}");
     let e = check(&GOOD.replace("duration = \"10ms\"", "duration = \"10ms\"\nmax_time = \"0ms\"")).unwrap_err().to_string();
     assert!(e.contains("run.max_time"), "{e}");
+    // The clock's horizon: 100 days by default and at most.
+    assert_eq!(check(GOOD).unwrap().run.max_time, HORIZON);
+    let e = check(&GOOD.replace("duration = \"10ms\"", "duration = \"10ms\"\nmax_time = \"200d\"")).unwrap_err().to_string();
+    assert!(e.contains("run.max_time") && e.contains("100 days"), "{e}");
 }
 
 #[test]

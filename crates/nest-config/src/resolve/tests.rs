@@ -138,7 +138,7 @@ fn env_expansion() {
     std::env::set_var("SECRET_TOKEN_X", "hunter2");
     let e = expand_env("${SECRET_TOKEN_X}/t").unwrap_err();
     assert!(e.contains("SECRET_TOKEN_X") && e.contains("only NEST_*") && !e.contains("hunter2"), "{e}");
-    let missing = GOOD.replace("kind = \"ideal\"", "kind = \"ideal\"").replace(
+    let missing = GOOD.replace(
         "arrival = { kind = \"poisson\", rate_iops = 10000 }\nsize = { dist = \"uniform_blocks\", min = 5, max = 30 }\nread_fraction = 0.7",
         "trace = { path = \"${NEST_TEST_DIR_X}/none.csv\", format = \"mqsim\" }",
     );

@@ -250,3 +250,37 @@ def test_the_report_shows_classes_in_priority_order_the_path_the_network_and_the
     for example in sorted((ROOT / "examples").glob("*.toml")):
         doc = tomllib.loads(example.read_text())
         assert tomllib.loads(to_toml(doc)) == doc, example.name
+
+
+def test_a_missing_optional_package_is_named_not_called_a_bug(monkeypatch, capsys, small_scenario):
+    """Issue 62, finding 8: scikit-learn missing for src-tpm was "internal error (a NeSt bug …)"."""
+    from nestsim import cli as nest_cli
+
+    def needs_sklearn(_a):
+        raise ModuleNotFoundError("No module named 'sklearn'", name="sklearn")
+
+    monkeypatch.setattr(nest_cli, "cmd_validate", needs_sklearn)
+    assert nest_cli.main(["validate", str(small_scenario)]) == 2
+    err = capsys.readouterr().err
+    assert "optional package 'scikit-learn'" in err and "nestsim[src]" in err and "bug" not in err, err
+
+    def needs_something_else(_a):
+        raise ModuleNotFoundError("No module named 'nestsim.gone'", name="nestsim.gone")
+
+    monkeypatch.setattr(nest_cli, "cmd_validate", needs_something_else)
+    assert nest_cli.main(["validate", str(small_scenario)]) == 70  # NeSt's own module missing: a bug
+
+
+def test_every_argument_has_help_and_experiment_takes_jobs():
+    """Issue 62, finding 10: `-q` and positional arguments had no help; `experiment` had no -j."""
+    import argparse
+
+    from nestsim import cli as nest_cli
+
+    parser = nest_cli.build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {a.dest}" for name, sp in subs.choices.items() for a in sp._actions
+               if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert not missing, missing
+    a = parser.parse_args(["experiment", "qtcp-bandwidth", "-j", "3"])
+    assert a.jobs == 3

@@ -298,6 +298,9 @@ def cmd_experiment(a) -> int:
         raise _native.ConfigError(f"unknown experiment '{a.name}' (try: nestsim experiment list)")
     out = Path(a.output) if a.output else Path("out") / "experiments" / a.name
     out.mkdir(parents=True, exist_ok=True)
+    if a.jobs is not None:
+        # The experiment's runs go through runner.jobs(), which reads NEST_JOBS.
+        os.environ["NEST_JOBS"] = str(a.jobs)
     fn = REGISTRY[a.name][1]
     if a.quick:
         import inspect
@@ -356,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
 
     r = sub.add_parser("run", help="run a scenario file")
-    r.add_argument("scenario", nargs="?")
+    r.add_argument("scenario", nargs="?", help="the scenario TOML file (docs/scenario.md); omit with --mqsim")
     r.add_argument("--mqsim", nargs=2, metavar=("SSDCONFIG", "WORKLOAD"),
                    help="run an MQSim setup: its ssdconfig.xml and workload.xml (each IO_Scenario is one run)")
     r.add_argument("--scenario", dest="scenario_index", type=int, default=None, help="with --mqsim: run only IO_Scenario N (from 1)")
@@ -366,60 +369,62 @@ def build_parser() -> argparse.ArgumentParser:
                         "back-pressure, single-entry CMT, …; docs/mqsim.md) instead of NeSt's defaults")
     r.add_argument("-o", "--output", help="run directory (default out/<scenario name>; with --mqsim one scenarioN/ per IO_Scenario)")
     r.add_argument("--fio-json", action="store_true", help="also write fio.json (fio's JSON output; docs/outputs.md)")
-    r.add_argument("-q", "--quiet", action="store_true")
+    r.add_argument("-q", "--quiet", action="store_true", help="print only what a script needs (no summary table, no progress)")
     _add_common(r)
     _add_budget(r)
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file (and scan its traces) without running it")
-    v.add_argument("scenario")
+    v.add_argument("scenario", help="the scenario TOML file to check")
     _add_common(v)
     v.set_defaults(fn=cmd_validate)
 
     rp = sub.add_parser("replay", help="replay one trace against one device")
-    rp.add_argument("trace")
-    rp.add_argument("--format", required=True, choices=_native.trace_formats())
+    rp.add_argument("trace", help="the trace file (docs/traces.md)")
+    rp.add_argument("--format", required=True, choices=_native.trace_formats(), help="the trace's format")
     rp.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..], ssd:PRESET or pm")
     rp.add_argument("--queue-depth", type=int, default=1024, help="host outstanding limit")
     rp.add_argument("--time-scale", type=float, default=1.0, help="multiply trace times (0.5 = twice as fast)")
     rp.add_argument("--time-unit", choices=["ps", "ns", "us", "ms", "s"], help="unit of bare trace times")
     rp.add_argument("--skip-invalid", action="store_true", help="skip (and count) malformed lines")
     rp.add_argument("--fio-json", action="store_true", help="also write fio-style fio.json")
-    rp.add_argument("-o", "--output")
-    rp.add_argument("-q", "--quiet", action="store_true")
+    rp.add_argument("-o", "--output", help="run directory (default out/replay-<trace name>)")
+    rp.add_argument("-q", "--quiet", action="store_true", help="print only what a script needs (no summary table, no progress)")
     _add_common(rp)
     _add_budget(rp)
     rp.set_defaults(fn=cmd_replay)
 
     fi = sub.add_parser("fio", help="run a fio job file against one device (writes fio.json)")
-    fi.add_argument("job")
+    fi.add_argument("job", help="the fio job file (each job a workload; docs/scenario.md)")
     fi.add_argument("--device", default="ideal", help="ideal[:servers=8,read=80us,write=20us,read_bw=..,write_bw=..], ssd:PRESET or pm")
     fi.add_argument("--runtime", help="stop after this simulated time (run.duration, e.g. 1s); jobs also end at their size or runtime")
-    fi.add_argument("-o", "--output")
-    fi.add_argument("-q", "--quiet", action="store_true")
+    fi.add_argument("-o", "--output", help="run directory (default out/fio-<job file name>)")
+    fi.add_argument("-q", "--quiet", action="store_true", help="print only what a script needs (no summary table, no progress)")
     _add_common(fi)
     _add_budget(fi)
     fi.set_defaults(fn=cmd_fio)
 
     e = sub.add_parser("experiment", help="run a named reference experiment ('list' to see them)")
-    e.add_argument("name")
-    e.add_argument("-o", "--output")
+    e.add_argument("name", help="the experiment ('list' names them all)")
+    e.add_argument("-o", "--output", help="experiment directory (default out/experiments/<name>)")
+    e.add_argument("-j", "--jobs", type=_positive_int, default=None,
+                   help="parallel runs (default: NEST_JOBS, else the number of cores)")
     e.add_argument("--quick", action="store_true", help="a reduced run (fewer workloads/points) where the experiment offers one")
     e.add_argument("-q", "--quiet", action="store_true", help="print only the tally of the claims (they are in DIR/claims.json)")
     e.set_defaults(fn=cmd_experiment)
 
     sw = sub.add_parser("sweep", help="run a parameter sweep (resumable) on a local process pool or a Ray cluster")
-    sw.add_argument("sweep")
+    sw.add_argument("sweep", help="the sweep TOML file (docs/sweeps.md)")
     sw.add_argument("-o", "--output", help="sweep directory (default out/sweeps/<name>)")
     sw.add_argument("-j", "--jobs", type=int, default=None, help="parallel runs (default: the number of cores; with a local Ray, its CPUs)")
     sw.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray tasks")
     sw.add_argument("--address", help="with --backend ray: the cluster to submit to (e.g. ray://head:10001; default: start a local Ray)")
-    sw.add_argument("-q", "--quiet", action="store_true")
+    sw.add_argument("-q", "--quiet", action="store_true", help="no progress; only the final line")
     sw.add_argument("--dry-run", action="store_true", help="check the sweep file and every parameter combination, run nothing")
     sw.set_defaults(fn=cmd_sweep)
 
     pl = sub.add_parser("plot", help="write PNG, SVG and PDF figures for a run, experiment or sweep directory (into DIR/plots)")
-    pl.add_argument("dir")
+    pl.add_argument("dir", help="a run, experiment or sweep directory")
     pl.set_defaults(fn=cmd_plot)
 
     cp = sub.add_parser("compare", help="runs side by side: per-class deltas against the first, and what differs in their scenarios")
@@ -429,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.set_defaults(fn=cmd_compare)
 
     rep = sub.add_parser("report", help="write report.html for a run, experiment or sweep directory")
-    rep.add_argument("dir")
+    rep.add_argument("dir", help="a run, experiment or sweep directory")
     rep.set_defaults(fn=cmd_report)
     return p
 
@@ -455,6 +460,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except ModuleNotFoundError as e:
+        # An optional dependency this command needs is not installed: the user's environment,
+        # not a NeSt bug (issue 62, finding 8).
+        extra = _OPTIONAL.get((e.name or "").split(".")[0])
+        if extra is None:
+            return _internal_error(e, argv)
+        pkg, group = extra
+        print(f"nestsim: error: this command needs the optional package '{pkg}', which is not installed: "
+              f"pip install 'nestsim[{group}]' (or pip install {pkg})", file=sys.stderr)
+        return 2
     except OSError as e:
         # A path the user named that the OS refuses (a component over 255 bytes, no permission, a
         # directory where a file was expected…) is bad input, not a NeSt bug (issue 63, S3).
@@ -471,6 +486,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise
         return _internal_error(e, argv)
 
+
+#: Optional dependencies (pyproject's extras): module → (package, extra).
+_OPTIONAL = {"sklearn": ("scikit-learn", "src"), "ray": ("ray", "ray"), "polars": ("polars", "polars")}
 
 _USER_PATH_ERRNOS = {errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP,
                      errno.EROFS, errno.ENOSPC, errno.EEXIST, errno.ENOENT}

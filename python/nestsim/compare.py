@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .stats import mean_ci, welch_significant
+from .stats import mean_ci, paired_significant, welch_significant
 
 #: Classes in priority order (other names follow, alphabetically).
 CLASS_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
@@ -69,7 +69,8 @@ class Comparison:
             lines.append("")
         lines.append("runs: " + " → ".join(lab + (f" ({n} seeds)" if n > 1 else "") for lab, n in zip(self.labels, self.seeds or [1] * len(self.labels))))
         if any(n > 1 for n in self.seeds):
-            lines.append("values: mean ± 95 % CI over the seeds; * the change is significant (Welch, 95 %), (noise) it is not")
+            lines.append("values: mean ± 95 % CI over the seeds; * the change is significant at 95 % (paired by seed where the runs "
+                         "share their seeds, else Welch); otherwise how many seeds move the way the mean does (3/3 …), or (noise)")
         by: Dict[tuple, Dict[str, Dict[str, Any]]] = {}
         for r in self.rows:
             by.setdefault((r["class"], r["op"]), {})[r["metric"]] = r
@@ -88,8 +89,10 @@ class Comparison:
                 if d is not None and m != "n":
                     txt += f" {d:+.0%}"
                     sig = (r.get("significant") or [None])[-1]
+                    agree = (r.get("seeds_agree") or [None])[-1]
                     if sig is not None:
-                        txt += "*" if sig else " (noise)"
+                        n_agree, n = map(int, agree.split("/")) if agree else (0, 0)
+                        txt += "*" if sig else f" ({agree} seeds)" if n and n_agree == n else " (noise)"
                 row.append(txt)
             cells.append(row)
         widths = [max(len(r[k]) for r in cells) for k in range(len(cells[0]))]
@@ -176,15 +179,33 @@ def compare(runs: Sequence, labels: Optional[Sequence[str]] = None) -> Compariso
             if not any(t and t.get("ios") for g in tables for t in g):
                 continue
             for label, key in METRICS:
-                samples = [[x for x in (None if not t else _metric(t, key) for t in g) if x is not None] for g in tables]
+                # Per run, {seed: value}: runs that share seeds are compared seed by seed.
+                by_seed = [{s.get("seed"): x for s, x in ((s, None if not t else _metric(t, key)) for s, t in zip(g, tg))
+                            if x is not None} for g, tg in zip(groups, tables)]
+                samples = [list(b.values()) for b in by_seed]
                 stats = [mean_ci(xs) if xs else (None, None) for xs in samples]
                 vals = [m for m, _ in stats]
                 base = vals[0]
                 change = [None] + [None if v is None or not base else v / base - 1 for v in vals[1:]]
                 row = {"class": c, "op": op, "metric": label, "values": vals, "change": change}
                 if any(len(xs) > 1 for xs in samples):
-                    row["ci95"] = [h for _, h in stats]
-                    row["significant"] = [None] + [welch_significant(samples[0], xs) for xs in samples[1:]]
+                    # Four significant digits: compare.json's CIs are read, not recomputed.
+                    row["ci95"] = [None if h is None else float(f"{h:.4g}") for _, h in stats]
+                    sig, test, agree = [None], [None], [None]
+                    for b in by_seed[1:]:
+                        common = sorted(set(by_seed[0]) & set(b), key=str)
+                        if len(common) >= 2 and len(common) == len(b) == len(by_seed[0]):
+                            x, y = [by_seed[0][k] for k in common], [b[k] for k in common]
+                            sig.append(paired_significant(x, y))
+                            test.append("paired")
+                            # How many seeds move the same way as the mean does.
+                            sign = (sum(y) > sum(x)) - (sum(y) < sum(x))
+                            agree.append(f"{sum(1 for u, v in zip(x, y) if ((v > u) - (v < u)) == sign and sign)}/{len(common)}")
+                        else:
+                            sig.append(welch_significant(samples[0], list(b.values())))
+                            test.append("welch")
+                            agree.append(None)
+                    row["significant"], row["test"], row["seeds_agree"] = sig, test, agree
                 cmp.rows.append(row)
     cmp.headline = _headline(cmp, classes)
     return cmp
@@ -250,11 +271,15 @@ def _headline(cmp: Comparison, classes: List[str]) -> str:
     if len(ranked) > 1:
         out += "; " + part(ranked[-1], pays=True)
     if any(n > 1 for n in cmp.seeds):
-        sig = next((r.get("significant", [None, None])[1] for r in cmp.rows
-                    if r["class"] == ranked[0] and r["op"] == "all" and r["metric"] == "p99 µs"), None)
-        seeds = " / ".join(str(n) for n in cmp.seeds[:2])
+        row = next((r for r in cmp.rows if r["class"] == ranked[0] and r["op"] == "all" and r["metric"] == "p99 µs"), {})
+        sig = (row.get("significant") or [None, None])[1]
+        agree = (row.get("seeds_agree") or [None, None])[1]
+        n_agree, n = map(int, agree.split("/")) if agree else (0, 0)
+        seeds = " / ".join(str(k) for k in cmp.seeds[:2])
         out += (f" [{seeds} seeds; {ranked[0]}'s p99 change is " +
-                ("significant at 95 %]" if sig else "within the seeds' noise]" if sig is False else "untested: one seed on a side]"))
+                ("significant at 95 %]" if sig else
+                 f"not significant at 95 % with {n} seeds, though every seed moves the same way ({agree})]" if sig is False and n and n_agree == n
+                 else "within the seeds' noise]" if sig is False else "untested: one seed on a side]"))
     return out
 
 

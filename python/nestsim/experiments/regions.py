@@ -9,7 +9,7 @@ the best point of the map.
                    build=lambda d, k: scenario_for(d, k),          # one scenario per point
                    measure=lambda summary, run_dir, at: {"high/low": …, "medium/low": …},
                    ylabel="ratio to low", reference={"delay_us": 10, "k": 140},
-                   holds=lambda curve, y: abs(y - TARGET[curve]) <= 0.05 * TARGET[curve],
+                   holds=lambda curve, y, point: abs(y - TARGET[curve]) <= 0.05 * TARGET[curve],
                    effect="within 5 % of 1 : 2 : 3")
 
 Every point runs through ``run_all`` (all cores, into ``out_dir/regions/STEM/POINT``); the map is

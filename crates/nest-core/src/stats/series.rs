@@ -168,12 +168,11 @@ impl IntervalSeries {
             self.pending[series as usize] = Pending { interval, sum: value, count: 1, ..self.pending[series as usize] };
             return;
         }
-        let mut slot = slot;
-        if slot as usize >= self.open.len() / self.width.max(1) + GAP {
-            slot = self.skip_to(self.base + slot);
-        }
-        let at = slot as usize * self.width + col as usize;
+        let mut at = slot as usize * self.width + col as usize;
         if self.open.len() <= at {
+            // Growing: only here can the sample lie far past the open intervals.
+            let slot = if slot as usize >= self.open.len() / self.width + GAP { self.skip_to(self.base + slot) } else { slot };
+            at = slot as usize * self.width + col as usize;
             self.open_through(slot as usize);
         }
         let cell = &mut self.open[at];

@@ -64,5 +64,6 @@ pub fn plm_json(s: &Ssd, end: SimTime) -> Option<Value> {
             },
         }))
     }).collect();
-    (!sets.is_empty()).then(|| json!({"nvm_sets": s.nvm_sets(), "sets": sets}))
+    let layout = if s.nvm_sets_share_dies() { "shared-dies" } else { "channels" };
+    (!sets.is_empty()).then(|| json!({"nvm_sets": s.nvm_sets(), "layout": layout, "sets": sets}))
 }

@@ -386,7 +386,11 @@ impl Simulation {
                 nest_config::resolve::volume::Layout::Stripe { unit } => json!({"stripe_unit_bytes": unit}),
             };
             let devs: Vec<&str> = p.devices.iter().map(|&d| rv.devices[d].name.as_str()).collect();
-            volumes.insert(p.name.clone(), json!({"layout": layout, "devices": devs, "capacity_bytes": p.capacity}));
+            let mut e = json!({"layout": layout, "devices": devs, "capacity_bytes": p.capacity});
+            if p.sets.iter().any(|&s| s > 0) {
+                e["nvm_sets"] = json!(p.sets);
+            }
+            volumes.insert(p.name.clone(), e);
         }
         let issued: u64 = self.workloads.iter().map(|w| w.books.issued).sum();
         let classes_plan = rv.classes.clone();

@@ -36,6 +36,60 @@ nd_delay_mean = "300us"
     s
 }
 
+/// The same pool as two NVM sets of one drive (`layout`: channels or shared-dies).
+fn pool_in_one_drive(layout: &str) -> String {
+    let p = pool("");
+    let (head, rest) = p.split_once("[[device]]").unwrap();
+    let tail = &rest[rest.find("[[volume]]").unwrap()..];
+    let drive = r#"[[device]]
+name = "a"
+kind = "ssd"
+preset = "mlc"
+geometry = { channels = 4, chips_per_channel = 2, dies_per_chip = 1, planes_per_die = 2, blocks_per_plane = 64, pages_per_block = 64, page_size = "4KiB" }
+cache = { mode = "off" }
+ftl = { cmt = "all", overprovisioning = 0.2 }
+precondition = { occupancy = 0.5 }
+nvm_sets = 2
+"#;
+    let plm = "[device.plm]\nt_dw = \"40ms\"\nc_rd = 400\nnd_delay_mean = \"300us\"\n";
+    let tail = tail.replace("devices = [\"a\", \"b\"]", "devices = [\"a\", \"a\"]\nsets = [0, 1]");
+    format!("{head}{drive}nvm_set_layout = \"{layout}\"\n{plm}{tail}")
+}
+
+#[test]
+fn a_pool_of_two_sets_of_one_drive_takes_turns_and_shares_its_dies_only_when_asked() {
+    let mut programs = Vec::new();
+    for layout in ["channels", "shared-dies"] {
+        let (s, _) = run(&pool_in_one_drive(layout));
+        assert!(f(&s, "pools.p.windows") >= 10.0, "{layout}");
+        assert_eq!(f(&s, "pools.p.reads_nd") + f(&s, "pools.p.reads_gap"), 0.0, "{layout}");
+        let set = |i: u32, k: &str| f(&s, &format!("devices.a.ssd.plm.sets.{i}.{k}"));
+        assert_eq!(set(0, "ndwin.reads") + set(1, "ndwin.reads"), 0.0, "{layout}: reads go to the set in DTWin");
+        assert_eq!(set(0, "dtwin.reads") + set(1, "dtwin.reads"), f(&s, "workloads.high.read.ios") + f(&s, "workloads.low.read.ios"));
+        // Both copies take every write, each in its own address range (the drive holds two).
+        assert_eq!(set(0, "dtwin.writes") + set(0, "ndwin.writes"), set(1, "dtwin.writes") + set(1, "ndwin.writes"), "{layout}");
+        assert!((set(0, "dtwin.count") - set(1, "dtwin.count")).abs() <= 1.0, "{layout}");
+        programs.push(set(0, "programs_in_dtwin") + set(1, "programs_in_dtwin"));
+    }
+    // Own channels: nothing programs on a set's dies in its DTWin (no hard GC at half full).
+    // Shared dies: the other copy's NDWin flushes program on them — the contention PLMC's
+    // single MQSim drive had (SPEC §13.6).
+    assert_eq!(programs[0], 0.0);
+    assert!(programs[1] > 100.0, "{programs:?}");
+}
+
+#[test]
+fn a_volume_member_set_must_exist_and_a_pool_member_set_must_have_plm() {
+    let bad = pool_in_one_drive("shared-dies").replace("sets = [0, 1]", "sets = [0, 2]");
+    let e = common::refused(&bad);
+    assert!(e.contains("volume[0].sets[1]") && e.contains("below its 2 NVM sets"), "{e}");
+    let no_plm = pool_in_one_drive("shared-dies").replace("nd_delay_mean = \"300us\"\n", "nd_delay_mean = \"300us\"\nsets = [0]\n");
+    let e = common::refused(&no_plm);
+    assert!(e.contains("set 1 has no PLM"), "{e}");
+    let twice = pool_in_one_drive("shared-dies").replace("sets = [0, 1]", "sets = [1, 1]");
+    assert!(common::refused(&twice).contains("set 1 appears twice"));
+}
+
 const PLMC: &str = "[[coordinator]]\nname = \"c\"\nkind = \"plmc\"\npool = \"p\"\nhosts = [\"high\", \"low\"]\n";
 
 #[test]

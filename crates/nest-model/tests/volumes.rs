@@ -22,13 +22,13 @@ fn scenario(volume: &str, host_extra: &str, workload: &str) -> String {
 
 #[test]
 fn stripe_mapping_walks_the_devices_unit_by_unit() {
-    let v = VolumePlan { name: "v".into(), layout: Layout::Stripe { unit: 65536 }, devices: vec![7, 8, 9], capacity: 0, pool: None };
+    let v = VolumePlan::of_devices("v", Layout::Stripe { unit: 65536 }, vec![7, 8, 9], 0);
     let mut out = Vec::new();
     // 200 KiB … 300 KiB: stripe 3 (device 7, row 1) from 8 KiB, then stripe 4 (device 8, row 1).
     map_extent(&v, false, 200 * 1024, 100 * 1024, 0, &mut out);
     assert_eq!(out, vec![(7, 65536 + 8192, 56 * 1024), (8, 65536, 44 * 1024)]);
     out.clear();
-    let r = VolumePlan { name: "r".into(), layout: Layout::Replicate, devices: vec![1, 2], capacity: 0, pool: None };
+    let r = VolumePlan::of_devices("r", Layout::Replicate, vec![1, 2], 0);
     map_extent(&r, true, 4096, 4096, 0, &mut out);
     assert_eq!(out, vec![(1, 4096, 4096), (2, 4096, 4096)]);
     out.clear();

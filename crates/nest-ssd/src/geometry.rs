@@ -32,9 +32,12 @@ pub struct Layout {
     per_block: Div32,
     per_plane: Div32,
     pub page: Div64,
-    /// NVM sets (groups of whole channels) and the logical pages of each (`with_sets`).
+    /// NVM sets and the logical pages of each (`with_sets`): an equal LBA range per set.
     pub sets: u32,
     pub set_lpas: u64,
+    /// Channel groups the sets live on: `sets` when each set owns its own channels, 1 when
+    /// the sets share every die (address ranges of one drive, as PLMC's MQSim set-up).
+    pub groups: u32,
 }
 
 impl Layout {
@@ -60,22 +63,26 @@ impl Layout {
             page: Div64::new(g.page_size as u64),
             sets: 1,
             set_lpas: u64::MAX,
+            groups: 1,
         }
         .with_digit_bases()
     }
 
-    /// Sets `digit_bases` for the current number of sets.
+    /// Sets `digit_bases` for the current number of channel groups.
     fn with_digit_bases(mut self) -> Self {
-        let cps = self.dims[0] / self.sets;
+        let cps = self.dims[0] / self.groups;
         self.digit_bases = self.order.map(|k| Div64::new(if k == 0 { cps } else { self.dims[k as usize] } as u64));
         self
     }
 
-    /// The drive split into `sets` NVM sets of `logical_pages / sets` logical pages each; set
-    /// `s` owns channels `s·C/sets ..` (the caller checked that `sets` divides C).
-    pub fn with_sets(mut self, sets: u32, logical_pages: u64) -> Self {
+    /// The drive split into `sets` NVM sets of `logical_pages / sets` logical pages each. With
+    /// `share_dies` false set `s` owns channels `s·C/sets ..` (the caller checked that `sets`
+    /// divides C); with it true every set's pages are striped over the whole drive, so the sets
+    /// share dies, channels and GC.
+    pub fn with_sets(mut self, sets: u32, logical_pages: u64, share_dies: bool) -> Self {
         self.sets = sets.max(1);
         self.set_lpas = if self.sets == 1 { u64::MAX } else { (logical_pages / self.sets as u64).max(1) };
+        self.groups = if share_dies { 1 } else { self.sets };
         self.with_digit_bases()
     }
 
@@ -87,10 +94,10 @@ impl Layout {
         self.plane_in_set(0, x)
     }
 
-    /// The static scheme inside NVM set `set`: `x`'s digits over the set's channels.
+    /// The static scheme inside channel group `set`: `x`'s digits over the group's channels.
     #[inline]
     pub fn plane_in_set(&self, set: u32, x: u64) -> u32 {
-        let cps = self.dims[0] / self.sets;
+        let cps = self.dims[0] / self.groups;
         let (mut digits, mut rest) = ([0u32; 4], x);
         for (&k, &n) in self.order.iter().zip(&self.digit_bases) {
             digits[k as usize] = n.remainder(rest) as u32;
@@ -109,25 +116,53 @@ impl Layout {
         (lpa / self.set_lpas).min(self.sets as u64 - 1) as u32
     }
 
-    /// The home plane of a user page under static allocation: striped over its set.
+    /// The channel group logical page `lpa` lives on (its set's, or 0 when sets share dies).
+    #[inline]
+    pub fn group_of_lpa(&self, lpa: u64) -> u32 {
+        if self.groups == 1 {
+            return 0;
+        }
+        self.set_of_lpa(lpa)
+    }
+
+    /// The home plane of a user page under static allocation: striped over its set's channels
+    /// (over the whole drive when the sets share dies).
     #[inline]
     pub fn data_plane(&self, lpa: u64) -> u32 {
-        if self.sets == 1 {
+        if self.groups == 1 {
             return self.plane_in_set(0, lpa);
         }
         let s = self.set_of_lpa(lpa);
         self.plane_in_set(s, lpa - s as u64 * self.set_lpas)
     }
 
-    /// Dies of each NVM set (consecutive ids: a set is a run of whole channels).
+    /// Dies of each channel group (consecutive ids: a group is a run of whole channels).
     #[inline]
-    pub fn dies_per_set(&self) -> u32 {
-        self.dies / self.sets
+    pub fn dies_per_group(&self) -> u32 {
+        self.dies / self.groups
     }
 
+    /// The channel group of die `die`.
     #[inline]
-    pub fn set_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_set()
+    pub fn group_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_group()
+    }
+
+    /// The dies NVM set `s` uses: its group's, or every die when the sets share them.
+    #[inline]
+    pub fn dies_of_set(&self, s: u32) -> std::ops::Range<u32> {
+        let (g, n) = (if self.groups == 1 { 0 } else { s }, self.dies_per_group());
+        g * n..(g + 1) * n
+    }
+
+    /// The NVM sets using die `die`: its group's set, or every set when they share dies.
+    #[inline]
+    pub fn sets_of_die(&self, die: u32) -> std::ops::Range<u32> {
+        if self.groups == 1 {
+            return 0..self.sets;
+        }
+        let g = self.group_of_die(die);
+        g..g + 1
     }
 
     #[inline]
@@ -204,7 +239,7 @@ mod tests {
 
     /// The static scheme by hardware division, as `plane_in_set` computed it before its divisors.
     fn by_division(l: &Layout, set: u32, x: u64) -> u32 {
-        let cps = l.dims[0] / l.sets;
+        let cps = l.dims[0] / l.groups;
         let (mut digits, mut rest) = ([0u32; 4], x);
         for &k in &l.order {
             let n = if k == 0 { cps } else { l.dims[k as usize] } as u64;
@@ -222,7 +257,7 @@ mod tests {
         let odd = Geometry { channels: 6, chips_per_channel: 3, dies_per_chip: 1, planes_per_die: 2, ..pow2.clone() };
         for (g, sets, fast) in [(&pow2, 1, true), (&pow2, 2, true), (&pow2, 8, true), (&odd, 1, false), (&odd, 3, false)] {
             for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {
-                let l = Layout::new(g, &Allocation::parse(order).unwrap()).with_sets(sets, 1 << 20);
+                let l = Layout::new(g, &Allocation::parse(order).unwrap()).with_sets(sets, 1 << 20, false);
                 assert_eq!(l.digit_bases.iter().all(|n| n.is_shift()), fast, "{order}, {sets} sets");
                 for x in (0..5_000u64).chain([u32::MAX as u64, (1 << 40) + 12_345, u64::MAX]) {
                     for set in 0..sets {
@@ -235,13 +270,13 @@ mod tests {
 
     #[test]
     fn nvm_sets_stripe_their_own_lba_range_over_their_own_channels() {
-        let l = layout("CWDP").with_sets(2, 1000);
-        assert_eq!((l.set_lpas, l.dies_per_set()), (500, 8));
+        let l = layout("CWDP").with_sets(2, 1000, false);
+        assert_eq!((l.set_lpas, l.dies_per_group()), (500, 8));
         // Set 0 (LPAs 0..500) lives on channels 0–1, set 1 on channels 2–3, each striped.
         for lpa in [0u64, 1, 2, 499] {
             let ch = l.channel_of_die(l.die_of_plane(l.data_plane(lpa)));
             assert!(ch < 2, "lpa {lpa} on channel {ch}");
-            assert_eq!(l.set_of_die(l.die_of_plane(l.data_plane(lpa))), 0);
+            assert_eq!(l.group_of_die(l.die_of_plane(l.data_plane(lpa))), 0);
         }
         let chans: Vec<u32> = (500..504).map(|x| l.channel_of_die(l.die_of_plane(l.data_plane(x)))).collect();
         assert_eq!(chans, vec![2, 3, 2, 3]);
@@ -253,7 +288,21 @@ mod tests {
             seen[p] = true;
         }
         // One set is the drive as before.
-        let one = layout("CWDP").with_sets(1, 1000);
+        let one = layout("CWDP").with_sets(1, 1000, false);
         assert!((0..64).all(|x| one.data_plane(x) == layout("CWDP").static_plane(x)));
+    }
+
+    #[test]
+    fn nvm_sets_sharing_dies_are_address_ranges_striped_over_the_whole_drive() {
+        let l = layout("CWDP").with_sets(2, 1000, true);
+        assert_eq!((l.set_lpas, l.groups, l.dies_per_group()), (500, 1, 16));
+        assert_eq!((l.set_of_lpa(499), l.set_of_lpa(500)), (0, 1));
+        // Both halves stripe over all four channels, as one drive without sets would.
+        let chans: Vec<u32> = (500..504).map(|x| l.channel_of_die(l.die_of_plane(l.data_plane(x)))).collect();
+        assert_eq!(chans, vec![0, 1, 2, 3]);
+        assert!((0..64).all(|x| l.data_plane(x) == layout("CWDP").static_plane(x)));
+        assert_eq!((l.dies_of_set(0), l.dies_of_set(1), l.sets_of_die(9)), (0..16, 0..16, 0..2));
+        let own = layout("CWDP").with_sets(2, 1000, false);
+        assert_eq!((own.dies_of_set(1), own.sets_of_die(9)), (8..16, 1..2));
     }
 }

@@ -385,6 +385,10 @@ pub struct SsdParams {
     /// the logical space (an equal LBA range) and its own blocks, so sets do not share dies,
     /// channels or GC (NVMe 1.4; thesis 3.2). 1 = the whole drive is one set.
     pub nvm_sets: u32,
+    /// The sets are address ranges striped over the whole drive instead (they share dies,
+    /// channels and GC): PLMC's MQSim set-up, where the pool's copies were address ranges of one
+    /// drive (PLMC §IV-A; SPEC §13.6).
+    pub nvm_sets_share_dies: bool,
     /// Predictable Latency Mode on some NVM sets (`plm`), or `None`.
     pub plm: Option<PlmParams>,
 }
@@ -398,6 +402,9 @@ pub struct PlmParams {
 }
 
 pub const MAX_PLANES_PER_DIE: u32 = 16;
+/// Most NVM sets that share a drive's dies (address ranges; NVMe allows 65,535 sets, a pool
+/// uses two or three).
+pub const MAX_SHARED_SETS: u32 = 64;
 /// Dies (LUNs) per chip at most: real packages have up to 8; the chip-level scheduler keeps a
 /// 64-bit set of a chip's dies.
 pub const MAX_DIES_PER_CHIP: u32 = 64;
@@ -541,11 +548,15 @@ impl SsdParams {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
         }
-        need(
-            "nvm_sets",
-            self.nvm_sets >= 1 && g.channels.is_multiple_of(self.nvm_sets.max(1)),
-            "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)",
-        );
+        if self.nvm_sets_share_dies {
+            need("nvm_sets", (1..=MAX_SHARED_SETS).contains(&self.nvm_sets), "expected 1 to 64 sets sharing the drive's dies");
+        } else {
+            need(
+                "nvm_sets",
+                self.nvm_sets >= 1 && g.channels.is_multiple_of(self.nvm_sets.max(1)),
+                "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)",
+            );
+        }
         self.model.validate(g.page_size, &mut e);
         if let Some(plm) = &self.plm {
             if plm.sets.is_empty() || plm.sets.iter().any(|&s| s >= self.nvm_sets) {

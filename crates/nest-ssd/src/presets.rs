@@ -75,6 +75,7 @@ pub fn mqsim_default() -> SsdParams {
         precondition: None,
         model: ModelSwitches::default(),
         nvm_sets: 1,
+        nvm_sets_share_dies: false,
         plm: None,
     }
 }
@@ -124,6 +125,7 @@ fn consumer_nvme() -> SsdParams {
         precondition: None,
         model: ModelSwitches::default(),
         nvm_sets: 1,
+        nvm_sets_share_dies: false,
         plm: None,
     }
 }
@@ -164,6 +166,7 @@ fn optane() -> SsdParams {
         precondition: None,
         model: ModelSwitches::default(),
         nvm_sets: 1,
+        nvm_sets_share_dies: false,
         plm: None,
     }
 }

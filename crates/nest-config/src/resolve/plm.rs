@@ -29,6 +29,14 @@ fn default_attrs(p: &SsdParams, t_dw: SimTime) -> PlmAttrs {
 
 pub(super) fn nvm_sets_and_plm(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParams) {
     p.nvm_sets = c.nvm_sets.unwrap_or(1);
+    p.nvm_sets_share_dies = match c.nvm_set_layout.as_deref() {
+        None | Some("channels") => false,
+        Some("shared-dies") => true,
+        Some(o) => {
+            cx.err(&format!("{key}.nvm_set_layout"), format!("'{o}': expected channels or shared-dies"));
+            false
+        }
+    };
     let Some(m) = &c.plm else { return };
     let k = |f: &str| format!("{key}.plm.{f}");
     let t_dw = m.t_dw.as_ref().and_then(|s| cx.dur(&k("t_dw"), s)).unwrap_or(SimTime::from_ms(100));
@@ -50,9 +58,10 @@ pub(super) fn nvm_sets_and_plm(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: 
             *slot = cx.size(&k(f), s).unwrap_or(*slot);
         }
     }
-    // A set is a group of whole channels (`nvm_sets` is checked against the geometry later):
-    // never more sets than channels, so a typo of 2^31 sets does not build an 8 GB list of them
-    // first (found by nest-fuzz).
-    let sets = m.sets.clone().unwrap_or_else(|| if p.nvm_sets <= p.geometry.channels { (0..p.nvm_sets).collect() } else { Vec::new() });
+    // A set is a group of whole channels, or one of at most 64 address ranges (`nvm_sets` is
+    // checked later): never more sets than that, so a typo of 2^31 sets does not build an 8 GB
+    // list of them first (found by nest-fuzz).
+    let most = if p.nvm_sets_share_dies { nest_ssd::params::MAX_SHARED_SETS } else { p.geometry.channels };
+    let sets = m.sets.clone().unwrap_or_else(|| if p.nvm_sets <= most { (0..p.nvm_sets).collect() } else { Vec::new() });
     p.plm = Some(PlmParams { sets, attrs: a });
 }

@@ -76,6 +76,10 @@ pub struct SsdDeviceConfig {
     /// NVM sets: the channels split into this many groups, each with its own LBA range.
     #[serde(default)]
     pub nvm_sets: Option<u32>,
+    /// How the sets sit on the flash: "channels" (default: each set its own channels) or
+    /// "shared-dies" (equal address ranges striped over the whole drive, as PLMC's MQSim runs).
+    #[serde(default)]
+    pub nvm_set_layout: Option<String>,
     /// Predictable Latency Mode on some NVM sets (docs/plm.md).
     #[serde(default)]
     pub plm: Option<PlmConfig>,

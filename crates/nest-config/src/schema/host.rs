@@ -70,6 +70,10 @@ pub struct VolumeConfig {
     /// single | stripe | replicate
     pub layout: String,
     pub devices: Vec<String>,
+    /// Per device entry, the NVM set of it the member is (its address range): a device may then
+    /// appear once per set, so a pool's replicas can be sets of one drive (SPEC §13.6).
+    #[serde(default)]
+    pub sets: Option<Vec<u32>>,
     /// stripe: bytes per device before moving to the next (a multiple of 4 KiB).
     #[serde(default)]
     pub stripe_unit: Option<String>,

@@ -72,12 +72,15 @@ pub(crate) fn map_target(
 }
 
 /// Where an extent of a volume lives: (device index, device offset, bytes) parts, appended to
-/// `out`. A write to a replicated volume goes to every replica; a read to replica `pick`.
+/// `out` (a member that is an NVM set adds its range's start). A write to a replicated volume goes to every replica; a read to replica `pick`.
 pub fn map_extent(v: &VolumePlan, write: bool, offset: u64, size: u64, pick: usize, out: &mut Vec<(usize, u64, u64)>) {
     match v.layout {
-        Layout::Single => out.push((v.devices[0], offset, size)),
-        Layout::Replicate if write => out.extend(v.devices.iter().map(|&d| (d, offset, size))),
-        Layout::Replicate => out.push((v.devices[pick % v.devices.len()], offset, size)),
+        Layout::Single => out.push((v.devices[0], v.bases[0] + offset, size)),
+        Layout::Replicate if write => out.extend(v.devices.iter().zip(&v.bases).map(|(&d, &b)| (d, b + offset, size))),
+        Layout::Replicate => {
+            let k = pick % v.devices.len();
+            out.push((v.devices[k], v.bases[k] + offset, size))
+        }
         Layout::Stripe { unit } => {
             let n = v.devices.len() as u64;
             let (mut at, end) = (offset, offset + size);
@@ -85,8 +88,8 @@ pub fn map_extent(v: &VolumePlan, write: bool, offset: u64, size: u64, pick: usi
                 let stripe = at / unit;
                 let within = at % unit;
                 let len = (unit - within).min(end - at);
-                let dev_off = (stripe / n) * unit + within;
-                let d = v.devices[(stripe % n) as usize];
+                let k = (stripe % n) as usize;
+                let (d, dev_off) = (v.devices[k], v.bases[k] + (stripe / n) * unit + within);
                 // Consecutive pieces on one device (a one-device stripe) merge into one I/O.
                 match out.last_mut() {
                     Some(last) if last.0 == d && last.1 + last.2 == dev_off => last.2 += len,

@@ -361,16 +361,23 @@ impl Simulation {
     fn part_failed(&mut self, part: &Request) {
         let parent = part.parent.expect("a device part has a parent");
         let volume = self.workloads[part.workload as usize].volume;
-        let replicas: Vec<usize> = match volume {
-            Some(v) if matches!(self.volumes[v as usize].plan.layout, Layout::Replicate) => self.volumes[v as usize].plan.devices.clone(),
+        // (device, byte where the member's range starts): a member may be one NVM set of a drive.
+        let replicas: Vec<(usize, u64)> = match volume {
+            Some(v) if matches!(self.volumes[v as usize].plan.layout, Layout::Replicate) => {
+                let p = &self.volumes[v as usize].plan;
+                p.devices.iter().copied().zip(p.bases.iter().copied()).collect()
+            }
             _ => Vec::new(),
         };
         let f = self.faults.as_mut().expect("faults");
-        let alive = replicas.iter().copied().find(|&d| !f.known_dead[d] && d != part.served.ix());
+        let alive = replicas.iter().copied().find(|&(d, _)| !f.known_dead[d] && d != part.served.ix());
         match (alive, part.op) {
-            (Some(d), Op::Read) => {
+            (Some((d, base)), Op::Read) => {
                 f.retried += 1;
-                let mut retry = Request { device: DeviceId(d as u32), served: DeviceId(d as u32), ..*part };
+                // The failed part's offset less its member's base is the volume's offset.
+                let from = replicas.iter().filter(|&&(x, b)| x == part.served.ix() && b <= part.offset).map(|&(_, b)| b).max().unwrap_or(0);
+                let offset = part.offset - from + base;
+                let mut retry = Request { device: DeviceId(d as u32), served: DeviceId(d as u32), offset, ..*part };
                 retry.stamp_all(self.now);
                 let c = self.pool.alloc(retry);
                 self.parts.issue(1);

@@ -26,13 +26,14 @@ impl Simulation {
             if self.volumes[v].pool.is_none() {
                 continue;
             }
-            let devices = self.volumes[v].plan.devices.clone();
-            for (r, &d) in devices.iter().enumerate() {
+            let plan = &self.volumes[v].plan;
+            let members: Vec<(usize, u32)> = plan.devices.iter().copied().zip(plan.sets.iter().copied()).collect();
+            for (r, &(d, set)) in members.iter().enumerate() {
                 let now = self.now;
                 let dev = self.pool_ssd(d);
-                dev.ssd.plm_host_driven(0);
+                dev.ssd.plm_host_driven(set);
                 if r > 0 {
-                    dev.ssd.plm_request(now, 0, Window::Nd, &mut dev.out);
+                    dev.ssd.plm_request(now, set, Window::Nd, &mut dev.out);
                 }
                 self.drain_ssd(d as u32);
             }
@@ -43,16 +44,17 @@ impl Simulation {
     /// Device `d` reported window changes: a pool replica's change may pass the turn or start
     /// a window.
     pub(crate) fn plm_changed(&mut self, d: u32, changes: &[(u32, Transition)]) {
-        let Some((v, r)) = self.pool_of_device(d) else { return };
-        for &(_, t) in changes {
+        for &(set, t) in changes {
+            let Some((v, r)) = self.pool_member(d, set) else { continue };
             let pool = self.volumes[v as usize].pool.as_mut().expect("a pool");
             match pool.changed(r, t.to == Window::Dt) {
                 PoolStep::Nothing => {}
                 PoolStep::AskDt(next) => {
-                    let nd = self.volumes[v as usize].plan.devices[next];
+                    let plan = &self.volumes[v as usize].plan;
+                    let (nd, nset) = (plan.devices[next], plan.sets[next]);
                     let now = self.now;
                     let dev = self.pool_ssd(nd);
-                    dev.ssd.plm_request(now, 0, Window::Dt, &mut dev.out);
+                    dev.ssd.plm_request(now, nset, Window::Dt, &mut dev.out);
                     self.drain_ssd(nd as u32);
                 }
                 PoolStep::WindowStarts => self.pool_window_starts(v),
@@ -60,11 +62,11 @@ impl Simulation {
         }
     }
 
-    /// The (volume, replica) of a pool device.
-    fn pool_of_device(&self, d: u32) -> Option<(u32, usize)> {
+    /// The (volume, replica) of a pool member: device `d`'s NVM set `set`.
+    fn pool_member(&self, d: u32, set: u32) -> Option<(u32, usize)> {
         self.volumes.iter().enumerate().find_map(|(v, rt)| {
             rt.pool.as_ref()?;
-            rt.plan.devices.iter().position(|&x| x == d as usize).map(|r| (v as u32, r))
+            rt.plan.member(d as usize, set).map(|r| (v as u32, r))
         })
     }
 
@@ -137,7 +139,7 @@ impl Simulation {
             m.insert(
                 rt.plan.name.clone(),
                 serde_json::json!({
-                    "replicas": rt.plan.devices.len(), "windows": p.windows, "turns": p.turns,
+                    "replicas": rt.plan.devices.len(), "sets": rt.plan.sets, "windows": p.windows, "turns": p.turns,
                     "reads_dt": p.reads_dt, "reads_nd": p.reads_nd, "reads_gap": p.reads_gap,
                 }),
             );

@@ -26,7 +26,7 @@ impl Ssd {
     pub(super) fn start_batch(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let first = self.txns[self.dies[d as usize].batch[0] as usize].kind;
-        if (first.is_program() || first == Kind::Erase) && self.die_in_dt(d) {
+        if (first.is_program() || first == Kind::Erase) && self.plm.is_some() {
             self.plm_program_in_dt(d, n as u64);
         }
         self.clock_batch_start(d, now);

@@ -179,8 +179,8 @@ impl Ssd {
             return Err(format!("{k}: {m}"));
         }
         let logical = params.logical_pages();
-        let layout = Layout::new(&params.geometry, &params.ftl.allocation).with_sets(params.nvm_sets, logical);
-        let plm = params.plm.as_ref().map(|p| plm::Plm::new(layout.sets, &p.sets, &p.attrs, layout.dies, seed, index));
+        let layout = Layout::new(&params.geometry, &params.ftl.allocation).with_sets(params.nvm_sets, logical, params.nvm_sets_share_dies);
+        let plm = params.plm.as_ref().map(|p| plm::Plm::new(&layout, &p.sets, &p.attrs, seed, index));
         let ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| {

@@ -22,7 +22,7 @@ use super::decomp::{ND_DELAY, WRITE_CACHE};
 use super::txn::{Kind, Txn, Q_GC, Q_MAP_WRITE};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::ftl::GcNeed;
-use crate::geometry::NONE;
+use crate::geometry::{Layout, NONE};
 use crate::plm::{PlmAttrs, PlmWindow, Transition, Window};
 use crate::slot_index::SlotIndex;
 use nest_core::rng::RngStream;
@@ -48,7 +48,9 @@ pub struct PlmReport {
     /// Die time the set's dies spent on GC work in DTWin and in NDWin (ps). DTWin GC is only
     /// hard-threshold GC (or a job that NDWin's maximum cut short).
     pub gc_ps: [u64; 2],
-    /// Programs and erases started on the set's dies in DTWin (hard-threshold GC only).
+    /// Programs and erases started on the set's dies while it was in DTWin: hard-threshold GC
+    /// only when the set owns its dies; with sets sharing dies, also the other sets' NDWin work
+    /// (flushes, GC) its DTWin reads contend with.
     pub programs_in_dt: u64,
     /// Transactions held off the die queues during DTWins.
     pub held: u64,
@@ -77,8 +79,9 @@ pub(super) struct PlmSet {
     pub(super) report: PlmReport,
 }
 
-/// The PLM state of a drive: per set (`None` without PLM), per die whether its set is in
-/// DTWin, and how many copies of each logical page the NV buffers hold.
+/// The PLM state of a drive: per set (`None` without PLM), per die whether every set on it is
+/// in DTWin (its background work is held), and how many copies of each logical page the NV
+/// buffers hold.
 pub(super) struct Plm {
     pub(super) sets: Vec<Option<PlmSet>>,
     pub(super) die_dt: Vec<bool>,
@@ -87,8 +90,8 @@ pub(super) struct Plm {
 }
 
 impl Plm {
-    pub(super) fn new(sets: u32, enabled: &[u32], attrs: &PlmAttrs, dies: u32, seed: u64, index: u64) -> Plm {
-        let sets_v = (0..sets)
+    pub(super) fn new(layout: &Layout, enabled: &[u32], attrs: &PlmAttrs, seed: u64, index: u64) -> Plm {
+        let sets_v = (0..layout.sets)
             .map(|s| {
                 enabled.contains(&s).then(|| PlmSet {
                     win: PlmWindow::new(attrs.clone(), SimTime::ZERO),
@@ -103,8 +106,8 @@ impl Plm {
                 })
             })
             .collect::<Vec<_>>();
-        let dps = dies / sets;
-        let die_dt = (0..dies).map(|d| sets_v[(d / dps) as usize].is_some()).collect();
+        // At time zero every PLM set is in DTWin.
+        let die_dt = (0..layout.dies).map(|d| layout.sets_of_die(d).all(|s| sets_v[s as usize].is_some())).collect();
         Plm { sets: sets_v, die_dt, nv_count: SlotIndex::new() }
     }
 }
@@ -113,13 +116,25 @@ impl Plm {
 /// writes.
 #[inline]
 fn held_queue(qi: usize) -> bool {
-    (qi < 2 * CLASSES && qi % 2 == 1) || qi == Q_GC || qi == Q_MAP_WRITE
+    user_write_queue(qi) || qi == Q_GC || qi == Q_MAP_WRITE
+}
+
+/// A user-write queue: its work belongs to one set (the page's), where GC and mapping writes
+/// belong to the die.
+#[inline]
+fn user_write_queue(qi: usize) -> bool {
+    qi < 2 * CLASSES && qi % 2 == 1
 }
 
 impl Ssd {
     /// NVM sets of the drive.
     pub fn nvm_sets(&self) -> u32 {
         self.layout.sets
+    }
+
+    /// Whether the NVM sets share the drive's dies (address ranges) instead of owning channels.
+    pub fn nvm_sets_share_dies(&self) -> bool {
+        self.layout.sets > 1 && self.layout.groups == 1
     }
 
     /// Set `s`'s PLM window, log page and report, if it has PLM.
@@ -174,17 +189,42 @@ impl Ssd {
         self.plm.as_ref().is_some_and(|p| p.nv_count.get(lpa) > 0)
     }
 
-    /// Queues transaction `t` at die `d`, or holds it while the die's set is in DTWin.
+    /// Queues transaction `t` at die `d`, or holds it while the set it belongs to is in DTWin.
     #[inline]
     pub(super) fn queue_at(&mut self, d: u32, qi: usize, t: u32) {
-        if held_queue(qi) && self.die_in_dt(d) {
-            let s = self.layout.set_of_die(d);
-            let set = self.plm_set(s);
-            set.held.push((d, qi as u8, t));
-            set.report.held += 1;
-        } else {
-            self.dies[d as usize].q[qi].push_back(t);
+        if held_queue(qi) {
+            if let Some(s) = self.holder(d, qi, t) {
+                let set = self.plm_set(s);
+                set.held.push((d, qi as u8, t));
+                set.report.held += 1;
+                return;
+            }
         }
+        self.dies[d as usize].q[qi].push_back(t);
+    }
+
+    /// The set in DTWin that holds transaction `t` bound for die `d`'s queue `qi`: the die's
+    /// set while every set on the die is in DTWin; with sets sharing dies, also a user write's
+    /// own set (by its page) while that set alone is in DTWin — GC and mapping writes belong to
+    /// the die and run while any set on it is in NDWin, as PLMC's MQSim runs the drive's GC in
+    /// the NDWin of one copy (PLMC §IV-A).
+    #[inline]
+    fn holder(&self, d: u32, qi: usize, t: u32) -> Option<u32> {
+        let plm = self.plm.as_ref()?;
+        if plm.die_dt[d as usize] {
+            return Some(self.layout.sets_of_die(d).start);
+        }
+        if self.layout.groups > 1 || !user_write_queue(qi) {
+            return None;
+        }
+        let s = self.layout.set_of_lpa(self.txns[t as usize].lpa as u64);
+        plm.sets[s as usize].as_ref().is_some_and(|x| x.win.window() == Window::Dt).then_some(s)
+    }
+
+    /// Whether set `s` has PLM and is in DTWin.
+    #[inline]
+    fn set_in_dt(&self, s: u32) -> bool {
+        self.plm.as_ref().and_then(|p| p.sets[s as usize].as_ref()).is_some_and(|x| x.win.window() == Window::Dt)
     }
 
     /// A command arrives (`submit`): it is counted against its set's window; a DTWin write is
@@ -279,29 +319,38 @@ impl Ssd {
         self.plm_arm(now, s, out);
     }
 
-    /// Work on plane `p`'s set finished (an erase): the set may be done with its NDWin work.
+    /// Work on plane `p` finished (an erase): the sets on its die may be done with their
+    /// NDWin work.
     pub(super) fn plm_plane_work(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
-        let s = self.layout.set_of_die(self.layout.die_of_plane(plane));
-        if self.plm_window(s).is_some() {
-            self.plm_check_done(now, s, out);
+        for s in self.layout.sets_of_die(self.layout.die_of_plane(plane)) {
+            if self.plm_window(s).is_some() {
+                self.plm_check_done(now, s, out);
+            }
         }
     }
 
-    /// Hard-threshold GC is needed on plane `p`: an emergency ends its set's DTWin.
+    /// Hard-threshold GC is needed on plane `p` while every set on its die is in DTWin: an
+    /// emergency ends their DTWins.
     pub(super) fn plm_emergency(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
         let d = self.layout.die_of_plane(plane);
         if !self.die_in_dt(d) {
             return;
         }
-        let s = self.layout.set_of_die(d);
-        let tr = self.plm_set(s).win.emergency(now);
-        self.plm_after(now, s, tr, out);
+        for s in self.layout.sets_of_die(d) {
+            if self.set_in_dt(s) {
+                let tr = self.plm_set(s).win.emergency(now);
+                self.plm_after(now, s, tr, out);
+            }
+        }
     }
 
-    /// Die `d` starts `n` programs or erases in its set's DTWin (hard-threshold GC).
+    /// Die `d` starts `n` programs or erases: counted for each set on it in DTWin.
     pub(super) fn plm_program_in_dt(&mut self, d: u32, n: u64) {
-        let s = self.layout.set_of_die(d);
-        self.plm_set(s).report.programs_in_dt += n;
+        for s in self.layout.sets_of_die(d) {
+            if self.set_in_dt(s) {
+                self.plm_set(s).report.programs_in_dt += n;
+            }
+        }
     }
 
     /// A set's timer fired.
@@ -347,8 +396,7 @@ impl Ssd {
 
     /// GC die time of set `s`'s dies up to `now`.
     fn set_gc_ps(&self, s: u32, now: SimTime) -> u64 {
-        let dps = self.layout.dies_per_set();
-        (s * dps..(s + 1) * dps).map(|d| self.dies[d as usize].gc_ps_at(now)).sum()
+        self.layout.dies_of_set(s).map(|d| self.dies[d as usize].gc_ps_at(now)).sum()
     }
 
     /// Books the GC time of the window that ends now.
@@ -361,13 +409,23 @@ impl Ssd {
 
     fn enter_nd(&mut self, now: SimTime, s: u32, out: &mut Outbox) -> Option<Transition> {
         self.close_gc(now, s, Window::Dt);
-        let dps = self.layout.dies_per_set();
-        let dies = s * dps..(s + 1) * dps;
+        let dies = self.layout.dies_of_set(s);
         for d in dies.clone() {
             self.plm.as_mut().unwrap().die_dt[d as usize] = false;
         }
         for (d, qi, t) in std::mem::take(&mut self.plm_set(s).held) {
             self.dies[d as usize].q[qi as usize].push_back(t);
+        }
+        if self.layout.groups == 1 && self.layout.sets > 1 {
+            // The dies are no longer all in DTWin: the die work other sets held goes too.
+            let plm = self.plm.as_mut().unwrap();
+            for set in plm.sets.iter_mut().flatten() {
+                let (die_work, own): (Vec<_>, Vec<_>) = set.held.drain(..).partition(|&(_, qi, _)| !user_write_queue(qi as usize));
+                set.held = own;
+                for (d, qi, t) in die_work {
+                    self.dies[d as usize].q[qi as usize].push_back(t);
+                }
+            }
         }
         let ppd = self.layout.dims[3];
         for p in dies.start * ppd..dies.end * ppd {
@@ -386,15 +444,27 @@ impl Ssd {
 
     fn enter_dt(&mut self, now: SimTime, s: u32) -> Option<Transition> {
         self.close_gc(now, s, Window::Nd);
-        let dps = self.layout.dies_per_set();
         let mut held = std::mem::take(&mut self.plm_set(s).held);
-        for d in s * dps..(s + 1) * dps {
-            self.plm.as_mut().unwrap().die_dt[d as usize] = true;
-            let q = &mut self.dies[d as usize].q;
-            for qi in (0..q.len()).filter(|&qi| held_queue(qi)) {
+        for d in self.layout.dies_of_set(s) {
+            let all_dt = self.layout.sets_of_die(d).all(|x| self.set_in_dt(x));
+            self.plm.as_mut().unwrap().die_dt[d as usize] = all_dt;
+            for qi in (0..self.dies[d as usize].q.len()).filter(|&qi| held_queue(qi)) {
                 // Only non-empty queues are drained: a mutable access allocates an idle die's queues.
-                if !q[qi].is_empty() {
-                    held.extend(q[qi].drain(..).map(|t| (d, qi as u8, t)));
+                if self.dies[d as usize].q[qi].is_empty() {
+                    continue;
+                }
+                if all_dt {
+                    held.extend(self.dies[d as usize].q[qi].drain(..).map(|t| (d, qi as u8, t)));
+                } else if user_write_queue(qi) {
+                    // Sets sharing the die: only this set's own writes wait for its NDWin.
+                    let q = std::mem::take(&mut self.dies[d as usize].q[qi]);
+                    for t in q {
+                        if self.layout.set_of_lpa(self.txns[t as usize].lpa as u64) == s {
+                            held.push((d, qi as u8, t));
+                        } else {
+                            self.dies[d as usize].q[qi].push_back(t);
+                        }
+                    }
                 }
             }
         }
@@ -402,8 +472,8 @@ impl Ssd {
         set.report.held += held.len() as u64;
         set.held = held;
         // Hard-threshold GC cannot wait for the next NDWin.
-        let ppd = self.layout.dims[3];
-        if (s * dps * ppd..(s + 1) * dps * ppd).any(|p| self.ftl.gc_need(p) == GcNeed::Hard) {
+        let (ppd, dies) = (self.layout.dims[3], self.layout.dies_of_set(s));
+        if (dies.start * ppd..dies.end * ppd).any(|p| self.ftl.gc_need(p) == GcNeed::Hard) {
             return self.plm_set(s).win.emergency(now);
         }
         None
@@ -445,9 +515,8 @@ impl Ssd {
         if !set.nv.is_empty() || set.flushing > 0 || !set.held.is_empty() {
             return true;
         }
-        let ppd = self.layout.dims[3];
-        let dps = self.layout.dies_per_set();
-        let planes = s * dps * ppd..(s + 1) * dps * ppd;
+        let (ppd, dies) = (self.layout.dims[3], self.layout.dies_of_set(s));
+        let planes = dies.start * ppd..dies.end * ppd;
         if set.win.pool_turn_waiting() {
             return planes.into_iter().any(|p| self.ftl.gc_need(p) == GcNeed::Hard);
         }

@@ -30,9 +30,9 @@ impl Ssd {
             let plane = match self.params.ftl.allocation {
                 Allocation::Static(_) => self.layout.data_plane(lpa),
                 Allocation::Dynamic => {
-                    // Over the planes of the page's NVM set, in turn.
-                    let pps = (self.layout.planes / self.layout.sets) as u64;
-                    self.layout.set_of_lpa(lpa) * pps as u32 + (k % pps) as u32
+                    // Over the planes of the page's channel group, in turn.
+                    let pps = (self.layout.planes / self.layout.groups) as u64;
+                    self.layout.group_of_lpa(lpa) * pps as u32 + (k % pps) as u32
                 }
             };
             self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);

@@ -68,11 +68,11 @@ impl Ssd {
     /// The plane translation page `tp` lives on: striped over the set of the pages it maps.
     #[inline]
     pub(super) fn map_plane(&self, tp: u32) -> u32 {
-        if self.layout.sets == 1 {
+        if self.layout.groups == 1 {
             return self.layout.static_plane(tp as u64);
         }
         let entries = (self.layout.page_size / self.params.model.map_entry_bytes) as u64;
-        self.layout.plane_in_set(self.layout.set_of_lpa(tp as u64 * entries), tp as u64)
+        self.layout.plane_in_set(self.layout.group_of_lpa(tp as u64 * entries), tp as u64)
     }
 
     /// What `txn` does to its mapping entry: a program changes it, and so does a read of a
@@ -152,8 +152,8 @@ impl Ssd {
             };
         }
         if txn.plane == NONE {
-            let set = self.layout.set_of_lpa(txn.lpa as u64);
-            let plane = self.dynamic_plane(set);
+            let group = self.layout.group_of_lpa(txn.lpa as u64);
+            let plane = self.dynamic_plane(group);
             self.txns[t as usize].plane = plane;
         }
         self.txns[t as usize].seq = self.next_seq;
@@ -166,12 +166,12 @@ impl Ssd {
         self.kick(now, die, out);
     }
 
-    /// Dynamic allocation: the die of NVM set `set` with the fewest queued transactions,
-    /// planes in turn.
-    pub(super) fn dynamic_plane(&mut self, set: u32) -> u32 {
+    /// Dynamic allocation: the die of channel group `group` with the fewest queued
+    /// transactions, planes in turn.
+    pub(super) fn dynamic_plane(&mut self, group: u32) -> u32 {
         let mut best = (usize::MAX, 0u32);
-        let dps = self.layout.dies_per_set() as usize;
-        for (d, die) in self.dies.iter().enumerate().skip(set as usize * dps).take(dps) {
+        let dps = self.layout.dies_per_group() as usize;
+        for (d, die) in self.dies.iter().enumerate().skip(group as usize * dps).take(dps) {
             let n: usize = die.q.iter().map(|q| q.len()).sum::<usize>() + (die.phase != Phase::Idle) as usize;
             if n < best.0 {
                 best = (n, d as u32);

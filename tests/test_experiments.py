@@ -280,36 +280,55 @@ def test_plmc_quick_measures_the_papers_claims(cli, tmp_path):
     out = tmp_path / "plmc"
     cli("experiment", "plmc", "--quick", "-o", out, check=0)
     by_id = _claims(out)
-    for cid in ("conservation", "hod-utilization", "median-deficiency-small", "cod-utilization-config2"):
+    for cid in ("conservation", "hod-utilization", "overrun-send-changes-nothing", "window-count"):
         assert by_id[cid]["holds"] is True, by_id[cid]
-    assert {"shared-3x-isolated", "plmc-improves-high", "classes-ordered", "ds4-30x-lower", "ds4-hod-cod-high",
-            "cod-utilization-config4", "paper-reference", "overrun-send-changes-nothing"} <= set(by_id)
+    assert {"shared-3x-isolated", "plmc-improves-high", "plmc-improves-high-dt-reads", "cod-above-hod-high", "hod-deficiency-p90", "hod-fit-reproduced",
+            "sp-fr-differ", "utilization-p50-p90-one", "classes-ordered", "ds4-30x-lower", "ds4-same-treatment",
+            "ds4-hod-cod-high", "cod-utilization-config4", "paper-reference", "median-deficiency-small"} <= set(by_id)
+    # One seed in --quick: the claims SPEC §13.1 judges on three seeds are not evaluated.
+    assert by_id["ds4-30x-lower"]["holds"] is None and "1 seed" in by_id["ds4-30x-lower"]["why"]
+    # The pool is two NVM sets sharing the dies of MQSim's stock drive (SPEC §13.6).
+    ds = json.loads((out / "datasets.json").read_text())["DS1-seed1"]["mmpp"]["burst"]
+    assert ds["fitted"] and abs(ds["achieved"] - 0.52) < 0.05, ds
     rows = list(csv.DictReader(open(out / "plmc-fig8.csv")))
     assert {(r["source"], r["predictor"], r["config"]) for r in rows} >= {("NeSt", "COD", "2"), ("paper", "COD", "2"), ("NeSt", "HOD", "4")}
     assert all(0.0 <= float(r["util_p10_high"]) <= 1.0 for r in rows)
-    s = json.loads((out / "plmc-DS1-2-cod-sp" / "summary.json").read_text())
+    s = json.loads((out / "plmc-DS1-2-cod-sp-1" / "summary.json").read_text())
     assert s["coordinators"]["plmc"]["params"]["overrun"] == "nd" and s["pools"]["pool"]["windows"] > 500
+    plm = s["devices"]["ssd"]["ssd"]["plm"]
+    assert plm["layout"] == "shared-dies" and s["pools"]["pool"]["sets"] == [0, 1]
+    assert sum(x["programs_in_dtwin"] for x in plm["sets"]) > 0, "one copy's NDWin programs run on the other's DTWin dies"
     _figures_and_report(cli, out, "plmc")
 
 
 def test_plmlight_quick_compares_both_workloads_with_the_baseline(cli, tmp_path):
-    """`plmlight --quick` (1 s per run): PLMLight parks writes on the fast device and flushes them
-    (conserved), its write tails stay at the µs level, and every claim of thesis 3.7 is judged."""
+    """`plmlight --quick` (1 s per run), SPEC §13.7: closed loops of iodepth 32, DCs from the
+    baseline's measured counts, only the writes beyond the write DC parked (NDWin writes to the
+    SSD); parked writes are conserved, every backlog is reported, and every claim of thesis 3.7 is
+    judged, the open-loop and park-every-NDWin-write regimes beside."""
     out = tmp_path / "plmlight"
     cli("experiment", "plmlight", "--quick", "-o", out, check=0)
     by_id = _claims(out)
-    for cid in ("conservation", "parked-writes-conserved", "wI-write-tails-us"):
+    for cid in ("conservation", "parked-writes-conserved"):
         assert by_id[cid]["holds"] is True, by_id[cid]
-    assert {"wI-write-tails-beat-baseline", "wI-high-read-beats-baseline", "wI-medium-low-reads-worse", "wI-differentiation",
-            "wII-high-p99-80", "wII-high-p999-55", "wII-medium-low-improve", "wII-write-tail-improves"} <= set(by_id)
+    assert {"wI-write-tails-us", "wI-write-tails-beat-baseline", "wI-high-read-beats-baseline", "wI-medium-low-reads-worse",
+            "wI-differentiation", "wII-high-p99-80", "wII-high-p999-55", "wII-medium-low-improve", "wII-write-tail-improves",
+            "backlog-bounded"} <= set(by_id)
+    assert all(f"{w}-{k}" in by_id["backlog-bounded"]["measured"] for w in ("wI", "wII") for k in ("plmlight", "open-plmlight", "ndfast"))
+    meta = json.loads((out / "plmlight.json").read_text())
+    assert meta["iodepth"] == 32 and meta["dcs"]["I"]["write"] > 0
     for w in ("wI", "wII"):
         base = json.loads((out / f"{w}-base" / "summary.json").read_text())
         s = json.loads((out / f"{w}-plmlight" / "summary.json").read_text())
         assert "coordinators" not in base
-        r = s["coordinators"]["plmlight"]["report"]
-        assert r["writes_to_fast_beyond_dc"] > 0 and r["reads_held_for_nd"] > 0 and r["dt_windows"] > 500
-        assert s["coordinators"]["plmlight"]["params"]["policy"] == "fixed-ratio"
+        assert s["config"]["workload"][0]["arrival"] == {"kind": "burst", "outstanding": 32}
+        p = s["coordinators"]["plmlight"]
+        r = p["report"]
+        assert p["params"]["policy"] == "fixed-ratio" and p["params"]["nd_writes"] == "ssd"
+        assert r["writes_to_ssd_ndwin"] > 0 and r["reads_held_for_nd"] > 0 and r["dt_windows"] > 50
         assert (r["writes_to_fast_small"] > 0) == (w == "wII"), "only Workload II sends writes below 64 KiB to the fast device"
+        nd = json.loads((out / f"{w}-ndfast" / "summary.json").read_text())["coordinators"]["plmlight"]
+        assert nd["params"]["nd_writes"] == "fast" and nd["report"]["writes_to_ssd_ndwin"] == 0
     _figures_and_report(cli, out, "plmlight")
 
 

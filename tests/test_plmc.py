@@ -134,3 +134,34 @@ def test_a_trace_workload_starts_at_start_and_ends_at_stop(tmp_path):
     assert r.summary["workloads"]["w"]["issued"] == 50
     t = r.requests["t_arrive_ps"].to_pylist()
     assert min(t) == 200 * 10**9 and max(t) == 249 * 10**9
+
+
+def test_hod_deficiency_allocates_as_eq_6():
+    """The offline allocation the burst fit uses is PLMC eq. 6 with zero minimums, as the
+    coordinator allocates (nest-qos plmc/allocate.rs)."""
+    from nestsim.experiments import plm_datasets as D
+
+    # Fits: every class gets its demand. Over C = 100: strict priority fills High, then Medium.
+    d = [[30, 20, 10], [80, 40, 20], [0, 10, 0]]
+    sp = D.hod_deficiency(d, 100, "sp")
+    assert list(sp[0]) == [0.0, 0.0] and list(sp[1]) == [0.0, 0.5, 0.0] and list(sp[2]) == [0.0, 1.0]
+    # Fixed ratio 4:2:1 splits C whatever the demand: 57 / 28 / 14 of 100, the one left to High.
+    fr = D.hod_deficiency(d, 100, "fr")
+    assert abs(fr[0][1] - (80 - 58) / 80) < 1e-12 and abs(fr[1][1] - (40 - 28) / 40) < 1e-12 and abs(fr[2][1] - 0.3) < 1e-12
+    assert D.nearest_rank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90) == 9
+
+
+def test_bursty_datasets_keep_table_ii_and_fit_their_amplitude(tmp_path):
+    """`build_bursty` (SPEC §13.6): the shared envelope's amplitude is fitted so that HoD's Medium
+    deficiency p90 at config 2 is 0.52, the mean intensities stay Table II's, and a given
+    amplitude is used as it is."""
+    from nestsim.experiments import plm_datasets as D
+
+    ds = D.build_bursty(tmp_path, "DS1", 120.0, 1 << 30)
+    b = ds.mmpp["burst"]
+    assert b["fitted"] and 1.0 < b["amplitude"] < 1 / D.Burst().p_on and abs(b["achieved"] - D.FIT_TARGET) < 0.05, b
+    high, f_med, f_low = D.TABLE_II["DS1"]
+    assert abs(ds.reads_per_100ms["high"] / high - 1) < 0.15
+    assert abs(ds.reads_per_100ms["low"] / ds.reads_per_100ms["high"] - f_low) < 0.1
+    flat = D.build_bursty(tmp_path / "flat", "DS1", 120.0, 1 << 30, D.Burst(amplitude=1.0))
+    assert flat.mmpp["burst"]["fitted"] is False and flat.mmpp["burst"]["achieved"] < b["achieved"]

@@ -76,7 +76,7 @@ mod tests {
         c.on_wake(SimTime::from_ms(1), 0, &mut out);
         assert_eq!(out.actions.last(), Some(&Action::WakeAt { at: SimTime::from_ms(2), token: 0 }));
         assert_eq!(c.periods, 2);
-        let done = Completion { host: HostId(1), class: 0, write: false, bytes: 4096, latency: SimTime::from_us(10) };
+        let done = Completion { host: HostId(1), class: 0, write: false, bytes: 4096, latency: SimTime::from_us(10), dt: true };
         c.on_completion(SimTime::from_ms(1), &done, &mut out);
         assert_eq!(c.completed, 0, "host 1 is not one of its hosts");
         c.on_completion(SimTime::from_ms(1), &Completion { host: HostId(2), ..done }, &mut out);

@@ -103,6 +103,8 @@ pub struct Completion {
     pub bytes: u32,
     /// From arrival at the application to completion.
     pub latency: SimTime,
+    /// A read of an NVM-set pool served by the copy in DTWin (true for every other request).
+    pub dt: bool,
 }
 
 /// What the coordinator of an NVM-set pool's DT counts hears besides [`Coordinator`]'s calls

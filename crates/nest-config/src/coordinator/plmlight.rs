@@ -49,6 +49,10 @@ pub struct PlmLightKeys {
     /// Flushes in flight at once (default 8).
     #[serde(default)]
     pub flush_depth: Option<u32>,
+    /// Where a write (not a small one) arriving in NDWin goes: "ssd" (default: the WHA redirects
+    /// only the writes beyond the write DC, SPEC §13.7) or "fast" (every NDWin write parked too).
+    #[serde(default)]
+    pub nd_writes: Option<String>,
     /// PLMC eq. 6's keys, as `plmc`'s (policy default: fixed-ratio).
     #[serde(default)]
     pub zeta: Option<f64>,
@@ -168,6 +172,14 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
         None => devices[fast].capacity,
         Some(s) => cx.size(&f("fast_capacity"), s).unwrap_or(0),
     };
+    let nd_writes_to_fast = match c.nd_writes.as_deref() {
+        None | Some("ssd") => false,
+        Some("fast") => true,
+        Some(o) => {
+            cx.err(&f("nd_writes"), format!("'{o}': expected ssd or fast"));
+            false
+        }
+    };
     let flush_depth = c.flush_depth.unwrap_or(8);
     if flush_depth == 0 {
         cx.err(&f("flush_depth"), "must be at least 1");
@@ -187,7 +199,22 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
         links: None,
     };
     let server_name = net.topology.host_name(server).to_string();
-    Some(PlmLightPlan { device, fast, server, server_name, read_counts, write_counts, t_dw, t_ndwl, t_ndwh, small_below, fast_capacity, flush_depth, alloc })
+    Some(PlmLightPlan {
+        device,
+        fast,
+        server,
+        server_name,
+        read_counts,
+        write_counts,
+        t_dw,
+        t_ndwl,
+        t_ndwh,
+        small_below,
+        fast_capacity,
+        flush_depth,
+        nd_writes_to_fast,
+        alloc,
+    })
 }
 
 /// `plmlight`: hosts in `CoordinatorPlan::hosts` order are its priority order, highest first.
@@ -207,6 +234,8 @@ pub struct PlmLightPlan {
     pub small_below: u32,
     pub fast_capacity: u64,
     pub flush_depth: u32,
+    /// NDWin writes go to the fast device too (`nd_writes = "fast"`).
+    pub nd_writes_to_fast: bool,
     /// The read allocation, as PLMC's (predictor always CoD, overrun always nd).
     pub alloc: PlmcPlan,
 }
@@ -224,6 +253,7 @@ impl KindPlan for PlmLightPlan {
             "c_min": a.c_min, "min_overflow": a.min_overflow_name(),
             "t_dw_ms": self.t_dw.0 as f64 / 1e9, "t_ndwl_ms": self.t_ndwl.0 as f64 / 1e9, "t_ndwh_ms": self.t_ndwh.0 as f64 / 1e9,
             "small_writes_below": self.small_below, "fast_capacity": self.fast_capacity, "flush_depth": self.flush_depth,
+            "nd_writes": if self.nd_writes_to_fast { "fast" } else { "ssd" },
         })
     }
     fn build(&self, hosts: Vec<HostId>) -> Built {
@@ -244,6 +274,7 @@ impl KindPlan for PlmLightPlan {
             small_below: self.small_below,
             fast_capacity: self.fast_capacity,
             flush_depth: self.flush_depth,
+            nd_writes_to_fast: self.nd_writes_to_fast,
         })
         .split();
         Built { agent: Some((self.server, Box::new(router))), ..Built::bare(Box::new(coord)) }

@@ -44,8 +44,14 @@ impl Simulation {
             Some(rt) if rt.measuring => rt.coords.len(),
             _ => return,
         };
-        let c =
-            Completion { host: req.host, class: req.class, write: req.op == nest_workload::Op::Write, bytes: req.size, latency: req.t_complete - req.t_arrive };
+        let c = Completion {
+            host: req.host,
+            class: req.class,
+            write: req.op == nest_workload::Op::Write,
+            bytes: req.size,
+            latency: req.t_complete - req.t_arrive,
+            dt: req.dt,
+        };
         for k in 0..n {
             let rt = self.qos.as_deref_mut().expect("coordinators");
             if rt.coords[k].measures_completions() {

@@ -278,7 +278,7 @@ impl Coordinator for Plmc {
             return;
         }
         if let Some(j) = self.host_ix(c.host) {
-            self.agents[j].metrics.read_done(c.latency);
+            self.agents[j].metrics.read_done(c.latency, c.dt);
         }
     }
 
@@ -301,6 +301,7 @@ impl Coordinator for Plmc {
                 let [u10, u50, u90] = pct(&m.utilization);
                 let [v10, v50, v90] = pct(&m.deficiency);
                 let [l10, l50, l90] = pct(&m.p90_us);
+                let [d10, d50, d90] = pct(&m.p90_dt_us);
                 (
                     h,
                     vec![
@@ -319,6 +320,9 @@ impl Coordinator for Plmc {
                         ("p90_us_p10", l10),
                         ("p90_us_p50", l50),
                         ("p90_us_p90", l90),
+                        ("p90_dt_us_p10", d10),
+                        ("p90_dt_us_p50", d50),
+                        ("p90_dt_us_p90", d90),
                     ],
                 )
             })

@@ -82,7 +82,7 @@ fn completed_reads_give_each_window_its_p90() {
     let mut out = Outbox::default();
     p.window_start();
     for us in 1..=20 {
-        let c = Completion { host: HostId(0), class: 1, write: false, bytes: 4096, latency: SimTime::from_us(us) };
+        let c = Completion { host: HostId(0), class: 1, write: false, bytes: 4096, latency: SimTime::from_us(us), dt: true };
         p.on_completion(SimTime::ZERO, &c, &mut out);
         p.on_completion(SimTime::ZERO, &Completion { write: true, latency: SimTime::from_ms(9), ..c }, &mut out);
     }

@@ -62,6 +62,9 @@ pub struct PlmLightConfig {
     pub fast_capacity: u64,
     /// Flushes in flight at once.
     pub flush_depth: u32,
+    /// Writes arriving in NDWin go to the fast device too (else to the SSD: only the writes
+    /// beyond the write DC are redirected, SPEC §13.7).
+    pub nd_writes_to_fast: bool,
 }
 
 /// Reads of the SSD: within the host's DCs, held for NDWin, in NDWin, of hosts it does not cover.
@@ -107,7 +110,7 @@ impl PlmLight {
         assert!(cfg.write_counts > 0, "a write DC of at least 1 (checked at resolution)");
         PlmLight {
             clock: Clock::new(SimTime::ZERO, cfg.t_dw, cfg.t_ndwl, cfg.t_ndwh),
-            wha: Wha::new(cfg.small_below, cfg.fast_capacity, cfg.flush_depth),
+            wha: Wha::new(cfg.small_below, cfg.fast_capacity, cfg.flush_depth, cfg.nd_writes_to_fast),
             write_left: cfg.write_counts,
             reads_dc,
             pending_wake: None,
@@ -171,7 +174,7 @@ impl PlmLight {
                     }
                     self.cfg.fast
                 }
-                Place::SsdFull => self.cfg.ssd,
+                Place::SsdFull | Place::SsdNd => self.cfg.ssd,
             };
             self.arm(now, out);
             return Some(to);
@@ -289,6 +292,7 @@ impl PlmLight {
             ("writes_to_fast_small", w.writes[Place::FastSmall as usize] as f64),
             ("writes_to_fast_beyond_dc", w.writes[Place::FastCap as usize] as f64),
             ("writes_to_ssd_fast_full", w.writes[Place::SsdFull as usize] as f64),
+            ("writes_to_ssd_ndwin", w.writes[Place::SsdNd as usize] as f64),
             ("bytes_to_fast", w.to_fast_bytes as f64),
             ("bytes_flushed", w.flushed_bytes as f64),
             ("bytes_parked_at_end", w.parked_bytes as f64),

@@ -26,6 +26,7 @@ fn cfg() -> PlmLightConfig {
         small_below: 0,
         fast_capacity: u64::MAX,
         flush_depth: 2,
+        nd_writes_to_fast: false,
     }
 }
 
@@ -88,29 +89,28 @@ fn writes_take_the_write_dc_first_come_first_served_and_the_one_that_does_not_fi
     p.on_wake(us(203), &mut out);
     assert_eq!(p.window(), Win::Nd, "T_NDWL passed but the flush is not done");
     assert_eq!(out.wake, Some(us(2003)), "the flush ends it, or T_NDWH");
-    // A write in NDWin goes to the fast device too and queues for the flush (depth 2: it starts).
+    // A write in NDWin goes to the SSD: only the writes beyond the write DC are parked (SPEC §13.7).
     out = RouterOut::default();
-    assert_eq!(p.route(us(300), &cmd(0, true, 4096), &mut out), Some(FAST));
-    assert_eq!(out.background.len(), 1);
-    assert_eq!(p.wha().parked_bytes, 12288);
+    assert_eq!(p.route(us(300), &cmd(0, true, 4096), &mut out), Some(SSD));
+    assert!(out.background.is_empty());
+    assert_eq!(p.wha().parked_bytes, 8192);
     out = RouterOut::default();
     p.background_done(us(310), 0, &mut out);
     let to_ssd = BackgroundIo { device: SSD, write: true, ..read_back };
     assert_eq!(out.background, vec![to_ssd], "read back, the write goes to the SSD under the same tag");
     out = RouterOut::default();
     p.background_done(us(320), 0, &mut out);
-    assert_eq!(p.window(), Win::Nd, "one write still being flushed");
-    p.background_done(us(330), 1, &mut out);
-    p.background_done(us(340), 1, &mut out);
     assert_eq!(p.window(), Win::Dt, "flushed and past T_NDWL: the next DTWin");
     assert_eq!(p.write_left(), 4, "a fresh write DC");
-    assert_eq!((p.wha().parked_bytes, p.wha().to_fast_bytes, p.wha().flushed_bytes), (0, 12288, 12288));
+    assert_eq!((p.wha().parked_bytes, p.wha().to_fast_bytes, p.wha().flushed_bytes), (0, 8192, 8192));
+    assert_eq!(p.wha().writes, [2, 0, 1, 0, 1]);
     p.wha().check().unwrap();
 }
 
 #[test]
 fn an_ndwin_with_flushing_left_is_cut_at_t_ndwh_and_the_rest_waits_for_the_next_one() {
-    let (mut p, mut out) = started(PlmLightConfig { flush_depth: 1, write_counts: 1, ..cfg() });
+    // `nd_writes = "fast"`: the writes of the NDWin are parked too.
+    let (mut p, mut out) = started(PlmLightConfig { flush_depth: 1, write_counts: 1, nd_writes_to_fast: true, ..cfg() });
     assert_eq!(p.route(us(1), &cmd(0, true, 4096), &mut out), Some(SSD));
     assert_eq!(p.window(), Win::Nd, "the write DC spent exactly: NDWin at once");
     for k in 0..3 {
@@ -155,7 +155,7 @@ fn small_writes_go_to_the_fast_device_first_and_a_full_fast_device_sends_writes_
     assert_eq!(p.route(us(3), &cmd(0, true, 64 << 10), &mut out), Some(SSD), "a write of 16 counts does not fit in 4 and the fast device is full");
     assert_eq!(p.window(), Win::Dt, "a write the agent cannot park goes to the SSD and forces nothing");
     let w = &p.wha().writes;
-    assert_eq!(*w, [0, 1, 0, 2]);
+    assert_eq!(*w, [0, 1, 0, 2, 0]);
     assert_eq!(p.route(us(4), &cmd(0, true, 16 << 10), &mut out), Some(FAST), "small, and there is room again for 16 KiB");
     assert_eq!((p.window(), p.wha().parked_bytes), (Win::Dt, 76 << 10));
 }

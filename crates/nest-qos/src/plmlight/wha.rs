@@ -7,8 +7,11 @@
 //!    spends none of the write DC — the SSD never sees it in DTWin;
 //! 2. otherwise, in DTWin, a write that fits in what is left of the device's write DC goes to
 //!    the SSD and spends it (first come, first served across classes);
-//! 3. every other write — beyond the cap in DTWin, or any write in NDWin — goes to the fast
-//!    device; in DTWin it also means the write DC is exhausted: the device goes to NDWin.
+//! 3. a write beyond the cap in DTWin goes to the fast device, and means the write DC is
+//!    exhausted: the device goes to NDWin;
+//! 4. a write arriving in NDWin goes to the SSD, whose window allows it (SPEC §13.7: the WHA
+//!    redirects the writes beyond the write DC, not every write of an NDWin); with
+//!    `nd_to_fast` (`nd_writes = "fast"`, the earlier reading) it is parked too.
 //!
 //! When the fast device's `capacity` would be exceeded, a write goes to the SSD whatever the
 //! window (counted: the agent has nowhere else to put it). A flush reads the write back from
@@ -30,6 +33,8 @@ pub enum Place {
     FastCap,
     /// To the SSD because the fast device is full.
     SsdFull,
+    /// To the SSD: it arrived in NDWin.
+    SsdNd,
 }
 
 /// A write parked on the fast device, waiting for its flush.
@@ -46,6 +51,8 @@ pub struct Wha {
     pub small_below: u32,
     pub capacity: u64,
     pub depth: u32,
+    /// NDWin writes are parked too.
+    pub nd_to_fast: bool,
     queue: VecDeque<Parked>,
     /// Flushes in flight by tag: the write, and whether it is at its SSD write (else at its
     /// fast-device read).
@@ -58,14 +65,14 @@ pub struct Wha {
     /// Bytes redirected to the fast device, and flushed from it to the SSD.
     pub to_fast_bytes: u64,
     pub flushed_bytes: u64,
-    /// Writes per [`Place`]: Ssd, FastSmall, FastCap, SsdFull.
-    pub writes: [u64; 4],
+    /// Writes per [`Place`]: Ssd, FastSmall, FastCap, SsdFull, SsdNd.
+    pub writes: [u64; 5],
 }
 
 impl Wha {
-    pub fn new(small_below: u32, capacity: u64, depth: u32) -> Wha {
+    pub fn new(small_below: u32, capacity: u64, depth: u32, nd_to_fast: bool) -> Wha {
         assert!(depth > 0, "a flush depth of at least 1 (checked at resolution)");
-        Wha { small_below, capacity, depth, ..Default::default() }
+        Wha { small_below, capacity, depth, nd_to_fast, ..Default::default() }
     }
 
     /// Where a write of `bytes` (`counts` in write-DC units) goes: `dt` whether the device is
@@ -77,6 +84,9 @@ impl Wha {
         }
         if dt && counts <= left {
             return Place::Ssd;
+        }
+        if !dt && !self.nd_to_fast {
+            return Place::SsdNd;
         }
         if room {
             Place::FastCap

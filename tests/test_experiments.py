@@ -316,7 +316,7 @@ def test_plmlight_quick_compares_both_workloads_with_the_baseline(cli, tmp_path)
             "backlog-bounded"} <= set(by_id)
     assert all(f"{w}-{k}" in by_id["backlog-bounded"]["measured"] for w in ("wI", "wII") for k in ("plmlight", "open-plmlight", "ndfast"))
     meta = json.loads((out / "plmlight.json").read_text())
-    assert meta["iodepth"] == 32 and meta["dcs"]["I"]["write"] > 0
+    assert meta["iodepth"] == 32 and meta["seeds"] == [1] and meta["dcs"]["I-seed1"]["write"] > 0
     for w in ("wI", "wII"):
         base = json.loads((out / f"{w}-base" / "summary.json").read_text())
         s = json.loads((out / f"{w}-plmlight" / "summary.json").read_text())

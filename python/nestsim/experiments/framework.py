@@ -86,6 +86,21 @@ def _fmt(x: float, unit: str) -> str:
     return f"{x:.3g}{unit}"
 
 
+def seeds_spread(xs: Sequence[float], fmt: str = "{:.3g}", unit: str = "") -> str:
+    """A mean over seeds and its range: '0.58 (0.56–0.60, 3 seeds)'; one value alone."""
+    xs = list(xs)
+    m = fmt.format(mean(xs)) + unit
+    return m if len(xs) == 1 else f"{m} ({fmt.format(min(xs))}–{fmt.format(max(xs))}{unit}, {len(xs)} seeds)"
+
+
+def seeds_why(ok: Optional[bool], why: str, seeds: int, need: int) -> Optional[str]:
+    """A judged claim's *why*: none when it holds, the seeds missing when it was not judged
+    (``ok`` None: fewer than ``need`` seeds, SPEC §13.1)."""
+    if ok is None:
+        return f"only {seeds} seed(s) run; the claim needs {need}"
+    return None if ok else why
+
+
 def expect(id: str, source: str, claim: str, measured: Union[float, Sequence[float]], *,
            target: Optional[float] = None, tol: Optional[float] = None, relative: bool = True,
            at_least: Optional[float] = None, at_most: Optional[float] = None, min_seeds: int = 1,

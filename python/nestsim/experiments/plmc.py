@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from statistics import geometric_mean
+from statistics import geometric_mean, mean
 from typing import Dict, List, Optional, Tuple, Union
 
 from ..claims import Claim, ablation, write_claims
 from ..runner import write_json
 from . import figures
 from . import plm_datasets as D
-from .framework import conservation_claim, expect, run_all
+from .framework import conservation_claim, expect, run_all, seeds_spread, seeds_why
 from .regions import Axis, region_map
 
 NAME = "plmc"
@@ -165,28 +165,10 @@ def _fmt3(v) -> str:
     return " / ".join(f"{x:.3g}" for x in v)
 
 
-def _mean(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs)
-
-
-def _spread(xs, unit: str = "") -> str:
-    """A mean and its range: '0.58 (0.56–0.60)'."""
-    xs = list(xs)
-    return f"{_mean(xs):.3g}{unit} ({min(xs):.3g}–{max(xs):.3g}{unit})" if len(xs) > 1 else f"{xs[0]:.3g}{unit}"
-
-
 def _agree(diffs: List[float], need: int) -> Optional[bool]:
     """An order judged beyond the seeds' spread: every seed's difference has the claimed sign
     (None with fewer than ``need`` seeds)."""
     return None if len(diffs) < need else all(d > 0 for d in diffs)
-
-
-def _verdict_why(ok: Optional[bool], why: str, seeds: int, need: int) -> Optional[str]:
-    """A judged order's *why*: none when it holds, the seeds missing when it could not be judged."""
-    if ok is None:
-        return f"only {seeds} seed(s) run; the order needs {need}"
-    return None if ok else why
 
 
 def _ended_by_count(s: dict) -> float:
@@ -248,17 +230,17 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     # Fig 6: High alone, shared without a coordinator, shared under PLMC (run-wide p90; seed means).
     iso, none = per_seed(("iso", "DS1"), lambda s: _p90(s, "high")), per_seed(("none", "DS1"), lambda s: _p90(s, "high"))
     figures.bars(out_dir, "plmc-fig6", {"High's read p90 over the run (DS1, config 2)": {"p90": {
-        "alone": _mean(iso), "shared, no PLMC": _mean(none),
-        "PLMC CoD": _mean(per_seed(("plmc", "DS1", 2, "cod", "sp"), lambda s: _p90(s, "high"))),
-        "PLMC HoD": _mean(per_seed(("plmc", "DS1", 2, "hod", "sp"), lambda s: _p90(s, "high")))}}}, "µs")
+        "alone": mean(iso), "shared, no PLMC": mean(none),
+        "PLMC CoD": mean(per_seed(("plmc", "DS1", 2, "cod", "sp"), lambda s: _p90(s, "high"))),
+        "PLMC HoD": mean(per_seed(("plmc", "DS1", 2, "hod", "sp"), lambda s: _p90(s, "high")))}}}, "µs")
     by_count = per_seed(("none", "DS1"), _ended_by_count)
     progs = {k: per_seed((k, "DS1"), lambda s: _in_dt_programs(s) / duration) for k in ("iso", "none")}
     claims.append(expect("shared-3x-isolated", "PLMC §II-C, Fig 6", "Without a coordinator High's 90 % tail latency is ~3× "
                          "its value when run alone", [n / i for n, i in zip(none, iso)], target=3.0, tol=0.34, unit="×", min_seeds=need,
-                         why=f"High alone {_spread(iso, ' µs')}, shared {_spread(none, ' µs')}. The copies share the "
+                         why=f"High alone {seeds_spread(iso, unit=' µs')}, shared {seeds_spread(none, unit=' µs')}. The copies share the "
                              f"drive's dies: the copy in NDWin flushes its buffered writes while the other serves DTWin reads, "
-                             f"{_spread(progs['none'])} programs a second start on the DT copy's dies shared against "
-                             f"{_spread(progs['iso'])} alone, and {100 * _mean(by_count):.0f} % of the shared DTWins end early "
+                             f"{seeds_spread(progs['none'])} programs a second start on the DT copy's dies shared against "
+                             f"{seeds_spread(progs['iso'])} alone, and {100 * mean(by_count):.0f} % of the shared DTWins end early "
                              "because a burst spent C", cause="set-up"))
 
     # "31 %" (PLMC §IV-D, SPEC §13.6): High's median per-window p90 under PLMC against the shared
@@ -270,47 +252,47 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(expect("plmc-improves-high", "PLMC §IV-D, Fig 6 and 9", "PLMC (CoD, strict priority, config 2) improves High's "
                          "median per-window 90 % tail latency by ~31 % over the shared pool without it",
                          [1 - c / b for c, b in zip(cod, base)], target=0.31, tol=0.15, relative=False, min_seeds=need,
-                         why=f"median per-window p90 {_spread(base, ' µs')} shared → {_spread(cod, ' µs')} under CoD; with "
-                             f"exact predictions (HoD) {_spread(hod, ' µs')}, a gain of {_spread([100 * (1 - h / b) for h, b in zip(hod, base)], ' %')}. "
+                         why=f"median per-window p90 {seeds_spread(base, unit=' µs')} shared → {seeds_spread(cod, unit=' µs')} under CoD; with "
+                             f"exact predictions (HoD) {seeds_spread(hod, unit=' µs')}, a gain of {seeds_spread([100 * (1 - h / b) for h, b in zip(hod, base)], unit=' %')}. "
                              f"CoD's ζ-smoothed prediction lags the window-scale bursts: High's deficiency p90 is "
-                             f"{_spread(cod_def)} under CoD ({_spread(hod_def)} under HoD): eq. 5 serves every read CoD's "
-                             f"allocation does not cover in NDWin, {_spread(to_nd, ' %')} of High's reads, behind the "
+                             f"{seeds_spread(cod_def)} under CoD ({seeds_spread(hod_def)} under HoD): eq. 5 serves every read CoD's "
+                             f"allocation does not cover in NDWin, {seeds_spread(to_nd, unit=' %')} of High's reads, behind the "
                              f"{ND_DELAY_MEAN} mean NDWin delay, and a window whose reads are over 10 % such has an NDWin "
                              "p90. The chain breaks at CoD's prediction error under eq. 5, at every burst length the region "
                              "map sweeps; counted over the reads served in DTWin only, PLMC does improve High's p90 "
                              "(plmc-improves-high-dt-reads)", cause="source silent"))
     dt_base, dt_cod = med_dt(("send", "DS1"), "high"), med_dt(("plmc", "DS1", 2, "cod", "sp"), "high")
-    dev = {k: per_seed(k, lambda s: _mean(x["device_latency_us"]["read"]["dtwin"]["p90"] for x in s["devices"]["ssd"]["ssd"]["plm"]["sets"]))
+    dev = {k: per_seed(k, lambda s: mean(x["device_latency_us"]["read"]["dtwin"]["p90"] for x in s["devices"]["ssd"]["ssd"]["plm"]["sets"]))
            for k in (("send", "DS1"), ("plmc", "DS1", 2, "cod", "sp"))}
     claims.append(expect("plmc-improves-high-dt-reads", "PLMC §IV-A, §IV-D (a second reading)", "The same ~31 % with each window's p90 "
                          "taken over the reads the copy in DTWin served (the paper's MQSim reported the p90 'when the DTWin "
                          "period ends'; which reads it counted is not said)", [1 - c / b for c, b in zip(dt_cod, dt_base)],
                          target=0.31, tol=0.15, relative=False, min_seeds=need,
-                         why=f"median per-window DTWin p90 {_spread(dt_base, ' µs')} shared → {_spread(dt_cod, ' µs')} under CoD; "
-                             f"the DTWin copy's device read p90 {_spread(dev[('send', 'DS1')], ' µs')} → "
-                             f"{_spread(dev[('plmc', 'DS1', 2, 'cod', 'sp')], ' µs')}", cause="source silent"))
+                         why=f"median per-window DTWin p90 {seeds_spread(dt_base, unit=' µs')} shared → {seeds_spread(dt_cod, unit=' µs')} under CoD; "
+                             f"the DTWin copy's device read p90 {seeds_spread(dev[('send', 'DS1')], unit=' µs')} → "
+                             f"{seeds_spread(dev[('plmc', 'DS1', 2, 'cod', 'sp')], unit=' µs')}", cause="source silent"))
     p90s = {pred: per_seed(("plmc", "DS1", 2, pred, "sp"), lambda s: _per_host(s)["high"]["p90_us_p90"]) for pred in ("cod", "hod")}
     claims.append(expect("cod-above-hod-high", "PLMC §IV-D", "For High, CoD's 90th percentile of per-window p90 is about 31 % above "
                          "HoD's (config 2, strict priority: 548 against 417 µs)", [c / h for c, h in zip(p90s["cod"], p90s["hod"])],
                          target=1.31, tol=0.15, unit="×", min_seeds=need,
-                         why=f"CoD {_spread(p90s['cod'], ' µs')} against HoD {_spread(p90s['hod'], ' µs')}: CoD's High deficiency "
-                             f"p90 {_spread(cod_def)} (the paper's 0.28) sends High's burst-window reads to NDWin",
+                         why=f"CoD {seeds_spread(p90s['cod'], unit=' µs')} against HoD {seeds_spread(p90s['hod'], unit=' µs')}: CoD's High deficiency "
+                             f"p90 {seeds_spread(cod_def)} (the paper's 0.28) sends High's burst-window reads to NDWin",
                          cause="source silent"))
 
     # Fig 8: per-window utilization, deficiency and p90 latency percentiles.
     _fig8_table(out_dir, {k: s for k, s in runs.items() if k[0] == "plmc"})
     figures.bars(out_dir, "plmc-fig8", {
-        f"{label} (DS1, {POLICIES[pol]})": {f"{pred.upper()} config {cfg}": {c: _mean(per_seed(("plmc", "DS1", cfg, pred, pol), lambda s: _per_host(s)[c][field])) for c in CLASSES}
+        f"{label} (DS1, {POLICIES[pol]})": {f"{pred.upper()} config {cfg}": {c: mean(per_seed(("plmc", "DS1", cfg, pred, pol), lambda s: _per_host(s)[c][field])) for c in CLASSES}
                                             for cfg in (2, 4) for pred in ("cod", "hod") if ("plmc", "DS1", cfg, pred, pol) in plan}
         for label, field in (("utilization p10", "utilization_p10"), ("deficiency p90", "deficiency_p90")) for pol in POLICIES}, "share of counts")
     hod_def_all = {c: per_seed(("plmc", "DS1", 2, "hod", "sp"), lambda s: _per_host(s)[c]["deficiency_p90"]) for c in CLASSES}
     fitted = [sets[("DS1", seed)].mmpp["burst"]["achieved"] for seed in seeds]
-    hl = (_mean(hod_def_all["high"]), _mean(hod_def_all["low"]))
+    hl = (mean(hod_def_all["high"]), mean(hod_def_all["low"]))
     ok = abs(hl[0]) <= 0.15 and abs(hl[1] - 0.54) <= 0.15
     claims.append(Claim("hod-deficiency-p90", "PLMC Fig 8", "HoD, strict priority, config 2: per-window deficiency p90 of "
                         "High / Medium / Low is 0 / 0.52 / 0.54 (Medium is the statistic the datasets are fitted to; High and "
                         "Low are judged)", "High 0 ± 0.15, Low 0.54 ± 0.15",
-                        f"{_spread(hod_def_all['high'])} / {_spread(hod_def_all['medium'])} (fitted) / {_spread(hod_def_all['low'])}",
+                        f"{seeds_spread(hod_def_all['high'])} / {seeds_spread(hod_def_all['medium'])} (fitted) / {seeds_spread(hod_def_all['low'])}",
                         ok, None if ok else (
                             f"with zero minimums (C_min, which the sources do not give), strict priority serves Low only "
                             f"once Medium's demand is met, so Low's deficiency is 1 in every window where Medium's is above "
@@ -319,8 +301,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     sim_med = hod_def_all["medium"]
     claims.append(Claim("hod-fit-reproduced", "NeSt (SPEC §13.6)", "The burst amplitude fitted offline (eq. 6 on the traces' demand "
                         "per 100 ms) gives in the run the deficiency it was fitted to: HoD's Medium deficiency p90",
-                        f"the offline value {_spread(fitted)} ± 0.05", _spread(sim_med),
-                        abs(_mean(sim_med) - _mean(fitted)) <= 0.05,
+                        f"the offline value {seeds_spread(fitted)} ± 0.05", seeds_spread(sim_med),
+                        abs(mean(sim_med) - mean(fitted)) <= 0.05,
                         "the run's windows are not the offline 100 ms grid (DTWins end early when C is spent)"))
 
     def util(pred: str, cfg: int, field: str = "utilization_p10") -> List[float]:
@@ -328,12 +310,12 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                 for c in CLASSES if ("plmc", "DS1", cfg, pred, pol) in plan]
     for cfg, target, paper in ((2, 0.56, "0.54–0.56"), (4, 0.87, "0.84–0.89")):
         u = util("cod", cfg)
-        ok = abs(_mean(u) - target) <= 0.1
+        ok = abs(mean(u) - target) <= 0.1
         claims.append(Claim(f"cod-utilization-config{cfg}", "PLMC Fig 8", f"CoD's 10th-percentile DT-count utilization ≈ {target} "
                             f"in config {cfg} (paper {paper}; every class, both policies)", f"{target} ± 0.1 (mean over classes, policies, seeds)",
-                            _spread(u), ok, None if ok else (
+                            seeds_spread(u), ok, None if ok else (
                                 "ζ-smoothing carries a burst's demand into the windows after it, which the envelope's OFF rate "
-                                f"({_mean(sets[('DS1', seed)].mmpp['burst']['off_factor'] for seed in seeds):.2f} × the mean) "
+                                f"({mean(sets[('DS1', seed)].mmpp['burst']['off_factor'] for seed in seeds):.2f} × the mean) "
                                 "leaves unused; the paper's 0.56 suggests its demand was more predictable from one window to the "
                                 "next, which its unpublished traces would show"), cause=None if ok else "source silent"))
     hod_u = util("hod", 2) + util("hod", 4)
@@ -347,13 +329,13 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     cod_p50 = util("cod", 2, "utilization_p50") + util("cod", 4, "utilization_p50")
     claims.append(expect("utilization-p50-p90-one", "PLMC §IV-D (Table III)", "Utilization's 50th and 90th percentiles are 1 in all "
                          "cases (every class, predictor, policy and config; smallest of them)", min(u_hi), at_least=0.99,
-                         why=f"CoD's median utilization is {_spread(cod_p50)}: its ζ-smoothed prediction carries a burst's "
+                         why=f"CoD's median utilization is {seeds_spread(cod_p50)}: its ζ-smoothed prediction carries a burst's "
                              "demand into the windows after it, so more than half of the windows are over-allocated; the "
                              "paper's utilization of 1 at the median says its demand was more predictable from one window "
                              "to the next, which its unpublished traces would show", cause="source silent"))
     defs = {(cfg, pred, c): [_per_host(runs[("plmc", "DS1", cfg, pred, "sp", seed)])[c]["deficiency_p50"] for seed in seeds]
             for cfg in (2, 4) for pred in ("cod", "hod") for c in CLASSES}
-    worst = max(defs, key=lambda k: _mean(defs[k]))
+    worst = max(defs, key=lambda k: mean(defs[k]))
     claims.append(expect("median-deficiency-small", "PLMC Fig 8", "Median deficiencies are small (strict priority: ≤ 0.05 in the paper; "
                          "largest mean over classes, predictors and configs)", defs[worst], at_most=0.1, min_seeds=need,
                          why=f"{worst[2].capitalize()}'s under {worst[1].upper()} at config {worst[0]}: strict priority gives {worst[2].capitalize()} what "
@@ -368,20 +350,20 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("sp-fr-differ", "PLMC Fig 8", "Strict priority and fixed ratio allocate differently (config 2): fixed "
                         "ratio lowers Medium's HoD deficiency p90 (0.52 → 0.39) and raises its CoD median deficiency "
                         "(0.03 → 0.11)", "both orders in every seed",
-                        f"HoD Medium deficiency p90 SP − FR {_spread(sp_fr)}; CoD Medium median deficiency FR − SP {_spread(sp_fr_cod)}",
-                        ok, _verdict_why(ok, "fixed ratio hands Medium 2/7 of C whatever the predictions, strict priority what "
+                        f"HoD Medium deficiency p90 SP − FR {seeds_spread(sp_fr)}; CoD Medium median deficiency FR − SP {seeds_spread(sp_fr_cod)}",
+                        ok, seeds_why(ok, "fixed ratio hands Medium 2/7 of C whatever the predictions, strict priority what "
                                          "High leaves; which is more depends on how far a burst's demand exceeds C", len(seeds), need),
                         cause="source silent" if ok is False else None))
     win = {cfg: per_seed(("plmc", "DS1", cfg, "hod", "sp"), lambda s: s["pools"]["pool"]["windows"] / (duration * 1000 / CONFIGS[cfg][1]))
            for cfg in (2, 4)}
     claims.append(expect("window-count", "SPEC §8 (PLMC §IV-C)", "The replicas alternate back to back: ≈ 9,000 windows at config 2 "
                          "and ≈ 2,250 at config 4 over 900 s (windows over run time / T_DW, both configs)",
-                         [_mean([a, b]) for a, b in zip(win[2], win[4])], target=1.0, tol=0.1,
-                         why=f"config 2 {_spread(win[2])}, config 4 {_spread(win[4])} of run time / T_DW: DTWins end early "
+                         [mean([a, b]) for a, b in zip(win[2], win[4])], target=1.0, tol=0.1,
+                         why=f"config 2 {seeds_spread(win[2])}, config 4 {seeds_spread(win[4])} of run time / T_DW: DTWins end early "
                              "when C is spent in a burst", cause="set-up"))
 
     # Fig 9 / Fig 10: median per-window p90 latency per class, DS1 and DS4.
-    meds = {ds: {f"{pred.upper()} {pol.upper()}": {c: _mean(med(("plmc", ds, 2, pred, pol), c)) for c in CLASSES}
+    meds = {ds: {f"{pred.upper()} {pol.upper()}": {c: mean(med(("plmc", ds, 2, pred, pol), c)) for c in CLASSES}
                  for pred, pol in cases(ds)} for ds in ("DS1", "DS4")}
     figures.bars(out_dir, "plmc-fig9", {"DS1, config 2: median per-window p90": meds["DS1"]}, "µs", log=True)
     figures.bars(out_dir, "plmc-fig10", {"DS4, config 2: median per-window p90": meds["DS4"]}, "µs", log=True)
@@ -396,7 +378,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("classes-ordered", "PLMC Fig 8–9", "High and Medium are controlled at Low's cost: per-window p90 medians "
                         "High < Medium < Low (DS1, config 2, every case, every seed)", "High < Medium < Low in all 4 cases and seeds",
                         "; ".join(f"{case}: {_fmt3(v.values())} µs" for case, v in meds["DS1"].items()), ok,
-                        _verdict_why(ok, "the classes' medians cross in some case or seed (steps per case: "
+                        seeds_why(ok, "the classes' medians cross in some case or seed (steps per case: "
                                      + "; ".join(f"{case} {_fmt3(v)}" for case, v in steps.items()) + ")", len(seeds), need),
                         ablation=None if off is None else ablation("the shared pool's windows without re-routing (send)", off),
                         cause="set-up" if ok is False else None))
@@ -410,32 +392,32 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                          why=f"DS4's medians {_fmt3(meds['DS4']['COD SP'].values())} µs (CoD SP) against DS1's "
                              f"{_fmt3(meds['DS1']['COD SP'].values())}; 30× below DS1's smallest median is "
                              f"{min(min(v.values()) for v in meds['DS1'].values()) / 30:.0f} µs, under High's median read alone on "
-                             f"the idle drive ({_spread(floor, ' µs')}): a 30× drop needs DS1's medians to be NDWin latencies, "
+                             f"the idle drive ({seeds_spread(floor, unit=' µs')}): a 30× drop needs DS1's medians to be NDWin latencies, "
                              "which they are only for the reads a window's allocation does not cover. Shifting Medium and Low "
                              f"by 200 and 400 ms against bursts of {D.Burst().on_s * 1000:.0f} ms mean also leaves High's own "
                              "bursts, and CoD's lag on them, as they were", cause="source silent"))
-    spread_ds4 = [max(abs(v / _mean(ph.values()) - 1) for v in ph.values())
+    spread_ds4 = [max(abs(v / mean(ph.values()) - 1) for v in ph.values())
                   for ph in ({c: _per_host(runs[("plmc", "DS4", 2, pred, pol, seed)])[c]["p90_us_p50"] for c in CLASSES}
                              for pred, pol in cases("DS4") for seed in seeds)]
     claims.append(expect("ds4-same-treatment", "PLMC §IV-D", "On DS4 all hosts get essentially the same treatment: each class's "
                          "median per-window p90 within ±10 % of the classes' mean (largest deviation over cases and seeds)",
                          max(spread_ds4), at_most=0.1,
                          why="Low's deficiency p90 on DS4 (strict priority) is "
-                             f"{_spread([_per_host(runs[('plmc', 'DS4', 2, pred, 'sp', seed)])['low']['deficiency_p90'] for pred in ('cod', 'hod') for seed in seeds])}: "
+                             f"{seeds_spread([_per_host(runs[('plmc', 'DS4', 2, pred, 'sp', seed)])['low']['deficiency_p90'] for pred in ('cod', 'hod') for seed in seeds])}: "
                              "Low is still over its allocation in the burst windows and those reads go to NDWin", cause="source silent"))
     d4 = {pred: med(("plmc", "DS4", 2, pred, "sp"), "high") for pred in ("cod", "hod")}
     claims.append(expect("ds4-hod-cod-high", "PLMC §IV-D", "On DS4, HoD and CoD agree for High under strict priority (16 % error)",
                          [abs(c - h) / h for c, h in zip(d4["cod"], d4["hod"])], at_most=0.32, min_seeds=need,
-                         why=f"CoD {_spread(d4['cod'], ' µs')} against HoD {_spread(d4['hod'], ' µs')}: DS4 shifts Medium and "
+                         why=f"CoD {seeds_spread(d4['cod'], unit=' µs')} against HoD {seeds_spread(d4['hod'], unit=' µs')}: DS4 shifts Medium and "
                              "Low, not High, whose CoD deficiency p90 stays "
-                             f"{_spread(per_seed(('plmc', 'DS4', 2, 'cod', 'sp'), lambda s: _per_host(s)['high']['deficiency_p90']))}",
+                             f"{seeds_spread(per_seed(('plmc', 'DS4', 2, 'cod', 'sp'), lambda s: _per_host(s)['high']['deficiency_p90']))}",
                          cause="source silent"))
 
     # The paper's simulated reference values beside NeSt's (SPEC §8).
     ref = []
     for pred in ("cod", "hod"):
         for m in ("lat_p50", "lat_p90"):
-            ours = [_mean(per_seed(("plmc", "DS1", 2, pred, "sp"), lambda s: _per_host(s)[c][METRICS[m]])) for c in CLASSES]
+            ours = [mean(per_seed(("plmc", "DS1", 2, pred, "sp"), lambda s: _per_host(s)[c][METRICS[m]])) for c in CLASSES]
             ref.append((f"{pred.upper()} {'median' if m == 'lat_p50' else '90th pct'}", ours, PAPER_FIG8[("sp", pred, 2)][m]))
     within = all(0.5 <= o / p <= 2.0 for _, ours, paper in ref for o, p in zip(ours, paper))
     claims.append(Claim("paper-reference", "SPEC §8; PLMC Fig 8 (simulation)", "The paper's simulated per-window p90 latencies "
@@ -443,7 +425,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "each within 2× of the paper's (both MQSim's stock drive; absolute latencies are model-specific)",
                         "; ".join(f"{n}: NeSt {_fmt3(o)} vs paper {_fmt3(p)}" for n, o, p in ref), within,
                         None if within else f"CoD's medians for High and Medium carry its lag on the bursts (High's deficiency "
-                        f"p90 {_spread(cod_def)} against the paper's 0.28: those reads wait in NDWin); HoD's High and Medium "
+                        f"p90 {seeds_spread(cod_def)} against the paper's 0.28: those reads wait in NDWin); HoD's High and Medium "
                         "are within 2×; the paper's Low median of 2.1–2.8 ms is an NDWin latency in most windows, NeSt's Low "
                         "is over its allocation only in the burst windows", cause=None if within else "source silent"))
     if not quick:

@@ -37,7 +37,7 @@ from typing import Dict, List, Optional
 from ..claims import Claim, ablation, write_claims
 from ..runner import write_json
 from . import figures
-from .framework import conservation_claim, expect, run_all
+from .framework import conservation_claim, expect, run_all, seeds_spread, seeds_why
 from .regions import Axis, region_map
 
 NAME = "plmlight"
@@ -223,15 +223,9 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     def stable_all(name: str) -> bool:
         return all(_stable(report(name + _sfx(sd))) for sd in seeds)
 
-    def spread(xs: List[float], fmt: str = "{:.3g}") -> str:
-        return fmt.format(sum(xs) / len(xs)) + (f" ({fmt.format(min(xs))}–{fmt.format(max(xs))}, {len(xs)} seeds)" if len(xs) > 1 else "")
-
     def judged(ok: bool, values: List) -> Optional[bool]:
         """A verdict, or None with fewer seeds than SPEC §13.1 asks."""
         return ok if len(values) >= need else None
-
-    def seeds_why(ok: Optional[bool], why: str) -> Optional[str]:
-        return f"only {len(seeds)} seed(s) run; the claim needs {need}" if ok is None else (None if ok else why)
 
     def beside(w: str, p: float = 99) -> str:
         """The other regimes' High read gain (seed 1), for a claim's why."""
@@ -257,32 +251,32 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     ok = judged(sum(worst) / len(worst) <= 1000.0, worst)
     claims.append(Claim("wI-write-tails-us", "thesis 3.7, Fig 3.9c", "Workload I: with PLMLight every class's write tail is at the "
                         "microseconds level (most writes land on the Optane-class device): the largest p99.9 write latency",
-                        "≤ 1000 µs (mean of the seeds)", spread(worst, "{:.0f}") + " µs", ok,
+                        "≤ 1000 µs (mean of the seeds)", seeds_spread(worst, "{:.0f}") + " µs", ok,
                         seeds_why(ok, f"{100 * parked_share(r1):.0f} % of the writes were parked: a 4 KiB write spends one count, so the "
                                   "write DC is spent exactly — which ends the DTWin — and no write is beyond it; the thesis' \"most "
                                   "writes are handled by the Optane\" needs every NDWin write parked too, which SPEC §13.7 rules out "
                                   f"(with it: p99.9 {max(_at(tl['wI-ndfast'][c]['write'], 99.9) for c in CLASSES):.0f} µs, "
-                                  f"{backlog('wI-ndfast')})"),
+                                  f"{backlog('wI-ndfast')})", len(seeds), need),
                         ablation=ablation("baseline, no PLMLight", sum(base_worst) / len(base_worst) <= 1000.0),
                         cause="source inconsistent" if ok is False else None))
     claims.append(expect("wI-write-tails-beat-baseline", "thesis 3.7, Fig 3.9c", "Workload I: the write tails improve on the baseline "
                          "(\"a definitive improvement on the baseline case\"): ratio of the largest p99.9 write latency to the baseline's",
                          [a / b for a, b in zip(worst, base_worst)], at_most=1.0, unit="×", min_seeds=need,
-                         why=f"baseline p99.9 {spread(base_worst, '{:.0f}')} µs, PLMLight's {spread(worst, '{:.0f}')} µs: "
+                         why=f"baseline p99.9 {seeds_spread(base_worst, '{:.0f}')} µs, PLMLight's {seeds_spread(worst, '{:.0f}')} µs: "
                              f"{100 * parked_share(r1):.0f} % of the writes were parked", cause="source inconsistent"))
     g1 = each(lambda x: gain("wI-plmlight" + x, "wI-base" + x, "high", 99))
     ok = judged(all(g >= 0.0 for g in g1) and stable_all("wI-plmlight"), g1)
     claims.append(Claim("wI-high-read-beats-baseline", "thesis 3.7, Fig 3.9b", "Workload I: High's reads beat the baseline "
                         "(relative reduction of the p99 read latency, every seed, in a regime whose backlog stays bounded)", "≥ 0, stable",
-                        f"{spread(g1)} ({backlog('wI-plmlight')}, seed {SEEDS[0]})", ok, seeds_why(ok, reads_why("I")),
+                        f"{seeds_spread(g1)} ({backlog('wI-plmlight')}, seed {SEEDS[0]})", ok, seeds_why(ok, reads_why("I"), len(seeds), need),
                         cause="model" if ok is False else None))
     worse = {c: each(lambda x: _at(tl["wI-plmlight" + x][c]["read"], 99) / _at(tl["wI-base" + x]["all"]["read"], 99)) for c in ("medium", "low")}
     ok = judged(all(v > 1 for vs in worse.values() for v in vs), worse["low"])
     claims.append(Claim("wI-medium-low-reads-worse", "thesis 3.7, Fig 3.9b", "Workload I: Medium's and Low's reads get worse than the "
                         "baseline (p99 read latency ratio to the baseline's, every seed)", "both ratios > 1",
-                        ", ".join(f"{c} {spread(v)}×" for c, v in worse.items()), ok,
+                        ", ".join(f"{c} {seeds_spread(v)}×" for c, v in worse.items()), ok,
                         seeds_why(ok, "their reads beyond their DCs wait for NDWin, but the SSD they then reach is less loaded than "
-                                  "the baseline's: " + reads_why("I")), cause="model" if ok is False else None))
+                                  "the baseline's: " + reads_why("I"), len(seeds), need), cause="model" if ok is False else None))
 
     def ordered(name: str) -> List[bool]:
         return each(lambda x: (lambda o: o[0] <= o[1] <= o[2])([_at(tl[name + x][c]["read"], 99) for c in CLASSES]))
@@ -293,7 +287,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "every seed)", "High ≤ Medium ≤ Low",
                         " / ".join(f"{v:.0f}" for v in order) + f" µs (seed {SEEDS[0]}); ordered in {sum(ordered('wI-plmlight'))} of {len(seeds)} seeds", ok,
                         seeds_why(ok, "fixed ratio 4:2:1 gives Medium and Low fewer read DCs, but their held reads are served at "
-                                  "the NDWin's start, together"),
+                                  "the NDWin's start, together", len(seeds), need),
                         ablation=ablation("baseline (NVMe WRR 3:2:1 alone): " + " / ".join(f"{v:.0f}" for v in base_order)
                                           + f" µs, ordered in {sum(ordered('wI-base'))} of {len(seeds)} seeds", all(ordered("wI-base"))),
                         cause="model" if ok is False else None))
@@ -305,7 +299,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
         ok = judged(abs(sum(g) / len(g) - target) <= 0.15 and stable_all("wII-plmlight"), g)
         claims.append(Claim(cid, "thesis 3.7, Fig 3.10b", f"Workload II: High's p{pct:g} read latency is {100 * target:.0f} % below the "
                             "baseline's (in a regime whose backlog stays bounded)", f"{target:.2f} ± 0.15 (mean of the seeds), stable",
-                            f"{spread(g)} ({backlog('wII-plmlight')}, seed {SEEDS[0]})", ok, seeds_why(ok, reads_why("II", pct)),
+                            f"{seeds_spread(g)} ({backlog('wII-plmlight')}, seed {SEEDS[0]})", ok, seeds_why(ok, reads_why("II", pct), len(seeds), need),
                             cause="model" if ok is False else None))
     rel = {c: (each(lambda x: _at(tl["wI-plmlight" + x][c]["read"], 99) / _at(tl["wI-base" + x]["all"]["read"], 99)),
                each(lambda x: _at(tl["wII-plmlight" + x][c]["read"], 99) / _at(tl["wII-base" + x]["all"]["read"], 99))) for c in ("medium", "low")}
@@ -313,17 +307,17 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("wII-medium-low-improve", "thesis 3.7, Fig 3.10b", "Medium's and Low's reads improve from Workload I to Workload "
                         "II (their p99 relative to the baseline's, every seed: the workloads' absolute latencies differ)",
                         "Workload II ratio < Workload I ratio",
-                        ", ".join(f"{c}: I {spread(i)}×, II {spread(ii)}×" for c, (i, ii) in rel.items()), better,
+                        ", ".join(f"{c}: I {seeds_spread(i)}×, II {seeds_spread(ii)}×" for c, (i, ii) in rel.items()), better,
                         seeds_why(better, "the SSD's write activity is about the same with and without PLMLight in both workloads: "
-                                  + reads_why("II")), cause="model" if better is False else None))
+                                  + reads_why("II"), len(seeds), need), cause="model" if better is False else None))
     w2 = {c: each(lambda x: _at(tl["wII-plmlight" + x][c]["write"], 99) / _at(tl["wII-base" + x]["all"]["write"], 99)) for c in CLASSES}
     ok = judged(all(v < 1 for vs in w2.values() for v in vs), w2["high"])
     claims.append(Claim("wII-write-tail-improves", "thesis 3.7, Fig 3.10c", "Workload II: parking part of the writes on the fast device "
                         "improves every class's write tail (p99 ratio to the baseline's, every seed)", "every ratio < 1",
-                        ", ".join(f"{c} {spread(v)}×" for c, v in w2.items()), ok,
+                        ", ".join(f"{c} {seeds_spread(v)}×" for c, v in w2.items()), ok,
                         seeds_why(ok, f"{100 * parked_share(r2):.0f} % of the writes were parked; the Optane-class device serves "
                                   f"4–128 KiB writes in {service('wII-plmlight', 'optane'):.0f} µs at the median, the SSD's DRAM write "
-                                  f"cache in {service('wII-base', 'ssd'):.0f} µs at the baseline"), cause="model" if ok is False else None))
+                                  f"cache in {service('wII-base', 'ssd'):.0f} µs at the baseline", len(seeds), need), cause="model" if ok is False else None))
     pl_runs = [n for n in plan if "base" not in n]
     stable = {n: _stable(report(n)) for n in pl_runs}
     ok = judged(stable_all("wI-plmlight") and stable_all("wII-plmlight"), list(seeds))
@@ -333,7 +327,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "; ".join(f"{n}: {backlog(n)} ({'stable' if stable[n] else 'unstable'})" for n in pl_runs if "-s" not in n)
                         + f"; stable in every seed: WI {stable_all('wI-plmlight')}, WII {stable_all('wII-plmlight')}",
                         ok, seeds_why(ok, "a reference run left its backlog growing: the flushes, which run only in NDWin, do not "
-                                      "keep up with what is parked"), cause="model" if ok is False else None))
+                                      "keep up with what is parked", len(seeds), need), cause="model" if ok is False else None))
     bad = [n for n in pl_runs if report(n)["bytes_to_fast"] != report(n)["bytes_flushed"] + report(n)["bytes_parked_at_end"]]
     claims.append(Claim("parked-writes-conserved", "issue 18", "Every byte parked on the fast device reached the SSD or is reported "
                         "parked at the end", "bytes to fast = flushed + parked, in every PLMLight run",

@@ -214,11 +214,11 @@ impl Ssd {
         if plm.die_dt[d as usize] {
             return Some(self.layout.sets_of_die(d).start);
         }
-        if self.layout.groups > 1 || !user_write_queue(qi) {
+        if !self.nvm_sets_share_dies() || !user_write_queue(qi) {
             return None;
         }
         let s = self.layout.set_of_lpa(self.txns[t as usize].lpa as u64);
-        plm.sets[s as usize].as_ref().is_some_and(|x| x.win.window() == Window::Dt).then_some(s)
+        self.set_in_dt(s).then_some(s)
     }
 
     /// Whether set `s` has PLM and is in DTWin.
@@ -416,7 +416,7 @@ impl Ssd {
         for (d, qi, t) in std::mem::take(&mut self.plm_set(s).held) {
             self.dies[d as usize].q[qi as usize].push_back(t);
         }
-        if self.layout.groups == 1 && self.layout.sets > 1 {
+        if self.nvm_sets_share_dies() {
             // The dies are no longer all in DTWin: the die work other sets held goes too.
             let plm = self.plm.as_mut().unwrap();
             for set in plm.sets.iter_mut().flatten() {

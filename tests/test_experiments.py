@@ -507,9 +507,15 @@ def _src_claims(out):
 
 
 def _src_pair(out, base, src, targets):
-    """The DCQCN-only run's coordinators only count (w_max 1, w stays 1); the SRC run's may act;
-    both runs have the same workloads and complete every request."""
+    """The DCQCN-only run's coordinators only count (w_max 1, w stays 1) on the NVMe default
+    arbitration; the SRC run's may act, on split SQs; both run NVMe over RDMA as SPDK does, have
+    the same workloads and complete every request."""
     a, b = (json.loads((out / r / "summary.json").read_text()) for r in (base, src))
+    assert all("ssq_write_weight" not in d["ssd"] for d in a["devices"].values()), "the baseline has no split SQs"
+    assert all("ssq_write_weight" in d["ssd"] for d in b["devices"].values())
+    for s in (a, b):
+        assert s["nvmeof"]["params"]["queue_depth"] == 128 and s["nvmeof"]["params"]["target_buffer"] == 4095 * 8192
+        assert s["nvmeof"]["rdma_reads"]["posted"] > 0, "writes beyond 4 KiB have their data pulled"
     for j in range(targets):
         assert a["coordinators"][f"src{j}"]["params"]["w_max"] == 1 and a["coordinators"][f"src{j}"]["report"]["max_w"] == 1
         assert b["coordinators"][f"src{j}"]["params"]["w_max"] == 8
@@ -528,6 +534,11 @@ def test_src_throughput_quick_compares_dcqcn_only_with_src_in_the_clos(cli, tmp_
             "congestion-clears-80ms", "conservation"} <= set(by)
     assert by["conservation"]["holds"], by["conservation"]
     a, _ = _src_pair(out, "dcqcn", "src", 2)
+    # The third run: split SQs at w = 1 (SRC's weight off).
+    ssq = json.loads((out / "ssq" / "summary.json").read_text())
+    assert {d["ssd"]["ssq_write_weight"] for d in ssq["devices"].values()} == {1}
+    assert all(ssq["coordinators"][f"src{j}"]["params"]["w_max"] == 1 for j in range(2))
+    assert by["src-raises-aggregate"].get("ablation", {}).get("off") == "ssq"
     assert a["network"]["hosts"] == 256 and sum(w["all"]["ios"] for w in a["workloads"].values()) == 4 * 1500
     # Pauses are counted at the targets: the DCQCN cuts on their channels back to the initiator.
     cuts = sum(f["cuts"] for f in a["network"]["flows"].values() if f["src"] in ("h64", "h128"))
@@ -564,11 +575,6 @@ def test_src_incast_quick_runs_table_4s_ratios(cli, tmp_path):
         a, _ = _src_pair(out, f"{ratio}-dcqcn", f"{ratio}-src", targets)
         assert len({w["host"] for w in a["workloads"].values()}) == initiators, ratio
         assert len(a["devices"]) == targets
-    # Beyond the paper: with a bounded target buffer w steers the reads.
-    assert by["buffer-w-steers-reads"]["holds"] is True, by["buffer-w-steers-reads"]
-    b = json.loads((out / "3to1-buffer-w8" / "summary.json").read_text())
-    assert all(t["buffer"]["capacity"] == 1 << 20 and t["buffer"]["stalls"] > 0 for t in b["nvmeof"]["targets"].values())
-    assert {d["ssd"]["ssq_write_weight"] for d in b["devices"].values()} == {8} and "coordinators" not in b
     _figures_and_report(cli, out, "src-incast")
 
 

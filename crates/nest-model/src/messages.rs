@@ -28,6 +28,11 @@ message_kinds! {
     HAECHI_REQUEST,
     /// Haechi: a verb's answer or a monitor's message, data node → client.
     HAECHI_ANSWER,
+    /// NVMe-oF over RDMA: the target's RDMA READ request for a write's data, target → host, on
+    /// the target's queue pair behind the read data it is sending.
+    DATA_PULL,
+    /// NVMe-oF over RDMA: a write's data, the RDMA READ's response, host → target.
+    WRITE_DATA,
 }
 
 #[cfg(test)]
@@ -40,6 +45,6 @@ mod tests {
             assert_eq!(k.0 as usize, i, "{name}");
         }
         // The numbers trajectories were recorded with (fingerprints carry the kind).
-        assert_eq!([COMMAND.0, RESPONSE.0, CONTROL.0, HAECHI_REQUEST.0, HAECHI_ANSWER.0], [0, 1, 2, 3, 4]);
+        assert_eq!([COMMAND.0, RESPONSE.0, CONTROL.0, HAECHI_REQUEST.0, HAECHI_ANSWER.0, DATA_PULL.0, WRITE_DATA.0], [0, 1, 2, 3, 4, 5, 6]);
     }
 }

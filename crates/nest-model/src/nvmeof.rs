@@ -9,12 +9,21 @@
 //! it) passes the target's response queue and goes back on the reverse channel; the host
 //! completes the request `host_overhead` after it has fully arrived.
 //!
+//! Over RDMA (DCQCN, QRDMA connections) the target moves data as SPDK's RDMA transport does
+//! (SPEC §13.8): a write whose data exceed the in-capsule size (4 KiB) arrives as a bare
+//! command; once the target has processed it and found room in its buffer pool it posts an RDMA
+//! READ on its queue pair — behind the read data that queue pair is already sending, at the
+//! rate DCQCN allows it — and the host's NIC answers with the data. Read data go back as RDMA
+//! WRITEs in front of the completion. So DCQCN's throttle at a target delays its writes' data
+//! too, and read data held back there keep the buffer pool full (SRC §II-B).
+//!
 //! The hosts' side (connections, SQ credits) is `host::initiator`; this module holds the
 //! storage servers' targets, the message kinds and the layer's books.
 
 use crate::host::initiator::Initiator;
-use crate::messages::{COMMAND, RESPONSE};
+use crate::messages::{COMMAND, DATA_PULL, RESPONSE, WRITE_DATA};
 use crate::request::ReqId;
+use nest_config::plan::e2e::SPDK_IO_UNIT;
 use nest_config::resolve::e2e::NvmeofPlan;
 use nest_core::{DeviceId, HostId};
 use nest_nvme::{Direct, Target, TargetAction};
@@ -63,6 +72,14 @@ pub struct Books {
     /// Messages a torn-down connection's channels still held (`path/connection.rs`): dropped.
     pub commands_dropped: u64,
     pub responses_dropped: u64,
+    /// RDMA READs the targets posted for writes' data, that reached the hosts, and dropped with
+    /// their connection; the data they fetched, likewise.
+    pub pulls_sent: u64,
+    pub pulls_received: u64,
+    pub pulls_dropped: u64,
+    pub data_sent: u64,
+    pub data_received: u64,
+    pub data_dropped: u64,
 }
 
 pub struct NvmeofRt {
@@ -86,15 +103,19 @@ pub struct NvmeofRt {
     /// Per target: its I/O buffer (`[nvmeof] target_buffer`; empty when unlimited), and the
     /// devices that fetch against it.
     pub buffers: Vec<TargetBuffer>,
-    pub(crate) buffer_devices: Vec<Vec<u32>>,
+    /// Per target with a bounded buffer: the commands waiting for room, in order (SPDK's
+    /// `pending_buf_queue`).
+    pub(crate) buffer_wait: Vec<std::collections::VecDeque<ReqId>>,
 }
 
-/// A storage server's I/O buffer (SPDK's shared buffer pool; docs/e2e.md): bytes of the commands
-/// its SSDs serve, from the NVMe controller's fetch until a write completes at its device or a
-/// read's data has reached its host. While it is full the server's SSDs fetch nothing, so read
-/// data the network holds back at the target (DCQCN) stalls the drives — SRC's premise (SRC
-/// §II-B, Fig 2-b). A fetch is allowed while any room is left, so the buffer may be exceeded by
-/// less than one command (and a command larger than the buffer still runs, alone).
+/// A storage server's I/O buffer (SPDK's shared buffer pool; docs/e2e.md): whole io units
+/// (8 KiB) for each command it serves, from the moment the target has processed the command —
+/// before a write's data is pulled or a read is executed — until a write completes at its device
+/// or a read's data has reached its host. Commands that find it full wait in order; so read data
+/// the network holds back at the target (DCQCN) keep the server's writes from being fetched and
+/// its drives from being fed — SRC's premise (SRC §II-B, Fig 2-b). A command is let in while any
+/// room is left, so the pool may be exceeded by less than one command (and a command larger
+/// than the pool still runs, alone).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TargetBuffer {
     pub capacity: u64,
@@ -102,7 +123,7 @@ pub struct TargetBuffer {
     /// Commands holding bytes of it.
     pub holders: u64,
     pub peak: u64,
-    /// Fetches the full buffer stopped (with commands waiting in an SQ).
+    /// Commands that found it full and waited.
     pub stalls: u64,
 }
 
@@ -110,6 +131,12 @@ impl TargetBuffer {
     #[inline]
     pub fn has_room(&self) -> bool {
         self.used < self.capacity
+    }
+
+    /// The bytes a command of `size` bytes holds: whole io units.
+    #[inline]
+    pub fn units(size: u32) -> u64 {
+        (size as u64).div_ceil(SPDK_IO_UNIT) * SPDK_IO_UNIT
     }
 }
 
@@ -121,14 +148,9 @@ impl NvmeofRt {
         target_node.dedup();
         let target_of: Vec<Option<u32>> = plan.device_server.iter().map(|s| s.map(|s| target_node.binary_search(&s).expect("listed") as u32)).collect();
         let background_wait = (0..target_node.len()).map(|_| Default::default()).collect();
-        let mut buffer_devices = vec![Vec::new(); if plan.target_buffer.is_some() { target_node.len() } else { 0 }];
-        if !buffer_devices.is_empty() {
-            for (d, s) in target_of.iter().enumerate() {
-                if let Some(s) = s {
-                    buffer_devices[*s as usize].push(d as u32);
-                }
-            }
-        }
+        let buffer_wait = vec![Default::default(); if plan.target_buffer.is_some() { target_node.len() } else { 0 }];
+        // The I/O queue size bounds each (host, device, level)'s commands beside the SQ depth.
+        let depth = depth.into_iter().map(|q| plan.queue_depth.map_or(q, |n| q.min(n))).collect();
         NvmeofRt {
             background_wait,
             router_series: Vec::new(),
@@ -137,7 +159,7 @@ impl NvmeofRt {
                 Some(capacity) => vec![TargetBuffer { capacity, ..Default::default() }; target_node.len()],
                 None => Vec::new(),
             },
-            buffer_devices,
+            buffer_wait,
             targets: target_node.iter().map(|_| Target::new(plan.target_overhead, plan.response_overhead, Box::new(Direct))).collect(),
             actions: Vec::new(),
             target_node,
@@ -165,13 +187,10 @@ impl NvmeofRt {
         Ok(())
     }
 
-    /// The I/O buffer device `d`'s commands take, if its server has a bounded one.
+    /// The I/O buffer of target `s`, if bounded.
     #[inline]
-    pub(crate) fn buffer_of(&self, d: u32) -> Option<usize> {
-        if self.buffers.is_empty() {
-            return None;
-        }
-        self.target_of[d as usize].map(|s| s as usize)
+    pub(crate) fn buffer_at(&self, s: u32) -> Option<usize> {
+        (!self.buffers.is_empty()).then_some(s as usize)
     }
 
     /// The target of device `d`'s storage server.
@@ -202,6 +221,15 @@ impl NvmeofRt {
                 "NVMe-oF: {} responses sent, {} received, {} on the fabric, {} dropped with their connection",
                 b.responses_sent, b.responses_received, back_queued, b.responses_dropped
             ));
+        }
+        for (what, kind, sent, received, dropped) in [
+            ("RDMA READs", DATA_PULL, b.pulls_sent, b.pulls_received, b.pulls_dropped),
+            ("pulled data", WRITE_DATA, b.data_sent, b.data_received, b.data_dropped),
+        ] {
+            let queued = tp.channels.in_transit(kind);
+            if sent != received + queued + dropped {
+                return Err(format!("NVMe-oF: {sent} {what} sent, {received} received, {queued} on the fabric, {dropped} dropped with their connection"));
+            }
         }
         if b.write_bytes_at_target > b.write_bytes_sent || b.read_bytes_at_host > b.read_bytes_at_device {
             return Err(format!("NVMe-oF: more payload arrived than was sent ({b:?})"));

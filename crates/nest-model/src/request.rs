@@ -62,10 +62,12 @@ pub struct Request {
     pub t_arrive: SimTime,
     /// Left the host queue towards the device (into its SQ, or onto its NVMe-oF connection).
     pub t_dispatch: SimTime,
-    /// The command (and any write data) fully received at the storage server's target
+    /// The command (and any write data it carries) fully received at the storage server's target
     /// (= `t_dispatch` for a directly attached device).
     pub t_tgt_arrive: SimTime,
-    /// Placed in the device's submission queue, past the target's FIFO request queue.
+    /// Placed in the device's submission queue, past the target's FIFO request queue, its wait
+    /// for the server's buffer pool and, for a write whose data the target pulls (RDMA), the
+    /// RDMA READ's round trip.
     pub t_sq: SimTime,
     /// Entered service at the device (fetched by the NVMe controller).
     pub t_dev_start: SimTime,

@@ -359,7 +359,7 @@ impl Simulation {
             }
             for d in batch.drain(..) {
                 match d.msg.kind {
-                    messages::COMMAND | messages::RESPONSE => self.nvmeof_deliver(d.msg),
+                    messages::COMMAND | messages::RESPONSE | messages::DATA_PULL | messages::WRITE_DATA => self.nvmeof_deliver(d.msg),
                     messages::CONTROL => self.qos_deliver(d.msg.tag),
                     k @ (messages::HAECHI_REQUEST | messages::HAECHI_ANSWER) => self.haechi_deliver(k, d.msg.tag),
                     k => unreachable!("a message of kind {k:?} with no owner"),

@@ -487,7 +487,7 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
             "background": {"started": t.background.issued, "in_flight": t.background.in_flight()},
         });
         if let Some(b) = rt.buffers.get(i) {
-            v["buffer"] = json!({"capacity": b.capacity, "peak": b.peak, "held_at_end": b.used, "stalls": b.stalls});
+            v["buffer"] = json!({"capacity": b.capacity, "peak": b.peak, "held_at_end": b.used, "stalls": b.stalls, "waiting_at_end": rt.buffer_wait[i].len()});
         }
         targets.insert(topo.host_name(node).to_string(), v);
     }
@@ -518,8 +518,10 @@ fn nvmeof_json(rt: &crate::nvmeof::NvmeofRt, net: &crate::net::NetRt, classes: &
         "timed_out": rt.books.timed_out,
         "write_bytes": {"sent": b.write_bytes_sent, "at_target": b.write_bytes_at_target, "at_device": b.write_bytes_at_device},
         "read_bytes": {"at_device": b.read_bytes_at_device, "at_host": b.read_bytes_at_host},
+        "rdma_reads": {"posted": b.pulls_sent, "answered": b.data_sent, "data_at_target": b.data_received},
         "params": {
             "command_capsule": p.command_capsule, "completion_capsule": p.completion_capsule, "data_header": p.data_header,
+            "in_capsule_data": p.in_capsule_data, "queue_depth": p.queue_depth, "target_buffer": p.target_buffer,
             "target_overhead_us": r6(p.target_overhead.as_us_f64()), "response_overhead_us": r6(p.response_overhead.as_us_f64()),
             "host_overhead_us": r6(p.host_overhead.as_us_f64()),
         },

@@ -90,6 +90,20 @@ fn synthetic_events_run_algorithm_1_at_their_times() {
 }
 
 #[test]
+fn an_observing_src_counts_on_the_default_arbitration_and_sets_no_weight() {
+    // The paper's DCQCN-only baseline: the drives keep the NVMe default arbitration.
+    let text = incast(&src("observe = true\n")).replace("nvme = { arbitration = \"ssq\" }\n", "");
+    let (s, sim) = run(&text);
+    sim.check_conservation().unwrap();
+    let c = &s["coordinators"]["src"];
+    let r = &c["report"];
+    assert!(f(r, "pauses") > 10.0, "it counts the congestion: {r}");
+    assert_eq!((f(r, "weight_changes"), f(r, "max_w"), f(&c["params"], "w_max")), (0.0, 1.0, 1.0), "{r}");
+    let e = common::refused(&incast(&src("observe = true\nw_max = 4\n")));
+    assert!(e.contains("coordinator[0].w_max") && e.contains("sets no weight"), "{e}");
+}
+
+#[test]
 fn src_sections_are_checked() {
     use nest_config::{load_str, resolve};
     let err = |text: &str| load_str(text, "t.toml", ".".into(), &[], None).and_then(|l| resolve(&l, text)).map(|_| ()).unwrap_err().to_string();

@@ -1,6 +1,8 @@
 //! A storage server's bounded I/O buffer (`[nvmeof] target_buffer`, docs/e2e.md): a command takes
-//! its bytes when the NVMe controller fetches it; a write gives them back at its device, a read
-//! once its data has reached the host; a full buffer stops the server's SSDs fetching.
+//! its io units once the target has processed it; a write gives them back at its device, a read
+//! once its data has reached the host; commands that find it full wait in order. (The writes
+//! here carry their data in the capsule, `in_capsule_data = 64 KiB`, so that a write's device
+//! time follows its buffer alone; `rdma_pull.rs` has the pulled writes.)
 
 mod common;
 use common::{f, run};
@@ -8,7 +10,7 @@ use common::{f, run};
 /// One client (s0) keeping 16 commands of 64 KiB outstanding to an SSD in r0, over a 10 Gb/s
 /// DCQCN link; `rf` of them reads.
 fn scenario(buffer: Option<&str>, rf: f64) -> String {
-    let buffer = buffer.map_or(String::new(), |b| format!("target_buffer = \"{b}\"\n"));
+    let buffer = format!("target_buffer = \"{}\"\nin_capsule_data = \"64KiB\"\n", buffer.unwrap_or("unlimited"));
     format!(
         "schema = 1\n[run]\nduration = \"20ms\"\n[output]\nrequests = true\n[network]\ntopology = \"dumbbell\"\nsenders = 1\nreceivers = 1\n\
          link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[nvmeof]\ntransport = \"dcqcn\"\n{buffer}[[host]]\nname = \"s0\"\n\
@@ -69,9 +71,20 @@ fn a_buffer_larger_than_the_commands_in_flight_changes_nothing() {
 }
 
 #[test]
+fn rdma_connections_get_spdks_pool_and_queue_depth_by_default() {
+    let text = scenario(None, 0.5).replace("target_buffer = \"unlimited\"\nin_capsule_data = \"64KiB\"\n", "");
+    let (s, _) = run(&text);
+    let p = &s["nvmeof"]["params"];
+    assert_eq!((f(p, "target_buffer"), f(p, "in_capsule_data"), f(p, "queue_depth")), (4095.0 * 8192.0, 4096.0, 128.0), "{p}");
+    let (t, _) = run(&text.replace("transport = \"dcqcn\"", "transport = \"dctcp\""));
+    let p = &t["nvmeof"]["params"];
+    assert!(p["target_buffer"].is_null() && p["queue_depth"].is_null(), "NVMe/TCP keeps no pool and no I/O queue bound by default: {p}");
+}
+
+#[test]
 fn the_buffer_size_is_checked() {
     use nest_config::{load_str, resolve};
-    for (v, want) in [("1KiB", "at least 4 KiB"), ("lots", "nvmeof.target_buffer")] {
+    for (v, want) in [("4KiB", "at least 8 KiB"), ("lots", "nvmeof.target_buffer")] {
         let text = scenario(Some(v), 1.0);
         let e =
             load_str(&text, "t.toml", ".".into(), &[], None).map_err(|e| e.to_string()).and_then(|l| resolve(&l, &text).map(|_| ()).map_err(|e| e.to_string()));

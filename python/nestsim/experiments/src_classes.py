@@ -43,7 +43,7 @@ CLASSES = ("high", "low")
 
 def _scenario(cc: str, arb: str, ld: sc.Load, model: sc.Model) -> dict:
     """The 3:1 scenario with each stream split into a high and a low tenant of half its load."""
-    base = sc.scenario(f"src-classes-{cc}-{arb}", ld, 1, TARGETS, model, src=True)
+    base = sc.scenario(f"src-classes-{cc}-{arb}", ld, 1, TARGETS, model, mode="src")
     base["nvmeof"]["transport"] = cc
     workloads = []
     for w in base["workload"]:
@@ -112,14 +112,14 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("src-keeps-classes", SOURCE, "With SRC's split SQs in place of the per-class WRR, the high class keeps its "
                         "share of the reads (within 5 points)", f"≥ {share['qrdma-wrr'] - 0.05:.0%}", shown("qrdma-src"), keep,
                         None if keep else "the split SQs put both classes' reads in one FIFO RSQ, so the drives no longer favour the "
-                        f"high class; the network is now the bottleneck and QRDMA alone gives high {share['qrdma-src']:.0%} against "
-                        f"DCQCN's {share['dcqcn-src']:.0%} (its deeper cut is undone by DCQCN's fast recovery, docs/network.md)"))
+                        f"high class; QRDMA gives high {share['qrdma-src']:.0%} against DCQCN's {share['dcqcn-src']:.0%}"))
     total = {k: v["high"]["gbps"] + v["low"]["gbps"] for k, v in cr.items()}
     gain = total["qrdma-src"] / total["qrdma-wrr"]
     claims.append(Claim("split-sqs-raise-reads", SOURCE, "Split SQs (at w = 1) let the targets deliver more reads than per-class WRR: "
                         "writes no longer fill the drive's command slots", "reads (split SQs) ≥ 1.5 × reads (WRR), QRDMA",
                         f"{total['qrdma-src']:.1f} vs {total['qrdma-wrr']:.1f} Gb/s ({gain:.1f} ×)", gain >= 1.5,
-                        None if gain >= 1.5 else "the drives' slots are not the bottleneck here"))
+                        None if gain >= 1.5 else "the drives' slots are not what binds: "
+                        + sc.initiator_pacing(out_dir / "qrdma-src", runs["qrdma-src"], TARGETS)))
     reps = [runs["qrdma-src"]["coordinators"][f"src{j}"]["report"] for j in range(TARGETS)]
     moved = max(r["max_w"] for r in reps) > 1
     claims.append(Claim("src-acts-under-qrdma", SOURCE, "Under QRDMA SRC moves the write weight on the rate changes of the targets' "

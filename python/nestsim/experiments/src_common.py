@@ -15,13 +15,17 @@ the spines and converges on the initiators' ToR ports.
 with an SRC coordinator. The paper's targets held "multiple SSD-A devices"; NeSt's SRC controls
 one device per target (docs/src.md), so each target has one.
 
-**The DCQCN-only baseline** runs the same split SQs and the same coordinator with `w_max = 1`:
-Algorithm 1 can then only return w = 1, so the coordinator only counts (pauses, rate events) and
-the two runs differ in nothing but SRC's weight.
+**NVMe over RDMA as SPDK runs it** (SPEC §13.8; NeSt's default for DCQCN connections): a write
+beyond 4 KiB has its data pulled by the target with an RDMA READ posted on its queue pair, behind
+the read data that queue pair is sending; each target has SPDK's buffer pool (4,095 × 8 KiB);
+each initiator keeps at most 128 commands outstanding per drive (the NVMe-oF I/O queue size,
+Linux's and SPDK's), the rest wait at the host in arrival order.
 
-**Initiators** have unbounded queues (host depth and NVMe-oF SQ depth), as in `src-dynamic`: with
-bounded ones, slow writes fill them and the reads starve at the initiator whatever the target does
-(docs/src.md), which is not what SRC controls.
+**The DCQCN-only baseline** (SRC §IV-B, SPEC §13.8) is the NVMe default arbitration: no split SQs.
+Its targets run an SRC coordinator that only observes (`observe = true`), so its pauses and
+demanded rates are counted as SRC's are. A third run, **split SQs at w = 1** (`mode = "ssq"`: the
+split SQs and a coordinator with `w_max = 1`), separates what the split queues alone change from
+what SRC's weight changes.
 
 **Aggregate throughput** (SRC §IV-B): read bytes completed at the initiators plus write bytes
 completed by the drives at the targets, per millisecond. The timeline runs from 0 to the last
@@ -90,12 +94,18 @@ def drive(j: int, d: int, drives: int) -> str:
     return f"ssd{j}" if drives == 1 else f"ssd{j}_{d}"
 
 
-def scenario(name: str, load: Load, initiators: int, targets: int, model: Model, src: bool, seed: int = 1,
+#: The three ways a target runs: the paper's baseline, the split SQs alone, and SRC.
+MODES = {"dcqcn": "DCQCN-only", "ssq": "split SQs, w = 1", "src": "DCQCN-SRC"}
+
+
+def scenario(name: str, load: Load, initiators: int, targets: int, model: Model, mode: str, seed: int = 1,
              preset: str = PRESET, drives: int = 1) -> dict:
     """`initiators` initiators each sending an equal share of `load` to every one of `targets`
-    targets; SRC acts when `src`, else the coordinators only count (the baseline). With `drives`
-    > 1 each target is a flash array (SRC §IV-A: "multiple SSD instances on each Target") whose
-    drives share its load equally, under one SRC coordinator (`devices`)."""
+    targets, each target run as `mode` (`MODES`). With `drives` > 1 each target is a flash array
+    (SRC §IV-A: "multiple SSD instances on each Target") whose drives share its load equally,
+    under one SRC coordinator (`devices`)."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     pairs = initiators * targets * drives
     per_pair = load.per_target // (initiators * drives)
 
@@ -110,8 +120,10 @@ def scenario(name: str, load: Load, initiators: int, targets: int, model: Model,
 
     def coordinator(j: int) -> dict:
         which = {"device": drive(j, 0, 1)} if drives == 1 else {"devices": [drive(j, d, drives) for d in range(drives)]}
-        return dict({"name": f"src{j}", "kind": "src", **which, "model": str(model.path)}, **({} if src else {"w_max": 1}))
+        how = {"dcqcn": {"observe": True}, "ssq": {"w_max": 1}, "src": {}}[mode]
+        return {"name": f"src{j}", "kind": "src", **which, "model": str(model.path), **how}
 
+    nvme = {"sq_depth": 1 << 16} if mode == "dcqcn" else {"arbitration": "ssq", "sq_depth": 1 << 16}
     return {
         "schema": 1, "name": name,
         "run": {"seed": seed, "interval": "1ms"},
@@ -119,7 +131,7 @@ def scenario(name: str, load: Load, initiators: int, targets: int, model: Model,
         "nvmeof": {"transport": "dcqcn"},
         "host": [{"name": initiator(i), "queue_depth": 1 << 20} for i in range(initiators)],
         "device": [{"name": drive(j, d, drives), "kind": "ssd", "preset": preset, "server": target(j),
-                    "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16}} for j in range(targets) for d in range(drives)],
+                    "nvme": dict(nvme)} for j in range(targets) for d in range(drives)],
         "workload": workloads,
         "coordinator": [coordinator(j) for j in range(targets)],
     }
@@ -246,22 +258,48 @@ def read_waits(run_dir: Path) -> tuple:
     return float(np.asarray(t["back_network_us"])[reads].mean()), float(np.asarray(t["device_us"])[reads].mean())
 
 
+def initiator_pacing(run_dir: Path, summary: dict, targets: int) -> str:
+    """Where the reads wait and what paces them: the commands each type completes per second per
+    target while both flow, and the time they waited at the initiator (host queue) against the
+    time on the way back (the target's NIC queue and the wire)."""
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=["op", "t_complete_ps", "host_queue_us", "back_network_us"]).to_pydict()
+    reads = np.asarray([o == "read" for o in t["op"]])
+    done = np.asarray(t["t_complete_ps"], dtype=float) / 1e12
+    if not reads.any() or reads.all():
+        return "only one type ran"
+    # While both types complete: up to the earlier of the two types' 99th-percentile completion.
+    end = min(np.quantile(done[reads], 0.99), np.quantile(done[~reads], 0.99))
+    both = done <= end
+    rate = {k: float((m & both).sum()) / max(end, 1e-9) / targets for k, m in (("read", reads), ("write", ~reads))}
+    hq = {k: float(np.asarray(t["host_queue_us"])[m].mean()) / 1e3 for k, m in (("read", reads), ("write", ~reads))}
+    back = float(np.asarray(t["back_network_us"])[reads].mean())
+    qd = summary["nvmeof"]["params"].get("queue_depth")
+    return (f"each initiator keeps at most {qd if qd else 'an SQ depth of'} commands outstanding per drive and admits them in "
+            f"arrival order, so while both types flowed a target completed {rate['read']:,.0f} reads/s and {rate['write']:,.0f} "
+            f"writes/s — the reads paced by the writes, which the drive's DRAM holds to ~200 MB/s (MQSim's stock 100 MT/s × 1 B) — "
+            f"and commands waited {hq['read']:.0f} ms (reads) and {hq['write']:.0f} ms (writes) at the initiator against "
+            f"{back:.0f} µs on the way back")
+
+
 def why_w_stays(run_dir: Path, th: Throughput, targets: int, src_summary: dict, model: Model) -> str:
-    """What a run with SRC shows about why the weight did or did not move: the weights it ran
-    at, DCQCN's rates on the targets' channels beside the reads each drive delivered."""
+    """What a run with SRC shows about why the weight did or did not move, link by link of the
+    paper's chain (TXQ bottleneck → reads throttled → aggregate loss → w recovers writes): the
+    weights it ran at, DCQCN's rates on the targets' channels beside the reads each target
+    delivered, and what paced the reads."""
     rates = dcqcn_rates(run_dir, th)
     ws = [src_summary["coordinators"][f"src{j}"]["report"] for j in range(targets)]
     per_target_reads = float(th.read[read_period(th)].mean()) / targets
     rate_txt = f"{min(rates):.1f}–{max(rates):.1f}" if rates else "n/a"
     mean_ws = ", ".join(f"{r['mean_w']:.2f}" for r in ws)
-    back, device = read_waits(run_dir)
-    return (f"SRC ran at mean w {mean_ws} (max {max(r['max_w'] for r in ws):.0f}); "
-            f"while reads flowed, DCQCN's mean rate on the targets' channels was {rate_txt} Gb/s against "
-            f"{per_target_reads:.1f} Gb/s of reads delivered per target (a read spent {back:.0f} µs on the way back — the target's NIC "
-            f"queue and the wire — and {device:.0f} µs in the drive, on average); Algorithm 1 keeps w = 1 whenever the "
-            f"model's reads at w = 1 are below the demanded rate, and stops when they change by < τ from one w to the next (w carries "
-            f"{model.w_importance:.3f} of the forest's importance); on NeSt's {PRESET} the writes are bound by the DRAM "
-            f"(~200 MB/s per drive, MQSim's stock 100 MT/s × 1 B) whatever w, so a higher w cannot raise them (docs/src.md)")
+    _, device = read_waits(run_dir)
+    return (f"SRC ran at mean w {mean_ws} (max {max(r['max_w'] for r in ws):.0f}). The chain breaks at its first link: while "
+            f"reads flowed, DCQCN's mean rate on the targets' channels was {rate_txt} Gb/s against {per_target_reads:.1f} Gb/s "
+            f"of reads delivered per target ({device:.0f} µs in the drive), so no TXQ backlog forms and the demanded rate never "
+            f"falls below what the drive delivers: {initiator_pacing(run_dir, src_summary, targets)}. Algorithm 1 keeps "
+            f"w = 1 whenever the model's reads at w = 1 are below the demanded rate (w carries {model.w_importance:.3f} of the "
+            f"forest's importance; docs/src.md)")
 
 
 def unless_idle(c, src_summary: dict, targets: int):

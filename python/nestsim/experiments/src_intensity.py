@@ -42,7 +42,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     for name, (size, per_ms, _) in LOADS.items():
         ld = sc.Load(read_rate=per_ms * 1e3, write_rate=per_ms * 1e3, read_bytes=size, write_bytes=size, per_target=per_target)
         for mode in ("dcqcn", "src"):
-            scenarios[f"{name}-{mode}"] = sc.scenario(f"src-intensity-{name}-{mode}", ld, 1, 2, model, src=mode == "src")
+            scenarios[f"{name}-{mode}"] = sc.scenario(f"src-intensity-{name}-{mode}", ld, 1, 2, model, mode=mode)
     runs = run_all(out_dir, scenarios)
     th = {k: sc.throughput(out_dir / k, 2) for k in runs}
 

@@ -4,7 +4,7 @@
 //! preset, "shipped:ssd-a"; read and checked here so a bad file is a configuration error), `delta` (the monitor's window, 10 ms in
 //! the paper), `tau` (10 %), `w_max` (the model's own by default: it knows nothing beyond) and
 //! `events` (synthetic congestion events: time and demanded read rate, for SRC §IV-E's test of
-//! the control loop).
+//! the control loop), `observe` (count only: the DCQCN-only baseline on any arbitration).
 
 use super::{Built, Env, KindConfig, KindPlan};
 use crate::ctx::Ctx;
@@ -38,6 +38,11 @@ pub struct SrcKeys {
     /// The largest write weight it sets (default: the model's w_max).
     #[serde(default)]
     pub w_max: Option<u32>,
+    /// Only observe: count the congestion signals and the demanded rate as SRC does, set no
+    /// weight — the paper's "DCQCN only" baseline, whose drives keep the NVMe default arbitration
+    /// (no split SQs needed).
+    #[serde(default)]
+    pub observe: bool,
     /// Synthetic congestion events, `[["60ms", "6Gbps"], ...]` (time, demanded read rate).
     #[serde(default)]
     pub events: Option<Vec<(String, String)>>,
@@ -82,6 +87,7 @@ fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
         let w0 = match &devices[device].kind {
             DeviceKindPlan::Ssd(p) => match p.nvme.split {
                 Some(w) => w,
+                None if c.observe => 1,
                 None => {
                     cx.err(&key_of(k), format!("'{name}' does not arbitrate by split SQs: give it nvme = {{ arbitration = \"ssq\" }}"));
                     1
@@ -119,6 +125,12 @@ fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
         cx.err(&f("tau"), format!("expected a share in (0, 1), got {tau}"));
     }
     let w_max = match (c.w_max, &model) {
+        _ if c.observe => {
+            if c.w_max.is_some_and(|w| w != 1) {
+                cx.err(&f("w_max"), "an observing src sets no weight: leave w_max out");
+            }
+            1
+        }
         (Some(w), _) => w,
         (None, Some(m)) => m.w_max,
         (None, None) => 1,

@@ -46,6 +46,13 @@ pub struct NvmeofPlan {
     pub host_overhead: SimTime,
     /// I/O buffer bytes per storage server (`None`: unlimited).
     pub target_buffer: Option<u64>,
+    /// Per class: whether its connections are RDMA queue pairs (DCQCN, QRDMA), whose writes
+    /// beyond `in_capsule_data` have their data pulled by the target.
+    pub rdma: Vec<bool>,
+    /// Write bytes an RDMA command capsule carries (SPDK's `in_capsule_data_size`).
+    pub in_capsule_data: u32,
+    /// Commands a host keeps outstanding per device and SQ level (`None`: the SQ depth).
+    pub queue_depth: Option<u32>,
     /// Keep Alive Timeout (`None`: no keep-alive).
     pub keep_alive: Option<SimTime>,
     /// Time between a host's attempts to reconnect to a lost controller (`None`: at once).
@@ -54,6 +61,14 @@ pub struct NvmeofPlan {
     /// ever).
     pub ctrl_loss_tmo: Option<SimTime>,
 }
+
+/// SPDK's RDMA transport defaults (`lib/nvmf/rdma.c`): 4,095 shared buffers of one io unit
+/// (max I/O size 128 KiB / 16 SGL entries = 8 KiB) each, 4 KiB of in-capsule data, and I/O queues
+/// of 128 entries (Linux's `nvme-rdma` also asks for 128).
+pub const SPDK_IO_UNIT: u64 = 8192;
+pub const SPDK_SHARED_BUFFERS: u64 = 4095;
+pub const SPDK_IN_CAPSULE_DATA: u32 = 4096;
+pub const SPDK_QUEUE_DEPTH: u32 = 128;
 
 /// Linux's default `ctrl_loss_tmo` (`NVMF_DEF_CTRL_LOSS_TMO`).
 pub const DEFAULT_CTRL_LOSS_TMO: SimTime = SimTime::from_ms(600_000);
@@ -68,5 +83,12 @@ impl NvmeofPlan {
     /// Whether host `h` reaches device `d` over the fabric.
     pub fn is_remote(&self, h: usize, d: usize) -> bool {
         matches!(self.device_server[d], Some(s) if self.host_node[h] != Some(s))
+    }
+
+    /// Whether a write of `bytes` on class `class`'s connection has its data pulled by the
+    /// target (an RDMA READ) instead of carried behind its command capsule.
+    #[inline]
+    pub fn pulls(&self, class: usize, bytes: u32) -> bool {
+        self.rdma[class] && bytes > self.in_capsule_data
     }
 }

@@ -5,7 +5,10 @@
 use super::network::{transport, NetworkPlan};
 use super::volume::VolumePlan;
 use super::{ClassPlan, Ctx, DevicePlan, HostPlan, Priority, WorkloadPlan};
-pub use crate::plan::e2e::{ConnPlan, NvmeofPlan, Tagging, DEFAULT_CTRL_LOSS_TMO, DEFAULT_KEEP_ALIVE, DEFAULT_RECONNECT_DELAY};
+pub use crate::plan::e2e::{
+    ConnPlan, NvmeofPlan, Tagging, DEFAULT_CTRL_LOSS_TMO, DEFAULT_KEEP_ALIVE, DEFAULT_RECONNECT_DELAY, SPDK_IN_CAPSULE_DATA, SPDK_IO_UNIT, SPDK_QUEUE_DEPTH,
+    SPDK_SHARED_BUFFERS,
+};
 use crate::schema::*;
 use nest_core::SimTime;
 use nest_net::packet::{PRIO_NORMAL, PRIO_URGENT};
@@ -133,14 +136,38 @@ pub(super) fn nvmeof(
     let target_overhead = time(cx, "target_overhead", &c.target_overhead);
     let response_overhead = time(cx, "response_overhead", &c.response_overhead);
     let host_overhead = time(cx, "host_overhead", &c.host_overhead);
-    let target_buffer = c.target_buffer.as_ref().and_then(|v| {
-        let b = cx.size("nvmeof.target_buffer", v)?;
-        if b < 4096 {
-            cx.err("nvmeof.target_buffer", format!("{b} bytes: expected at least 4 KiB (one command's data)"));
-            return None;
+    let rdma: Vec<bool> = class_cc.iter().map(|cc| cc.is_rate_based()).collect();
+    let rdma_default = default_cc.is_rate_based();
+    let target_buffer = match c.target_buffer.as_deref() {
+        None => rdma_default.then_some(SPDK_SHARED_BUFFERS * SPDK_IO_UNIT),
+        Some("unlimited") => None,
+        Some(v) => cx.size("nvmeof.target_buffer", v).and_then(|b| {
+            if b < SPDK_IO_UNIT {
+                cx.err("nvmeof.target_buffer", format!("{b} bytes: expected at least 8 KiB (one io unit), or \"unlimited\""));
+                return None;
+            }
+            Some(b)
+        }),
+    };
+    let in_capsule_data = match &c.in_capsule_data {
+        None => SPDK_IN_CAPSULE_DATA,
+        Some(v) => match cx.size("nvmeof.in_capsule_data", v) {
+            Some(b) if b <= 1 << 20 => b as u32,
+            Some(_) => {
+                cx.err("nvmeof.in_capsule_data", "must be at most 1 MiB");
+                SPDK_IN_CAPSULE_DATA
+            }
+            None => SPDK_IN_CAPSULE_DATA,
+        },
+    };
+    let queue_depth = match c.queue_depth {
+        Some(0) => {
+            cx.err("nvmeof.queue_depth", "expected at least 1 command");
+            None
         }
-        Some(b)
-    });
+        Some(q) => Some(q),
+        None => rdma_default.then_some(SPDK_QUEUE_DEPTH),
+    };
     // A host timer: Linux's default when absent, none at "0s".
     let timer = |cx: &mut Ctx, key: &str, v: &Option<String>, default: SimTime| match v {
         None => Some(default),
@@ -203,6 +230,9 @@ pub(super) fn nvmeof(
         response_overhead,
         host_overhead,
         target_buffer,
+        rdma,
+        in_capsule_data,
+        queue_depth,
         keep_alive,
         reconnect_delay,
         ctrl_loss_tmo,

@@ -22,10 +22,21 @@ pub struct NvmeofConfig {
     pub target_overhead: Option<String>,
     pub response_overhead: Option<String>,
     pub host_overhead: Option<String>,
-    /// Bytes of I/O buffer a storage server holds for the commands its SSDs serve (SPDK's shared
-    /// buffer pool): taken when the NVMe controller fetches a command, given back when a write
-    /// completes at the device or a read's data has reached its host (default: unlimited).
+    /// Bytes of I/O buffer a storage server holds for the commands it serves (SPDK's shared
+    /// buffer pool, in whole 8 KiB io units): taken when the target has processed a command
+    /// (before a write's data is pulled or a read is executed), given back when a write completes
+    /// at the device or a read's data has reached its host. Default: SPDK's 4,095 × 8 KiB when
+    /// the connections are RDMA (`transport` dcqcn or qrdma), else "unlimited".
     pub target_buffer: Option<String>,
+    /// Write data an RDMA connection carries inside the command capsule (SPDK's
+    /// `in_capsule_data_size`, 4 KiB); the target pulls a larger write's data with an RDMA READ
+    /// posted on its queue pair, behind whatever that queue pair is sending. NVMe/TCP connections
+    /// carry every write's data behind its capsule.
+    pub in_capsule_data: Option<String>,
+    /// Commands a host keeps outstanding per device and SQ level over the fabric (the NVMe-oF I/O
+    /// queue size; Linux's and SPDK's 128). Default: 128 when the connections are RDMA, else the
+    /// device's SQ depth alone limits them.
+    pub queue_depth: Option<u32>,
     /// NVMe-oF Keep Alive Timeout (KATO; Linux's default for fabrics 5 s; "0s": none): a host
     /// sends a Keep Alive command every KATO and takes the controller as lost when one goes
     /// unanswered for KATO — how it finds a failed storage server without waiting for an I/O

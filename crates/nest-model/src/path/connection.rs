@@ -28,7 +28,7 @@
 use crate::conns::{Conn, ConnEvent, Connections};
 use crate::events::Event;
 use crate::fault::Subject;
-use crate::messages::{COMMAND, RESPONSE};
+use crate::messages::{COMMAND, DATA_PULL, RESPONSE, WRITE_DATA};
 use crate::path::fault::{next_attempt, removal_time};
 use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
@@ -200,19 +200,28 @@ impl Simulation {
         // completions (with any read data) never reach the host.
         let net = self.net.as_deref_mut().expect("NVMe-oF has a network");
         let mut gone: BTreeSet<u32> = BTreeSet::new();
+        let mut pulling: Vec<ReqId> = Vec::new();
         let rt = self.nvmeof.as_deref_mut().expect("NVMe-oF");
         for (fwd, back) in flows {
-            for (flow, kind) in [(fwd, COMMAND), (back, RESPONSE)] {
+            for flow in [fwd, back] {
                 for m in net.tp.reset_channel(flow) {
-                    debug_assert_eq!(m.kind, kind, "an NVMe-oF channel carries its own kind");
-                    if m.kind == COMMAND {
-                        rt.books.commands_dropped += 1;
-                    } else {
-                        rt.books.responses_dropped += 1;
+                    match m.kind {
+                        COMMAND => rt.books.commands_dropped += 1,
+                        RESPONSE => rt.books.responses_dropped += 1,
+                        DATA_PULL => rt.books.pulls_dropped += 1,
+                        WRITE_DATA => rt.books.data_dropped += 1,
+                        k => unreachable!("an NVMe-oF channel carried a message of kind {k:?}"),
+                    }
+                    if m.kind == DATA_PULL || m.kind == WRITE_DATA {
+                        // The target gives the write up: the data it was pulling never come.
+                        pulling.push(ReqId(m.tag));
                     }
                     gone.insert(m.tag);
                 }
             }
+        }
+        for r in pulling {
+            self.buffer_release(r);
         }
         // (A command at a dead device is not among them: the device path times it, `hang`.)
         for r in out {

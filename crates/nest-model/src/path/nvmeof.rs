@@ -3,8 +3,8 @@
 //! completions come back the same way (the component state is in `crate::nvmeof`).
 
 use crate::events::Event;
-use crate::messages::{COMMAND, RESPONSE};
-use crate::nvmeof::{NvmeofEvent, NvmeofRt};
+use crate::messages::{COMMAND, DATA_PULL, RESPONSE, WRITE_DATA};
+use crate::nvmeof::{NvmeofEvent, NvmeofRt, TargetBuffer};
 use crate::request::{Kind, ReqId, Request};
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
@@ -13,6 +13,10 @@ use nest_core::SimTime;
 use nest_nvme::{BackgroundIo, CmdInfo, Stage, TargetAction};
 use nest_transport::Message;
 use nest_workload::Op;
+
+/// Bytes of an RDMA READ request on the wire above the transport's own headers (RoCEv2's BTH
+/// 12 B + RETH 16 B).
+const RDMA_READ_REQUEST: u64 = 28;
 
 impl Simulation {
     fn nvmeof(&mut self) -> &mut NvmeofRt {
@@ -28,7 +32,8 @@ impl Simulation {
         let (f, _) = rt.initiator.channels(req.host, req.device, req.class);
         let f = f.0;
         let mut bytes = rt.plan.command_capsule as u64;
-        if req.op == Op::Write {
+        // A write's data go behind its capsule, unless the target will pull them (RDMA).
+        if req.op == Op::Write && !rt.plan.pulls(req.class as usize, req.size) {
             bytes += rt.plan.data_header as u64 + req.size as u64;
             rt.books.write_bytes_sent += req.size as u64;
         }
@@ -43,6 +48,8 @@ impl Simulation {
         match msg.kind {
             COMMAND => self.target_receive(ReqId(msg.tag)),
             RESPONSE => self.host_receive(ReqId(msg.tag)),
+            DATA_PULL => self.host_pulled(ReqId(msg.tag)),
+            WRITE_DATA => self.target_pulled(ReqId(msg.tag)),
             k => unreachable!("NVMe-oF message of unknown kind {k:?}"),
         }
     }
@@ -56,7 +63,7 @@ impl Simulation {
         let level = self.resolved.tagging.nvme[req.class as usize];
         let rt = self.nvmeof();
         rt.books.commands_received += 1;
-        if req.op == Op::Write {
+        if req.op == Op::Write && !rt.plan.pulls(req.class as usize, req.size) {
             rt.books.write_bytes_at_target += req.size as u64;
         }
         let s = rt.target_of(req.device);
@@ -143,14 +150,9 @@ impl Simulation {
                 TargetAction::Wake(t, Stage::Request) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::RequestDone(s))),
                 TargetAction::Wake(t, Stage::Response) => self.queue.schedule(t, Event::Nvmeof(NvmeofEvent::ResponseDone(s))),
                 TargetAction::Submit(r, d) => {
-                    // Past the target's request queue: into the submission queue of the device
-                    // the router chose, for the request's host and class.
-                    let req = self.pool.get_mut(r);
-                    req.t_sq = self.now;
-                    req.served = d;
-                    let (h, class) = (req.host, req.class);
-                    let level = self.resolved.tagging.nvme[class as usize];
-                    self.submit_to_device(d, r, h, level);
+                    // Past the target's request queue, bound for the device the router chose.
+                    self.pool.get_mut(r).served = d;
+                    self.target_admit(s, r);
                 }
                 TargetAction::Respond(r) => self.send_response(r),
                 TargetAction::Background(io) => self.target_background(s, io),
@@ -158,6 +160,98 @@ impl Simulation {
             }
         }
         self.nvmeof().actions = out;
+    }
+
+    /// Target `s` has processed command `r`: it takes its io units of the server's buffer pool,
+    /// or waits in order for them.
+    fn target_admit(&mut self, s: u32, r: ReqId) {
+        let rt = self.nvmeof();
+        if let Some(b) = rt.buffer_at(s) {
+            if !rt.buffer_wait[b].is_empty() || !rt.buffers[b].has_room() {
+                rt.buffers[b].stalls += 1;
+                rt.buffer_wait[b].push_back(r);
+                return;
+            }
+            self.buffer_take(b, r);
+        }
+        self.target_execute(r);
+    }
+
+    /// Request `r` holds its io units of buffer pool `b`.
+    fn buffer_take(&mut self, b: usize, r: ReqId) {
+        let req = self.pool.get_mut(r);
+        req.buffered = true;
+        let size = req.size;
+        let rt = self.nvmeof();
+        let buf = &mut rt.buffers[b];
+        buf.used += TargetBuffer::units(size);
+        buf.holders += 1;
+        buf.peak = buf.peak.max(buf.used);
+    }
+
+    /// Target `s`'s buffer pool has room again: the commands waiting for it go on, in order.
+    pub(crate) fn admit_waiting(&mut self, s: u32) {
+        loop {
+            let rt = self.nvmeof();
+            let Some(b) = rt.buffer_at(s) else { return };
+            if !rt.buffers[b].has_room() {
+                return;
+            }
+            let Some(r) = rt.buffer_wait[b].pop_front() else { return };
+            self.buffer_take(b, r);
+            self.target_execute(r);
+        }
+    }
+
+    /// Command `r` has its buffer: a write whose data the target pulls posts its RDMA READ on the
+    /// connection's queue pair (behind the read data already there); anything else goes into
+    /// its device's submission queue.
+    fn target_execute(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        if req.op == Op::Write && self.nvmeof().plan.pulls(req.class as usize, req.size) {
+            if self.let_go_stranded(r) {
+                return; // its host gave up on it: there is nobody to pull the data from
+            }
+            let rt = self.nvmeof();
+            let (_, back) = rt.initiator.channels(req.host, req.device, req.class);
+            rt.books.pulls_sent += 1;
+            return self.send_message(back.0, RDMA_READ_REQUEST, Message { kind: DATA_PULL, tag: r.0 });
+        }
+        self.target_submit(r);
+    }
+
+    /// Into the submission queue of the device the router chose, for the request's host and class.
+    fn target_submit(&mut self, r: ReqId) {
+        let req = self.pool.get_mut(r);
+        req.t_sq = self.now;
+        let (d, h, class) = (req.served, req.host, req.class);
+        let level = self.resolved.tagging.nvme[class as usize];
+        self.submit_to_device(d, r, h, level);
+    }
+
+    /// Host side: the target's RDMA READ for write `r`'s data arrived; the host's NIC answers with
+    /// the data (no software on the way).
+    fn host_pulled(&mut self, r: ReqId) {
+        let req = *self.pool.get(r);
+        let rt = self.nvmeof();
+        rt.books.pulls_received += 1;
+        let (fwd, _) = rt.initiator.channels(req.host, req.device, req.class);
+        let bytes = rt.plan.data_header as u64 + req.size as u64;
+        rt.books.data_sent += 1;
+        rt.books.write_bytes_sent += req.size as u64;
+        self.send_message(fwd.0, bytes, Message { kind: WRITE_DATA, tag: r.0 });
+    }
+
+    /// Target side: write `r`'s pulled data arrived; the command goes to its device.
+    fn target_pulled(&mut self, r: ReqId) {
+        let size = self.pool.get(r).size as u64;
+        let rt = self.nvmeof();
+        rt.books.data_received += 1;
+        rt.books.write_bytes_at_target += size;
+        if self.let_go_stranded(r) {
+            return;
+        }
+        self.target_submit(r);
     }
 
     /// A router at server `s` starts I/O of its own: it enters its device's submission queue for

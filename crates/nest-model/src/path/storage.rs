@@ -4,6 +4,7 @@
 
 use crate::device::DeviceRt;
 use crate::events::Event;
+use crate::nvmeof::TargetBuffer;
 use crate::request::{Kind, ReqId};
 use crate::sim::Simulation;
 use nest_config::resolve::Priority;
@@ -52,32 +53,13 @@ impl Simulation {
 
     /// The NVMe controller fetches commands from the SQs, by arbitration, while the SSD has
     /// free command slots.
-    /// With a bounded target buffer (`[nvmeof] target_buffer`) each fetched command takes its
-    /// bytes of it, and a full buffer stops the fetching.
     pub(crate) fn ssd_fetch(&mut self, d: u32) {
         let now = self.now;
-        let buffer = self.nvmeof.as_deref().and_then(|rt| rt.buffer_of(d));
         let DeviceRt::Ssd(dev) = &mut self.devices[d as usize] else { return };
         while dev.ssd.can_accept() {
-            if let Some(s) = buffer {
-                let b = &mut self.nvmeof.as_deref_mut().expect("a buffer is a target's").buffers[s];
-                if !b.has_room() {
-                    if dev.ctrl.waiting() > 0 {
-                        b.stalls += 1;
-                    }
-                    break;
-                }
-            }
             let Some(r) = dev.ctrl.fetch() else { break };
             let req = self.pool.get_mut(r);
             req.t_dev_start = now;
-            if let Some(s) = buffer {
-                req.buffered = true;
-                let b = &mut self.nvmeof.as_deref_mut().expect("a buffer is a target's").buffers[s];
-                b.used += req.size as u64;
-                b.holders += 1;
-                b.peak = b.peak.max(b.used);
-            }
             let class = self.resolved.tagging.device[req.class as usize].ssd_class();
             dev.ssd.submit(now, r.0, req.op == Op::Write, req.offset, req.size, class, &mut dev.out);
         }
@@ -108,12 +90,11 @@ impl Simulation {
             dev.ctrl.done(req.op == Op::Write);
         }
         // Writes give their target buffer back at the device, reads once their data reached the
-        // host (or at once, when it stays in the server).
-        if self.nvmeof.as_deref().is_some_and(|rt| rt.buffer_of(d).is_some()) {
+        // host.
+        if self.nvmeof.as_deref().is_some_and(|rt| !rt.buffers.is_empty()) {
             for item in &done {
                 let r = ReqId(item.tag);
-                let req = self.pool.get(r);
-                if req.op == Op::Write || !self.nvmeof.as_deref().expect("NVMe-oF").is_remote(req.host, req.device) {
+                if self.pool.get(r).op == Op::Write {
                     self.buffer_release(r);
                 }
             }
@@ -133,27 +114,21 @@ impl Simulation {
         self.wake_hosts();
     }
 
-    /// Request `r` gives back the target buffer it holds, if any; a buffer that was full lets its
-    /// server's SSDs fetch again.
+    /// Request `r` gives back the target buffer it holds, if any; the commands waiting for room
+    /// go on, in order.
     pub(crate) fn buffer_release(&mut self, r: ReqId) {
         let req = self.pool.get_mut(r);
         if !req.buffered {
             return;
         }
         req.buffered = false;
-        let (d, size) = (req.served.0, req.size as u64);
+        let (d, size) = (req.served, req.size);
         let rt = self.nvmeof.as_deref_mut().expect("a buffered request went through a target");
-        let s = rt.buffer_of(d).expect("a buffered request's device has a buffer");
-        let b = &mut rt.buffers[s];
-        let was_full = !b.has_room();
-        b.used -= size;
+        let s = rt.target_of(d);
+        let b = &mut rt.buffers[s as usize];
+        b.used -= TargetBuffer::units(size);
         b.holders -= 1;
-        if was_full && b.has_room() {
-            for k in 0..rt.buffer_devices[s].len() {
-                let dd = self.nvmeof.as_deref().expect("NVMe-oF").buffer_devices[s][k];
-                self.ssd_fetch(dd);
-            }
-        }
+        self.admit_waiting(s);
     }
 
     pub(crate) fn on_ssd(&mut self, d: u32, e: SsdEvent) {

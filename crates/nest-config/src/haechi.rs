@@ -102,8 +102,10 @@ fn d_window() -> usize {
 fn d_grace() -> f64 {
     100.0
 }
+/// SPEC §13.9: the δ cap is read so that the paper's outcome is possible — a backlogged client
+/// keeps its tokens (`idle`); the printed pacing rule (`pace`) stays selectable.
 fn d_cap() -> Cap {
-    Cap::Pace
+    Cap::Idle
 }
 
 /// Haechi's parameters (SPEC §10); η, M and σ have no source values.

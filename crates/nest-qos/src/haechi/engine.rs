@@ -16,8 +16,9 @@
 //!   conversion otherwise).
 //! - Global tokens still held at a period's start expire with the reservation left: they were the
 //!   old period's capacity.
-//! - The δ cap applies at every tick as printed ([`DeltaCap::Pace`]); [`DeltaCap::Idle`] applies
-//!   it only to a client with nothing waiting (see `tests.rs` for why it matters).
+//! - The δ cap applies only to a client with nothing waiting ([`DeltaCap::Idle`], SPEC §13.9's
+//!   reading and the scenarios' default); [`DeltaCap::Pace`] applies it at every tick as printed
+//!   (see `tests.rs` for why it matters).
 
 use nest_core::SimTime;
 
@@ -38,11 +39,11 @@ pub struct EngineConfig {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DeltaCap {
     /// At every tick, as printed (SPEC §10): a client behind the pace R_i/T loses the excess,
-    /// whatever the reason it is behind.
+    /// whatever the reason it is behind. Selectable (`cap = "pace"`).
     Pace,
     /// Only at a tick where the client has no I/O waiting: a backlogged client is behind because
     /// the node is busy, not for lack of demand (the paper's stated purpose: "clients that do not
-    /// consume their reservation tokens must yield them back"). NeSt's alternative reading.
+    /// consume their reservation tokens must yield them back"). SPEC §13.9's reading, the default.
     Idle,
 }
 

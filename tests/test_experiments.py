@@ -682,13 +682,17 @@ def test_haechi_qos_quick_reports_reservations_conversion_and_the_zipf_finding(c
 
 def test_haechi_patterns_quick_compares_burst_and_constant_rate(cli, tmp_path):
     """`haechi-patterns --quick`: with spike reservations C1–C3 miss under burst requests and
-    surpass 285 K at a constant rate; the latency claim is judged from submission and explained."""
+    surpass 285 K at a constant rate — and so they do on the bare system beside, so those claims
+    are not Haechi's doing (not evaluated); the latency claim is judged from submission and
+    explained."""
     out = tmp_path / "haechi-patterns"
     cli("experiment", "haechi-patterns", "--quick", "-o", out, check=0)
     doc = json.loads((out / "claims.json").read_text())
     by = {c["id"]: c for c in doc["claims"]}
-    assert by["burst-c1-c3-miss"]["holds"] and by["constant-c1-c3-exceed"]["holds"] and by["conservation"]["holds"]
-    assert by["burst-node-drop"]["holds"] and by["constant-node-drop"]["holds"]
+    assert by["conservation"]["holds"]
+    for k in ("burst-c1-c3-miss", "constant-c1-c3-exceed", "burst-node-drop", "constant-node-drop"):
+        assert by[k]["ablation"]["off"].endswith("-bare") and (by[k]["holds"] is None) == by[k]["ablation"]["holds"], by[k]
+    assert "bare:" in by["burst-c1-c3-miss"]["measured"]
     lat = by["constant-lower-latency"]
     assert lat["holds"] or "from the verb's post" in lat["why"]
     for stem in FIGURES["haechi-patterns"]:

@@ -141,7 +141,9 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
 
     zr, zrb = runs["zipf-range-haechi"], runs["zipf-range-none"]
     hot_r = zr["nodes"][0]
-    refused = not hot_r["admission"]["ok"]
+    # Refused at every period start (the monitor admits in the clients' order what fits).
+    per_period = [len(p["refused"]) for p in hot_r["periods"]]
+    refused = not hot_r["admission"]["ok"] and min(per_period, default=0) > 0
     met_h, _ = met_every_period(zr, [res] * CLIENTS)
     met_b, _ = met_every_period(zrb, [res] * CLIENTS)
     got = mean(per_second(zr, c) for c in range(CLIENTS))
@@ -151,7 +153,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "admission control refuses it, and neither Haechi nor the bare system meets them",
                         "hot node refused; reservations missed with and without Haechi",
                         f"hot node share {hot_r['share']:.3f}, Σ R = {sum(hot_r['reservations']) / 1e3:.0f}K against "
-                        f"C_G = {CAPACITY / 1e3:.0f}K ({'refused' if refused else 'admitted'}); clients {got / 1e3:.0f}K of "
+                        f"C_G = {CAPACITY / 1e3:.0f}K ({'refused' if refused else 'admitted'}: {min(per_period, default=0)}–"
+                        f"{max(per_period, default=0)} of {CLIENTS} clients' reservations refused per period); clients {got / 1e3:.0f}K of "
                         f"{res / 1e3:.0f}K per period", held,
                         None if held else "the hot node's reservations fit, or were met"))
     claims.append(conserved(runs))

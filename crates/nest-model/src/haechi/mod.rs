@@ -99,6 +99,7 @@ pub fn result(r: &HaechiRun) -> Value {
                 "start_s": r6(p.start.as_secs_f64()), "capacity": p.capacity, "initial_pool": p.initial_pool,
                 "reporting_from_s": p.reporting_from.map(|t| r6(t.as_secs_f64())), "conversions": p.conversions,
                 "completed_reported": p.completed, "step": p.step.map(|s| format!("{s:?}").to_lowercase()),
+                "refused": p.refused,
             })).collect::<Vec<_>>()).unwrap_or_default(),
             "pool_series": n.pool_series.iter().map(|&(t, p)| json!([r6(t), p])).collect::<Vec<_>>(),
             "pool": {"faas": pool.faas, "empty_faas": pool.empty_faas, "granted": pool.granted, "put_in": pool.put_in, "taken_out": pool.taken_out},

@@ -1,8 +1,12 @@
 //! The data node's Haechi QoS monitor (§II-E).
 //!
-//! - **Period start.** It makes C_G = Ω_t tokens (the capacity estimate). It pushes R_i to each
-//!   client (a two-sided message, which is also the period-start signal) and sets the pool to
-//!   C_G − Σ R_i.
+//! - **Period start.** It makes C_G = Ω_t tokens (the capacity estimate) and admits the
+//!   reservations that fit (§II-C's global bound Σ R_i ≤ T·C_G, SPEC §13.9): in the clients'
+//!   order, a client whose reservation would take the sum above C_G is refused for the period —
+//!   it gets no reservation tokens and competes for global ones like a client without a
+//!   reservation; the period's record names it. It pushes each admitted R_i to its client (a
+//!   two-sided message, which is also the period-start signal) and sets the pool to
+//!   C_G − Σ admitted R_i.
 //! - **Every check interval** (1 ms) it reads the pool (its CAS).
 //!   - Once the pool has fallen below its initial value (a client ran out of reservation tokens),
 //!     it asks every client to report.
@@ -50,6 +54,8 @@ pub struct PeriodRecord {
     /// U: I/Os the clients completed in it, and the branch Algorithm 1 took.
     pub completed: u64,
     pub step: Option<Step>,
+    /// Clients whose reservation the period's capacity could not admit (in the clients' order).
+    pub refused: Vec<u32>,
 }
 
 pub struct Monitor {
@@ -59,6 +65,8 @@ pub struct Monitor {
     capacity: u64,
     initial_pool: u64,
     reporting: bool,
+    /// Per client: the reservation admitted this period (0: refused).
+    granted: Vec<u64>,
     /// Per client: last reported residual reservation (None before its first report).
     residual: Vec<Option<u64>>,
     pub periods: Vec<PeriodRecord>,
@@ -68,7 +76,17 @@ impl Monitor {
     pub fn new(cfg: MonitorConfig, estimator: CapacityEstimator) -> Monitor {
         assert!(cfg.period > SimTime::ZERO, "T > 0 (checked at resolution)");
         let n = cfg.reservations.len();
-        Monitor { cfg, estimator, period_start: SimTime::ZERO, capacity: 0, initial_pool: 0, reporting: false, residual: vec![None; n], periods: Vec::new() }
+        Monitor {
+            cfg,
+            estimator,
+            period_start: SimTime::ZERO,
+            capacity: 0,
+            initial_pool: 0,
+            reporting: false,
+            residual: vec![None; n],
+            granted: vec![0; n],
+            periods: Vec::new(),
+        }
     }
 
     /// A new period at `now`: sets the pool and returns the reservation tokens to push to each
@@ -76,7 +94,16 @@ impl Monitor {
     pub fn period_start(&mut self, now: SimTime, pool: &mut GlobalPool) -> Vec<u64> {
         self.period_start = now;
         self.capacity = self.estimator.omega;
-        let reserved: u64 = self.cfg.reservations.iter().sum();
+        // Admission: in the clients' order, while the reservations fit the period's capacity.
+        let mut reserved = 0u64;
+        let mut refused = Vec::new();
+        for (i, (&r, g)) in self.cfg.reservations.iter().zip(self.granted.iter_mut()).enumerate() {
+            *g = if reserved + r <= self.capacity { r } else { 0 };
+            reserved += *g;
+            if *g < r {
+                refused.push(i as u32);
+            }
+        }
         self.initial_pool = self.capacity.saturating_sub(reserved);
         pool.set(self.initial_pool);
         self.reporting = false;
@@ -89,8 +116,9 @@ impl Monitor {
             conversions: 0,
             completed: 0,
             step: None,
+            refused,
         });
-        self.cfg.reservations.clone()
+        self.granted.clone()
     }
 
     /// The check interval's wake-up.
@@ -111,7 +139,7 @@ impl Monitor {
         let t = self.cfg.period.0 as u128;
         let elapsed = (now.0.saturating_sub(self.period_start.0) as u128).min(t);
         let left = (self.capacity as u128 * (t - elapsed) / t) as u64;
-        let owed: u64 = self.residual.iter().zip(&self.cfg.reservations).map(|(r, &ri)| r.unwrap_or(ri)).sum();
+        let owed: u64 = self.residual.iter().zip(&self.granted).map(|(r, &ri)| r.unwrap_or(ri)).sum();
         let v = left.saturating_sub(owed);
         pool.set(v);
         if let Some(p) = self.periods.last_mut() {
@@ -185,6 +213,27 @@ mod tests {
         pool.fetch_and_add(1);
         m.check(SimTime::from_ms(1001), &mut pool);
         assert_eq!(m.check(SimTime::from_ms(1500), &mut pool), Check::Converted(0), "500 left − 600 owed (nobody reported)");
+    }
+
+    #[test]
+    fn a_period_whose_capacity_cannot_hold_every_reservation_refuses_the_ones_that_do_not_fit() {
+        // C_G 500 against 300 + 200 + 100: clients 0 and 1 fit (500), client 2 is refused.
+        let cfg = MonitorConfig { reservations: vec![300, 200, 100], period: SimTime::from_ms(1000), conversion: true };
+        let mut m = Monitor::new(cfg, CapacityEstimator::new(500, 10.0, 50, 4));
+        let mut pool = GlobalPool::default();
+        assert_eq!(m.period_start(SimTime::ZERO, &mut pool), vec![300, 200, 0]);
+        assert_eq!((pool.value(), m.periods[0].refused.clone()), (0, vec![2]));
+        // The refused client owes nothing: conversion counts the admitted reservations only.
+        pool.fetch_and_add(1);
+        assert_eq!(m.check(SimTime::from_ms(1), &mut pool), Check::StartReporting);
+        m.report(0, 0);
+        m.report(1, 0);
+        assert_eq!(m.check(SimTime::from_ms(500), &mut pool), Check::Converted(250), "250 left, nothing owed");
+        // A client that does not fit is skipped; a later, smaller one still may.
+        let cfg = MonitorConfig { reservations: vec![300, 300, 100], period: SimTime::from_ms(1000), conversion: true };
+        let mut m = Monitor::new(cfg, CapacityEstimator::new(450, 10.0, 50, 4));
+        assert_eq!(m.period_start(SimTime::ZERO, &mut pool), vec![300, 0, 100]);
+        assert_eq!(m.periods[0].refused, vec![1]);
     }
 
     #[test]

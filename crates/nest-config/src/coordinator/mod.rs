@@ -126,7 +126,10 @@ pub(crate) fn resolve(cx: &mut Ctx, i: usize, c: &CoordinatorConfig, env: &Env) 
                 match env.hosts.iter().position(|h| &h.name == n) {
                     Some(h) if idx.contains(&h) => cx.err(&format!("{key}.hosts[{k}]"), format!("host '{n}' appears twice")),
                     Some(h) => idx.push(h),
-                    None => cx.err(&format!("{key}.hosts[{k}]"), format!("no host named '{n}'")),
+                    None => {
+                        let hint = crate::suggest::hint(n, env.hosts.iter().map(|h| h.name.as_str()));
+                        cx.err(&format!("{key}.hosts[{k}]"), format!("no host named '{n}'{hint}"))
+                    }
                 }
             }
             if idx.is_empty() && names.is_empty() {

@@ -89,7 +89,8 @@ fn plmc(cx: &mut Ctx, key: &str, c: &PlmcKeys, hosts: &[usize], env: &Env) -> Op
         return None;
     };
     let Some(pool) = volumes.iter().position(|v| &v.name == name) else {
-        cx.err(&f("pool"), format!("no volume named '{name}'"));
+        let hint = crate::suggest::hint(name, volumes.iter().map(|v| v.name.as_str()));
+        cx.err(&f("pool"), format!("no volume named '{name}'{hint}"));
         return None;
     };
     let Some(pp) = &volumes[pool].pool else {

@@ -109,7 +109,8 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
         };
         let d = devices.iter().position(|d| &d.name == name);
         if d.is_none() {
-            cx.err(&f(field), format!("no device named '{name}'"));
+            let hint = crate::suggest::hint(name, devices.iter().map(|d| d.name.as_str()));
+            cx.err(&f(field), format!("no device named '{name}'{hint}"));
         }
         d
     };

@@ -77,7 +77,8 @@ fn src(cx: &mut Ctx, key: &str, c: &SrcKeys, env: &Env) -> Option<SrcPlan> {
     let mut chosen: Vec<(usize, u32)> = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let Some(device) = devices.iter().position(|d| &d.name == *name) else {
-            cx.err(&key_of(k), format!("no device named '{name}'"));
+            let hint = crate::suggest::hint(name, devices.iter().map(|d| d.name.as_str()));
+            cx.err(&key_of(k), format!("no device named '{name}'{hint}"));
             continue;
         };
         if chosen.iter().any(|&(d, _)| d == device) {

@@ -107,7 +107,13 @@ fn every_semantic_error_is_collected() {
 #[test]
 fn dangling_references_and_missing_files() {
     let text = GOOD.replace("device = \"ssd0\"", "device = \"ssd9\"");
-    assert!(check(&text).unwrap_err().to_string().contains("no device or volume named 'ssd9'"));
+    let e = check(&text).unwrap_err().to_string();
+    assert!(e.contains("no device or volume named 'ssd9'") && e.contains("did you mean `ssd0`?"), "{e}");
+    // A misspelt class is named with the closest one; a name far from every other gets no guess.
+    let e = check(&GOOD.replace("class = \"high\"", "class = \"hihg\"")).unwrap_err().to_string();
+    assert!(e.contains("no class named 'hihg'") && e.contains("did you mean `high`?"), "{e}");
+    let e = check(&GOOD.replace("device = \"ssd0\"", "device = \"tape-library\"")).unwrap_err().to_string();
+    assert!(e.contains("'tape-library'") && !e.contains("did you mean"), "{e}");
     let text = GOOD.replace("arrival = { kind = \"poisson\", rate_iops = 10000 }", "trace = { path = \"/nonexistent/x.csv\", format = \"msr\" }");
     assert!(check(&text).unwrap_err().to_string().contains("does not exist"));
     let text = GOOD.replace("arrival = { kind = \"poisson\", rate_iops = 10000 }", "trace = { path = \"/nonexistent/x.csv\", format = \"csv\" }");

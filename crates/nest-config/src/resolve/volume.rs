@@ -28,7 +28,10 @@ pub(super) fn resolve_volume(cx: &mut Ctx, i: usize, v: &VolumeConfig, devices: 
                 cx.err(&format!("{key}.devices[{k}]"), what)
             }
             Some(d) => idx.push(d),
-            None => cx.err(&format!("{key}.devices[{k}]"), format!("no device named '{name}'")),
+            None => {
+                let hint = crate::suggest::hint(name, devices.iter().map(|d| d.name.as_str()));
+                cx.err(&format!("{key}.devices[{k}]"), format!("no device named '{name}'{hint}"))
+            }
         }
     }
     if idx.len() != v.devices.len() {

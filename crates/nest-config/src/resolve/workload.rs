@@ -245,14 +245,19 @@ pub(super) fn resolve_workload(
     };
     if device.is_none() {
         let names: Vec<&str> = dev_cfg.iter().map(|d| d.name()).chain(volumes.iter().map(|v| v.name.as_str())).collect();
-        cx.err(&format!("{key}.device"), format!("no device or volume named '{}' (devices and volumes: {})", w.device, names.join(", ")));
+        let hint = crate::suggest::hint(&w.device, names.iter().copied());
+        cx.err(&format!("{key}.device"), format!("no device or volume named '{}' (devices and volumes: {}){hint}", w.device, names.join(", ")));
     }
     let host = match &w.host {
         None => Some(0),
         Some(h) => {
             let p = by_name.hosts.get(h.as_str()).copied();
             if p.is_none() {
-                cx.err(&format!("{key}.host"), format!("no host named '{h}'"));
+                // Sorted: a tie between equally close names must not depend on the map's order.
+                let mut names: Vec<&str> = by_name.hosts.keys().copied().collect();
+                names.sort_unstable();
+                let hint = crate::suggest::hint(h, names);
+                cx.err(&format!("{key}.host"), format!("no host named '{h}'{hint}"));
             }
             p
         }
@@ -264,7 +269,8 @@ pub(super) fn resolve_workload(
     let class = classes.iter().position(|c| c.name == class_name);
     if class.is_none() {
         let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
-        cx.err(&format!("{key}.class"), format!("no class named '{class_name}' (classes: {})", names.join(", ")));
+        let hint = crate::suggest::hint(&class_name, names.iter().copied());
+        cx.err(&format!("{key}.class"), format!("no class named '{class_name}' (classes: {}){hint}", names.join(", ")));
     }
     let capacity = match volume {
         Some(v) => volumes[v].capacity,

@@ -71,9 +71,12 @@ def test_the_readme_tour_runs_as_written(tmp_path):
     assert p.returncode == 0, f"the tour stopped at `{last}` (exit {p.returncode}):\n{p.stderr[-3000:]}"
     assert ran == len(script[1:]) // 2
     out = clone / "out"
-    for d in ("demo", "no-qos", "cmp", "demo-seeds/3", "no-qos-seeds/3", "fio-tenants", "sweeps/demo-load/runs"):
+    for d in ("tour/qos", "tour/no-qos", "tour/cmp", "tour/qos-seeds/3", "tour/no-qos-seeds/3", "fio-tenants", "sweeps/demo-load/runs",
+              "sweeps/demo-load-ray/runs"):
         assert (out / d).is_dir(), d
-    assert (out / "demo" / "report.html").exists() and (out / "fio-tenants" / "fio.json").exists()
+    # The tour keeps out of `make demo`'s folder, and the Ray sweep ran its own runs.
+    assert not (out / "demo").exists()
+    assert (out / "tour" / "qos" / "report.html").exists() and (out / "fio-tenants" / "fio.json").exists()
     assert "significant" in p.stdout or "noise" in p.stdout, "the seeds comparison says what is noise"
     if skipped:
         pytest.skip(f"ran {ran} tour commands; left out (no shared/ folder at {SHARED}): {skipped}")

@@ -21,6 +21,7 @@ pub mod queue;
 pub mod rng;
 pub mod signal;
 pub mod stats;
+pub mod suggest;
 pub mod time;
 pub mod units;
 pub mod wrr;

@@ -257,7 +257,11 @@ impl JobBuilder<'_> {
             "rw" | "readwrite" => (true, false, false),
             "randrw" => (true, true, false),
             other => {
-                return Err(self.err(rw_line, format!("rw='{other}' is not supported (expected read, write, randread, randwrite, rw, readwrite or randrw)")))
+                const RW: [&str; 7] = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"];
+                let hint = nest_core::suggest::hint(other, RW);
+                return Err(
+                    self.err(rw_line, format!("rw='{other}' is not supported (expected read, write, randread, randwrite, rw, readwrite or randrw){hint}"))
+                );
             }
         };
         let read_fraction = if mixed {
@@ -496,7 +500,9 @@ mod tests {
     fn errors_name_file_line_and_option() {
         let e = parse_job_file("[j]\nrw=sideways\n", "bad.fio").unwrap_err();
         assert_eq!((e.line, e.path.as_str()), (2, "bad.fio"));
-        assert!(e.message.contains("rw='sideways'"));
+        assert!(e.message.contains("rw='sideways'") && !e.message.contains("did you mean"), "{}", e.message);
+        let e = parse_job_file("[j]\nrw=randwirte\n", "bad.fio").unwrap_err();
+        assert!(e.message.ends_with("did you mean `randwrite`?"), "{}", e.message);
         let e = parse_job_file("[j]\nbs=4furlongs\n", "bad.fio").unwrap_err();
         assert!(e.to_string().starts_with("bad.fio:2: option 'bs'"), "{e}");
         assert!(parse_job_file("rw=read\n", "x").unwrap_err().message.contains("before any [section]"));

@@ -142,6 +142,8 @@ def test_stock_mqsim_files_run(cli, tmp_path):
     (("<Page_Read_Latency_LSB>50000", "<Page_Read_Latency_LSB>inf"), "Page_Read_Latency_LSB: expected a finite number"),
     (("<Page_Read_Latency_LSB>50000", "<Page_Read_Latency_LSB>nan"), "Page_Read_Latency_LSB: expected a finite number"),
     (('encoding="us-ascii"', 'encoding="no-such-encoding"'), "cannot decode the document"),
+    # A misspelt element that NeSt reads would run on that element's default: named, with the guess.
+    (("Overprovisioning_Ratio>", "Overprovisioning_Ration>"), "Overprovisioning_Ration: not an MQSim element; did you mean `Overprovisioning_Ratio`?"),
 ])
 def test_bad_ssdconfig_exits_2_naming_file_line_and_element(cli, tmp_path, edit, where):
     bad = tmp_path / "ssdconfig.xml"

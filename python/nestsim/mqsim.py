@@ -9,6 +9,7 @@ unknown enumeration values, bad numbers and missing trace files raise :class:`Mq
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -153,9 +154,18 @@ class _Reader:
             self.warn(tag, why)
 
     def unknown(self) -> None:
+        """Elements nobody asked for: a warning each — or an error when one is a near miss of an
+        element this set reads and the file lacks (a misspelling would otherwise run silently on
+        that element's default)."""
+        present = {c.tag for c in self.node.children}
+        missing = sorted(t for t in self.used if t not in present)
         for c in self.node.children:
-            if c.tag not in self.used:
-                self.warnings.append(f"{self.path.name}:{c.line}: {c.tag}: not an MQSim element NeSt knows; ignored")
+            if c.tag in self.used:
+                continue
+            near = difflib.get_close_matches(c.tag, missing, n=1, cutoff=0.85)
+            if near:
+                raise self.err(c, f"not an MQSim element; did you mean `{near[0]}`? (without it, {near[0]} takes its default)")
+            self.warnings.append(f"{self.path.name}:{c.line}: {c.tag}: not an MQSim element NeSt knows; ignored")
 
 
 def _ns(v: float) -> str:

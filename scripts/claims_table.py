@@ -35,6 +35,10 @@ SOURCE_NAMES = {"thesis": "thesis (seed 000)", "QTCP paper": "QTCP paper (seed 0
                 "SRC": "SRC paper", "Haechi": "Haechi paper"}
 
 
+#: How docs/claims.md marks a calibration target after its claim.
+CALIBRATION = "*(calibration target)*"
+
+
 def own_check(source: str) -> bool:
     """A check of NeSt itself, not one of the five sources' claims."""
     return source.startswith("NeSt") or not any(w in source for w in SOURCE_WORDS)
@@ -67,6 +71,8 @@ def render(docs: List[dict]) -> str:
            "map is in [regions.md](regions.md).",
            "",
            f"- The sources' claims: {len(src)} — {count(src)}.",
+           f"- Calibration targets (a parameter was fitted to them; they show the fit, not the model; "
+           f"marked *calibration target*): {sum(1 for c in rows if c.get('calibration'))}.",
            f"- Claims about a mechanism judged with it off too (*mechanism off*): "
            f"{sum(1 for c in rows if c.get('ablation'))}; one that also holds there is counted as not evaluated.",
            f"- Checks of NeSt (conservation, SPEC items, queueing theory, the DCTCP analysis, NeSt's analyses beside the "
@@ -91,7 +97,8 @@ def render(docs: List[dict]) -> str:
         out += [f"## `{d['experiment']}`", "", "| claim | source | verdict | mechanism off | measured | cause | why |",
                 "|---|---|---|---|---|---|---|"]
         for c in d["claims"]:
-            out.append(f"| {cell(c['claim'], 160)} | {cell(c['source'], 60)} | {MARK[c['holds']]} | {ablated(c)} | "
+            claim = cell(c["claim"], 160) + (f" {CALIBRATION}" if c.get("calibration") else "")
+            out.append(f"| {claim} | {cell(c['source'], 60)} | {MARK[c['holds']]} | {ablated(c)} | "
                        f"{cell(c['measured'], 220)} | {c.get('cause') or ''} | {cell(c.get('why') or '', 300)} |")
         out.append("")
     return "\n".join(out)
@@ -126,6 +133,9 @@ def parse(text: str) -> dict:
             claim, source, mark, off, measured, cause, why = cells
             c = {"claim": claim, "source": source, "holds": verdict[mark], "measured": measured, "why": why or None,
                  "cause": cause or None}
+            if claim.endswith(f" {CALIBRATION}"):
+                c["claim"], c["calibration"] = claim[: -len(CALIBRATION) - 1], "yes"
+
             if off:
                 what, _, result = off.rpartition(": ")
                 c["ablation"] = {"off": what, "holds": result == "also holds"}

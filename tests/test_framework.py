@@ -99,9 +99,11 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
     first, second = sorted(EXPERIMENTS)[:2]
     docs = json.loads((tmp_path / first / "claims.json").read_text())
     docs["claims"][0]["ablation"] = {"off": "plain: run", "holds": True}
+    docs["claims"][0]["calibration"] = "a cost fitted to it"
     (tmp_path / first / "claims.json").write_text(json.dumps(docs))
     assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 0
     before = out.read_text()
+    assert "marked *calibration target*): 1." in before and "x \\| y *(calibration target)* |" in before
     (tmp_path / first / "claims.json").unlink()
     assert ct.main(["--update", str(tmp_path), "-o", str(out)]) == 0
     assert out.read_text() == before
@@ -110,6 +112,8 @@ def test_claims_table_counts_source_claims_apart_from_own_checks(tmp_path):
     (tmp_path / second / "claims.json").write_text(json.dumps(docs))
     assert ct.main(["--update", str(tmp_path), "-o", str(out)]) == 0
     assert out.read_text() != before and "| plain: run: also holds |" in out.read_text()
+    assert "marked *calibration target*): 1." in out.read_text(), "a kept row keeps its mark"
+
     # A missing experiment is named, with exit status 2.
     assert ct.main(["--from", str(tmp_path), "-o", str(out)]) == 2
 

@@ -30,6 +30,9 @@ class Claim:
     #: For a claim that does not hold (or is not evaluated): the kind of cause its *why* names, one
     #: of CAUSES (issue 58 item 5), so docs/claims.md can count them per source.
     cause: Optional[str] = None
+    #: For a claim a parameter was fitted to: which (a calibration, not a reproduction — its
+    #: holding shows the fit, not the model; docs/claims.md marks it).
+    calibration: Optional[str] = None
 
 
 #: Cause categories of a claim that does not reproduce: NeSt's model (a mechanism behaves
@@ -62,7 +65,7 @@ def write_claims(out_dir: Path, experiment: str, claims: List[Claim], regions: O
     claims = [_judged(c) for c in claims]
     # `why` and `cause` explain a claim that does not hold (or was not evaluated); a holding claim needs neither.
     keep = lambda c, k, v: ((k not in ("why", "cause") or (v and c.holds is not True))
-                            and (k != "ablation" or v is not None))
+                            and (k not in ("ablation", "calibration") or v is not None))
     doc = {"experiment": experiment, "claims": [{k: v for k, v in asdict(c).items() if keep(c, k, v)} for c in claims]}
     if regions:
         doc["regions"] = regions
@@ -77,6 +80,8 @@ def render_claims(doc: dict) -> str:
         lines.append(f"  [{mark}] {c['id']}: {c['claim']}")
         lines.append(f"      source: {c['source']}")
         lines.append(f"      expected: {c['expected']}   measured: {c['measured']}")
+        if c.get("calibration"):
+            lines.append(f"      calibration target: {c['calibration']} fitted to it (a calibration, not a reproduction)")
         if c.get("why"):
             lines.append(f"      why{' (' + c['cause'] + ')' if c.get('cause') else ''}: {c['why']}")
         if c.get("ablation"):

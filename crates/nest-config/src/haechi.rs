@@ -102,6 +102,9 @@ fn d_window() -> usize {
 fn d_grace() -> f64 {
     100.0
 }
+fn d_alert() -> u32 {
+    3
+}
 /// SPEC §13.9: the δ cap is read so that the paper's outcome is possible — a backlogged client
 /// keeps its tokens (`idle`); the printed pacing rule (`pace`) stays selectable.
 fn d_cap() -> Cap {
@@ -133,6 +136,10 @@ pub struct ProtocolSpec {
     /// Algorithm 1 runs and the next period's tokens go out (µs).
     #[serde(default = "d_grace")]
     pub report_grace_us: f64,
+    /// Alg. 1's last step: a client under its reservation this many periods in a row is alerted
+    /// (no source value: "consistently"; 0 turns alerts off).
+    #[serde(default = "d_alert")]
+    pub alert_periods: u32,
 }
 
 impl Default for ProtocolSpec {
@@ -218,6 +225,9 @@ impl Default for KeysSpec {
 /// the start).
 pub const MAX_NODES: u32 = 1024;
 pub const MAX_RECORDS: u64 = 100_000_000;
+/// Beyond this a lognormal of mean 1 puts most periods far below nominal speed and a few far
+/// above: no longer "variability" of one machine.
+pub const MAX_SERVICE_CV: f64 = 1.0;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -241,9 +251,15 @@ pub struct HaechiSpec {
     pub nodes: u32,
     #[serde(default)]
     pub keys: KeysSpec,
-    /// Seeds the key draws (the only random stream of a run, used with several nodes).
+    /// Seeds the key draws (with several nodes) and the data nodes' speeds (with `service_cv`).
     #[serde(default = "d_seed")]
     pub seed: u64,
+    /// Period-to-period variability of each data node's service (SPEC §13.9): at each period's
+    /// start the node's NIC, DMA and CPU take a speed drawn from a lognormal of mean 1 and this
+    /// coefficient of variation (its own seeded stream per node), so its capacity per period
+    /// varies by about this fraction. 0 (the default): the deterministic node.
+    #[serde(default)]
+    pub service_cv: f64,
     /// In a World scenario: the topology hosts that are the data nodes (`nodes` follows).
     #[serde(default)]
     pub data_nodes: Vec<String>,
@@ -402,6 +418,9 @@ impl HaechiSpec {
         }
         if p.window == 0 {
             return Err("protocol.window: expected M ≥ 1".into());
+        }
+        if !(self.service_cv.is_finite() && (0.0..=MAX_SERVICE_CV).contains(&self.service_cv)) {
+            return Err(format!("service_cv: expected a coefficient of variation from 0 to {MAX_SERVICE_CV}, got {}", self.service_cv));
         }
         if !(p.sigma.is_finite() && p.sigma >= 0.0) {
             return Err(format!("protocol.sigma: expected ≥ 0, got {}", p.sigma));

@@ -174,6 +174,38 @@ fn a_malformed_spec_is_refused_by_key() {
     assert!(err(with("clients", Value::Array(vec![json!({"pattern": "burst"}); 10_001]))).contains("clients"));
     assert!(err(with("verbs", json!({"link_gbps": 1e-12}))).contains("verbs.link_gbps"));
     assert!(err(with("verbs", json!({"client_cpu_per_verb_ns": 1e30}))).contains("verbs.client_cpu_per_verb_ns"));
+    assert!(err(with("service_cv", json!(-0.1))).contains("service_cv"));
+    assert!(err(with("service_cv", json!(3.0))).contains("service_cv"));
+}
+
+/// SPEC §13.9: a data node whose speed varies period to period. The saturated node's capacity
+/// per period then spreads by about the stated coefficient of variation around the same mean,
+/// the draws are the seed's (same seed, same periods; another seed, other periods), and
+/// `service_cv` 0 is the deterministic node.
+#[test]
+fn a_node_with_service_variability_varies_its_capacity_per_period_by_the_stated_cv() {
+    let spec = |cv: f64, seed: u64| {
+        run(json!({"duration_s": 0.6, "period_s": 0.01, "qos": "none", "service_cv": cv, "seed": seed,
+                   "clients": burst(10, json!({}))}))
+    };
+    let totals = |r: &Value| -> Vec<f64> { r["per_period_total"].as_array().unwrap()[1..].iter().map(|v| v.as_f64().unwrap()).collect() };
+    let stats = |x: &[f64]| {
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        (m, (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64).sqrt() / m)
+    };
+    let flat = spec(0.0, 1);
+    let (m0, cv0) = stats(&totals(&flat));
+    assert!(cv0 < 1e-3, "the deterministic node: {cv0}");
+    assert_eq!(flat["nodes"][0]["speed_per_period"].as_array().unwrap().len(), 0);
+    let a = spec(0.05, 1);
+    let (m, cv) = stats(&totals(&a));
+    assert!(near(m, m0, 0.03), "the mean capacity stays: {m} vs {m0}");
+    assert!(cv > 0.025 && cv < 0.08, "capacity per period spreads by about the stated 5 %: {cv}");
+    let speeds = a["nodes"][0]["speed_per_period"].as_array().unwrap();
+    assert_eq!(speeds.len(), 60, "one speed per period");
+    assert_eq!(a, spec(0.05, 1), "same seed, same run");
+    assert_ne!(totals(&a), totals(&spec(0.05, 2)), "another seed draws other speeds");
+    assert_eq!(a["conservation"]["ok"], true, "{}", a["conservation"]);
 }
 
 /// Several data nodes: each node runs Haechi on its own; a client's reservation and limit are
@@ -242,4 +274,32 @@ fn bad_node_and_key_settings_are_refused_by_name() {
             || base(json!({"keys": {"partition": "round-robin"}})).contains("unknown variant")
     );
     assert!(base(json!({"clients": [{"pattern": "burst", "reservation": 10, "limit": 5}]})).contains("clients[0].limit"));
+}
+
+/// Issue 60 item 3: the monitor's pool check is a CAS its NIC executes (one per check); Alg. 1's
+/// last step alerts a client under its reservation three reported periods in a row; the local
+/// condition R_i − N_i(t) ≤ (T − t)·C_L is checked at every check for the clients that still
+/// want I/Os, and a break recorded for its period.
+#[test]
+fn the_monitor_checks_by_cas_alerts_under_users_and_records_local_breaks() {
+    let r = run(json!({"duration_s": 1.0, "period_s": 0.1, "qos": "haechi", "protocol": {"capacity": 157_000},
+        "clients": [{"pattern": "burst", "reservation": 10_000, "demand": 5_000},
+                    {"pattern": "burst", "reservation": 30_000, "start_s": 0.25},
+                    {"pattern": "burst", "reservation": 30_000}]}));
+    let cas = r["nodes"][0]["monitor_cas"].as_u64().unwrap();
+    assert!((999..=1000).contains(&cas), "one CAS per 1 ms check over 1 s: {cas}");
+    let periods = r["periods"].as_array().unwrap();
+    let ids = |k: usize, key: &str| -> Vec<u64> { periods[k][key].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect() };
+    let alerted: Vec<Vec<u64>> = (0..periods.len()).map(|k| ids(k, "alerted")).collect();
+    assert!(alerted[..2].iter().all(|a| a.is_empty()), "not yet three periods under: {alerted:?}");
+    assert!(alerted.iter().any(|a| a.contains(&0)), "C1 wants half its reservation: alerted: {alerted:?}");
+    assert!(alerted.iter().all(|a| !a.contains(&2)), "C3 meets its reservation: {alerted:?}");
+    assert!(r["clients"][0]["alerts"].as_u64().unwrap() >= 1, "the alert reached C1");
+    assert_eq!(r["clients"][2]["alerts"], 0);
+    // C2 starts 0.05 s before period 2's end: 30 K is beyond its own 400 K/s there. Before its
+    // start it wants nothing; C1 has its 5 K; C3 does its 30 K in 0.075 s.
+    let breaks: Vec<Vec<u64>> = (0..periods.len()).map(|k| ids(k, "local_breaks")).collect();
+    assert_eq!(breaks[2], vec![1], "{breaks:?}");
+    assert!(breaks[..2].iter().all(|b| b.is_empty()), "{breaks:?}");
+    assert_eq!(r["conservation"]["ok"], true, "{}", r["conservation"]);
 }

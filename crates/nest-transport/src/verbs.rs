@@ -204,6 +204,10 @@ pub struct Target {
     uplink: Fifo,
     /// Messages the node itself sent (two-sided, from its CPU: Haechi's monitor).
     pub sends: u64,
+    /// The node's speed relative to its nominal costs (1: as `VerbsParams` says): its NIC's
+    /// pipelines, its DMA over PCIe and its CPU take `cost / speed`. Its link does not change
+    /// (a physical rate). A caller that models period-to-period variability sets it.
+    speed: f64,
 }
 
 /// The fabric's resources, and counts for the conservation check and the summary.
@@ -226,7 +230,7 @@ impl Verbs {
         }
         let threads = p.target_cpu_threads as usize;
         let clients = (0..clients).map(|_| ClientPorts { cpu: Fifo::default(), downlink: Fifo::default() }).collect();
-        let targets = (0..targets).map(|_| Target { cpu: vec![SimTime::ZERO; threads], ..Target::default() }).collect();
+        let targets = (0..targets).map(|_| Target { cpu: vec![SimTime::ZERO; threads], speed: 1.0, ..Target::default() }).collect();
         Ok(Verbs { p, clients, targets, posted: 0, answered: 0 })
     }
 
@@ -272,21 +276,49 @@ impl Verbs {
         }
     }
 
+    /// Data node `t` runs at `speed` times its nominal costs' rate from now on (its NIC, DMA
+    /// and CPU; see [`Target`]). Work already started keeps the time it was given.
+    pub fn set_speed(&mut self, t: usize, speed: f64) {
+        assert!(speed.is_finite() && speed > 0.0, "a data node's speed must be positive");
+        self.targets[t].speed = speed;
+    }
+
+    pub fn speed(&self, t: usize) -> f64 {
+        self.targets[t].speed
+    }
+
+    /// A cost of data node `t` at its current speed.
+    #[inline]
+    fn at_speed(&self, t: usize, cost: SimTime) -> SimTime {
+        let s = self.targets[t].speed;
+        if s == 1.0 {
+            cost
+        } else {
+            SimTime((cost.0 as f64 / s).round() as u64)
+        }
+    }
+
     /// The data node's side of [`Verbs::at_target`] alone: its NIC (and, two-sided, its CPU)
     /// serving a request that reached it at `now`. For a fabric that carries the answer itself.
     pub fn serve(&mut self, now: SimTime, t: usize, v: Verb) -> Served {
-        let nic = self.p.target_nic_per_message;
+        let nic = self.at_speed(t, self.p.target_nic_per_message);
         match v {
             Verb::Read { bytes } => {
                 let received = self.targets[t].rx.serve(now, nic);
                 Served::Answer(self.send_out(received, t, bytes))
             }
-            Verb::Write { bytes } => Served::Answer(self.targets[t].rx.serve(now, nic + self.p.dma(bytes))),
-            Verb::FetchAdd | Verb::CompareSwap => Served::Answer(self.targets[t].rx.serve(now, nic + self.p.target_atomic)),
+            Verb::Write { bytes } => {
+                let dma = self.at_speed(t, self.p.dma(bytes));
+                Served::Answer(self.targets[t].rx.serve(now, nic + dma))
+            }
+            Verb::FetchAdd | Verb::CompareSwap => {
+                let atomic = self.at_speed(t, self.p.target_atomic);
+                Served::Answer(self.targets[t].rx.serve(now, nic + atomic))
+            }
             Verb::Send { bytes, .. } => {
                 // The NIC places the request in a posted receive buffer; a server thread takes it.
-                let dma = self.p.dma(bytes);
-                let cost = self.p.target_cpu_per_request;
+                let dma = self.at_speed(t, self.p.dma(bytes));
+                let cost = self.at_speed(t, self.p.target_cpu_per_request);
                 let n = &mut self.targets[t];
                 let received = n.rx.serve(now, nic + dma);
                 let (i, free) = n.cpu.iter().copied().enumerate().min_by_key(|&(_, t)| t).expect("at least one thread");
@@ -302,7 +334,7 @@ impl Verbs {
     /// `bytes` of data leave data node `t`'s memory through its NIC's send pipeline from
     /// `from`: when they are on the NIC's port.
     pub fn send_out(&mut self, from: SimTime, t: usize, bytes: u32) -> SimTime {
-        let dma = self.p.target_nic_per_message + self.p.dma(bytes);
+        let dma = self.at_speed(t, self.p.target_nic_per_message + self.p.dma(bytes));
         self.targets[t].tx.serve(from, dma)
     }
 
@@ -315,7 +347,7 @@ impl Verbs {
     /// The node's side of [`Verbs::target_send`] alone: when the message is on its NIC's port.
     pub fn target_signal(&mut self, now: SimTime, t: usize) -> SimTime {
         self.targets[t].sends += 1;
-        now + self.p.target_nic_per_message
+        now + self.at_speed(t, self.p.target_nic_per_message)
     }
 
     /// The client got the answer to one of its verbs.
@@ -383,6 +415,18 @@ mod tests {
         f.answered();
         assert_eq!(f.in_flight(), 0);
         (t, f.targets[0].cpu_requests)
+    }
+
+    #[test]
+    fn a_slower_node_takes_longer_in_its_nic_but_not_on_its_link() {
+        let mut f = Verbs::new(VerbsParams::default(), 1, 2).unwrap();
+        f.set_speed(1, 0.5);
+        let nominal = f.send_out(SimTime::ZERO, 0, 4096);
+        let slow = f.send_out(SimTime::ZERO, 1, 4096);
+        assert_eq!(slow.0, 2 * nominal.0, "at half speed the NIC's DMA takes twice as long");
+        assert_eq!(f.carry(slow, 1, 0, 4096) - slow, f.carry(SimTime::from_ms(1000), 0, 0, 4096) - SimTime::from_ms(1000), "the link's rate is physical");
+        f.set_speed(1, 1.0);
+        assert_eq!(f.send_out(SimTime::from_ms(2000), 1, 4096) - SimTime::from_ms(2000), nominal, "back at nominal speed");
     }
 
     #[test]

@@ -53,7 +53,8 @@ def region_map(out_dir: Path, stem: str, *, title: str, x: Axis, build: Callable
                measure: Callable[[dict, Path, Dict[str, float]], Measured], ylabel: str, reference: Mapping[str, float],
                effect: str, series: Optional[Axis] = None,
                holds: Optional[Callable[[str, float, Dict[str, float]], bool]] = None,
-               variants: Sequence[str] = (), logx: bool = False, logy: bool = False) -> dict:
+               variants: Sequence[str] = (), logx: bool = False, logy: bool = False,
+               runner: Callable[[Path, Mapping[str, dict]], Dict[str, dict]] = run_all) -> dict:
     """Runs ``build(x)`` (or ``build(x, s)`` with a series axis) at every point, reads
     ``measure(summary, run_dir, at)`` (one value, or one per named curve; ``at`` maps each axis's
     key to the point's value) and writes the map.
@@ -62,6 +63,8 @@ def region_map(out_dir: Path, stem: str, *, title: str, x: Axis, build: Callable
     variant and ``measure`` gets ``{variant: summary}, {variant: run_dir}, at``. ``holds(curve, value,
     point)`` says whether the effect exists at a point (``point``: every measure there), shown in
     the table; ``reference`` gives the SPEC reading's value of each axis, which must be swept.
+    ``runner(dir, {name: spec})`` runs the points (default: World scenarios on the process pool;
+    the Haechi maps pass their own, whose results stand where a summary would).
     """
     out_dir = Path(out_dir)
     for axis in filter(None, (x, series)):
@@ -77,7 +80,7 @@ def region_map(out_dir: Path, stem: str, *, title: str, x: Axis, build: Callable
             for var in variants or [None]:
                 scenarios[name if var is None else f"{name},{var}"] = build(*args, var) if variants else build(*args)
     base = out_dir / "regions" / stem
-    summaries = run_all(base, scenarios)
+    summaries = runner(base, scenarios)
     # One curve per (series value, named measure), its values in x order.
     curves: Dict[tuple, List[Optional[float]]] = {}
     verdicts: Dict[tuple, List[Optional[bool]]] = {}

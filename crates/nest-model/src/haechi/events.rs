@@ -24,6 +24,9 @@ pub enum Ev {
     Tick,
     /// The monitor's check.
     Check,
+    /// Data node `j`'s NIC executed the monitor's CAS on the pool: the check reads (and, with
+    /// conversion, sets) the pool now.
+    PoolCas(u32),
     /// The monitor closes a period and opens the next.
     PeriodEnd,
     /// On the packet fabric: op `o`'s request leaves its client (its I/O thread posted it).
@@ -49,6 +52,7 @@ impl Ev {
             Ev::PeriodEnd => (9, 0, 0),
             Ev::Leave(o) => (10, o, 0),
             Ev::Answer(o) => (11, o, 0),
+            Ev::PoolCas(j) => (12, j, 0),
         };
         (k << 56) | ((a as u64) << 24) | b as u64
     }

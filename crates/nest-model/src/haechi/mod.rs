@@ -45,7 +45,7 @@ fn per_periods(pp: &[u64], periods: usize) -> Vec<u64> {
 
 /// A client's own saturation rate C_L (I/Os per second): its I/O thread's time per verb, and for
 /// a two-sided client the receive it posts too.
-fn c_l(v: &nest_transport::verbs::Verbs, two_sided: bool) -> f64 {
+pub(crate) fn c_l(v: &nest_transport::verbs::Verbs, two_sided: bool) -> f64 {
     let extra = if two_sided { v.p.client_cpu_two_sided_extra.0 } else { 0 };
     1e12 / (v.p.client_cpu_per_verb.0 + extra) as f64
 }
@@ -69,6 +69,7 @@ pub fn result(r: &HaechiRun) -> Value {
             "submitted": submitted, "completed": completed, "in_flight": in_flight, "waiting": waiting, "abandoned": abandoned,
         });
         if let Some(l) = r.ledger(c) {
+            o["alerts"] = r.alerts(c).into();
             o["tokens"] = ledger_json(&l);
             o["tokens_per_period"] = r.tokens_per_period(c).iter().map(ledger_json).collect::<Vec<_>>().into();
         }
@@ -99,13 +100,15 @@ pub fn result(r: &HaechiRun) -> Value {
                 "start_s": r6(p.start.as_secs_f64()), "capacity": p.capacity, "initial_pool": p.initial_pool,
                 "reporting_from_s": p.reporting_from.map(|t| r6(t.as_secs_f64())), "conversions": p.conversions,
                 "completed_reported": p.completed, "step": p.step.map(|s| format!("{s:?}").to_lowercase()),
-                "refused": p.refused,
+                "refused": p.refused, "alerted": p.alerted, "local_breaks": p.local_breaks,
             })).collect::<Vec<_>>()).unwrap_or_default(),
             "pool_series": n.pool_series.iter().map(|&(t, p)| json!([r6(t), p])).collect::<Vec<_>>(),
+            // The node's speed in each period (service_cv > 0; empty: the nominal speed).
+            "speed_per_period": n.speeds.iter().take(periods_run).map(|&s| r6(s)).collect::<Vec<_>>(),
             "pool": {"faas": pool.faas, "empty_faas": pool.empty_faas, "granted": pool.granted, "put_in": pool.put_in, "taken_out": pool.taken_out},
             // On the packet fabric the node's link is the network's port (its summary).
             "utilization": {"nic_send": r6(u[0]), "cpu": r6(u[1]), "link": if r.wire() == run::Wire::Verbs { json!(r6(u[2])) } else { Value::Null }, "busiest_client_cpu": r6(v.busiest_client_cpu(elapsed))},
-            "two_sided_requests_at_cpu": v.targets[j].cpu_requests, "monitor_messages": v.targets[j].sends,
+            "two_sided_requests_at_cpu": v.targets[j].cpu_requests, "monitor_messages": v.targets[j].sends, "monitor_cas": n.cas,
         })
     }).collect();
     let conservation = r.conservation();
@@ -113,7 +116,7 @@ pub fn result(r: &HaechiRun) -> Value {
     json!({
         "qos": format!("{:?}", spec.qos).to_lowercase(),
         "wire": if r.wire() == run::Wire::Verbs { "verbs" } else { "fabric" },
-        "period_s": spec.period_s, "warmup_s": spec.warmup_s, "duration_s": spec.duration_s,
+        "period_s": spec.period_s, "warmup_s": spec.warmup_s, "duration_s": spec.duration_s, "service_cv": spec.service_cv,
         "clients": clients,
         "per_period_total": total,
         // The first data node's monitor, pool and resources (the only one, unless `nodes` > 1:

@@ -61,6 +61,11 @@ impl HaechiRun {
         (&self.clients[c].latency, &self.clients[c].latency_from_post)
     }
 
+    /// Alerts client `c` received from the monitors (Alg. 1's last step).
+    pub fn alerts(&self, c: usize) -> u64 {
+        self.clients[c].alerts
+    }
+
     pub fn client_name(&self, c: usize) -> String {
         self.clients[c].spec.name.clone().unwrap_or_else(|| format!("C{}", c + 1))
     }

@@ -13,8 +13,10 @@ use super::keys::Placement;
 use super::spec::{secs, Cap, HaechiSpec, Pattern, QosMode};
 use nest_core::pool::Pool;
 use nest_core::queue::PendingEvents;
+use nest_core::rng::RngStream;
 use nest_core::stats::LatencyHistogram;
 use nest_core::{EventQueue, SimTime};
+use nest_qos::haechi::admission::residual_feasible;
 use nest_qos::haechi::{CapacityEstimator, Check, DeltaCap, Engine, EngineConfig, GlobalPool, Issue, Ledger, Monitor, MonitorConfig};
 use nest_transport::verbs::{answer_payload, request_payload, AtTarget, Served, Verb, Verbs};
 use std::collections::VecDeque;
@@ -40,6 +42,8 @@ enum OpKind {
         tokens: u64,
     },
     StartReporting,
+    /// Alg. 1's alert: the client may have over-estimated its reservation.
+    Alert,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -136,6 +140,8 @@ impl HaechiRun {
                     completed: 0,
                     abandoned: 0,
                     total_submitted: 0,
+                    alerts: 0,
+                    c_l: super::c_l(&verbs, c.two_sided),
                 }
             })
             .collect();
@@ -145,7 +151,7 @@ impl HaechiRun {
                 let reservations: Vec<u64> = clients.iter().zip(&splits).map(|(c, r)| if c.managed() { r[j] } else { 0 }).collect();
                 let monitor = managed.then(|| {
                     Monitor::new(
-                        MonitorConfig { reservations: reservations.clone(), period, conversion: spec.qos == QosMode::Haechi },
+                        MonitorConfig { reservations: reservations.clone(), period, conversion: spec.qos == QosMode::Haechi, alert_periods: p.alert_periods },
                         CapacityEstimator::new(p.capacity, p.sigma, p.eta, p.window),
                     )
                 });
@@ -157,6 +163,9 @@ impl HaechiRun {
                     tokens: vec![Vec::new(); clients.len()],
                     pool_series: Vec::new(),
                     reservations,
+                    speeds: Vec::new(),
+                    cas: 0,
+                    speed_rng: RngStream::derive(spec.seed, "haechi-node", j as u64, "service"),
                 }
             })
             .collect();
@@ -218,6 +227,7 @@ impl HaechiRun {
                 self.at(s, Ev::Stop(i as u32));
             }
         }
+        self.node_speeds();
         self.at(self.period, Ev::ClientPeriod);
         if self.spec.qos != QosMode::None {
             self.monitor_period_start();
@@ -257,6 +267,7 @@ impl HaechiRun {
             }
             Ev::Arrive(c, chain) => self.arrive(c as usize, chain),
             Ev::ClientPeriod => {
+                self.node_speeds();
                 for c in 0..self.clients.len() {
                     if self.clients[c].active {
                         self.begin_client_period(c);
@@ -304,25 +315,37 @@ impl HaechiRun {
             Ev::Check => {
                 self.checks += 1;
                 for j in 0..self.nodes.len() {
-                    let n = &mut self.nodes[j];
-                    let m = n.monitor.as_mut().expect("checks only with a monitor");
-                    let c = m.check(self.now, &mut n.pool);
-                    if self.checks.is_multiple_of(POOL_EVERY) {
-                        n.pool_series.push((self.now.as_secs_f64(), n.pool.value()));
-                    }
-                    if c == Check::StartReporting {
-                        for i in 0..self.clients.len() {
-                            if self.clients[i].managed() {
-                                self.target_message(j, i, OpKind::StartReporting);
-                            }
+                    // The monitor's pool check is a CAS its own NIC executes (§II-E), in line with
+                    // the clients' FAAs on the same word.
+                    let Served::Answer(t) = self.verbs.serve(self.now, j, Verb::CompareSwap) else { unreachable!("an atomic is the NIC's") };
+                    self.nodes[j].cas += 1;
+                    self.at(t, Ev::PoolCas(j as u32));
+                }
+                self.local_condition();
+                self.at(self.now + self.check, Ev::Check);
+            }
+            Ev::PoolCas(j) => {
+                let j = j as usize;
+                let n = &mut self.nodes[j];
+                let m = n.monitor.as_mut().expect("checks only with a monitor");
+                let c = m.check(self.now, &mut n.pool);
+                if self.checks.is_multiple_of(POOL_EVERY) {
+                    n.pool_series.push((self.now.as_secs_f64(), n.pool.value()));
+                }
+                if c == Check::StartReporting {
+                    for i in 0..self.clients.len() {
+                        if self.clients[i].managed() {
+                            self.target_message(j, i, OpKind::StartReporting);
                         }
                     }
                 }
-                self.at(self.now + self.check, Ev::Check);
             }
             Ev::PeriodEnd => {
+                let mut alerts = Vec::new();
                 for (j, n) in self.nodes.iter_mut().enumerate() {
-                    n.monitor.as_mut().expect("periods only with a monitor").period_end(&n.reported);
+                    let m = n.monitor.as_mut().expect("periods only with a monitor");
+                    m.period_end(&n.reported);
+                    alerts.extend(m.periods.last().map(|p| p.alerted.clone()).unwrap_or_default().into_iter().map(|i| (j, i as usize)));
                     for (i, c) in self.clients.iter().enumerate() {
                         if let Some(e) = &c.lanes[j].engine {
                             n.tokens[i].push(e.ledger.since(&n.last_ledgers[i]));
@@ -330,9 +353,28 @@ impl HaechiRun {
                         }
                     }
                 }
+                for (j, i) in alerts {
+                    self.target_message(j, i, OpKind::Alert);
+                }
                 self.monitor_period_start();
                 self.at(self.now + self.period, Ev::PeriodEnd);
             }
+        }
+    }
+
+    /// A period starts: each data node draws its speed for it (SPEC §13.9's period-to-period
+    /// variability; none with `service_cv` 0). Lognormal with mean 1 and the stated coefficient
+    /// of variation: a node's capacity per period has mean Ω and spread ≈ cv·Ω, never negative.
+    fn node_speeds(&mut self) {
+        let cv = self.spec.service_cv;
+        if cv == 0.0 {
+            return;
+        }
+        let s2 = (1.0 + cv * cv).ln();
+        for (j, n) in self.nodes.iter_mut().enumerate() {
+            let speed = (s2.sqrt() * n.speed_rng.normal() - s2 / 2.0).exp();
+            n.speeds.push(speed);
+            self.verbs.set_speed(j, speed);
         }
     }
 
@@ -364,6 +406,38 @@ impl HaechiRun {
             for (i, t) in tokens.into_iter().enumerate() {
                 if self.clients[i].managed() {
                     self.target_message(j, i, OpKind::PeriodStart { tokens: t });
+                }
+            }
+        }
+    }
+
+    /// Haechi's local condition (§II-C), checked at every monitor check: a client that still
+    /// wants I/Os and whose residual reservation R_i − N_i(t) is above what it can do alone in
+    /// the time left, (T − t)·C_L, can no longer meet it; its monitor records the break for the
+    /// period. A client that wants no more has nothing to meet.
+    fn local_condition(&mut self) {
+        let t_period = self.period.as_secs_f64();
+        for j in 0..self.nodes.len() {
+            let Some(m) = self.nodes[j].monitor.as_ref() else { continue };
+            let start = m.period_start_at();
+            let elapsed = self.now.saturating_sub(start);
+            if elapsed >= self.period {
+                // The monitor's period is over, its next starts once the last reports are in.
+                continue;
+            }
+            let t = elapsed.as_secs_f64();
+            for i in 0..self.clients.len() {
+                let c = &self.clients[i];
+                if c.period_start.0 / self.period.0 > start.0 / self.period.0 {
+                    // The client's demand has started over (k·T) while the monitor waits out its
+                    // grace: its next period's condition is judged in that period.
+                    continue;
+                }
+                let wants = self.wants_more(i) || !c.lanes[j].pending.is_empty();
+                let Some(e) = &c.lanes[j].engine else { continue };
+                let m = self.nodes[j].monitor.as_mut().expect("checked above");
+                if wants && !residual_feasible(m.granted(i), e.completed_in_period(), t, t_period, c.c_l) {
+                    m.local_break(i);
                 }
             }
         }
@@ -417,7 +491,7 @@ impl HaechiRun {
         let op = &self.ops[o as usize];
         let bytes = match (to_node, op.kind) {
             (true, _) => request_payload(op.verb),
-            (false, OpKind::PeriodStart { .. } | OpKind::StartReporting) => MONITOR_MESSAGE,
+            (false, OpKind::PeriodStart { .. } | OpKind::StartReporting | OpKind::Alert) => MONITOR_MESSAGE,
             (false, _) => answer_payload(op.verb),
         };
         self.out.sends.push(Send { op: o, client: op.client, node: op.node, to_node, bytes });
@@ -497,6 +571,7 @@ impl HaechiRun {
                 self.try_issue(c);
             }
             OpKind::StartReporting => lane.engine.as_mut().expect("a managed client").start_reporting(),
+            OpKind::Alert => self.clients[c].alerts += 1,
         }
         self.ops.release(o);
     }

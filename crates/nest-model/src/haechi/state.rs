@@ -3,6 +3,7 @@
 //! node (its global pool, monitor and what its clients reported). How they act: `run.rs`.
 
 use super::spec::ClientSpec;
+use nest_core::rng::RngStream;
 use nest_core::stats::LatencyHistogram;
 use nest_core::SimTime;
 use nest_qos::haechi::{Engine, GlobalPool, Ledger, Monitor};
@@ -40,6 +41,10 @@ pub(super) struct Client {
     pub(super) completed: u64,
     pub(super) abandoned: u64,
     pub(super) total_submitted: u64,
+    /// Alerts received from the monitors (Alg. 1's last step), and the client's own saturation
+    /// rate C_L (I/Os per second) the local condition is judged with.
+    pub(super) alerts: u64,
+    pub(super) c_l: f64,
 }
 
 impl Client {
@@ -77,4 +82,9 @@ pub struct Node {
     pub pool_series: Vec<(f64, i64)>,
     /// The clients' reservations here (R_i split by their shares).
     pub reservations: Vec<u64>,
+    /// The node's speed in each period (`service_cv`), and the stream it is drawn from.
+    pub speeds: Vec<f64>,
+    /// The monitor's CAS verbs on the pool (one per check).
+    pub cas: u64,
+    pub(super) speed_rng: RngStream,
 }

@@ -16,7 +16,12 @@
 //!     client that has not reported yet counts with its whole reservation.
 //!   - Basic Haechi (`conversion = false`) never converts.
 //! - **Period end.** Algorithm 1 turns the period's completed I/Os into the next estimate
-//!   ([`super::CapacityEstimator`]).
+//!   ([`super::CapacityEstimator`]), and its last step: a client that completed less than its
+//!   admitted reservation in each of the last `alert_periods` periods is alerted that it may have
+//!   over-estimated its reservation (the period's record names it; the caller sends the message).
+//!   The monitor sees only completed I/Os, and only in a period the client reported in (a
+//!   period without reports leaves the count as it was): it cannot tell a client that wanted
+//!   less from one the node could not serve, and alerts both.
 
 use super::estimator::{CapacityEstimator, Step};
 use super::pool::GlobalPool;
@@ -29,6 +34,8 @@ pub struct MonitorConfig {
     pub period: SimTime,
     /// Token conversion (Haechi); off: Basic Haechi.
     pub conversion: bool,
+    /// Alg. 1's alert: after this many periods in a row below its reservation (0: never).
+    pub alert_periods: u32,
 }
 
 /// What a check asks the caller to do.
@@ -56,6 +63,11 @@ pub struct PeriodRecord {
     pub step: Option<Step>,
     /// Clients whose reservation the period's capacity could not admit (in the clients' order).
     pub refused: Vec<u32>,
+    /// Clients alerted at the period's end (under their reservation `alert_periods` in a row).
+    pub alerted: Vec<u32>,
+    /// Clients that broke the local condition R_i − N_i(t) ≤ (T − t)·C_L during the period (each
+    /// once, in the order found): their reservation had become out of their own reach.
+    pub local_breaks: Vec<u32>,
 }
 
 pub struct Monitor {
@@ -69,6 +81,8 @@ pub struct Monitor {
     granted: Vec<u64>,
     /// Per client: last reported residual reservation (None before its first report).
     residual: Vec<Option<u64>>,
+    /// Per client: periods in a row it completed less than its admitted reservation.
+    under: Vec<u32>,
     pub periods: Vec<PeriodRecord>,
 }
 
@@ -85,6 +99,7 @@ impl Monitor {
             reporting: false,
             residual: vec![None; n],
             granted: vec![0; n],
+            under: vec![0; n],
             periods: Vec::new(),
         }
     }
@@ -117,6 +132,8 @@ impl Monitor {
             completed: 0,
             step: None,
             refused,
+            alerted: Vec::new(),
+            local_breaks: Vec::new(),
         });
         self.granted.clone()
     }
@@ -154,14 +171,46 @@ impl Monitor {
     }
 
     /// The period ends with the clients' completed I/Os: the next period's capacity estimate.
+    /// The clients to alert are in the period's record (`alerted`).
     pub fn period_end(&mut self, completed: &[u64]) -> u64 {
         let u: u64 = completed.iter().sum();
         let (next, step) = self.estimator.next(u);
+        let mut alerted = Vec::new();
+        for (i, ((&done, &r), streak)) in completed.iter().zip(&self.granted).zip(self.under.iter_mut()).enumerate() {
+            // Only a period the client reported in tells the monitor what it did.
+            if self.residual[i].is_none() {
+                continue;
+            }
+            *streak = if r > 0 && done < r { *streak + 1 } else { 0 };
+            if self.cfg.alert_periods > 0 && *streak >= self.cfg.alert_periods {
+                alerted.push(i as u32);
+            }
+        }
         if let Some(p) = self.periods.last_mut() {
             p.completed = u;
             p.step = Some(step);
+            p.alerted = alerted;
         }
         next
+    }
+
+    /// The reservation admitted to client `i` this period (0: refused, or none).
+    pub fn granted(&self, i: usize) -> u64 {
+        self.granted[i]
+    }
+
+    /// Client `i` broke the local condition in the current period (recorded once).
+    pub fn local_break(&mut self, i: usize) {
+        if let Some(p) = self.periods.last_mut() {
+            if !p.local_breaks.contains(&(i as u32)) {
+                p.local_breaks.push(i as u32);
+            }
+        }
+    }
+
+    /// The start of the current period.
+    pub fn period_start_at(&self) -> SimTime {
+        self.period_start
     }
 
     pub fn reporting(&self) -> bool {
@@ -174,7 +223,7 @@ mod tests {
     use super::*;
 
     fn monitor(conversion: bool) -> Monitor {
-        let cfg = MonitorConfig { reservations: vec![300, 200, 100], period: SimTime::from_ms(1000), conversion };
+        let cfg = MonitorConfig { reservations: vec![300, 200, 100], period: SimTime::from_ms(1000), conversion, alert_periods: 2 };
         Monitor::new(cfg, CapacityEstimator::new(1000, 10.0, 50, 4))
     }
 
@@ -218,7 +267,7 @@ mod tests {
     #[test]
     fn a_period_whose_capacity_cannot_hold_every_reservation_refuses_the_ones_that_do_not_fit() {
         // C_G 500 against 300 + 200 + 100: clients 0 and 1 fit (500), client 2 is refused.
-        let cfg = MonitorConfig { reservations: vec![300, 200, 100], period: SimTime::from_ms(1000), conversion: true };
+        let cfg = MonitorConfig { reservations: vec![300, 200, 100], period: SimTime::from_ms(1000), conversion: true, alert_periods: 0 };
         let mut m = Monitor::new(cfg, CapacityEstimator::new(500, 10.0, 50, 4));
         let mut pool = GlobalPool::default();
         assert_eq!(m.period_start(SimTime::ZERO, &mut pool), vec![300, 200, 0]);
@@ -230,7 +279,7 @@ mod tests {
         m.report(1, 0);
         assert_eq!(m.check(SimTime::from_ms(500), &mut pool), Check::Converted(250), "250 left, nothing owed");
         // A client that does not fit is skipped; a later, smaller one still may.
-        let cfg = MonitorConfig { reservations: vec![300, 300, 100], period: SimTime::from_ms(1000), conversion: true };
+        let cfg = MonitorConfig { reservations: vec![300, 300, 100], period: SimTime::from_ms(1000), conversion: true, alert_periods: 0 };
         let mut m = Monitor::new(cfg, CapacityEstimator::new(450, 10.0, 50, 4));
         assert_eq!(m.period_start(SimTime::ZERO, &mut pool), vec![300, 0, 100]);
         assert_eq!(m.periods[0].refused, vec![1]);
@@ -258,5 +307,31 @@ mod tests {
         assert_eq!(pool.value(), 450, "the new estimate's tokens");
         assert_eq!(m.period_end(&[400, 300, 290]), 990, "Ω_min 970 ≤ 990 < 1050: the window's mean");
         assert_eq!((m.periods[1].completed, m.periods[1].step), (990, Some(Step::Averaged)));
+    }
+
+    #[test]
+    fn a_client_under_its_reservation_alert_periods_in_a_row_is_alerted_and_a_local_break_is_recorded_once() {
+        // monitor(): R = 300, 200, 100 and alert_periods 2.
+        let mut m = monitor(true);
+        let mut pool = GlobalPool::default();
+        m.period_start(SimTime::ZERO, &mut pool);
+        let report_all = |m: &mut Monitor| (0..3).for_each(|i| m.report(i, 0));
+        report_all(&mut m);
+        m.local_break(2);
+        m.local_break(2);
+        assert_eq!(m.periods[0].local_breaks, vec![2], "once per period");
+        m.period_end(&[300, 150, 50]);
+        assert!(m.periods[0].alerted.is_empty(), "one period under is not yet 'consistently'");
+        m.period_start(SimTime::from_ms(1000), &mut pool);
+        report_all(&mut m);
+        m.period_end(&[200, 250, 50]);
+        assert_eq!(m.periods[1].alerted, vec![2], "C3 under twice in a row; C2 met it in the second; C1 only once under");
+        m.period_start(SimTime::from_ms(2000), &mut pool);
+        m.period_end(&[0, 0, 0]);
+        assert!(m.periods[2].alerted.is_empty(), "a period without reports says nothing");
+        m.period_start(SimTime::from_ms(3000), &mut pool);
+        report_all(&mut m);
+        m.period_end(&[100, 250, 100]);
+        assert_eq!(m.periods[3].alerted, vec![0], "C1 under in periods 1 and 3; C3 met it and its count starts over");
     }
 }

@@ -17,7 +17,10 @@ fn run_with(cap: DeltaCap, reservations: &[u64], demand: &[u64], conversion: boo
     let client_ms = 40;
     let period = SimTime::from_ms(1000);
     let mut engines: Vec<Engine> = reservations.iter().map(|&r| Engine::new(EngineConfig { reservation: r, limit: None, period, batch: BATCH, cap })).collect();
-    let mut monitor = Monitor::new(MonitorConfig { reservations: reservations.to_vec(), period, conversion }, CapacityEstimator::new(157_000, 9_000.0, 500, 4));
+    let mut monitor = Monitor::new(
+        MonitorConfig { reservations: reservations.to_vec(), period, conversion, alert_periods: 0 },
+        CapacityEstimator::new(157_000, 9_000.0, 500, 4),
+    );
     let mut pool = GlobalPool::default();
     let mut served = Vec::new();
     for p in 0..periods {

@@ -284,3 +284,56 @@ def test_every_argument_has_help_and_experiment_takes_jobs():
     assert not missing, missing
     a = parser.parse_args(["experiment", "qtcp-bandwidth", "-j", "3"])
     assert a.jobs == 3
+
+
+def test_an_ssd_bound_by_its_cache_dram_is_warned_about(cli, tmp_path):
+    """Issue 62, finding 7: mqsim-default's DRAM (MQSim's stock 100 MT/s × 1 B) bounds a write
+    burst long before its flash; the run says so instead of reading like a broken model."""
+    (tmp_path / "w.fio").write_text("[global]\nsize=64m\n\n[w]\nrw=randwrite\nbs=4k\niodepth=32\n")
+    p = cli("fio", "w.fio", "--device", "ssd:mqsim-default", "--runtime", "5ms", "-o", "slow", check=0)
+    s = json.loads((tmp_path / "slow" / "summary.json").read_text())
+    assert s["devices"]["dev0"]["ssd"]["dram_utilization"] > 0.8
+    assert any("bound by its cache DRAM" in w and "200 MB/s" in w for w in s["warnings"]), s["warnings"]
+    assert "write amplification — (no page programmed)" in p.stdout
+    cli("fio", "w.fio", "--device", "ssd:consumer-nvme", "--runtime", "5ms", "-o", "fast", check=0)
+    s = json.loads((tmp_path / "fast" / "summary.json").read_text())
+    assert not any("cache DRAM" in w for w in s["warnings"]), s["warnings"]
+
+
+OVERLOADED = """
+schema = 1
+name = "over"
+[run]
+seed = 1
+duration = "60ms"
+warmup = "10ms"
+[[class]]
+name = "only"
+priority = "high"
+[[device]]
+name = "d0"
+kind = "ideal"
+servers = 1
+read = { dist = "fixed", value = "100us" }
+write = { dist = "fixed", value = "100us" }
+[[workload]]
+name = "w"
+device = "d0"
+class = "only"
+arrival = { kind = "poisson", rate_iops = 20000 }
+size = { dist = "fixed", bytes = "4KiB" }
+"""
+
+
+def test_throughput_columns_say_what_was_carried_and_what_was_offered(cli, tmp_path):
+    """Issue 62, finding 4: one 100 µs server carries 10 K IOPS of the 20 K offered. The carried
+    rate is what completed in the window; the offered rate stands beside it."""
+    (tmp_path / "over.toml").write_text(OVERLOADED)
+    p = cli("run", "over.toml", "-o", "o", check=0)
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    a = s["classes"]["only"]["all"]
+    assert abs(a["carried_iops"] / 10_000 - 1) < 0.02, a["carried_iops"]
+    assert abs(s["classes"]["only"]["offered_gbps"] - 20_000 * 4096 * 8 / 1e9) < 1e-6
+    assert abs(s["workloads"]["w"]["offered_gbps"] - s["classes"]["only"]["offered_gbps"]) < 1e-9
+    assert "offered Gb/s (open-loop workloads): only 0.655 (carried 0.32" in p.stdout, p.stdout
+    assert any(w.startswith("overloaded:") for w in s["warnings"])

@@ -30,6 +30,12 @@ def _figures_and_report(cli, out, name):
     assert sorted(p.stem for p in out.glob("*.png")) == sorted(stems)
     r = assert_report_renders(cli, out, out.parent / f"{out.name}-chromium", min_figures=len(stems))
     assert r["check"]["images"] == len(stems), r
+    # The page gives each claim's why, as the terminal does (issue 62, finding 10).
+    import html as _html
+    page = (out / "report.html").read_text()
+    for c in json.loads((out / "claims.json").read_text())["claims"]:
+        if c.get("why"):
+            assert _html.escape(c["why"])[:80] in page, c["id"]
 
 
 def test_experiment_list_and_engine_validation_claims_hold(cli, tmp_path):
@@ -656,6 +662,9 @@ def test_haechi_profile_reproduces_set_1_from_the_fabric_parameters(cli, tmp_pat
     assert {"1a-one-sided-client", "1b-one-sided-saturation", "1b-two-sided-saturation", "1c-spike-burst-total",
             "1c-spike-constant-c1-c3", "1b-one-sided-spares-the-cpu", "conservation"} <= set(by)
     assert all(c["holds"] for c in doc["claims"]), [c for c in doc["claims"] if not c["holds"]]
+    # The four a cost was fitted to say so; what follows from the queues does not.
+    assert {k for k, c in by.items() if c.get("calibration")} == {"1a-one-sided-client", "1a-two-sided-client",
+                                                                 "1b-one-sided-saturation", "1b-two-sided-saturation"}
     r = json.loads((out / "1b-one-10" / "result.json").read_text())
     assert r["node"]["two_sided_requests_at_cpu"] == 0 and len(r["clients"]) == 10
     _figures_and_report(cli, out, "haechi-profile")
@@ -700,21 +709,29 @@ def test_haechi_patterns_quick_compares_burst_and_constant_rate(cli, tmp_path):
 
 
 def test_haechi_capacity_quick_profiles_sigma_and_reports_the_estimators_bound(cli, tmp_path):
-    """`haechi-capacity --quick`: Ω_prof and σ profiled on the fabric; the background jobs take
-    throughput from the Haechi clients; whether the estimate follows is judged with the profiled
-    σ and, where it does not, the why names Ω_min and what the admitting-σ run did."""
+    """`haechi-capacity --quick`: the data node varies from period to period (SPEC §13.9), so the
+    profile's σ is thousands of I/Os, not a fraction of one; the background jobs take throughput
+    from the Haechi clients; whether the estimate follows is judged with the profiled σ and, where
+    it does not, the why names Ω_min and the region map; the bare system runs beside the drop."""
+    from statistics import pstdev
+
     out = tmp_path / "haechi-capacity"
     cli("experiment", "haechi-capacity", "--quick", "-o", out, check=0)
     doc = json.loads((out / "claims.json").read_text())
     by = {c["id"]: c for c in doc["claims"]}
     assert by["profile"]["holds"] and by["conservation"]["holds"]
+    prof = json.loads((out / "profile" / "result.json").read_text())
+    assert prof["service_cv"] > 0 and len(set(prof["nodes"][0]["speed_per_period"])) > 1
+    assert pstdev(prof["per_period_total"][1:]) > 1_000, "a varying node gives σ of thousands of I/Os"
     assert by["drop-uniform-throughput-falls"]["holds"] and by["drop-zipf-throughput-falls"]["holds"]
     for d in ("uniform", "zipf"):
         c = by[f"drop-{d}-estimate-follows"]
-        assert c["holds"] or ("Ω_min" in c["why"] and "admitting-sigma" in c["why"]), c
-    rise = json.loads((out / "rise-uniform-admitting-sigma" / "result.json").read_text())
-    est = [p["capacity"] for p in rise["periods"]][:8]
-    assert est[4] < est[0] and est[5] - est[4] == 5_000, "with σ admitting the background level the estimate drops, then climbs by η"
+        assert c["holds"] or ("Ω_min" in c["why"] and "region map" in c["why"]), c
+    assert by["drop-uniform-reservations-met"]["ablation"]["off"] == "drop-uniform-bare"
+    assert by["drop-zipf-c1-recovers"]["ablation"]["off"] == "drop-zipf-bare"
+    for k in ("drop-zipf-low-reservations-met", "rise-uniform-reservations-met", "rise-zipf-reservations-met",
+              "rise-zipf-low-clients-gain"):
+        assert k in by, k
     assert all(c.get("why") for c in doc["claims"] if c["holds"] is not True)
     for stem in FIGURES["haechi-capacity"]:
         assert (out / f"{stem}.png").stat().st_size > 10_000, stem

@@ -167,3 +167,24 @@ def test_fio_json_keys_match_the_installed_fios(cli, tmp_path):
     ours = json.loads((tmp_path / "f" / "fio.json").read_text())
     assert [j["jobname"] for j in ours["jobs"]] == ["jobs.rr", "jobs.mix"], "fio's order: the job file's"
     assert keys(ours) - {p for p in keys(ours) if p.startswith(".disk_util")} == keys(real), keys(real) ^ keys(ours)
+
+
+def test_a_single_job_keeps_its_name_and_options_and_clones_find_their_job(cli, tmp_path):
+    """Issue 62, item 5: one job in a file is the workload named after the file, yet fio.json names
+    it after its section with its own options (as fio does); numjobs clones carry their job's
+    options; a trace replay says `read_iolog`, not a synthetic `randread`/`4KiB`."""
+    (tmp_path / "one.fio").write_text("[global]\nsize=8m\niodepth=4\n\n[reader]\nrw=randread\nbs=8k\n")
+    cli("fio", "one.fio", "--device", "ideal", "-o", "one", "-q", check=0)
+    job, = json.loads((tmp_path / "one" / "fio.json").read_text())["jobs"]
+    assert job["jobname"] == "reader" and job["job options"] == {"rw": "randread", "bs": "8k"}
+    (tmp_path / "two.fio").write_text("[global]\nsize=8m\n\n[w]\nrw=randwrite\nnumjobs=2\niodepth=2\n")
+    cli("fio", "two.fio", "--device", "ideal", "-o", "two", "-q", check=0)
+    jobs = json.loads((tmp_path / "two" / "fio.json").read_text())["jobs"]
+    assert len(jobs) == 2 and all(j["job options"] == {"rw": "randwrite", "numjobs": "2", "iodepth": "2"} for j in jobs)
+
+
+def test_a_trace_replays_fio_options_name_the_log(tmp_path):
+    from nestsim.fio_json import scenario_options
+
+    w = {"name": "t", "trace": {"path": "traces/x.csv", "format": "msr"}}
+    assert scenario_options(w, 16) == {"read_iolog": "traces/x.csv", "numjobs": "1", "iodepth": "16"}

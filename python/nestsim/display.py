@@ -15,8 +15,10 @@ def by_priority(classes: dict) -> list:
 
 
 def _row(name: str, d: dict) -> str:
+    """One line of the tables: IOPS and Gb/s are what completed in the window (carried), the
+    latencies those of the requests that arrived in it (the `ios`)."""
     lat = d["lat_us"]
-    return (f"  {name:<22} {d['ios']:>10,} {d['iops']:>12,.0f} {d['bw_gbps']:>9.3f} "
+    return (f"  {name:<22} {d['ios']:>10,} {d.get('carried_iops', d['iops']):>12,.0f} {d.get('carried_gbps', d['bw_gbps']):>9.3f} "
             f"{lat['mean']:>9.1f} {lat['p50']:>9.1f} {lat['p99']:>9.1f} {lat['p99_9']:>9.1f} {d['host_wait_us']['mean']:>9.1f}")
 
 
@@ -25,9 +27,11 @@ def _device_line(name: str, d: dict) -> str:
     if kind == "ssd":
         s = d["ssd"]
         cmt = "all in DRAM" if s["cmt_hit_rate"] is None else f"{s['cmt_hit_rate'] * 100:.1f}% hits"
+        # Nothing programmed yet (writes still in the cache): no amplification to speak of.
+        wa = f"{s['write_amplification']:.2f}" if s.get("user_page_programs") else "— (no page programmed)"
         return (f"  {name} (ssd, NVMe {s['nvme_arbitration']}, device QoS {'on' if s['device_qos'] else 'off'}): "
                 f"chips busy {s['chip_utilization']['mean'] * 100:.1f}%, GC jobs {s['gc_jobs']}, "
-                f"write amplification {s['write_amplification']:.2f}, erases {s['erases']}, CMT {cmt}")
+                f"write amplification {wa}, erases {s['erases']}, CMT {cmt}, DRAM busy {s.get('dram_utilization', 0) * 100:.1f}%")
     if kind == "pm":
         return f"  {name} (pm): utilisation {d['utilization'] * 100:.1f}% of {d['units']} units"
     return f"  {name}: utilisation {d['utilization'] * 100:.1f}%, mean queue {d['mean_queue_len']:.2f}"
@@ -144,6 +148,11 @@ def render(summary: dict, run_info: dict | None = None) -> str:
             for op in ("read", "write"):
                 if d[op]["ios"]:
                     out.append(_row(f"{name} {op}", d[op]))
+        if key == "classes":
+            offered = [f"{name} {d['offered_gbps']:.3f} (carried {d['all'].get('carried_gbps', 0):.3f})"
+                       for name, d in by_priority(summary[key]) if d.get("offered_gbps") is not None]
+            if offered:
+                out.append(f"  offered Gb/s (open-loop workloads): {', '.join(offered)}")
         if key == "devices":
             for name, d in summary[key].items():
                 out.append(_device_line(name, d))
@@ -157,7 +166,8 @@ def render(summary: dict, run_info: dict | None = None) -> str:
                        f"admitted {c['admitted']:,}, metadata-only {c['tracked']:,}, evicted {c['evictions']:,}, "
                        f"write-backs {c['writebacks']:,}, background fetches {c['fetched']:,}{mode}")
     if storage:
-        out.append("\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
+        out.append("\n  IOPS, Gb/s = completed in the measurement window (carried); ios and latencies = requests that arrived in it"
+                   "\n  wait µs = mean time in the host's per-class send queue (urgent first, then by priority)")
     if storage and "nvmeof" in summary:
         out.extend(_decomposition_lines(summary))
     if storage:

@@ -157,10 +157,12 @@ def read_job_file(path: Path) -> Tuple[Dict[str, str], Dict[str, Dict[str, str]]
     return glob, jobs
 
 
-def _job_options(summary: dict, base_dir: Optional[Path]) -> Tuple[Dict[str, str], Dict[str, Dict[str, str]]]:
-    """workload name → fio job options (workloads from job files), and the files' global options."""
+def _job_options(summary: dict, base_dir: Optional[Path]) -> Tuple[Dict[str, str], Dict[str, Dict[str, str]], Dict[str, str]]:
+    """The files' global options, workload name → fio job options (workloads from job files), and
+    workload name → its job's section name where the workload is named after the file alone."""
     glob_all: Dict[str, str] = {}
     per_workload: Dict[str, Dict[str, str]] = {}
+    sections: Dict[str, str] = {}
     for w in summary.get("config", {}).get("workload", []):
         fio = w.get("fio")
         if not isinstance(fio, dict) or "path" not in fio:
@@ -173,14 +175,39 @@ def _job_options(summary: dict, base_dir: Optional[Path]) -> Tuple[Dict[str, str
         except OSError:
             continue
         glob_all.update(glob)
-        for job, opts in jobs.items():
+        chosen = {j: o for j, o in jobs.items() if not fio.get("job") or j == fio["job"]}
+        for job, opts in chosen.items():
+            # numjobs clones are workloads `W.JOB.N`: they find their job by prefix (`_options_of`).
             per_workload[f"{w['name']}.{job}"] = opts
-    return glob_all, per_workload
+        if len(chosen) == 1:
+            (job, opts), = chosen.items()
+            if str(opts.get("numjobs", glob.get("numjobs", "1"))).strip() == "1":
+                # One job without clones: the workload keeps its own name (resolve/workload.rs);
+                # fio would name the job after its section.
+                per_workload[w["name"]] = opts
+                sections[w["name"]] = job
+    return glob_all, per_workload, sections
+
+
+def _options_of(name: str, job_opts: Dict[str, Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """A workload's fio job options: its own entry, or (a numjobs clone `W.JOB.N`) its job's."""
+    if name in job_opts:
+        return job_opts[name]
+    head, _, tail = name.rpartition(".")
+    return job_opts.get(head) if tail.isdigit() else None
 
 
 def scenario_options(w: dict, host_depth: Optional[int]) -> Dict[str, str]:
     """A synthetic workload said in fio's option names (what fio-plot and similar tools filter
     on: rw, iodepth, numjobs), plus where it runs."""
+    if isinstance(w.get("trace"), dict):
+        # A trace replay: fio's own replay option names the log; its sizes and directions are
+        # the trace's, not a synthetic job's.
+        t = w["trace"]
+        opts = {"read_iolog": str(t.get("path", "")), "numjobs": "1"}
+        if host_depth is not None:
+            opts["iodepth"] = str(host_depth)
+        return opts
     rf = w.get("read_fraction", 1.0)
     seq = isinstance(w.get("address"), dict) and w["address"].get("pattern") == "sequential"
     rw = ("read" if rf >= 1 else "write" if rf <= 0 else "rw") if seq else ("randread" if rf >= 1 else "randwrite" if rf <= 0 else "randrw")
@@ -289,7 +316,7 @@ def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path]
     now = time.time() if now is None else now
     req = _requests_by(requests)
     samp = _samples_by(series, summary["window"], interval)
-    glob, job_opts = _job_options(summary, base_dir)
+    glob, job_opts, sections = _job_options(summary, base_dir)
     configs = {w.get("name"): w for w in summary.get("config", {}).get("workload", [])}
     depths = {h.get("name"): h.get("queue_depth") for h in summary.get("config", {}).get("host", [])}
     # Jobs in the scenario's order, a job file's jobs in the file's order (as fio lists them).
@@ -313,10 +340,10 @@ def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path]
         lat_ns, lat_us, lat_ms = _buckets(clat_all, len(clat_all))
         any_io = 100.0 if len(clat_all) else 0.0
         calls = {"0": 0.0, "4": any_io, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0}
-        opts = job_opts.get(name) or {**scenario_options(configs.get(name, {}), depths.get(str(w["host"]))),
+        opts = _options_of(name, job_opts) or {**scenario_options(configs.get(name, {}), depths.get(str(w["host"]))),
                                       "device": str(w["device"]), "class": str(w["class"]), "host": str(w["host"])}
         jobs.append({
-            "jobname": name,
+            "jobname": sections.get(name, name),
             "groupid": 0,
             "error": 0,
             "eta": 0,

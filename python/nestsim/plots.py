@@ -334,7 +334,10 @@ def run_figures(run_dir: Path) -> List[Tuple[str, object]]:
 
 # ---- sweeps ---------------------------------------------------------------------------------
 
-SWEEP_METRICS = [("all.bw_gbps", "throughput (Gb/s)"), ("all.lat_mean_us", "mean latency (µs)"), ("all.lat_p99_us", "p99 latency (µs)")]
+#: Throughput is what completed in the window (carried; a sweep from before it was recorded falls
+#: back to the arrivals' Gb/s), so an overloaded point does not look flat.
+SWEEP_METRICS = [("all.carried_gbps", "throughput carried (Gb/s)"), ("all.lat_mean_us", "mean latency (µs)"), ("all.lat_p99_us", "p99 latency (µs)")]
+_SWEEP_FALLBACK = {"all.carried_gbps": "all.bw_gbps"}
 
 
 def _slug(s: str) -> str:
@@ -363,6 +366,8 @@ def sweep_figures(table: Dict[str, list]) -> List[Tuple[str, object]]:
         for ax, (metric, label) in zip(axes[0], SWEEP_METRICS):
             for ci, c in enumerate(classes):
                 col = table.get(f"{c}.{metric}")
+                if col is None and metric in _SWEEP_FALLBACK:
+                    col = table.get(f"{c}.{_SWEEP_FALLBACK[metric]}")
                 if col is None:
                     continue
                 groups: Dict[Tuple, Dict[str, List[float]]] = {}

@@ -52,9 +52,9 @@ def _table(summary: dict, key: str) -> str:
             if not x["ios"]:
                 continue
             lat = x["lat_us"]
-            rows.append(f"<tr><td>{html.escape(name)}</td><td>{op}</td><td>{x['ios']:,}</td><td>{x['iops']:,.0f}</td>"
-                        f"<td>{x['bw_gbps']:.3f}</td><td>{lat['mean']:.1f}</td><td>{lat['p50']:.1f}</td><td>{lat['p99']:.1f}</td><td>{lat['p99_9']:.1f}</td></tr>")
-    head = "<tr><th>name</th><th>op</th><th>ios</th><th>IOPS</th><th>Gb/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th></tr>"
+            rows.append(f"<tr><td>{html.escape(name)}</td><td>{op}</td><td>{x['ios']:,}</td><td>{x.get('carried_iops', x['iops']):,.0f}</td>"
+                        f"<td>{x.get('carried_gbps', x['bw_gbps']):.3f}</td><td>{lat['mean']:.1f}</td><td>{lat['p50']:.1f}</td><td>{lat['p99']:.1f}</td><td>{lat['p99_9']:.1f}</td></tr>")
+    head = "<tr><th>name</th><th>op</th><th>ios</th><th title='completed in the window'>IOPS carried</th><th title='completed in the window'>Gb/s carried</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th></tr>"
     return f"<table>{head}{''.join(rows)}</table>"
 
 
@@ -156,13 +156,24 @@ def _ssd_table(summary: dict) -> str:
 
 
 def _claims_html(doc: dict) -> str:
+    """The claims, each with what the experiment says about it: the why (and its cause) of one
+    that does not hold or is not evaluated, the run with its mechanism off, a calibration mark."""
     rows = []
     for c in doc["claims"]:
         mark = {True: "✓", False: "✗", None: "–"}[c["holds"]]
         cls = {True: "ok", False: "bad", None: "na"}[c["holds"]]
+        notes = []
+        if c.get("why"):
+            notes.append(f"<b>why{' (' + html.escape(c['cause']) + ')' if c.get('cause') else ''}:</b> {html.escape(c['why'])}")
+        if c.get("ablation"):
+            a = c["ablation"]
+            notes.append(f"<b>mechanism off</b> ({html.escape(a['off'])}): " + ("also holds" if a["holds"] else "does not hold, as it should"))
+        if c.get("calibration"):
+            notes.append(f"<b>calibration target:</b> {html.escape(c['calibration'])} fitted to it")
         rows.append(f"<tr class='{cls}'><td>{mark}</td><td>{html.escape(c['id'])}</td><td>{html.escape(c['claim'])}</td>"
-                    f"<td>{html.escape(str(c['expected']))}</td><td>{html.escape(str(c['measured']))}</td><td>{html.escape(c['source'])}</td></tr>")
-    return ("<table><tr><th></th><th>id</th><th>claim</th><th>expected</th><th>measured</th><th>source</th></tr>"
+                    f"<td>{html.escape(str(c['expected']))}</td><td>{html.escape(str(c['measured']))}</td><td>{html.escape(c['source'])}</td>"
+                    f"<td>{'<br>'.join(notes)}</td></tr>")
+    return ("<table><tr><th></th><th>id</th><th>claim</th><th>expected</th><th>measured</th><th>source</th><th>why / notes</th></tr>"
             + "".join(rows) + "</table>")
 
 
@@ -251,7 +262,8 @@ def _sweep_section(root: Path) -> str:
     t = pq.read_table(root / "sweep.parquet").to_pydict()
     params = [k for k in t if k.startswith("param.")]
     classes = sorted({k.split(".")[0] for k in t if k.endswith(".all.ios") and any(t[k])})
-    cols = ["run_id", "seed"] + params + [f"{c}.all.{m}" for c in classes for m in ("bw_gbps", "lat_mean_us", "lat_p99_us")]
+    bw = lambda c: "carried_gbps" if f"{c}.all.carried_gbps" in t else "bw_gbps"  # noqa: E731  (older sweeps)
+    cols = ["run_id", "seed"] + params + [f"{c}.all.{m}" for c in classes for m in (bw(c), "lat_mean_us", "lat_p99_us")]
     head = "".join(f"<th>{html.escape(c.replace('param.', ''))}</th>" for c in cols)
     fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))  # noqa: E731
     rows = "".join("<tr>" + "".join(f"<td>{fmt(t[c][i])}</td>" for c in cols) + "</tr>" for i in range(len(t["run_id"])))

@@ -304,12 +304,15 @@ def _flatten(summary: dict) -> Dict[str, Any]:
     row: Dict[str, Any] = {"events": summary["events"], "sim_time_s": summary["sim_time_s"],
                            "completed": summary["requests"]["completed"], "fingerprint": summary["fingerprint"]}
     for cname, c in summary["classes"].items():
+        row[f"{cname}.offered_gbps"] = c.get("offered_gbps")
         for op in ("read", "write", "all"):
             d = c[op]
             pre = f"{cname}.{op}."
             row[pre + "ios"] = d["ios"]
             row[pre + "iops"] = d["iops"]
             row[pre + "bw_gbps"] = d["bw_gbps"]
+            row[pre + "carried_iops"] = d.get("carried_iops")
+            row[pre + "carried_gbps"] = d.get("carried_gbps")
             for k in ("mean", "p50", "p90", "p99", "p99_9"):
                 row[pre + f"lat_{k}_us"] = d["lat_us"][k]
     return row

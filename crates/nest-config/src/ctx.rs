@@ -32,11 +32,26 @@ pub(crate) struct Ctx<'a> {
     /// The run's memory limit, and what the scenario's large tables need: (key, bytes, what).
     memory_limit: Option<u64>,
     memory: Vec<(String, u64, String)>,
+    /// `--set` overrides: an error at a key one of them set (or under it) is the override's.
+    overrides: &'a [String],
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(file: &'a str, text: &'a str, base: &'a Path, memory_limit: Option<u64>) -> Self {
-        Ctx { file, text, base, errors: Vec::new(), warnings: Vec::new(), memory_limit, memory: Vec::new() }
+        Ctx { file, text, base, errors: Vec::new(), warnings: Vec::new(), memory_limit, memory: Vec::new(), overrides: &[] }
+    }
+
+    pub(crate) fn with_overrides(mut self, overrides: &'a [String]) -> Self {
+        self.overrides = overrides;
+        self
+    }
+
+    /// The override that set `key` or a table above it (the last one given wins, as applied).
+    fn override_of(&self, key: &str) -> Option<&'a String> {
+        self.overrides.iter().rev().find(|o| {
+            let path = o.split_once('=').map_or(o.as_str(), |(p, _)| p).trim();
+            key == path || key.strip_prefix(path).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+        })
     }
 
     /// Records that the structure `key` configures takes `bytes` when built; refuses it at once
@@ -71,7 +86,11 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn err(&mut self, key: &str, msg: impl Into<String>) {
-        let e = ConfigError::at_key(self.file, self.text, key, msg.into());
+        let e = match self.override_of(key) {
+            // The file's line holds the value the override replaced: point at the override.
+            Some(o) => ConfigError::override_level(self.file, o, format!("{key}: {}", msg.into())),
+            None => ConfigError::at_key(self.file, self.text, key, msg.into()),
+        };
         self.errors.push(e);
     }
     pub(crate) fn dur(&mut self, key: &str, s: &str) -> Option<SimTime> {
@@ -109,10 +128,35 @@ impl<'a> Ctx<'a> {
         if !full.is_file() {
             // The path as written when it names a variable: its value stays out of the message.
             let shown = if expanded != p { format!("'{p}'") } else { format!("'{}'", full.display()) };
-            self.err(key, format!("file {shown} does not exist"));
+            self.err(key, format!("file {shown} does not exist{}", variables_hint(p)));
             return None;
         }
         Some(full)
+    }
+}
+
+/// What a missing file's path took from the environment: for each variable it names, whether it
+/// was set (its value stays out of the message) or its default was used, relative to what.
+fn variables_hint(p: &str) -> String {
+    let mut notes = Vec::new();
+    let mut rest = p;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('}') else { break };
+        let (name, default) = after[..end].split_once(":-").map_or((&after[..end], None), |(n, d)| (n, Some(d)));
+        notes.push(match (std::env::var(name).ok().filter(|v| !v.is_empty()), default) {
+            (Some(_), _) => format!("{name} is set: check that it names the folder that holds this file"),
+            (None, Some(d)) => {
+                format!("{name} is not set, so its default '{d}' was used (relative to the scenario's folder): set {name} to the folder that holds this file")
+            }
+            (None, None) => format!("{name} is not set"),
+        });
+        rest = &after[end + 1..];
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
     }
 }
 

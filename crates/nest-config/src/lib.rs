@@ -39,6 +39,9 @@ pub struct Loaded {
     /// anything is built, and a scenario over this is refused naming the key that drives it.
     /// Defaults to 80 % of the memory available when the run starts (`--max-memory` sets it).
     pub memory_limit: Option<u64>,
+    /// The `--set` overrides applied (`key.path=value`): an error at a key one of them set names
+    /// the override, not the file's line it replaced.
+    pub overrides: Vec<String>,
 }
 
 /// 80 % of the memory available now (Linux /proc/meminfo MemAvailable, plus this process's own
@@ -208,7 +211,7 @@ pub fn load_str(text: &str, file: &str, base_dir: PathBuf, overrides: &[String],
             }
         })?;
     }
-    Ok(Loaded { scenario, table, file: file.to_string(), base_dir, memory_limit: default_memory_limit() })
+    Ok(Loaded { scenario, table, file: file.to_string(), base_dir, memory_limit: default_memory_limit(), overrides: overrides.to_vec() })
 }
 
 /// Loads and fully validates a scenario (what `nestsim validate` runs).

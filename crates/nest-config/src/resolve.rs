@@ -128,7 +128,7 @@ pub const HORIZON: SimTime = SimTime(100 * 86_400 * 1_000_000_000_000);
 
 pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     let sc = &loaded.scenario;
-    let mut cx = Ctx::new(&loaded.file, text, &loaded.base_dir, loaded.memory_limit);
+    let mut cx = Ctx::new(&loaded.file, text, &loaded.base_dir, loaded.memory_limit).with_overrides(&loaded.overrides);
     if sc.schema != SCHEMA_VERSION {
         cx.err("schema", format!("schema version {} is not supported by this build (expected {SCHEMA_VERSION})", sc.schema));
     }

@@ -11,8 +11,13 @@ use nest_core::SimTime;
 
 #[derive(Clone, Default)]
 pub struct OpAcc {
+    /// Requests that arrived in the window (and completed): the latency sample.
     pub ios: u64,
     pub bytes: u64,
+    /// Requests completed in the window, whatever their arrival: what the system carried (in an
+    /// overloaded open run fewer than arrived; SPEC §2's throughput).
+    pub carried_ios: u64,
+    pub carried_bytes: u64,
     pub latency: LatencyHistogram,
     /// Time spent waiting in the host queue (dispatch − arrival).
     pub host_wait: LatencyHistogram,
@@ -36,6 +41,8 @@ impl OpAcc {
     pub fn merge(&mut self, o: &OpAcc) {
         self.ios += o.ios;
         self.bytes += o.bytes;
+        self.carried_ios += o.carried_ios;
+        self.carried_bytes += o.carried_bytes;
         self.latency.merge(&o.latency);
         self.host_wait.merge(&o.host_wait);
         self.device_time.merge(&o.device_time);
@@ -215,12 +222,22 @@ impl RunStats {
                 self.series.add(r.t_complete, ids.0[op * 2 + 1], lat_us);
             }
         }
-        if !self.in_window(r.t_arrive) {
+        let completed_in = self.in_window(r.t_complete);
+        let arrived_in = self.in_window(r.t_arrive);
+        if !(completed_in || arrived_in) {
+            return;
+        }
+        let device = at_device.then(|| r.served.ix() as u32);
+        let s = self.stream(r.workload as usize, r.class as u32, device, r.host.ix() as u32);
+        if completed_in {
+            let acc = &mut self.streams[s].acc[op];
+            acc.carried_ios += 1;
+            acc.carried_bytes += r.size as u64;
+        }
+        if !arrived_in {
             return;
         }
         self.measured += 1;
-        let device = at_device.then(|| r.served.ix() as u32);
-        let s = self.stream(r.workload as usize, r.class as u32, device, r.host.ix() as u32);
         self.streams[s].acc[op].add(r);
         self.class_ssd[r.class as usize][op].add(r);
         if let Some(d) = device {

@@ -26,6 +26,8 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
         ("iops", json!(r6(a.ios as f64 / secs))),
         ("bw_gbps", json!(r6(a.bytes as f64 * 8.0 / secs / 1e9))),
         ("bw_mib_s", json!(r6(a.bytes as f64 / secs / (1024.0 * 1024.0)))),
+        ("carried_iops", json!(r6(a.carried_ios as f64 / secs))),
+        ("carried_gbps", json!(r6(a.carried_bytes as f64 * 8.0 / secs / 1e9))),
         ("lat_us", lat_json(&a.latency)),
         ("host_wait_us", lat_json(&a.host_wait)),
         ("device_us", lat_json(&a.device_time)),
@@ -160,6 +162,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         "cache": cache,
         "chip_utilization": {"mean": r6(mean(&chips)), "max": r6(max(&chips))},
         "channel_utilization": {"mean": r6(mean(&chans)), "max": r6(max(&chans))},
+        "dram_utilization": r6(s.dram_utilisation(end)),
     });
     // The model switches, named only when one differs from NeSt's default (compat runs).
     let m = &s.params.model;
@@ -201,6 +204,8 @@ const P999_SAMPLES: u64 = 1000;
 /// An open-loop workload whose completions during the window carry less than this share of what
 /// it offers (and fewer than its arrivals' noise explains) is reported as overloaded.
 const OVERLOAD_CARRIED: f64 = 0.9;
+/// An SSD cache DRAM busier than this (with its flash much less busy) bounds the run.
+const DRAM_BOUND: f64 = 0.8;
 
 /// "12.3 Gb/s" / "45.6 Mb/s".
 fn gbps(bps: f64) -> String {
@@ -272,6 +277,26 @@ impl Simulation {
                 100.0 * in_flight as f64 / issued as f64, self.now.as_secs_f64(), parts.join(", ")
             ));
         }
+        // An SSD whose cache DRAM, not its flash, is the bottleneck (issue 62, finding 7): MQSim's
+        // stock configuration has a 100 MT/s × 1 B DRAM, ~200 MB/s — slower than its flash.
+        for (d, dev) in self.devices.iter().enumerate() {
+            let DeviceRt::Ssd(s) = dev else { continue };
+            let dram = s.ssd.dram_utilisation(self.now);
+            let (chips, _) = s.ssd.utilisation(self.now);
+            let chip_mean = chips.iter().sum::<f64>() / chips.len().max(1) as f64;
+            if dram >= DRAM_BOUND && chip_mean < 0.5 * dram {
+                let k = &s.ssd.params.cache;
+                out.push(format!(
+                    "ssd {} is bound by its cache DRAM (busy {:.0} %, flash chips {:.0} %): the DRAM moves {:.0} MB/s ({} MT/s × {} B, double data rate), so requests queue for it, not for flash — the DRAM the device states (mqsim-default keeps MQSim's stock 100 MT/s × 1 B); a present-day drive's moves GB/s (preset consumer-nvme, or the device's cache.dram_rate and cache.dram_burst)",
+                    rv.devices[d].name,
+                    100.0 * dram,
+                    100.0 * chip_mean,
+                    k.dram_bytes_per_s() / 1e6,
+                    k.dram_mts,
+                    k.dram_burst
+                ));
+            }
+        }
         let mut few = Vec::new();
         for (name, c) in classes {
             for op in ["read", "write"] {
@@ -300,12 +325,26 @@ impl Simulation {
         let agg = self.stats.aggregate();
         let rv = &self.resolved;
         let used_classes: Vec<bool> = (0..rv.classes.len()).map(|c| rv.workloads.iter().any(|w| w.class == c)).collect();
+        // What each open-loop synthetic workload offers over the window (None: closed loop, a
+        // trace, or a fio job without a rate), and per class the sum when all of its have one.
+        let (from, to) = self.measured_window();
+        let to = to.unwrap_or(end);
+        let offered: Vec<Option<f64>> = rv
+            .workloads
+            .iter()
+            .map(|plan| match &plan.source {
+                nest_config::resolve::SourcePlan::Synthetic(spec) => spec.offered_bps(from, to),
+                _ => None,
+            })
+            .collect();
         let mut classes = Map::new();
         for (c, plan) in rv.classes.iter().enumerate() {
             if used_classes[c] {
                 let mut m = rw_json(&agg.per_class[c], secs);
                 m.insert("priority".into(), json!(plan.priority.name()));
                 m.insert("passed_gbps".into(), passed_json(&self.stats.passed[c], secs));
+                let of_class: Option<f64> = rv.workloads.iter().zip(&offered).filter(|(w, _)| w.class == c).map(|(_, o)| *o).sum();
+                m.insert("offered_gbps".into(), json!(of_class.map(|b| r6(b / 1e9))));
                 classes.insert(plan.name.clone(), Value::Object(m));
             }
         }
@@ -313,6 +352,7 @@ impl Simulation {
         let mut late_warnings: Vec<String> = Vec::new();
         for (w, plan) in rv.workloads.iter().enumerate() {
             let mut m = rw_json(&agg.per_workload[w], secs);
+            m.insert("offered_gbps".into(), json!(offered[w].map(|b| r6(b / 1e9))));
             m.insert("class".into(), json!(rv.classes[plan.class].name));
             m.insert("host".into(), json!(rv.hosts[plan.host].name));
             m.insert("device".into(), json!(rv.devices[plan.device].name));

@@ -256,6 +256,12 @@ pub struct CacheParams {
 
 impl CacheParams {
     #[inline]
+    /// The DRAM's transfer rate in bytes per second (double data rate: two transfers of
+    /// `dram_burst` bytes per clock of `dram_mts` MHz).
+    pub fn dram_bytes_per_s(&self) -> f64 {
+        2.0 * self.dram_burst as f64 * self.dram_mts as f64 * 1e6
+    }
+
     pub fn access_time(&self, bytes: u64) -> SimTime {
         let transfer_ps = bytes * 1_000_000 / (2 * self.dram_burst as u64 * self.dram_mts as u64);
         SimTime(self.t_rcd.0 + self.t_cl.0 + transfer_ps)

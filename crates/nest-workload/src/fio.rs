@@ -196,6 +196,13 @@ impl JobBuilder<'_> {
                 if lo == 0 || hi < lo || lo % 512 != 0 || hi % 512 != 0 {
                     return Err(self.err(l, format!("bsrange '{s}' needs 0 < min ≤ max, multiples of 512")));
                 }
+                // fio issues multiples of the minimum when it is a power of two (its
+                // get_next_buflen masks the length with ~(min − 1)) unless `bs_unaligned` is set;
+                // otherwise any 512 B multiple in the range.
+                let unaligned = self.get("bs_unaligned").is_some_and(|(v, _)| v.trim() != "0");
+                if !unaligned && lo.is_power_of_two() {
+                    return Ok(SizeDist::UniformBlocks { min_blocks: 1, max_blocks: (hi / lo) as u32, block: lo as u32 });
+                }
                 Ok(SizeDist::UniformBlocks { min_blocks: (lo / 512) as u32, max_blocks: (hi / 512) as u32, block: 512 })
             };
             return Ok((one(r)?, one(w)?));
@@ -398,6 +405,7 @@ const KNOWN: &[&str] = &[
     "blocksize",
     "bsrange",
     "blocksize_range",
+    "bs_unaligned",
     "bssplit",
     "iodepth",
     "numjobs",
@@ -486,6 +494,15 @@ mod tests {
         assert_eq!(b.spec.read_size, a.spec.read_size);
         let own = parse_job_file("[j]\nbs=8k,16k\n", "x").unwrap();
         assert_eq!((own[0].spec.read_size.clone(), own[0].spec.write_size.clone()), (SizeDist::Fixed(8192), SizeDist::Fixed(16384)));
+    }
+
+    #[test]
+    fn bsrange_issues_multiples_of_its_minimum_as_fio_does_unless_unaligned() {
+        let sizes = |text: &str| parse_job_file(text, "x").unwrap()[0].spec.read_size.clone();
+        assert_eq!(sizes("[j]\nbsrange=4k-16k\n"), SizeDist::UniformBlocks { min_blocks: 1, max_blocks: 4, block: 4096 });
+        assert_eq!(sizes("[j]\nbsrange=4k-16k\nbs_unaligned\n"), SizeDist::UniformBlocks { min_blocks: 8, max_blocks: 32, block: 512 });
+        // fio masks only a power-of-two minimum.
+        assert_eq!(sizes("[j]\nbsrange=3k-12k\n"), SizeDist::UniformBlocks { min_blocks: 6, max_blocks: 24, block: 512 });
     }
 
     #[test]

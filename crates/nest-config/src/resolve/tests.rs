@@ -132,6 +132,12 @@ fn overrides_and_seed() {
     let ovs = ["run.duration=\"20ms\"".into(), "workload[0].read_fraction=\"x\"".into()];
     let e = load_str(GOOD, "s.toml", PathBuf::from("."), &ovs, None).unwrap_err();
     assert!(e.to_string().contains("--set workload[0].read_fraction"), "{e}");
+    // A value the override sets that only resolution refuses names the override too, not the
+    // file's line it replaced (issue 62, item 8).
+    let l = load_str(GOOD, "s.toml", PathBuf::from("."), &["run.duration=abc".into()], None).unwrap();
+    let e = resolve(&l, GOOD).unwrap_err().to_string();
+    assert!(e.contains("--set run.duration=abc") && e.contains("run.duration: 'abc'"), "{e}");
+    assert!(e.lines().next().unwrap().starts_with("s.toml: --set run.duration=abc: "), "no line of the file: {e}");
 }
 
 #[test]
@@ -150,6 +156,11 @@ fn env_expansion() {
     );
     let e = check(&missing).unwrap_err().to_string();
     assert!(e.contains("'${NEST_TEST_DIR_X}/none.csv'") && !e.contains("/a/b"), "{e}");
+    assert!(e.contains("NEST_TEST_DIR_X is set: check that it names the folder"), "{e}");
+    // An unset variable with a default: the error says the default was used and what to set.
+    let missing = missing.replace("${NEST_TEST_DIR_X}/none.csv", "${NEST_UNSET_SHARED:-../nowhere}/none.csv");
+    let e = check(&missing).unwrap_err().to_string();
+    assert!(e.contains("NEST_UNSET_SHARED is not set, so its default '../nowhere' was used") && e.contains("set NEST_UNSET_SHARED to the folder"), "{e}");
 }
 
 #[test]

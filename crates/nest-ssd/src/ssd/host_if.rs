@@ -123,8 +123,10 @@ impl Ssd {
     }
 
     pub(super) fn dram_access(&mut self, now: SimTime, c: u32, bytes: u64, out: &mut Outbox) {
-        let t = now.max(self.dram_free) + self.params.cache.access_time(bytes);
+        let service = self.params.cache.access_time(bytes);
+        let t = now.max(self.dram_free) + service;
         self.dram_free = t;
+        self.dram_busy += service;
         out.events.push((t, SsdEvent::Dram(c)));
     }
 

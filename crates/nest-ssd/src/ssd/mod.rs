@@ -163,6 +163,8 @@ pub struct Ssd {
     pcie_in_free: SimTime,
     pcie_out_free: SimTime,
     dram_free: SimTime,
+    /// The cache DRAM's busy time (its accesses are served one at a time).
+    dram_busy: SimTime,
     rng: RngStream,
     scratch: Vec<(u32, u32)>,
     scratch_txns: Vec<u32>,
@@ -243,6 +245,7 @@ impl Ssd {
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,
+            dram_busy: SimTime::ZERO,
             rng: RngStream::derive(seed, "ssd", index, "gc"),
             scratch: Vec::new(),
             scratch_txns: Vec::new(),
@@ -330,6 +333,11 @@ impl Ssd {
     }
 
     /// Busy time of every chip (mean over its dies) and channel.
+    /// The cache DRAM's busy fraction over `now` (0 without accesses).
+    pub fn dram_utilisation(&self, now: SimTime) -> f64 {
+        self.dram_busy.0 as f64 / now.0.max(1) as f64
+    }
+
     pub fn utilisation(&self, now: SimTime) -> (Vec<f64>, Vec<f64>) {
         let span = now.0.max(1) as f64;
         let dpc = self.layout.dims[2] as usize;

@@ -70,6 +70,37 @@ def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
     assert abs(p99[("urgent", "all")][1] / p99[("urgent", "all")][0] - 1) < 0.05, p99
     assert set(cmp.config_diff) == {f"qos.{layer}" for layer in ("host", "network", "transport", "nvme", "device")}
     assert cmp.headline.startswith("high: p99 ") and "low pays" in cmp.headline
+    # Which layer each class's change comes from (issue 62, finding 1): the layers add up to the
+    # mean on each side, and High's gain is mostly its host queue (the client serves High first).
+    where = {c: (ma, mb, dict(moved)) for c, ma, mb, moved in cmp.where()}
+    mean = {(r["class"]): r["values"] for r in cmp.rows if r["metric"] == "mean µs" and r["op"] == "all"}
+    for c, (ma, mb, _) in where.items():
+        assert ma == pytest.approx(mean[c][0], rel=1e-3) and mb == pytest.approx(mean[c][1], rel=1e-3), c
+    hi = where["high"][2]
+    assert hi and min(hi.values()) == hi["host queue"] < 0, hi
+    out = write(cmp, tmp_path / "cmp")
+    assert "Where the latency changed" in out.read_text() and "host queue" in out.read_text()
+    assert json.loads((tmp_path / "cmp" / "compare.json").read_text())["layers"]["high"][0]["host_queue"] > 0
+    # README.md quotes this very line (issue 62, finding 2): a model change that moves it fails here.
+    quoted = _quoted_script()
+    assert quoted.quoted_demo(quoted.README.read_text()) == cmp.headline, "README.md's demo line is stale: run scripts/quoted.py"
+
+
+def _quoted_script():
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("quoted", ROOT / "scripts" / "quoted.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_docs_python_md_quotes_the_run_it_shows():
+    """docs/python.md's first example prints the RunResult it quotes (issue 62, finding 2)."""
+    quoted = _quoted_script()
+    assert quoted.quoted_repr(quoted.PYTHON_MD.read_text()) == quoted.python_repr(), "stale: run scripts/quoted.py"
 
 
 def _seeds(cli, small_scenario, root, sets=(), seeds=(1, 2, 3)):

@@ -35,7 +35,12 @@ from .stats import mean_ci, paired_significant, welch_significant
 CLASS_ORDER = ["urgent", "high", "medium", "low", "best_effort"]
 OPS = ["all", "read", "write"]
 #: (label, summary key under `lat_us`, or a key of the op's own table)
-METRICS = [("n", "ios"), ("Gb/s", "bw_gbps"), ("mean µs", "mean"), ("p50 µs", "p50"), ("p99 µs", "p99"), ("p99.9 µs", "p99_9")]
+METRICS = [("n", "ios"), ("Gb/s", "carried_gbps"), ("mean µs", "mean"), ("p50 µs", "p50"), ("p99 µs", "p99"), ("p99.9 µs", "p99_9")]
+#: The parts of a request's latency along the path (summary `decomposition_us`; they add up to
+#: the mean), with the layer each belongs to.
+LAYERS = [("host_queue", "host queue"), ("fwd_network", "network (to target)"), ("target_request_queue", "target queue"),
+          ("nvme_queue", "NVMe queue"), ("device", "device"), ("target_response_queue", "target response"),
+          ("back_network", "network (back)"), ("host_completion", "host completion")]
 
 
 @dataclass
@@ -52,11 +57,28 @@ class Comparison:
     members: List[List[str]] = field(default_factory=list)
     #: Scenario keys whose values differ: {key: [value per run]}.
     config_diff: Dict[str, List[Any]] = field(default_factory=dict)
+    #: Per class: each run's mean latency split by layer (`LAYERS`, µs; mean over seeds), so a
+    #: change in the mean can be traced to the layer it comes from.
+    layers: Dict[str, List[Optional[Dict[str, float]]]] = field(default_factory=dict)
     headline: str = ""
 
     def to_dict(self) -> dict:
         return {"schema": 1, "labels": self.labels, "dirs": self.dirs, "seeds": self.seeds, "headline": self.headline,
-                "config_diff": self.config_diff, "rows": self.rows}
+                "config_diff": self.config_diff, "rows": self.rows, "layers": self.layers}
+
+    def where(self, run: int = -1) -> List[Tuple[str, float, float, List[Tuple[str, float]]]]:
+        """Per class: (class, baseline mean, this run's mean, [(layer, change µs)] largest first,
+        the layers that moved by at least 1 % of the larger mean)."""
+        out = []
+        for c, per_run in self.layers.items():
+            a, b = per_run[0], per_run[run]
+            if not a or not b:
+                continue
+            ma, mb = sum(a.values()), sum(b.values())
+            moved = [(label, b[k] - a[k]) for k, label in LAYERS if k in a and k in b]
+            moved = sorted((m for m in moved if abs(m[1]) >= 0.01 * max(ma, mb, 1e-9)), key=lambda m: -abs(m[1]))
+            out.append((c, ma, mb, moved))
+        return out
 
     def render(self) -> str:
         """The terminal table: one line per class and operation, each metric's values across the
@@ -66,6 +88,13 @@ class Comparison:
             lines.append("what differs:")
             for k, vals in self.config_diff.items():
                 lines.append(f"  {k}: " + " | ".join(f"{lab} = {_short(v)}" for lab, v in zip(self.labels, vals)))
+            lines.append("")
+        where = self.where()
+        if where:
+            lines.append(f"where each class's mean latency changed ({self.labels[-1]} against {self.labels[0]}; the layers of its path, µs):")
+            for c, ma, mb, moved in where:
+                parts = ", ".join(f"{label} {d:+,.0f}" for label, d in moved) or "no layer moved by 1 %"
+                lines.append(f"  {c}: {ma:,.0f} → {mb:,.0f} µs: {parts}")
             lines.append("")
         lines.append("runs: " + " → ".join(lab + (f" ({n} seeds)" if n > 1 else "") for lab, n in zip(self.labels, self.seeds or [1] * len(self.labels))))
         if any(n > 1 for n in self.seeds):
@@ -137,7 +166,9 @@ def _flatten(v: Any, prefix: str = "", out: Optional[Dict[str, Any]] = None) -> 
 
 
 def _metric(op_table: dict, key: str) -> Optional[float]:
-    if key in ("ios", "bw_gbps"):
+    if key == "carried_gbps" and key not in op_table:
+        key = "bw_gbps"  # a run from before the carried rate was recorded
+    if key in ("ios", "bw_gbps", "carried_gbps"):
         v = op_table.get(key)
     else:
         v = (op_table.get("lat_us") or {}).get(key)
@@ -207,6 +238,14 @@ def compare(runs: Sequence, labels: Optional[Sequence[str]] = None) -> Compariso
                             agree.append(None)
                     row["significant"], row["test"], row["seeds_agree"] = sig, test, agree
                 cmp.rows.append(row)
+    for c in classes:
+        per_run = []
+        for g in groups:
+            parts = [s.get("classes", {}).get(c, {}).get("all", {}).get("decomposition_us") for s in g]
+            parts = [p for p in parts if p]
+            per_run.append({k: sum(p.get(k, 0.0) for p in parts) / len(parts) for k, _ in LAYERS} if parts else None)
+        if any(per_run):
+            cmp.layers[c] = per_run
     cmp.headline = _headline(cmp, classes)
     return cmp
 
@@ -346,6 +385,15 @@ def write(cmp: Comparison, out_dir) -> Path:
         parts.append("<h2>What differs</h2><table><tr><th>key</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
         for k, vals in cmp.config_diff.items():
             parts.append(f"<tr><td>{e(k)}</td>" + "".join(f"<td>{e(_short(v))}</td>" for v in vals) + "</tr>")
+        parts.append("</table>")
+    where = cmp.where()
+    if where:
+        parts.append(f"<h2>Where the latency changed</h2><p>Each class's mean latency split by the layers of its path "
+                     f"(µs), {e(cmp.labels[0])} → {e(cmp.labels[-1])}: the layers that moved by at least 1 %, largest first.</p>"
+                     "<table><tr><th>class</th><th>mean</th><th>layers</th></tr>")
+        for c, ma, mb, moved in where:
+            txt = ", ".join(f"{label} {d:+,.0f}" for label, d in moved) or "no layer moved by 1 %"
+            parts.append(f"<tr><td>{e(c)}</td><td>{ma:,.0f} → {mb:,.0f}</td><td style='text-align:left'>{e(txt)}</td></tr>")
         parts.append("</table>")
     if fig:
         parts.append(f"<h2>Latency CDFs</h2><img src='{fig}' alt='latency CDFs per class'>")

@@ -187,10 +187,10 @@ impl NvmeofRt {
         Ok(())
     }
 
-    /// The I/O buffer of target `s`, if bounded.
+    /// The targets' I/O buffer pools are bounded (`target_buffer`): `buffers[s]` is target `s`'s.
     #[inline]
-    pub(crate) fn buffer_at(&self, s: u32) -> Option<usize> {
-        (!self.buffers.is_empty()).then_some(s as usize)
+    pub(crate) fn bounded_buffers(&self) -> bool {
+        !self.buffers.is_empty()
     }
 
     /// The target of device `d`'s storage server.

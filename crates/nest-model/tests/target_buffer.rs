@@ -61,6 +61,26 @@ fn a_write_gives_its_buffer_back_at_its_device() {
     assert!(v.windows(2).any(|w| w[1].0 < w[0].2), "a write does not wait for the previous completion to reach the host");
 }
 
+/// The same on an ideal device (and so on PM): the write's buffer is free at its device, not once
+/// the completion has reached the host.
+#[test]
+fn a_write_gives_its_buffer_back_at_an_ideal_device_too() {
+    let text = scenario(Some("64KiB"), 0.0).replace(
+        "kind = \"ssd\"\npreset = \"ssd-a\"",
+        "kind = \"ideal\"\nservers = 4\nread = { dist = \"fixed\", value = \"200us\" }\nwrite = { dist = \"fixed\", value = \"200us\" }",
+    );
+    assert!(text.contains("kind = \"ideal\""));
+    let (s, mut sim) = run(&text);
+    sim.check_conservation().unwrap();
+    assert!(f(&s, "nvmeof.targets.r0.buffer.stalls") > 10.0);
+    let v = spans(&mut sim);
+    assert!(v.len() > 20, "{} writes", v.len());
+    for w in v.windows(2) {
+        assert!(w[1].0 >= w[0].1, "a write started before the previous one left the device");
+    }
+    assert!(v.windows(2).any(|w| w[1].0 < w[0].2), "a write does not wait for the previous completion to reach the host");
+}
+
 #[test]
 fn a_buffer_larger_than_the_commands_in_flight_changes_nothing() {
     let (a, _) = run(&scenario(Some("64MiB"), 0.5));

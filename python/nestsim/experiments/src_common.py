@@ -34,6 +34,8 @@ completion; the first and last 10 % are trimmed, as the paper does.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -247,11 +249,19 @@ def dcqcn_rates(run_dir: Path, th: Throughput) -> List[float]:
     return [sum(v) / len(v) for v in acc.values()]
 
 
-def read_waits(run_dir: Path) -> tuple:
-    """Mean µs a read spent on the way back (`back_network_us`) and in the drive (`device_us`)."""
+@functools.lru_cache(maxsize=4)
+def _requests(run_dir: str) -> dict:
+    """The request columns the whys read, read once per run (`read_waits` and `initiator_pacing`
+    both look at the same run)."""
     import pyarrow.parquet as pq
 
-    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=["op", "back_network_us", "device_us"]).to_pydict()
+    cols = ["op", "t_complete_ps", "host_queue_us", "back_network_us", "device_us"]
+    return pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=cols).to_pydict()
+
+
+def read_waits(run_dir: Path) -> tuple:
+    """Mean µs a read spent on the way back (`back_network_us`) and in the drive (`device_us`)."""
+    t = _requests(str(run_dir))
     reads = np.asarray([o == "read" for o in t["op"]])
     if not reads.any():
         return 0.0, 0.0
@@ -262,9 +272,7 @@ def initiator_pacing(run_dir: Path, summary: dict, targets: int) -> str:
     """Where the reads wait and what paces them: the commands each type completes per second per
     target while both flow, and the time they waited at the initiator (host queue) against the
     time on the way back (the target's NIC queue and the wire)."""
-    import pyarrow.parquet as pq
-
-    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=["op", "t_complete_ps", "host_queue_us", "back_network_us"]).to_pydict()
+    t = _requests(str(run_dir))
     reads = np.asarray([o == "read" for o in t["op"]])
     done = np.asarray(t["t_complete_ps"], dtype=float) / 1e12
     if not reads.any() or reads.all():

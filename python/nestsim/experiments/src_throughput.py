@@ -1,7 +1,10 @@
 """src-throughput: read, write and aggregate throughput under DCQCN with and without SRC, and the
 pauses the targets receive (SRC §IV-D, Fig 7–8).
 
-The paper's set-up (`src_common`): its Clos, one initiator and two targets (one `ssd-a` each),
+The paper's set-up (`src_common`, at SPEC §13.8's readings: NVMe over RDMA as SPDK runs it —
+writes' data pulled by RDMA READ on the target's queue pair, SPDK's bounded buffer pool, queue
+depth 128 per connection; "DCQCN only" the NVMe default arbitration): its Clos, one initiator and
+two targets (one `ssd-a` each),
 a VDI-like trace — reads 44 KB and writes 23 KB on average, ~10 µs between arrivals of each type
 (the read load offered is 44 KB / 10 µs = 35.2 Gb/s), 5,000 reads and 5,000 writes per target,
 run until every request completes. SRC runs on the forest shipped for `ssd-a`.

@@ -166,7 +166,8 @@ impl Simulation {
     /// or waits in order for them.
     fn target_admit(&mut self, s: u32, r: ReqId) {
         let rt = self.nvmeof();
-        if let Some(b) = rt.buffer_at(s) {
+        if rt.bounded_buffers() {
+            let b = s as usize;
             if !rt.buffer_wait[b].is_empty() || !rt.buffers[b].has_room() {
                 rt.buffers[b].stalls += 1;
                 rt.buffer_wait[b].push_back(r);
@@ -193,7 +194,10 @@ impl Simulation {
     pub(crate) fn admit_waiting(&mut self, s: u32) {
         loop {
             let rt = self.nvmeof();
-            let Some(b) = rt.buffer_at(s) else { return };
+            if !rt.bounded_buffers() {
+                return;
+            }
+            let b = s as usize;
             if !rt.buffers[b].has_room() {
                 return;
             }

@@ -91,7 +91,7 @@ impl Simulation {
         }
         // Writes give their target buffer back at the device, reads once their data reached the
         // host.
-        if self.nvmeof.as_deref().is_some_and(|rt| !rt.buffers.is_empty()) {
+        if self.nvmeof.as_deref().is_some_and(|rt| rt.bounded_buffers()) {
             for item in &done {
                 let r = ReqId(item.tag);
                 if self.pool.get(r).op == Op::Write {
@@ -194,6 +194,11 @@ impl Simulation {
             return self.target_background_done(r);
         }
         if self.nvmeof.as_ref().is_some_and(|n| n.is_remote(h, d)) {
+            // A write gives its target buffer back once its device has it, whatever the device
+            // (an SSD's batch has done so already: this is then a no-op).
+            if self.pool.get(r).op == Op::Write {
+                self.buffer_release(r);
+            }
             return self.target_respond(r);
         }
         let req = self.pool.get_mut(r);

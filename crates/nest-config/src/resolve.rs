@@ -54,6 +54,12 @@ pub struct Resolved {
     pub table: toml::Table,
 }
 
+/// The default drain limit: this many times the duration, and at least [`MIN_DRAIN_LIMIT`].
+pub const DRAIN_LIMIT_FACTOR: u64 = 100;
+pub const MIN_DRAIN_LIMIT: SimTime = SimTime(10 * 1_000_000_000_000);
+/// …and at least this many of the longest host I/O timeout.
+pub const IO_TIMEOUTS_IN_DRAIN: u64 = 10;
+
 fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
     let duration = r.duration.as_ref().and_then(|d| cx.dur("run.duration", d));
     if duration == Some(SimTime::ZERO) {
@@ -118,7 +124,26 @@ fn run_plan(cx: &mut Ctx, r: &RunConfig) -> RunPlan {
             cx.err("run.warmup", "warmup + wrapup must be shorter than the duration");
         }
     }
-    RunPlan { seed: r.seed.unwrap_or(1), duration, warmup, wrapup, interval: SimTime(interval.0.max(1)), drain: r.drain.unwrap_or(true), max_time }
+    let drain = r.drain.unwrap_or(true);
+    let drain_limit = match (drain, duration, r.drain_limit.as_deref()) {
+        (_, _, Some("none")) => None,
+        (true, Some(_), Some(s)) => match cx.dur("run.drain_limit", s) {
+            Some(l) if l == SimTime::ZERO => {
+                cx.err("run.drain_limit", "must be positive (or \"none\")");
+                None
+            }
+            l => l,
+        },
+        // A drain that never ends (an absurd service time, a livelock) stops at a bound stated
+        // in the summary: long enough for any backlog a run at up to 100 × its capacity leaves.
+        (true, Some(d), None) => Some(SimTime(d.0.saturating_mul(DRAIN_LIMIT_FACTOR)).max(MIN_DRAIN_LIMIT)),
+        (_, _, Some(_)) => {
+            cx.err("run.drain_limit", "only with run.drain = true and a run.duration (the drain follows the duration)");
+            None
+        }
+        _ => None,
+    };
+    RunPlan { seed: r.seed.unwrap_or(1), duration, warmup, wrapup, interval: SimTime(interval.0.max(1)), drain, max_time, drain_limit }
 }
 
 /// Validates a loaded scenario; `text` is the original file text (for line numbers).
@@ -132,7 +157,7 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
     if sc.schema != SCHEMA_VERSION {
         cx.err("schema", format!("schema version {} is not supported by this build (expected {SCHEMA_VERSION})", sc.schema));
     }
-    let run = run_plan(&mut cx, &sc.run);
+    let mut run = run_plan(&mut cx, &sc.run);
 
     let classes: Vec<ClassPlan> = if sc.classes.is_empty() {
         ["urgent", "high", "medium", "low", "best_effort"]
@@ -194,6 +219,12 @@ pub fn resolve(loaded: &Loaded, text: &str) -> Result<Resolved, ConfigErrors> {
             .collect()
     };
     check_unique(&mut cx, "host", hosts.iter().map(|h| h.name.as_str()));
+    // The default drain limit leaves room for a host's I/O timeouts and their retries (Linux
+    // retries a timed-out command up to 5 times): a drain a stuck request ends is not cut short.
+    if sc.run.drain_limit.is_none() {
+        let longest = hosts.iter().map(|h| h.io_timeout).max().unwrap_or(DEFAULT_IO_TIMEOUT);
+        run.drain_limit = run.drain_limit.map(|l| l.max(SimTime(longest.0.saturating_mul(IO_TIMEOUTS_IN_DRAIN))));
+    }
     let volumes: Vec<volume::VolumePlan> = sc.volumes.iter().enumerate().filter_map(|(i, v)| volume::resolve_volume(&mut cx, i, v, &devices)).collect();
     check_unique(&mut cx, "volume", sc.volumes.iter().map(|v| v.name.as_str()));
     for (i, v) in sc.volumes.iter().enumerate() {

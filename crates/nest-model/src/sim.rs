@@ -180,8 +180,9 @@ impl Simulation {
                 rt.router_series.push(ids);
             }
         }
-        let stop_at = match (resolved.run.drain, resolved.run.duration) {
-            (false, Some(d)) => d.min(resolved.run.max_time),
+        let stop_at = match (resolved.run.drain, resolved.run.duration, resolved.run.drain_limit) {
+            (false, Some(d), _) => d.min(resolved.run.max_time),
+            (true, Some(d), Some(l)) => (d + l).min(resolved.run.max_time),
             _ => resolved.run.max_time,
         };
         let faults = (!resolved.faults.is_empty())

@@ -297,6 +297,14 @@ impl Simulation {
                 ));
             }
         }
+        if self.finished_label() == "drain_limit" {
+            let d = rv.run.duration.unwrap_or_default() + rv.run.drain_limit.unwrap_or_default();
+            out.push(format!(
+                "the drain did not end: stopped at {:.6} s, run.drain_limit ({:.6} s) after the duration, with requests still in flight — the system does not clear its backlog (raise run.drain_limit, or lower the load)",
+                d.as_secs_f64(),
+                rv.run.drain_limit.unwrap_or_default().as_secs_f64()
+            ));
+        }
         let mut few = Vec::new();
         for (name, c) in classes {
             for op in ["read", "write"] {
@@ -310,6 +318,19 @@ impl Simulation {
             out.push(format!("p99.9 from fewer than {P999_SAMPLES} samples, not a stable estimate: {} (run longer, or read p99)", few.join(", ")));
         }
         out
+    }
+
+    /// How the run ended: every request done ("drained"), or stopped with requests in flight at
+    /// the drain limit or at `run.max_time`.
+    fn finished_label(&self) -> &'static str {
+        if !self.hit_time_limit {
+            return "drained";
+        }
+        let rv = &self.resolved;
+        match (rv.run.duration, rv.run.drain_limit) {
+            (Some(d), Some(l)) if rv.run.drain && d + l < rv.run.max_time => "drain_limit",
+            _ => "time_limit",
+        }
     }
 
     /// Builds the summary (call after the run has finished).
@@ -443,7 +464,12 @@ impl Simulation {
             "sim_time_s": r6(end.as_secs_f64()),
             "events": self.events,
             "fingerprint": format!("{:016x}", self.fingerprint.value()),
-            "finished": if self.hit_time_limit { "time_limit" } else { "drained" },
+            "finished": self.finished_label(),
+            // The bounds a run stops at whatever is in flight (run.max_time, run.drain_limit).
+            "limits": {
+                "max_time_s": r6(rv.run.max_time.as_secs_f64()),
+                "drain_limit_s": rv.run.drain_limit.map(|l| r6(l.as_secs_f64())),
+            },
             "window": {
                 "start_s": r6(self.stats.window_start.as_secs_f64()),
                 "end_s": r6(self.stats.window_end.map_or(end, |e| e.min(end)).as_secs_f64()),

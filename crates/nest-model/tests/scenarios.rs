@@ -129,3 +129,25 @@ fn in_flight_requests_are_reported_when_the_run_stops_early() {
     assert_eq!(s["finished"], "time_limit");
     sim.check_conservation().unwrap();
 }
+
+/// Issue 63: a drain is bounded by default (100 × the duration, at least 10 s) and by
+/// `run.drain_limit`; a run stopped there says so, with its requests in flight.
+#[test]
+fn a_drain_stops_at_its_limit_with_requests_in_flight_and_says_so() {
+    // 5,000/s at a 1 ms server for 50 ms leaves ~200 requests: 200 ms of drain.
+    let base = mm1("{ dist = \"fixed\", value = \"1ms\" }", 5000.0, "50ms", 1);
+    let (s, _) = run(&base);
+    assert_eq!(s["finished"], "drained");
+    assert_eq!(s["limits"]["drain_limit_s"], 300.0, "the default: at least 10 s and 10 × the hosts' 30 s I/O timeout");
+    let (s, sim) = run(&base.replace("warmup = \"5%\"", "warmup = \"5%\"\ndrain_limit = \"20ms\""));
+    assert_eq!(s["finished"], "drain_limit");
+    assert_eq!(s["limits"]["drain_limit_s"], 0.02);
+    assert_eq!(s["sim_time_s"], 0.07, "stopped at the duration + the limit");
+    let in_flight = s["requests"]["in_flight"].as_u64().unwrap();
+    assert!(in_flight > 100, "{in_flight}");
+    assert!(s["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with("the drain did not end")), "{}", s["warnings"]);
+    sim.check_conservation().unwrap();
+    // "none" lifts it; without a drain there is none to bound.
+    let (s, _) = run(&base.replace("warmup = \"5%\"", "warmup = \"5%\"\ndrain_limit = \"none\""));
+    assert_eq!((s["finished"].as_str(), s["limits"]["drain_limit_s"].is_null()), (Some("drained"), true));
+}

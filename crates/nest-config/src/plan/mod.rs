@@ -21,6 +21,8 @@ pub struct RunPlan {
     pub interval: SimTime,
     pub drain: bool,
     pub max_time: SimTime,
+    /// How long the drain may last after `duration` (None: no duration, no drain, or "none").
+    pub drain_limit: Option<SimTime>,
 }
 
 #[derive(Debug, Clone)]

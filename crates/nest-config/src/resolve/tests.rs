@@ -457,3 +457,15 @@ fn the_memory_limit_refuses_a_drive_too_large() {
     let e = resolve(&l, &pre).unwrap_err().to_string();
     assert!(e.contains("device[0].geometry") && e.contains("preconditioned"), "{e}");
 }
+
+#[test]
+fn drain_limit_defaults_and_checks() {
+    let r = check(GOOD).unwrap();
+    assert_eq!(r.run.drain_limit, Some(SimTime::from_ms(300_000)), "100 × 10 ms is below the floor: 10 × the 30 s I/O timeout");
+    let with = |v: &str| GOOD.replace("duration = \"10ms\"", &format!("duration = \"10ms\"\n{v}"));
+    assert_eq!(check(&with("drain_limit = \"3ms\"")).unwrap().run.drain_limit, Some(SimTime::from_ms(3)));
+    assert_eq!(check(&with("drain_limit = \"none\"")).unwrap().run.drain_limit, None);
+    assert!(check(&with("drain_limit = \"0s\"")).unwrap_err().to_string().contains("run.drain_limit"));
+    let e = check(&with("drain = false\ndrain_limit = \"3ms\"")).unwrap_err().to_string();
+    assert!(e.contains("run.drain_limit") && e.contains("only with run.drain = true"), "{e}");
+}

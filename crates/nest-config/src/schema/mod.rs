@@ -83,6 +83,10 @@ pub struct RunConfig {
     pub drain: Option<bool>,
     /// Hard stop, whatever is still in flight (no limit by default).
     pub max_time: Option<String>,
+    /// How long a drain may last after `duration` ("none": until `max_time`); default 100 ×
+    /// the duration, at least 10 s and 10 × the longest host I/O timeout (issue 63: a drain
+    /// that never ends is bounded by default).
+    pub drain_limit: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

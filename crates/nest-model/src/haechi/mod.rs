@@ -7,6 +7,7 @@
 
 mod events;
 pub mod keys;
+mod node;
 mod results;
 pub mod run;
 mod state;

@@ -59,6 +59,11 @@ def ablated(c: dict) -> str:
 
 def render(docs: List[dict]) -> str:
     rows = [c for d in docs for c in d["claims"]]
+    for c in rows:
+        # A claim not evaluated because it also holds with its mechanism off: the set-up cannot
+        # show the mechanism (claims.json from before `_judged` named that cause).
+        if c["holds"] is None and not c.get("cause") and "also holds with the mechanism off" in (c.get("why") or ""):
+            c["cause"] = "set-up"
     src = [c for c in rows if not own_check(c["source"])]
     own = [c for c in rows if own_check(c["source"])]
     count = lambda cs: ", ".join(f"{sum(c['holds'] is v for c in cs)} {w}" for v, w in

@@ -52,7 +52,8 @@ def _judged(c: Claim) -> Claim:
     if c.holds is True and c.ablation and c.ablation["holds"]:
         note = (f"not evaluated: it also holds with the mechanism off ({c.ablation['off']}), so this set-up cannot "
                 "show the mechanism")
-        return replace(c, holds=None, why=f"{c.why}; {note}" if c.why else note)
+        # The set-up is what cannot show the mechanism (SPEC §13.2's ablation reading).
+        return replace(c, holds=None, why=f"{c.why}; {note}" if c.why else note, cause=c.cause or "set-up")
     return c
 
 

@@ -128,7 +128,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                             "estimate within 2 % of the new U within 5 periods of the change",
                             f"estimate {est[change] / 1e3:.0f}K at the change, {est[-1] / 1e3:.0f}K at the end (U {after / 1e3:.0f}K)"
                             + (f"; within 2 % after {took} periods" if took else ""),
-                            follows, why))
+                            follows, why, cause=None if follows else "source silent"))
         if d == "uniform":
             ok, worst = _met_after(r, res[d], range(CLIENTS), change + 1)
             okb, worstb = _met_after(runs["drop-uniform-bare"], res[d], range(CLIENTS), change + 1)
@@ -156,7 +156,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         f"{min(c1[1:change]) / 1e3:.0f}K–{max(c1[1:change]) / 1e3:.0f}K before it",
                         tail_met, None if tail_met else
                         "C1 misses before the drop too: with Zipf reservations the node serves its backlogged clients equally "
-                        "(haechi-qos 2a's finding), whatever the estimate",
+                        "(haechi-qos 2a's finding), whatever the estimate", cause=None if tail_met else "source silent",
                         ablation=ablation("drop-zipf-bare", all(x >= r1 for x in runs["drop-zipf-bare"]["clients"][0]["per_period"][-3:]))))
     for d in DISTS:
         r = runs[f"rise-{d}"]
@@ -169,7 +169,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                             f"estimate {est[change] / 1e3:.0f}K at the change; steps after it {[s // 1000 for s in steps[:4]]}K",
                             climbs, None if climbs else
                             f"the background level (U ≈ {low / 1e3:.0f}K) is below Ω_min = {(omega - 3 * sigma) / 1e3:.0f}K, so the "
-                            "estimate was never lowered and there is nothing to climb back from; " + _reference_row(regions, "rise")))
+                            "estimate was never lowered and there is nothing to climb back from; " + _reference_row(regions, "rise"),
+                            cause=None if climbs else "source silent"))
         ok, worst = _met_after(r, res[d], range(CLIENTS), 1)
         h = _haechi_total(r)
         c1 = mean(r["clients"][0]["per_period"][1:change])
@@ -180,7 +181,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                             f"{c1 / (mean(h[1:change]) / CLIENTS):.2f} × an equal tenth of the Haechi clients' {mean(h[1:change]) / 1e3:.0f}K, "
                             f"short of R1 = {res[d][0] / 1e3:.0f}K: the node serves every backlogged client's reads in turn whatever "
                             "tokens it holds, and once the others' reservations run dry late in the period C1 alone cannot use "
-                            "the node (its own C_L; haechi-qos 2a's finding)"))
+                            "the node (its own C_L; haechi-qos 2a's finding)", cause=None if ok else "source silent"))
     z = runs["rise-zipf"]
     c1 = z["clients"][0]["per_period"]
     lows = range(CLIENTS - 2, CLIENTS)

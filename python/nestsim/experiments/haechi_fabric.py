@@ -142,7 +142,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         f"transports leave the data node's link {link - used['qrdma']:.1f} Gb/s short of full (storage alone "
                         f"does the same: the storage-only runs in docs/haechi.md), so Haechi's share stays below its 60 % "
                         f"reservations",
-                        ablation=ablation("storage-dcqcn", ok_d)))
+                        ablation=ablation("storage-dcqcn", ok_d), cause=None if held and ok_q else "model"))
     claims.append(conservation_claim(runs))
     cons = [n for n, s in runs.items() if not s["haechi"]["conservation"]["ok"]]
     claims.append(Claim("haechi-conservation", "SPEC §10", "Every request, verb and token of the Haechi runs is accounted for",

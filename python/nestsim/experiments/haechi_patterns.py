@@ -106,7 +106,8 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("constant-lower-latency", SOURCE, "Mean, p99 and p99.9 latency are all lower with constant-rate requests",
                         "constant < burst for mean, p99 and p99.9",
                         f"{shown('constant', 'burst')} (bare: {shown('constant-bare', 'burst-bare')})",
-                        ok, None if ok else _why_latency(runs, OUTSTANDING), ablation=ablation("constant-bare vs burst-bare", lower("constant-bare", "burst-bare"))))
+                        ok, None if ok else _why_latency(runs, OUTSTANDING), ablation=ablation("constant-bare vs burst-bare", lower("constant-bare", "burst-bare")),
+                        cause=None if ok else "set-up"))
     claims.append(conserved(runs))
 
     names = [f"C{i + 1}" for i in range(CLIENTS)]

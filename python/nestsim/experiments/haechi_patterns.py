@@ -98,16 +98,15 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                               ablation=ablation(f"{p}-bare", abs(bare - target) <= tol)))
     lat = {p: {k: _latency(runs[p], k) for k in ("mean", "p99", "p99_9")} for p in specs}
 
-    def lower(a: str, z: str) -> bool:
-        return all(lat[a][k] < lat[z][k] for k in ("mean", "p99", "p99_9"))
-
-    shown = lambda a, z: "; ".join(f"{k} {lat[a][k]:.0f} vs {lat[z][k]:.0f} µs" for k in ("mean", "p99", "p99_9"))
-    ok = lower("constant", "burst")
-    claims.append(Claim("constant-lower-latency", SOURCE, "Mean, p99 and p99.9 latency are all lower with constant-rate requests",
-                        "constant < burst for mean, p99 and p99.9",
-                        f"{shown('constant', 'burst')} (bare: {shown('constant-bare', 'burst-bare')})",
-                        ok, None if ok else _why_latency(runs, OUTSTANDING), ablation=ablation("constant-bare vs burst-bare", lower("constant-bare", "burst-bare")),
-                        cause=None if ok else "set-up"))
+    # Fig 15: the mean, the p99 and the p99.9, each a claim of its own.
+    for k, label in (("mean", "Mean"), ("p99", "p99"), ("p99_9", "p99.9")):
+        ok = lat["constant"][k] < lat["burst"][k]
+        claims.append(Claim(f"constant-lower-{k.replace('_', '.')}", SOURCE, f"{label} latency is lower with constant-rate requests (Fig 15)",
+                            "constant < burst", f"{lat['constant'][k]:.0f} vs {lat['burst'][k]:.0f} µs "
+                            f"(bare: {lat['constant-bare'][k]:.0f} vs {lat['burst-bare'][k]:.0f} µs)",
+                            ok, None if ok else _why_latency(runs, OUTSTANDING),
+                            ablation=ablation("constant-bare vs burst-bare", lat["constant-bare"][k] < lat["burst-bare"][k]),
+                            cause=None if ok else "set-up"))
     claims.append(conserved(runs))
 
     names = [f"C{i + 1}" for i in range(CLIENTS)]

@@ -107,14 +107,11 @@ pub struct RunStats {
     device_io: Vec<[OpAcc; 2]>,
     classes: usize,
     hosts: usize,
-    /// Bytes per class that passed a point during the window, whatever their arrival time:
-    /// `[device finished, completed at the host][read, write]`. In an overloaded open run
-    /// (the sources' E2E throughput set-ups) this is the carried rate at the storage end and the
-    /// response side, where per-arrival counts would miss the backlog still in flight.
-    pub passed: Vec<[[u64; 2]; 2]>,
-    /// Bytes per workload completed at the host during the window, whatever their arrival time
-    /// (what the system carried for it: the overload warning compares it with the offered load).
-    pub passed_workload: Vec<u64>,
+    /// Bytes per class a device finished during the window, whatever their arrival time
+    /// `[read, write]`. In an overloaded open run (the sources' E2E throughput set-ups) this is
+    /// the carried rate at the storage end, where per-arrival counts would miss the backlog still
+    /// in flight; the response side's is each stream's `carried_bytes`.
+    pub passed_device: Vec<[u64; 2]>,
     pub completed: u64,
     pub measured: u64,
     pub last_completion: SimTime,
@@ -185,8 +182,7 @@ impl RunStats {
             device_io: vec![with_tail(); devices.len()],
             classes: classes.len(),
             hosts: hosts.len(),
-            passed: vec![[[0; 2]; 2]; classes.len()],
-            passed_workload: vec![0; workloads.len()],
+            passed_device: vec![[0; 2]; classes.len()],
             completed: 0,
             measured: 0,
             last_completion: SimTime::ZERO,
@@ -211,10 +207,6 @@ impl RunStats {
         self.completed += 1;
         self.last_completion = r.t_complete;
         let op = r.op.index();
-        if self.in_window(r.t_complete) {
-            self.passed[r.class as usize][1][op] += r.size as u64;
-            self.passed_workload[r.workload as usize] += r.size as u64;
-        }
         if self.record_series {
             let lat_us = (r.t_complete - r.t_arrive).as_us_f64();
             for ids in [self.class_series[r.class as usize], self.workload_series[r.workload as usize]] {
@@ -301,7 +293,7 @@ impl RunStats {
     #[inline]
     pub fn record_device_done(&mut self, r: &Request) {
         if self.in_window(r.t_dev_done) {
-            self.passed[r.class as usize][0][r.op.index()] += r.size as u64;
+            self.passed_device[r.class as usize][r.op.index()] += r.size as u64;
         }
     }
 

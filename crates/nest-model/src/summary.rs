@@ -5,8 +5,8 @@
 use crate::device::{DeviceRt, SsdDevice};
 use crate::host_cache::HostCacheRt;
 use crate::sim::Simulation;
-use crate::stats::OpAcc;
 use crate::stats::{lat_json, r6};
+use crate::stats::{Aggregates, OpAcc};
 use crate::NEST_VERSION;
 use nest_core::SimTime;
 use serde_json::{json, Map, Value};
@@ -192,11 +192,12 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     out
 }
 
-/// Gb/s through the storage end and the response side (see `RunStats::passed`).
-fn passed_json(p: &[[u64; 2]; 2], secs: f64) -> Value {
+/// Gb/s through the storage end (`RunStats::passed_device`) and the response side (the
+/// class's completions in the window, `carried_bytes`).
+fn passed_json(device: &[u64; 2], class: &[OpAcc; 2], secs: f64) -> Value {
     let gbps = |b: u64| if secs > 0.0 { b as f64 * 8.0 / secs / 1e9 } else { 0.0 };
-    let point = |x: &[u64; 2]| json!({"read": gbps(x[0]), "write": gbps(x[1]), "all": gbps(x[0] + x[1])});
-    json!({"device": point(&p[0]), "host": point(&p[1])})
+    let point = |x: [u64; 2]| json!({"read": gbps(x[0]), "write": gbps(x[1]), "all": gbps(x[0] + x[1])});
+    json!({"device": point(*device), "host": point([class[0].carried_bytes, class[1].carried_bytes])})
 }
 
 /// Fewer samples than this make a p99.9 an anecdote (it is the 1 worst of 1,000).
@@ -220,13 +221,13 @@ impl Simulation {
     /// What a reader of the results must know: requests still in flight when the run stopped
     /// (their latencies are in no percentile: an overloaded or too short run looks better than
     /// it is), and p99.9s from too few samples.
-    fn result_warnings(&self, classes: &Map<String, Value>, secs: f64) -> Vec<String> {
+    /// `offered`: what each workload offers over the window (as `summary` computed it);
+    /// `devices`: the devices' part of the summary.
+    fn result_warnings(&self, classes: &Map<String, Value>, devices: &Map<String, Value>, agg: &Aggregates, offered: &[Option<f64>], secs: f64) -> Vec<String> {
         let rv = &self.resolved;
         let mut out = Vec::new();
         // Open-loop workloads that the system does not carry: their backlog, and so their
         // latencies, grow with the run's length — the numbers describe this run, not a steady state.
-        let (from, to) = self.measured_window();
-        let to = to.unwrap_or(self.now);
         let mut short = Vec::new();
         for (w, plan) in rv.workloads.iter().enumerate() {
             let nest_config::resolve::SourcePlan::Synthetic(spec) = &plan.source else { continue };
@@ -235,8 +236,8 @@ impl Simulation {
             if self.faults.as_ref().is_some_and(|f| f.crashed[self.workloads[w].host.ix()] || f.failed_by_workload[w] > 0) {
                 continue;
             }
-            let Some(offered) = spec.offered_bps(from, to) else { continue };
-            let carried = self.stats.passed_workload[w] as f64 * 8.0 / secs.max(1e-12);
+            let Some(offered) = offered[w] else { continue };
+            let carried = (agg.per_workload[w][0].carried_bytes + agg.per_workload[w][1].carried_bytes) as f64 * 8.0 / secs.max(1e-12);
             // Short of the offered load by more than the arrivals' own (Poisson) noise allows.
             let size_bits = 8.0 * spec.mean_size();
             let expected_ios = offered * secs / size_bits.max(1.0);
@@ -281,9 +282,9 @@ impl Simulation {
         // stock configuration has a 100 MT/s × 1 B DRAM, ~200 MB/s — slower than its flash.
         for (d, dev) in self.devices.iter().enumerate() {
             let DeviceRt::Ssd(s) = dev else { continue };
-            let dram = s.ssd.dram_utilisation(self.now);
-            let (chips, _) = s.ssd.utilisation(self.now);
-            let chip_mean = chips.iter().sum::<f64>() / chips.len().max(1) as f64;
+            let figures = &devices[&rv.devices[d].name]["ssd"];
+            let dram = figures["dram_utilization"].as_f64().unwrap_or(0.0);
+            let chip_mean = figures["chip_utilization"]["mean"].as_f64().unwrap_or(0.0);
             if dram >= DRAM_BOUND && chip_mean < 0.5 * dram {
                 let k = &s.ssd.params.cache;
                 out.push(format!(
@@ -363,7 +364,7 @@ impl Simulation {
             if used_classes[c] {
                 let mut m = rw_json(&agg.per_class[c], secs);
                 m.insert("priority".into(), json!(plan.priority.name()));
-                m.insert("passed_gbps".into(), passed_json(&self.stats.passed[c], secs));
+                m.insert("passed_gbps".into(), passed_json(&self.stats.passed_device[c], &agg.per_class[c], secs));
                 let of_class: Option<f64> = rv.workloads.iter().zip(&offered).filter(|(w, _)| w.class == c).map(|(_, o)| *o).sum();
                 m.insert("offered_gbps".into(), json!(of_class.map(|b| r6(b / 1e9))));
                 classes.insert(plan.name.clone(), Value::Object(m));
@@ -483,7 +484,7 @@ impl Simulation {
             },
             "conservation": match self.check_conservation() { Ok(()) => json!("ok"), Err(e) => json!(e) },
             "volumes": volumes,
-            "warnings": rv.warnings.iter().cloned().chain(late_warnings).chain(self.result_warnings(&classes, secs)).collect::<Vec<_>>(),
+            "warnings": rv.warnings.iter().cloned().chain(late_warnings).chain(self.result_warnings(&classes, &devices, &agg, &offered, secs)).collect::<Vec<_>>(),
             "config": serde_json::to_value(&rv.table).unwrap_or(Value::Null),
         });
         // Moved in, not interpolated above (see `object`).

@@ -53,7 +53,8 @@ def test_compare_on_the_command_line_and_its_errors(cli, small_scenario, tmp_pat
 
 def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
     """`make demo`'s two runs (the Makefile's own NO_QOS overrides): High's p99 clearly better
-    with E2E QoS, Low pays; the urgent PM traffic is untouched either way."""
+    with E2E QoS, Low pays; the urgent PM traffic is untouched either way. Both runs carry
+    every tenant's load (no warning: no overload, no request left in flight)."""
     import re
     import shlex
 
@@ -63,9 +64,11 @@ def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
     demo = ROOT / "examples" / "demo.toml"
     cli("run", demo, "-o", tmp_path / "qos", "-q", check=0)
     cli("run", demo, "-o", tmp_path / "no-qos", "-q", *no_qos, check=0)
+    for run in ("qos", "no-qos"):
+        assert json.loads((tmp_path / run / "summary.json").read_text())["warnings"] == [], run
     cmp = compare([tmp_path / "no-qos", tmp_path / "qos"], labels=["no QoS", "E2E QoS"])
     p99 = {(r["class"], r["op"]): r["values"] for r in cmp.rows if r["metric"] == "p99 µs"}
-    assert p99[("high", "all")][1] < 0.5 * p99[("high", "all")][0], p99
+    assert p99[("high", "all")][1] < 0.9 * p99[("high", "all")][0], p99
     assert p99[("low", "all")][1] > p99[("low", "all")][0], p99
     assert abs(p99[("urgent", "all")][1] / p99[("urgent", "all")][0] - 1) < 0.05, p99
     assert set(cmp.config_diff) == {f"qos.{layer}" for layer in ("host", "network", "transport", "nvme", "device")}
@@ -84,6 +87,22 @@ def test_the_demo_shows_e2e_qos_protecting_high_and_low_paying(cli, tmp_path):
     # README.md quotes this very line (issue 62, finding 2): a model change that moves it fails here.
     quoted = _quoted_script()
     assert quoted.quoted_demo(quoted.README.read_text()) == cmp.headline, "README.md's demo line is stale: run scripts/quoted.py"
+
+
+def test_the_demos_answer_does_not_move_with_its_length(cli, tmp_path):
+    """The demo measures a steady state (issue 62, finding 1): at twice its duration High's and
+    Low's p99 with E2E QoS stay within 10 % (from an empty write cache High's grew 740 → 1397 µs
+    from 0.3 to 2 s)."""
+    from conftest import ROOT
+
+    demo = ROOT / "examples" / "demo.toml"
+    p99 = {}
+    for d in ("500ms", "1s"):
+        cli("run", demo, "-o", tmp_path / d, "-q", "--set", f"run.duration={d}", check=0)
+        s = json.loads((tmp_path / d / "summary.json").read_text())
+        p99[d] = {c: s["classes"][c]["all"]["lat_us"]["p99"] for c in ("high", "low")}
+    for c in ("high", "low"):
+        assert p99["1s"][c] == pytest.approx(p99["500ms"][c], rel=0.1), p99
 
 
 def _quoted_script():

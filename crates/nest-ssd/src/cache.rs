@@ -169,6 +169,14 @@ impl DataCache {
         self.dirty.touch(s);
     }
 
+    /// Before time 0 (preconditioning): `lpa` held dirty, as if written whole, counted as
+    /// neither a hit nor a miss.
+    pub fn preload_dirty(&mut self, lpa: u32, class: u8) {
+        let (hits, misses) = (self.write_hits, self.write_misses);
+        self.place(lpa, class, self.page_size);
+        (self.write_hits, self.write_misses) = (hits, misses);
+    }
+
     /// Starts writing dirty slot `s` back now (eager destage): (lpa, class, bytes written).
     pub fn flush_now(&mut self, s: u32) -> (u32, u8, u32) {
         debug_assert_eq!(self.state[s as usize], Slot::Dirty);

@@ -147,7 +147,7 @@ fn a_multi_page_read_spreads_over_channels() {
 /// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
 /// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
 fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0 });
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false });
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
     let mut rng = RngStream::from_seed(seed);
@@ -216,7 +216,7 @@ fn deferred_soft_gc_waits_for_the_hard_threshold() {
     p.ftl.overprovisioning = 0.3;
     p.ftl.gc_soft = 0.2;
     p.ftl.gc_hard = 0.05;
-    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0 });
+    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0, dirty_cache: false });
     let mut b = Bench::new(p);
     let mut out = Outbox::default();
     b.ssd.set_soft_gc_deferred(SimTime::ZERO, true, &mut out);
@@ -319,7 +319,7 @@ fn a_die_policy_is_one_file_and_one_line() {
 #[test]
 fn cmt_misses_cost_mapping_reads() {
     let mut ideal = small();
-    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0 });
+    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false });
     let mut tiny = ideal.clone();
     tiny.ftl.cmt_bytes = Some(4096);
     let run = |p: SsdParams| {
@@ -379,10 +379,41 @@ fn write_cache_absorbs_writes_until_it_fills() {
     assert_eq!(b.ssd.cache().unwrap().read_hits, hits + 1);
 }
 
+/// With `dirty_cache` the drive starts as a write-bound one keeps its cache: dirty to the
+/// flush threshold, so one write sends a page to flash at once; without it the same write
+/// stays in DRAM. The dirty pages are the last ones preconditioning wrote.
+#[test]
+fn a_dirty_cache_precondition_starts_the_drive_write_bound() {
+    let run = |occupancy: f64, dirty_cache: bool| {
+        let mut p = small();
+        p.cache.mode = CacheMode::Write;
+        p.cache.capacity = 64 * 4096;
+        p.precondition = Some(Precondition { occupancy, overwrites: 0.0, dirty_cache });
+        let mut b = Bench::new(p);
+        let before = b.ssd.cache().unwrap().dirty_slots();
+        b.submit(true, 5_000 * 4096, 4096, 1);
+        b.run(|_| {});
+        b.ssd.check().unwrap();
+        (before, b.ssd.ftl.counters.user_programs, b)
+    };
+    let (dirty, programs, _) = run(0.0, false);
+    assert_eq!((dirty, programs), (0, 0), "an empty cache keeps the write");
+    let (dirty, programs, b) = run(0.0, true);
+    assert_eq!(dirty, 64 - 8, "slots less the reserve");
+    assert!(programs >= 1, "the write pushed a page out");
+    let cache = b.ssd.cache().unwrap();
+    assert!(cache.slot_of(0).is_some() && cache.slot_of(55).is_some() && cache.write_misses == 1);
+    let (_, _, b) = run(0.5, true);
+    let n = (b.ssd.params.logical_pages() / 2) as u32;
+    let cache = b.ssd.cache().unwrap();
+    assert!(cache.slot_of(n - 1).is_some() && cache.slot_of(n - 56).is_some(), "the newest pages written");
+    assert!(cache.slot_of(0).is_none() && cache.slot_of(n - 57).is_none());
+}
+
 #[test]
 fn sub_page_writes_read_modify_write() {
     let mut p = small();
-    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0 });
+    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false });
     let mut b = Bench::new(p);
     b.submit(true, 512, 1024, 1);
     b.run(|_| {});
@@ -404,7 +435,7 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     p.ftl.static_wl_threshold = Some(8);
     p.ftl.victim = VictimPolicy::Greedy;
     // Hot writes to a tenth of the space; cold data elsewhere never moves without WL.
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0 });
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0, dirty_cache: false });
     let mut b = Bench::new(p);
     let hot = b.ssd.params.logical_pages() / 10;
     let mut rng = RngStream::from_seed(2);

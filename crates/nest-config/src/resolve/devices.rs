@@ -295,7 +295,11 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
         sp.max_per_op = s.suspend_max_per_operation.unwrap_or(sp.max_per_op);
     }
     if let Some(pc) = &c.precondition {
-        p.precondition = Some(Precondition { occupancy: pc.occupancy.unwrap_or(0.9), overwrites: pc.overwrites.unwrap_or(1.0) });
+        p.precondition = Some(Precondition {
+            occupancy: pc.occupancy.unwrap_or(0.9),
+            overwrites: pc.overwrites.unwrap_or(1.0),
+            dirty_cache: pc.dirty_cache.unwrap_or(false),
+        });
     }
     model_switches(cx, key, c, &mut p);
     super::plm::nvm_sets_and_plm(cx, key, c, &mut p);

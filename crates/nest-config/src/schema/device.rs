@@ -248,6 +248,8 @@ pub struct PreconditionConfig {
     pub occupancy: Option<f64>,
     /// Random overwrites before time 0, in multiples of the occupied pages (1.0 ≈ steady state).
     pub overwrites: Option<f64>,
+    /// The write cache starts dirty up to its flush threshold (a write-bound drive's state).
+    pub dirty_cache: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

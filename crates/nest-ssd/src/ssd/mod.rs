@@ -256,7 +256,7 @@ impl Ssd {
             params,
         };
         if let Some(p) = ssd.params.precondition.clone() {
-            ssd.precondition(p.occupancy, p.overwrites, seed, index)?;
+            ssd.precondition(&p, seed, index)?;
         }
         Ok(ssd)
     }

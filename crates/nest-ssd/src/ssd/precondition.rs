@@ -1,15 +1,16 @@
 //! Preconditioning: the drive filled to steady state before time 0.
 
 use super::Ssd;
-use crate::params::Allocation;
+use crate::params::{Allocation, Precondition};
 use nest_core::rng::RngStream;
 
 impl Ssd {
     /// Fills the drive to steady state before time 0 (see `params::Precondition`): n pages in
     /// order, then random overwrites among them. Dynamic allocation spreads the writes
-    /// over the planes in turn.
+    /// over the planes in turn; with `dirty_cache` the write cache then holds the last of them.
     /// Fails only when the build's wall-clock deadline passes (`nest_core::deadline`).
-    pub(super) fn precondition(&mut self, occupancy: f64, overwrites: f64, seed: u64, index: u64) -> Result<(), String> {
+    pub(super) fn precondition(&mut self, p: &Precondition, seed: u64, index: u64) -> Result<(), String> {
+        let (occupancy, overwrites) = (p.occupancy, p.overwrites);
         let mut n = (self.logical_pages as f64 * occupancy) as u64;
         if self.layout.sets > 1 {
             n = n.min(self.layout.set_lpas * self.layout.sets as u64);
@@ -17,6 +18,9 @@ impl Ssd {
         let m = (n as f64 * overwrites) as u64;
         let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
         let mut scratch = std::mem::take(&mut self.scratch);
+        // The last `keep` pages written, oldest first from `k % keep` (for the dirty cache).
+        let keep = if p.dirty_cache { self.cache.as_ref().map_or(0, |c| c.slots.saturating_sub(c.reserve)) as u64 } else { 0 };
+        let mut last: Vec<u32> = Vec::with_capacity(keep.min(n + m) as usize);
         for k in 0..n + m {
             if k % (1 << 16) == 0 && nest_core::deadline::passed() {
                 self.scratch = scratch;
@@ -36,11 +40,43 @@ impl Ssd {
                 }
             };
             self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);
+            if keep > 0 {
+                if (last.len() as u64) < keep {
+                    last.push(lpa as u32);
+                } else {
+                    last[(k % keep) as usize] = lpa as u32;
+                }
+            }
         }
         self.scratch = scratch;
+        if keep > 0 {
+            // Oldest first, so the cache's LRU order is the order they were written.
+            let split = if (last.len() as u64) < keep { 0 } else { ((n + m) % keep) as usize };
+            last.rotate_left(split);
+            self.preload_dirty_cache(&last, keep as u32);
+        }
         // Preconditioning is not part of the measured run.
         self.ftl.counters = Default::default();
         Ok(())
+    }
+
+    /// Fills the write cache with `want` dirty pages: `written` (oldest first; a page written
+    /// twice is held once, as the newer write), then the lowest LPAs not among them. They
+    /// belong to no tenant: the lowest class's.
+    fn preload_dirty_cache(&mut self, written: &[u32], want: u32) {
+        let lowest = (super::CLASSES - 1) as u8;
+        let limit = self.logical_pages;
+        let Some(cache) = self.cache.as_mut() else { return };
+        for &lpa in written {
+            cache.preload_dirty(lpa, lowest);
+        }
+        let mut lpa = 0;
+        while cache.dirty_slots() < want && lpa < limit {
+            if cache.slot_of(lpa).is_none() {
+                cache.preload_dirty(lpa, lowest);
+            }
+            lpa += 1;
+        }
     }
 
     /// The `i`-th page preconditioning fills: LPA `i` on a one-set drive; with NVM sets, the

@@ -2,6 +2,8 @@ import csv
 import json
 import re
 
+import pytest
+
 from conftest import assert_report_renders
 
 from nestsim.experiments import EXPERIMENTS
@@ -485,6 +487,29 @@ def test_src_tpm_quick_trains_compares_and_exports_a_model(cli, tmp_path):
     model = json.loads((out / "models" / "ssd-a.json").read_text())
     assert model["format"] == "nestsim-tpm" and model["model"] == "random_forest" and len(model["trees"]) == 100
     _figures_and_report(cli, out, "src-tpm")
+
+
+def test_src_weights_quick_measures_fig5_on_ssd_a(cli, tmp_path):
+    """`src-weights --quick` (ssd-a, w = 1 and 8): SRC Fig 5's three observations judged from the
+    runs. Light load: w changes nothing (the SQs are rarely both backlogged). Heavy load on the
+    shipped drive: the split's queue-depth share takes reads from 64 to 15 commands in the drive
+    and they fall, while the writes stay at the cache DRAM's rate — the why says so, with the
+    numbers."""
+    out = tmp_path / "src-weights"
+    cli("experiment", "src-weights", "--quick", "-o", out, check=0)
+    by = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    assert set(by) == {"ssd-a-equal-at-w1", "ssd-a-heavy-shifts", "ssd-a-light-flat", "conservation"}
+    assert by["ssd-a-light-flat"]["holds"] and by["conservation"]["holds"]
+    s1, s8 = (json.loads((out / "runs" / "ssd-a" / "heavy" / f"w{w}" / "summary.json").read_text()) for w in (1, 8))
+    reads = [s["workloads"]["r"]["all"]["carried_gbps"] for s in (s1, s8)]
+    writes = [s["workloads"]["w"]["all"]["carried_gbps"] for s in (s1, s8)]
+    assert reads[1] < 0.9 * reads[0] and writes[1] == pytest.approx(writes[0], rel=0.02), (reads, writes)
+    assert s8["devices"]["ssd"]["ssd"]["dram_utilization"] > 0.95
+    for cid in ("ssd-a-equal-at-w1", "ssd-a-heavy-shifts"):
+        c = by[cid]
+        assert c["holds"] is False and "cache DRAM" in c["why"] and c["cause"] == "set-up", c
+    assert "64 → 15 of its 128" in by["ssd-a-heavy-shifts"]["why"]
+    _figures_and_report(cli, out, "src-weights")
 
 
 def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_path):

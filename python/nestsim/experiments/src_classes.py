@@ -129,4 +129,5 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                                                     f"{sum(r['rate_cuts'] for r in reps):.0f} rate cuts, as in the other SRC "
                                                     "experiments (docs/src.md: on NeSt's ssd-a the model's reads barely move with w)")))
     claims.append(conservation_claim(runs))
+    claims = sc.caused(claims, {"src-keeps-classes": "model", "": sc.SET_UP})
     return write_claims(out_dir, NAME, claims)

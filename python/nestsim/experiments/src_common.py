@@ -316,5 +316,33 @@ def unless_idle(c, src_summary: dict, targets: int):
     from dataclasses import replace
 
     if c.holds and all(src_summary["coordinators"][f"src{j}"]["report"]["max_w"] <= 1 for j in range(targets)):
-        return replace(c, holds=None, why="SRC never changed the weight, so the two runs are the same and agree trivially")
+        return replace(c, holds=None, why="SRC never changed the weight, so the two runs are the same and agree trivially",
+                       cause="set-up")
     return c
+
+
+#: The causes the SRC experiments' whys name (docs/claims.md counts them per source):
+#: - "source silent": the paper's network congestion comes from traffic it does not describe —
+#:   the reads it describes (~5 Gb/s for two targets) cannot load 40 Gb/s links, so at SPEC §13.8's
+#:   readings (SPDK's pacing) no TXQ backlog forms, w stays 1 and every comparison of SRC with
+#:   DCQCN-only is the same run (the whys show the chain breaking at its first link); also its
+#:   drives' sample space and measurement window for the TPM;
+#: - "set-up": the shipped drives keep MQSim's stock cache DRAM, which binds their writes at every
+#:   w (`src-weights`, Fig 5: w has almost nothing to act on there; the map shows where it has).
+SOURCE_SILENT = "source silent"
+SET_UP = "set-up"
+
+
+def caused(claims, causes: Dict[str, str]) -> list:
+    """Gives each claim that does not hold, or is not evaluated, the cause its why names: the
+    first entry of ``causes`` (claim-id prefix → cause) its id starts with; a cause set already
+    stays."""
+    from dataclasses import replace
+
+    out = []
+    for c in claims:
+        if c.holds is not True and c.cause is None:
+            cause = next((v for k, v in causes.items() if c.id.startswith(k)), None)
+            c = replace(c, cause=cause) if cause else c
+        out.append(c)
+    return out

@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import src_common as sc
 from ..claims import Claim, write_claims
 from . import figures
 from .framework import conservation_claim, expect, run_all
@@ -171,4 +172,5 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         f"{done['long']['coordinators']['src']['report']['synthetic_events']:.0f}",
                         rep9["synthetic_events"] == len(fig9) and done["long"]["coordinators"]["src"]["report"]["synthetic_events"] == len(long_events)))
     claims.append(conservation_claim(done))
+    claims = sc.caused(claims, {"": sc.SET_UP})
     return write_claims(out_dir, NAME, claims)

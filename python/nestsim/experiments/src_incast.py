@@ -80,6 +80,7 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         "(each target's intensity falls)", "2:1 > 3:1 > 4:1, by ≥ 5 points in all",
                         ", ".join(f"{r} {100 * gain[r]:+.1f} %" for r in ("2:1", "3:1", "4:1")), ok, None if ok else why["4:1"]))
     claims.append(conservation_claim(runs))
+    claims = sc.caused(claims, {"": sc.SOURCE_SILENT})
     return write_claims(out_dir, NAME, claims, regions=None if quick else [_region(out_dir, model)])
 
 

@@ -77,4 +77,5 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                                             "DCQCN-SRC aligns with DCQCN-only's", r[f"{name}-src"], target=r[f"{name}-dcqcn"], tol=0.15,
                                             unit=" Gb/s"), runs[f"{name}-src"], 2))
     claims.append(conservation_claim(runs))
+    claims = sc.caused(claims, {"": sc.SOURCE_SILENT})
     return write_claims(out_dir, NAME, claims)

@@ -25,6 +25,7 @@ from typing import Dict, List
 
 import numpy as np
 
+from . import src_common as sc
 from ..claims import Claim, write_claims
 from . import figures
 from .framework import expect
@@ -122,4 +123,5 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     claims.append(Claim("export-exact", "issue 19", "The exported model file, evaluated by NeSt's Rust evaluator (what a run's "
                         "SRC controller uses), gives scikit-learn's predictions exactly on every sample", "equal on every drive",
                         ", ".join(f"{p} {'equal' if e else 'DIFFERENT'}" for p, e in exact.items()), all(exact.values())))
+    claims = sc.caused(claims, {"flow-speed": sc.SET_UP, "": sc.SOURCE_SILENT})
     return write_claims(out_dir, NAME, claims)

@@ -8,7 +8,11 @@ STAMPS := .stamps
 # Shared reference material (traces, MQSim files); tests skip with a reason when it is absent.
 export NEST_SHARED ?= $(abspath ../shared)
 
-PY_DEPS := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=8" "hypothesis>=6" "ray" "scikit-learn>=1.3" "fio-plot==1.1.21"
+# What the demo needs (the package's own dependencies and its build backend), and what only the
+# tests add (pyproject.toml's `test` extra: Ray, scikit-learn and fio-plot are large — the demo's
+# venv is ~400 MB without them, ~900 MB with).
+PY_DEPS   := "maturin>=1.9.4,<2.0" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7"
+TEST_DEPS := "pytest>=8" "hypothesis>=6" "ray" "scikit-learn>=1.3" "fio-plot==1.1.21"
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
 .PHONY: demo test test-rust test-python test-install lint bench build clean help
@@ -27,10 +31,19 @@ $(STAMPS)/venv: Makefile
 	$(PY) -m pip install --quiet $(PY_DEPS)
 	@mkdir -p $(STAMPS) && touch $@
 
+$(STAMPS)/test-deps: $(STAMPS)/venv
+	@echo "installing the test dependencies (pytest, hypothesis, Ray, scikit-learn, fio-plot)"
+	$(PY) -m pip install --quiet $(TEST_DEPS)
+	@touch $@
+
 # The package is built exactly as `pip install .` does (maturin backend, release profile);
-# --no-build-isolation reuses the venv's maturin instead of fetching it again each time.
+# --no-build-isolation reuses the venv's maturin instead of fetching it again each time. -v lets
+# cargo's progress through (a release build takes minutes; pip alone would print nothing).
 $(STAMPS)/build: $(STAMPS)/venv $(SOURCES)
-	$(PY) -m pip install --quiet --no-build-isolation --no-deps --force-reinstall .
+	@echo "building nestsim (release; cargo's progress follows)"
+	@{ $(PY) -m pip install -v --no-build-isolation --no-deps --force-reinstall . 2>&1; echo $$? > $(STAMPS)/build.rc; } \
+		| tee $(STAMPS)/build.log | grep -E --line-buffered "^ *(Compiling|Finished) " || true
+	@test "$$(cat $(STAMPS)/build.rc)" = 0 || { tail -40 $(STAMPS)/build.log; echo "error: the build failed (whole log: $(STAMPS)/build.log)"; exit 1; }
 	@$(PY) -c "import nestsim; print('nestsim', nestsim.__version__, 'installed')"
 	@touch $@
 
@@ -55,10 +68,11 @@ lint:
 	cargo fmt --all --check || { echo "make lint: run 'cargo fmt --all'"; exit 1; }
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+# Compiling progress, then a dot per test (terse) and each failure in full.
 test-rust: lint
-	cargo test --workspace --quiet
+	cargo test --workspace -- --format terse
 
-test-python: $(STAMPS)/build
+test-python: $(STAMPS)/build $(STAMPS)/test-deps
 	$(PY) -m pytest -q tests
 
 # `pip install .` from a clean virtualenv, exactly as a user would (fetches maturin itself).

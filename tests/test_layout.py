@@ -1,6 +1,7 @@
 """The code base's shape, as the seams and plug-ins issues set it: small files, no import cycles
 in any crate or the Python package."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,19 @@ def test_the_architecture_page_is_the_code_s_map():
     variants = re.findall(r"^    (\w+)[(,{ ]", body[: body.index("\n}")], re.M)
     row = next(line for line in doc.splitlines() if line.startswith("| `nest_model::events::Event`"))
     assert len(variants) > 10 and not [v for v in variants if f"`{v}`" not in row], variants
+
+
+def test_the_makefiles_test_dependencies_are_pyprojects_test_extra():
+    """`make test` installs TEST_DEPS on top of the demo's PY_DEPS (the demo installs only what it
+    needs, issue 62 finding 3); a user's `pip install '.[test]'` must get the same tools."""
+    import shlex
+
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    makefile = (ROOT / "Makefile").read_text()
+    deps = lambda name: shlex.split(re.search(rf"^{name}\s*:=(.*)$", makefile, re.M).group(1))  # noqa: E731
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert sorted(deps("TEST_DEPS")) == sorted(extra)
+    assert not {d.split(">")[0].split("=")[0] for d in deps("PY_DEPS")} & {"pytest", "ray", "scikit-learn", "fio-plot"}

@@ -188,3 +188,101 @@ def test_a_trace_replays_fio_options_name_the_log(tmp_path):
 
     w = {"name": "t", "trace": {"path": "traces/x.csv", "format": "msr"}}
     assert scenario_options(w, 16) == {"read_iolog": "traces/x.csv", "numjobs": "1", "iodepth": "16"}
+
+
+LOG_JOB = """
+[global]
+size=16m
+runtime=10ms
+time_based=1
+
+[a]
+rw=randrw
+bs=4k
+iodepth=4
+numjobs=2
+write_lat_log=lg
+write_bw_log=lg
+write_iops_log=lg
+
+[b]
+rw=read
+bs=64k
+iodepth=2
+write_bw_log
+write_lat_log=avg/b
+log_avg_msec=2
+"""
+
+
+def _log(path):
+    rows = [[int(x) for x in line.split(", ")] for line in path.read_text().splitlines()]
+    assert rows and all(len(r) == 5 for r in rows), path
+    return np.array(rows)
+
+
+def test_fio_logs_are_fios_files_with_the_runs_requests(cli, tmp_path):
+    """Issue 62, item 5: write_lat_log / write_bw_log / write_iops_log give fio 3.33's files (P_lat.N.log,
+    N the job's number, clones one each; a bare option is named after the job): one line per I/O
+    — time ms, value, direction, block size, priority — holding the run's own requests; with
+    log_avg_msec, one line per direction per window."""
+    (tmp_path / "logs.fio").write_text(LOG_JOB)
+    cli("fio", "logs.fio", "--device", "ideal", "-o", "f", "-q", check=0)
+    out = tmp_path / "f"
+    names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.log"))
+    assert names == sorted([f"lg_{k}.{n}.log" for k in ("lat", "clat", "slat", "bw", "iops") for n in (1, 2)]
+                           + ["b_bw.3.log"] + [f"avg/b_{k}.3.log" for k in ("lat", "clat", "slat")]), names
+    t = pq.read_table(out / "requests.parquet").to_pydict()
+    wl = np.array(t["workload"])
+    first = sorted(set(wl))[0]  # logs.a.0: job 1
+    m = wl == first
+    lat = _log(out / "lg_lat.1.log")
+    want = (np.array(t["t_complete_ps"])[m] - np.array(t["t_arrive_ps"])[m]) // 1000
+    assert sorted(lat[:, 1]) == sorted(want) and len(lat) == m.sum()
+    assert sorted(lat[:, 0]) == sorted(np.array(t["t_complete_ps"])[m] // 10**9)
+    assert set(lat[:, 2]) == {0, 1} and set(lat[:, 3]) == {4096} and set(lat[:, 4]) == {0}
+    assert (np.diff(lat[:, 0]) >= 0).all(), "in time order"
+    clat, bw, iops = (_log(out / f"lg_{k}.1.log") for k in ("clat", "bw", "iops"))
+    assert (bw[:, 1] == 4096 * 10**6 // clat[:, 1]).all() and set(iops[:, 1]) == {1}
+    slat = _log(out / "lg_slat.1.log")
+    assert (slat[:, 1] + clat[:, 1] == lat[:, 1]).all()
+    # Averaged: a line per 2 ms window, at its end, block size 0; KiB/s over the window.
+    avg = _log(out / "b_bw.3.log")
+    assert list(avg[:, 0]) == list(range(2, 2 * len(avg) + 1, 2)) and set(avg[:, 3]) == {0}
+    mb = wl == "logs.b"
+    done = np.array(t["t_complete_ps"])[mb]
+    first_window = (done < 2 * 10**9).sum() * 64 * 1024 / 1024 / 0.002
+    assert avg[0, 1] == int(first_window)
+
+
+def test_json_plus_bins_are_fios_histogram(cli, tmp_path):
+    """`--output-format json+`: each direction's clat_ns gets fio's `bins` (64 buckets per power of
+    two, keyed by the bucket's middle): they count the window's I/Os, and every key is a bucket
+    value of fio's — checked against buckets fio itself printed, and against the installed fio."""
+    import shutil
+    import subprocess
+
+    from nestsim.fio_logs import bins, plat_idx, plat_val
+
+    # Buckets fio 3.33 printed (a null-engine run): each is its own bucket's value.
+    for v in (540, 556, 564, 572, 836, 1033, 68213):
+        b = plat_val(int(plat_idx(np.array([v]))[0]))
+        assert abs(b - v) <= v / 64 and plat_val(int(plat_idx(np.array([b]))[0])) == b
+    assert [plat_val(int(i)) for i in plat_idx(np.arange(128))] == list(range(128)), "exact below 128 ns"
+    # 512–1023 ns: buckets of 8 ns, [536, 544) is 540's.
+    assert [plat_val(int(i)) for i in plat_idx(np.array([535, 536, 543, 544]))] == [532, 540, 540, 548]
+    (tmp_path / "jobs.fio").write_text(JOB)
+    cli("fio", "jobs.fio", "--device", "ideal", "-o", "plus", "-q", "--output-format", "json+", check=0)
+    doc = json.loads((tmp_path / "plus" / "fio.json").read_text())
+    for j in doc["jobs"]:
+        for op in ("read", "write"):
+            c = j[op]["clat_ns"]
+            assert sum(c.get("bins", {}).values()) == c["N"], (j["jobname"], op)
+            assert all(plat_val(int(plat_idx(np.array([int(k)]))[0])) == int(k) for k in c["bins"])
+    assert bins(np.array([540, 541, 100, 100])) == {"100": 2, "540": 2}
+    if shutil.which("fio"):
+        (tmp_path / "null.fio").write_text((FIX / "null.fio").read_text())
+        real = json.loads(subprocess.run(["fio", "--output-format=json+", "null.fio"], cwd=tmp_path, capture_output=True, text=True,
+                                         check=True, timeout=120).stdout)
+        keys_seen = [int(k) for j in real["jobs"] for op in ("read", "write") for k in j[op]["clat_ns"].get("bins", {})]
+        assert keys_seen and all(plat_val(int(plat_idx(np.array([k]))[0])) == k for k in keys_seen)

@@ -203,9 +203,16 @@ def cmd_fio(a) -> int:
     out = Path(a.output) if a.output else Path("out") / f"fio-{job.stem}"
     res = run(scenario, overrides=a.overrides, out_dir=out, progress=None if not a.quiet else False, budget=_budget(a),
               origin=str(job), keep_tables=False, stop_on_signal=True)
+    if a.output_format == "json+" and (out / "fio.json").exists():
+        import pyarrow.parquet as pq
+
+        from .fio_logs import COLUMNS, add_bins
+
+        reqs = pq.read_table(out / "requests.parquet", columns=COLUMNS) if (out / "requests.parquet").exists() else None
+        add_bins(out / "fio.json", res.summary, reqs, job.resolve().parent)
     if not a.quiet:
         print(render(res.summary, res.run_info))
-        print(f"\noutputs in {out}/ (fio.json: fio's JSON output)")
+        print(f"\noutputs in {out}/ (fio.json: fio's JSON output{'+' if a.output_format == 'json+' else ''})")
     return _checked(res.summary, out)
 
 
@@ -404,6 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "mqsim-default is MQSim's stock drive) or pm")
     fi.add_argument("--runtime", help="stop after this simulated time (run.duration, e.g. 1s); jobs also end at their size or runtime")
     fi.add_argument("-o", "--output", help="run directory (default out/fio-<job file name>)")
+    fi.add_argument("--output-format", choices=["json", "json+"], default="json",
+                    help="fio.json as fio's json (default) or json+ (each direction's clat_ns adds fio's latency histogram, bins)")
     fi.add_argument("-q", "--quiet", action="store_true", help="print only what a script needs (no summary table, no progress)")
     _add_common(fi)
     _add_budget(fi)

@@ -227,7 +227,7 @@ def scenario_options(w: dict, host_depth: Optional[int]) -> Dict[str, str]:
 
 
 #: The requests table's columns fio.json is computed from (a run read back from disk reads only these).
-REQUEST_COLUMNS = ["workload", "device", "op", "t_arrive_ps", "t_dispatch_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
+REQUEST_COLUMNS = ["workload", "device", "op", "size", "t_arrive_ps", "t_dispatch_ps", "t_sq_ps", "t_dev_start_ps", "t_dev_done_ps",
                    "t_complete_ps", "in_window"]
 
 
@@ -307,6 +307,23 @@ def _disk_util(requests, window: dict, devices: List[str]) -> List[dict]:
     return out
 
 
+def job_order(summary: dict, job_opts: Dict[str, Dict[str, str]]) -> List[str]:
+    """The run's workloads as fio lists its jobs: the scenario's order, a job file's jobs in the
+    file's order (numjobs clones after their job, by name)."""
+    order: Dict[str, int] = {}
+    for cw in summary.get("config", {}).get("workload", []):
+        order.setdefault(cw.get("name"), len(order))
+        for job in [n for n in job_opts if n.startswith(f"{cw.get('name')}.")]:
+            order.setdefault(job, len(order))
+
+    def rank(n: str) -> int:
+        """The most specific entry naming it: the job itself, else its workload (numjobs clones)."""
+        hits = [k for k in order if n == k or n.startswith(f"{k}.")]
+        return order[max(hits, key=len)] if hits else len(order)
+
+    return sorted(summary["workloads"], key=lambda n: (rank(n), n))
+
+
 def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path] = None, now: Optional[float] = None,
              interval: Optional[float] = None) -> dict:
     """fio's JSON document for a run: ``summary`` (summary.json), and when given its requests
@@ -319,19 +336,9 @@ def fio_json(summary: dict, requests=None, series=None, base_dir: Optional[Path]
     glob, job_opts, sections = _job_options(summary, base_dir)
     configs = {w.get("name"): w for w in summary.get("config", {}).get("workload", [])}
     depths = {h.get("name"): h.get("queue_depth") for h in summary.get("config", {}).get("host", [])}
-    # Jobs in the scenario's order, a job file's jobs in the file's order (as fio lists them).
-    order = {}
-    for cw in summary.get("config", {}).get("workload", []):
-        order.setdefault(cw.get("name"), len(order))
-        for job in [n for n in job_opts if n.startswith(f"{cw.get('name')}.")]:
-            order.setdefault(job, len(order))
-    def rank(n: str) -> int:
-        """The most specific entry naming it: the job itself, else its workload (numjobs clones)."""
-        hits = [k for k in order if n == k or n.startswith(f"{k}.")]
-        return order[max(hits, key=len)] if hits else len(order)
-
     jobs = []
-    for name, w in sorted(summary["workloads"].items(), key=lambda kv: (rank(kv[0]), kv[0])):
+    for name in job_order(summary, job_opts):
+        w = summary["workloads"][name]
         dirs = {}
         for o in ("read", "write"):
             dirs[o] = _direction(w[o], seconds, req.get((name, o)) if req else None, samp.get((name, o)))

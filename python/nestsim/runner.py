@@ -548,6 +548,10 @@ def run(
                 timeseries = pq.read_table(out / "timeseries.parquet")
             base = Path(scenario).resolve().parent if not isinstance(scenario, Mapping) else Path.cwd()
             write_json(out / "fio.json", fio_json(summary, reqs, timeseries, base, interval=names["interval_s"]))
+            # The jobs' write_lat_log / write_bw_log / write_iops_log (fio_logs).
+            from .fio_logs import write_logs
+
+            write_logs(out, summary, reqs, base)
         write_json(out / "run.json", run_info)
         # summary.json last: its presence marks a complete run directory.
         write_json(out / "summary.json", summary)

@@ -87,7 +87,8 @@ def _chromium(common: list, profile: Path, args: list, timeout: int = 120, tries
 def render_report(report: Path, scratch: Path) -> dict:
     """Opens `report` in headless Chromium: its self-check verdict and a screenshot's ink.
 
-    Returns {"check": {"figures": N, "images": M, "broken": K}, "ink": share of non-white pixels,
+    Returns {"check": {"figures": N, "images": M, "broken": K, "width": page px at a 1280 px window},
+    "ink": share of non-white pixels,
     "colours": distinct colours}. Chromium is installed by .ci/run in CI; elsewhere, without it,
     the calling test is skipped with that reason (under CI=true it fails instead)."""
     if CHROMIUM is None:
@@ -99,16 +100,17 @@ def render_report(report: Path, scratch: Path) -> dict:
     scratch.mkdir(parents=True, exist_ok=True)
     url = report.resolve().as_uri()
     common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--no-first-run", "--hide-scrollbars", "--virtual-time-budget=10000"]
+              "--disable-component-update", "--no-first-run", "--hide-scrollbars", "--virtual-time-budget=10000",
+              "--window-size=1280,1600"]
     dom = _chromium(common, scratch / "p1", ["--dump-dom", url])
-    m = re.search(r'data-render-check="figures=(\d+) images=(\d+) broken=(\d+)"', dom.stdout)
+    m = re.search(r'data-render-check="figures=(\d+) images=(\d+) broken=(\d+) width=(\d+)"', dom.stdout)
     assert m, f"the report's self-check did not run; chromium said:\n{dom.stderr[-2000:]}"
     shot = scratch / "shot.png"
-    _chromium(common, scratch / "p2", ["--window-size=1280,1600", f"--screenshot={shot}", url])
+    _chromium(common, scratch / "p2", [f"--screenshot={shot}", url])
     px = mpimg.imread(shot)[:, :, :3]
     ink = float((px.min(axis=2) < 0.9).mean())
     colours = len({tuple(c) for c in (px[::8, ::8].reshape(-1, 3) * 255).astype(int).tolist()})
-    return {"check": dict(zip(("figures", "images", "broken"), map(int, m.groups()))), "ink": ink, "colours": colours}
+    return {"check": dict(zip(("figures", "images", "broken", "width"), map(int, m.groups()))), "ink": ink, "colours": colours}
 
 
 def assert_report_renders(cli, out_dir: Path, scratch: Path, min_figures: int = 1) -> dict:

@@ -348,24 +348,60 @@ def _cdf_figure(cmp: Comparison, out_dir: Path) -> Optional[str]:
     classes = _ordered(sorted({c for per_class in data for c in per_class}))
     if not classes:
         return None
-    fig, axes = plt.subplots(1, len(classes), figsize=(3.6 * len(classes), 3.2), squeeze=False)
-    for ax, c in zip(axes[0], classes):
+    # Two panels a row at most: four classes side by side were 1,584 px wide, the last cut off
+    # on a laptop's page (issue 62, finding 10).
+    cols = min(2, len(classes))
+    nrows = -(-len(classes) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 3.0 * nrows), squeeze=False)
+    for ax in axes.flat[len(classes):]:
+        ax.set_visible(False)
+    for ax, c in zip(axes.flat, classes):
         for label, per_class in zip(cmp.labels, data):
             v = per_class.get(c, np.empty(0))
             if len(v):
                 ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=f"{label} (n={len(v)})")
         ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        lo, hi = ax.get_xlim()
+        # Within one decade a log axis has no major tick: label the minor ones then.
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter() if hi / max(lo, 1e-12) >= 10 else matplotlib.ticker.FormatStrFormatter("%g"))
         ax.set_title(c, fontsize=10)
         ax.set_xlabel("latency (µs)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    axes[0][0].set_ylabel("CDF")
+    for row in axes:
+        row[0].set_ylabel("CDF")
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(out_dir / f"compare-cdf.{ext}", dpi=110)
     plt.close(fig)
     return "compare-cdf.png"
+
+
+def _per_class_table(cmp: Comparison) -> str:
+    """One row per class and op, a column per metric, each cell the runs' values in order with
+    the last run's change (a row per metric was ~60 rows for the demo; issue 62, finding 10)."""
+    e = html.escape
+    metrics: List[str] = []
+    cells: Dict[tuple, Dict[str, str]] = {}
+    for r in cmp.rows:
+        if r["metric"] not in metrics:
+            metrics.append(r["metric"])
+        cis = r.get("ci95") or [None] * len(r["values"])
+        sigs = r.get("significant") or [None] * len(r["values"])
+        shown = " → ".join("—" if v is None else _num(v) + (f" ± {_num(h)}" if h else "") for v, h in zip(r["values"], cis))
+        d, sig = r["change"][-1], sigs[-1]
+        css = ""
+        if d is not None:
+            # Lower latency is better, higher throughput is better.
+            good = d < 0 if "µs" in r["metric"] else d > 0
+            css = "" if abs(d) < 0.02 or r["metric"] == "n" or sig is False else (" class='better'" if good else " class='worse'")
+            shown += f" <small>({d:+.0%}{'' if sig is None else ', significant' if sig else ', noise'})</small>"
+        cells.setdefault((r["class"], r["op"]), {})[r["metric"]] = f"<td{css}>{shown}</td>"
+    head = "".join(f"<th>{e(m)}</th>" for m in metrics)
+    rows = "".join(f"<tr><td>{e(c)}</td><td>{e(op)}</td>" + "".join(v.get(m, "<td></td>") for m in metrics) + "</tr>"
+                   for (c, op), v in cells.items())
+    return (f"<h2>Per class</h2><p>{e(' → '.join(cmp.labels))}; in brackets the change of the last against the first.</p>"
+            f"<table><tr><th>class</th><th>op</th>{head}</tr>{rows}</table>")
 
 
 def write(cmp: Comparison, out_dir) -> Path:
@@ -377,7 +413,8 @@ def write(cmp: Comparison, out_dir) -> Path:
     e = html.escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>NeSt comparison</title>",
              "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
-             "td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}.better{color:#070}.worse{color:#a00}</style></head><body>",
+             "td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}.better{color:#070}.worse{color:#a00}img{max-width:100%}"
+             "td small{color:#555}</style></head><body>",
              f"<h1>{e(' vs '.join(cmp.labels))}</h1><p><b>{e(cmp.headline)}</b></p>"]
     parts.append("<h2>Runs</h2><ul>" + "".join(f"<li>{e(lab)}: <code>{e(d)}</code>{f' ({n} seeds: mean ± 95 % CI)' if n > 1 else ''}</li>"
                                                for lab, d, n in zip(cmp.labels, cmp.dirs, cmp.seeds or [1] * len(cmp.labels))) + "</ul>")
@@ -397,22 +434,10 @@ def write(cmp: Comparison, out_dir) -> Path:
         parts.append("</table>")
     if fig:
         parts.append(f"<h2>Latency CDFs</h2><img src='{fig}' alt='latency CDFs per class'>")
-    parts.append("<h2>Per class</h2><table><tr><th>class</th><th>op</th><th>metric</th>" + "".join(f"<th>{e(lab)}</th>" for lab in cmp.labels) + "</tr>")
-    for r in cmp.rows:
-        cells = []
-        cis = r.get("ci95") or [None] * len(r["values"])
-        sigs = r.get("significant") or [None] * len(r["values"])
-        for v, d, h, sig in zip(r["values"], r["change"], cis, sigs):
-            txt = "—" if v is None else _num(v) + (f" ± {_num(h)}" if h else "")
-            cls = ""
-            if d is not None:
-                # Lower latency is better, higher throughput is better.
-                good = d < 0 if "µs" in r["metric"] else d > 0
-                cls = "" if abs(d) < 0.02 or r["metric"] == "n" or sig is False else (" class='better'" if good else " class='worse'")
-                txt += f" ({d:+.0%}{'' if sig is None else ', significant' if sig else ', noise'})"
-            cells.append(f"<td{cls}>{e(txt)}</td>")
-        parts.append(f"<tr><td>{e(r['class'])}</td><td>{r['op']}</td><td>{e(r['metric'])}</td>{''.join(cells)}</tr>")
-    parts.append("</table></body></html>")
+    parts.append(_per_class_table(cmp))
+    from .report import SELF_CHECK
+
+    parts.append(SELF_CHECK + "</body></html>")
     (out / "compare.html").write_text("\n".join(parts))
     return out / "compare.html"
 

@@ -3,9 +3,10 @@ directory (``claims.json`` and run sub-directories) or a sweep directory (``swee
 the claims with ✓/✗ and the experiment's own figures (embedded PNG), summary tables, the figures
 of `plots.py` as embedded SVG, the scenario, and the run's wall time and events/s.
 
-The page checks itself once loaded: ``<body data-render-check="figures=N images=M broken=K">``
-counts figures drawn with no size and images that did not decode, so a headless browser can
-tell a report that renders from one that does not (tests/test_report_browser.py)."""
+The page checks itself once loaded: ``<body data-render-check="figures=N images=M broken=K width=W">``
+counts figures drawn with no size and images that did not decode, and the page's width in pixels
+(wider than the window: a reader scrolls sideways), so a headless browser can tell a report that
+renders from one that does not (tests/test_report_browser.py)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ def _table(summary: dict, key: str) -> str:
             lat = x["lat_us"]
             rows.append(f"<tr><td>{html.escape(name)}</td><td>{op}</td><td>{x['ios']:,}</td><td>{x.get('carried_iops', x['iops']):,.0f}</td>"
                         f"<td>{x.get('carried_gbps', x['bw_gbps']):.3f}</td><td>{lat['mean']:.1f}</td><td>{lat['p50']:.1f}</td><td>{lat['p99']:.1f}</td><td>{lat['p99_9']:.1f}</td></tr>")
+    if not rows:
+        return ""  # (a network-only run has no request: no empty table)
     head = "<tr><th>name</th><th>op</th><th>ios</th><th title='completed in the window'>IOPS carried</th><th title='completed in the window'>Gb/s carried</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th></tr>"
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -233,13 +236,19 @@ def _run_section(run_dir: Path, title: str) -> str:
         parts.append(f" Wall {run_info['wall_s']:.2f} s, CPU {run_info['cpu_s']:.2f} s, {eps / 1e6:.2f} M events per CPU second.")
     parts.append("</p>")
     parts.append(_provenance_html(run_info.get("provenance")))
-    for key in ("classes", "workloads", "devices"):
-        parts.append(f"<h3>per {key.removesuffix('es') if key == 'classes' else key[:-1]}</h3>{_table(summary, key)}")
+    # The classes' table, then the figures, then the details (issue 62, finding 10: the figures
+    # came after every table); a table with no row is left out.
+    tables = {key: _table(summary, key) for key in ("classes", "workloads", "devices")}
+    if tables["classes"]:
+        parts.append(f"<h3>per class</h3>{tables['classes']}")
+    for _, fig in plots.run_figures(run_dir):
+        parts.append(f"<div class='fig'>{_svg(fig)}</div>")
+    for key in ("workloads", "devices"):
+        if tables[key]:
+            parts.append(f"<h3>per {key[:-1]}</h3>{tables[key]}")
     parts.append(_decomposition_table(summary))
     parts.append(_ssd_table(summary))
     parts.append(_network_table(summary))
-    for _, fig in plots.run_figures(run_dir):
-        parts.append(f"<div class='fig'>{_svg(fig)}</div>")
     parts.append(f"<details><summary>scenario (TOML)</summary><pre>{html.escape(to_toml(summary.get('config', {})))}</pre></details>")
     return "".join(parts)
 
@@ -255,7 +264,8 @@ SELF_CHECK = """<script>window.addEventListener('load',function(){
 var f=document.querySelectorAll('.fig svg'),im=document.querySelectorAll('img'),bad=0,i,r;
 for(i=0;i<f.length;i++){r=f[i].getBoundingClientRect();if(!(r.width>0&&r.height>0))bad++;}
 for(i=0;i<im.length;i++){if(!(im[i].complete&&im[i].naturalWidth>0))bad++;}
-document.body.setAttribute('data-render-check','figures='+f.length+' images='+im.length+' broken='+bad);});</script>"""
+document.body.setAttribute('data-render-check','figures='+f.length+' images='+im.length+' broken='+bad+
+' width='+document.documentElement.scrollWidth);});</script>"""
 
 
 def _sweep_section(root: Path) -> str:

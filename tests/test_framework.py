@@ -172,6 +172,36 @@ def test_an_experiment_or_a_sweep_counts_its_finished_runs_on_a_terminal(monkeyp
     assert capsys.readouterr().err == ""
 
 
+def test_progress_says_when_a_run_drains_and_can_go_to_a_log(monkeypatch, capsys):
+    """Issue 63 item 2 / issue 62 finding 10: past its duration a run drains for a time nobody knows,
+    so the line says so instead of "100 % ETA 0"; NEST_PROGRESS=1 prints plain lines where stderr
+    is not a terminal (CI logs), NEST_PROGRESS=0 silences a terminal."""
+    import sys
+
+    from nestsim import progress
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    bar = progress.Progress(delay_s=0)
+    bar.update(0.5, 0.05, 1000, 10)
+    bar.update(1.0, 0.7, 2000, 20)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "50.0%  ETA" in err and "draining past the duration  sim 0.7000s" in err and "100.0%" not in err
+    monkeypatch.setenv("NEST_PROGRESS", "0")
+    bar = progress.Progress(delay_s=0)
+    bar.update(0.5, 0.05, 1000, 10)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    monkeypatch.setenv("NEST_PROGRESS", "1")
+    monkeypatch.setattr(progress, "LOG_EVERY_S", 0.0)
+    bar = progress.Progress(delay_s=0)
+    bar.update(0.25, 0.025, 500, 5)
+    bar.update(0.5, 0.05, 1000, 10)
+    bar.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(" 25.0%") and "\r" not in "".join(lines)
+
+
 def test_a_region_map_sweeps_marks_the_reference_and_renders(tmp_path):
     import copy
     import json

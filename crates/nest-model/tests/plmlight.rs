@@ -135,7 +135,10 @@ fn plmlight_scenarios_that_cannot_work_are_refused_with_the_key() {
     // A key of another kind is refused as the file is read, naming the key and its line.
     assert!(e.contains("t.toml:") && e.contains("coordinator[0].overrun") && e.contains("unknown field `overrun`"), "{e}");
     let e = err(&PLMLIGHT.replace("t_ndwl = \"500us\"", "t_ndwl = \"0us\""));
-    assert!(e.contains("coordinator[0].t_ndwl") && e.contains("must be positive"), "{e}");
+    assert!(e.contains("coordinator[0].t_ndwl") && e.contains("under 1 µs"), "{e}");
+    // Picosecond windows would spin through an idle stretch window by window (issue 63).
+    let e = err(&format!("{PLMLIGHT}t_dw = \"1ps\"\n"));
+    assert!(e.contains("coordinator[0].t_dw") && e.contains("under 1 µs"), "{e}");
     let e = err(&format!("{PLMLIGHT}t_ndwh = \"100us\"\n"));
     assert!(e.contains("t_ndwh") && e.contains("at least t_ndwl"), "{e}");
     let e =

@@ -152,15 +152,18 @@ fn plmlight(cx: &mut Ctx, key: &str, c: &PlmLightKeys, hosts: &[usize], env: &En
         }
     };
     let t_dw = c.t_dw.as_ref().and_then(|s| cx.dur(&f("t_dw"), s)).unwrap_or(SimTime::from_ms(1));
-    if t_dw == SimTime::ZERO {
-        cx.err(&f("t_dw"), "must be positive");
+    // As the device's PLM (plm/attrs.rs): a window shorter than a flash operation schedules
+    // nothing, and an idle device's windows are caught up one by one in a single event (with
+    // PLMC's smoothing updated each window), so picosecond windows would spin there.
+    if t_dw < SimTime::from_us(1) {
+        cx.err(&f("t_dw"), format!("{t_dw} is under 1 µs: a DTWin must outlast the flash operations it schedules"));
     }
     let t_ndwl = c.t_ndwl.as_ref().and_then(|s| cx.dur(&f("t_ndwl"), s)).unwrap_or(t_dw);
     let t_ndwh = c.t_ndwh.as_ref().and_then(|s| cx.dur(&f("t_ndwh"), s)).unwrap_or(SimTime(t_dw.0.saturating_mul(10)).max(t_ndwl));
-    if t_ndwl == SimTime::ZERO {
+    if t_ndwl < SimTime::from_us(1) {
         // The reads held for NDWin are routed again just after it starts; an NDWin that could
         // end at once would hand them to the next DTWin's allocation instead.
-        cx.err(&f("t_ndwl"), "must be positive: the reads held for NDWin are served at its start");
+        cx.err(&f("t_ndwl"), format!("{t_ndwl} is under 1 µs: the reads held for NDWin are served at its start, so it must last"));
     }
     if t_ndwh < t_ndwl {
         cx.err(&f("t_ndwh"), "must be at least t_ndwl");

@@ -363,6 +363,18 @@ def cmd_compare(a) -> int:
     return 0
 
 
+def cmd_crosscheck(a) -> int:
+    """MQSim and NeSt on the same ssdconfig.xml + workload.xml, side by side (crosscheck.py)."""
+    from .crosscheck import crosscheck
+
+    ssd, wl = (Path(x) for x in a.files)
+    out = Path(a.output) if a.output else Path("out") / f"crosscheck-{wl.stem}"
+    doc = crosscheck(ssd, wl, out, trace_dir=a.trace_dir, mqsim_bin=a.mqsim_bin, mode=a.mode, timeout_s=a.max_wall)
+    print(doc["text"])
+    print(f"\nwrote {out / 'crosscheck.json'} (MQSim's outputs in {out / 'mqsim'}, NeSt's runs beside)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nestsim", description="NeSt: end-to-end QoS in networked storage, simulated.")
     p.add_argument("--version", action="version", version=f"nestsim {_native.__version__}")
@@ -446,6 +458,18 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--labels", help="comma-separated names for the runs (default: their directory names)")
     cp.add_argument("-o", "--output", help="also write compare.json, compare-cdf.png/.svg and compare.html here")
     cp.set_defaults(fn=cmd_compare)
+
+    cc = sub.add_parser("crosscheck", help="run MQSim and NeSt on the same MQSim files and compare them (docs/mqsim.md)")
+    cc.add_argument("tool", choices=["mqsim"], help="the simulator to check against (mqsim)")
+    cc.add_argument("files", nargs=2, metavar=("SSDCONFIG", "WORKLOAD"), help="MQSim's ssdconfig.xml and workload.xml")
+    cc.add_argument("--mqsim-bin", help="the MQSim binary (default: the bundle's instrumented build under $NEST_SHARED/mqsim/bundle/bin; "
+                    "an uninstrumented MQSim gives means only)")
+    cc.add_argument("--trace-dir", help="where the workload's trace files are (default: the workload file's folder)")
+    cc.add_argument("--mode", choices=["compat", "default", "both"], default="compat",
+                    help="NeSt's model: MQSim-compatible (default), NeSt's own, or both")
+    cc.add_argument("--max-wall", type=float, default=None, help="give MQSim at most this many seconds")
+    cc.add_argument("-o", "--output", help="output directory (default out/crosscheck-<workload name>)")
+    cc.set_defaults(fn=cmd_crosscheck)
 
     rep = sub.add_parser("report", help="write report.html for a run, experiment or sweep directory")
     rep.add_argument("dir", help="a run, experiment or sweep directory")

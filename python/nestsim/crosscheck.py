@@ -1,0 +1,279 @@
+"""`nestsim crosscheck mqsim SSDCONFIG.xml WORKLOAD.xml`: MQSim and NeSt on the same files, side by
+side (issue 61) — what a user runs to trust NeSt's SSD model on their own drive and workload.
+
+MQSim runs from its binary (``--mqsim-bin``; by default the bundle's instrumented build under
+``$NEST_SHARED/mqsim/bundle/bin``) on a copy of the workload file in the output directory (MQSim
+writes its results beside it), with the per-request latency dump of the bundle's
+``instrumentation.patch`` (``MQSIM_LAT_DUMP``): one line per completed request, ``flow is_read
+device_response_ns end_to_end_ns``, and ``# end_of_scenario N sim_time_ns T`` after each scenario.
+An uninstrumented MQSim writes no dump: then only what its results XML gives (each flow's mean
+device response time and request counts) is compared.
+
+NeSt runs the same pair as ``nestsim run --mqsim`` does, in the MQSim-compatible model by default
+(``--mode compat``; ``default`` or ``both``). Per scenario, flow and all/read/write: n, mean, p50,
+p99, p99.9 (nearest rank, µs, MQSim's device response time: SQ insertion to completion) and IOPS
+(completed requests / the scenario's final simulated time, as the bundle's ``latpct.py``), then the
+flash counters both report: mapping reads, programs, erases, GC executions, the CMT's hit rate
+(MQSim counts commands, a multi-plane command once; NeSt counts pages). Each NeSt figure is
+given with its difference from MQSim's in %; a latency row with fewer than ``MIN_N`` requests is
+shown but not judged. ``crosscheck.json`` holds the table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+#: Rows with fewer requests are shown but not judged (a p99 of 50 samples is an anecdote).
+MIN_N = 100
+#: Within this the row agrees (the issue's bound for mean, p50, p99 and IOPS; p99.9: 15 %).
+TOLERANCE = {"mean": 10.0, "p50": 10.0, "p99": 10.0, "p99.9": 15.0, "iops": 10.0}
+METRICS = ("n", "mean", "p50", "p99", "p99.9", "iops")
+OPS = ("all", "read", "write")
+
+
+class CrosscheckError(ValueError):
+    """A problem with the inputs or with running MQSim (exit 2)."""
+
+
+def mqsim_binary(explicit: Optional[str]) -> Path:
+    """The MQSim to run: ``explicit``, else the bundle's instrumented build."""
+    if explicit:
+        p = Path(explicit)
+        if not p.is_file() or not os.access(p, os.X_OK):
+            raise CrosscheckError(f"--mqsim-bin {p}: not an executable file")
+        return p
+    shared = Path(os.environ.get("NEST_SHARED", Path(__file__).resolve().parents[2].parent / "shared"))
+    p = shared / "mqsim" / "bundle" / "bin" / "MQSim-instr"
+    if not p.is_file():
+        raise CrosscheckError(f"no MQSim to run: give --mqsim-bin PATH (the bundle's {p} is absent; NEST_SHARED "
+                              f"{'is set' if 'NEST_SHARED' in os.environ else 'is unset, ../shared was used'})")
+    return p
+
+
+def _stats(lat_ns: np.ndarray, sim_s: float) -> Dict[str, float]:
+    """n, mean, nearest-rank p50/p99/p99.9 (µs) and IOPS over the scenario's simulated time."""
+    v = np.sort(np.asarray(lat_ns, dtype=np.float64)) / 1000.0
+    n = len(v)
+    if n == 0:
+        return {"n": 0}
+    rank = lambda p: float(v[max(0, math.ceil(p / 100.0 * n) - 1)])  # noqa: E731
+    return {"n": n, "mean": float(v.mean()), "p50": rank(50), "p99": rank(99), "p99.9": rank(99.9),
+            "iops": n / sim_s if sim_s > 0 else float("nan")}
+
+
+def parse_dump(path: Path) -> Dict[int, Dict[int, Dict[str, Dict[str, float]]]]:
+    """{scenario: {flow: {op: stats}}} from an MQSim-instr latency dump."""
+    out: Dict[int, Dict[int, Dict[str, Dict[str, float]]]] = {}
+    rows: List[Tuple[int, int, int]] = []
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("# end_of_scenario"):
+            words = line.split()
+            scenario, sim_s = int(words[2]), int(words[4]) / 1e9
+            a = np.array(rows, dtype=np.int64).reshape(-1, 3)
+            for flow in sorted(set(a[:, 0].tolist())):
+                f = a[:, 0] == flow
+                out.setdefault(scenario, {})[flow] = {
+                    "all": _stats(a[f, 2], sim_s), "read": _stats(a[f & (a[:, 1] == 1), 2], sim_s),
+                    "write": _stats(a[f & (a[:, 1] == 0), 2], sim_s)}
+            rows = []
+        elif line.strip():
+            flow, is_read, device_ns, _ = line.split()
+            rows.append((int(flow), int(is_read), int(device_ns)))
+    return out
+
+
+def parse_results_xml(path: Path) -> Tuple[Dict[int, Dict[str, Dict[str, float]]], Dict[str, float]]:
+    """From MQSim's ``*_scenario_N.xml``: each flow's mean device response (all ops) and counts,
+    and the FTL's counters."""
+    root = ET.parse(path).getroot()
+    flows: Dict[int, Dict[str, Dict[str, float]]] = {}
+    for i, f in enumerate(root.iter("Host.IO_Flow")):
+        get = lambda tag: float(f.findtext(tag) or "nan")  # noqa: E731
+        flows[i] = {"all": {"n": int(get("Request_Count")), "mean": get("Device_Response_Time")},
+                    "read": {"n": int(get("Read_Request_Count"))}, "write": {"n": int(get("Write_Request_Count"))}}
+    ftl = next(root.iter("SSDDevice.FTL"), None)
+    counters: Dict[str, float] = {}
+    if ftl is not None:
+        a = {k: float(v) if v not in ("-nan", "nan", "inf") else float("nan") for k, v in ftl.attrib.items()}
+        queries = a.get("Total_CMT_Queries", 0.0)
+        counters = {"mapping reads": a.get("Issued_Flash_Read_CMD_For_Mapping", float("nan")),
+                    "programs": a.get("Issued_Flash_Program_CMD", float("nan")),
+                    "erases": a.get("Issued_Flash_Erase_CMD", float("nan")),
+                    "GC executions": a.get("Total_GC_Executions", float("nan")),
+                    "CMT hit rate": a.get("CMT_Hits", 0.0) / queries if queries else float("nan")}
+    return flows, counters
+
+
+def run_mqsim(binary: Path, ssdconfig: Path, workload: Path, trace_dir: Path, out: Path,
+              timeout_s: Optional[float] = None) -> Tuple[dict, Dict[int, Dict[str, float]], bool]:
+    """Runs MQSim; returns ({scenario: {flow: {op: stats}}}, {scenario: counters}, percentiles?)."""
+    out.mkdir(parents=True, exist_ok=True)
+    wl = out / "workload.xml"
+    shutil.copyfile(workload, wl)
+    dump = out / "latencies.txt"
+    dump.unlink(missing_ok=True)
+    env = dict(os.environ, MQSIM_LAT_DUMP=str(dump))
+    try:
+        p = subprocess.run([str(binary), "-i", str(ssdconfig.resolve()), "-w", str(wl.resolve())], cwd=trace_dir,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise CrosscheckError(f"MQSim did not finish within {timeout_s:g} s (--max-wall)") from None
+    except OSError as e:
+        raise CrosscheckError(f"{binary}: cannot run it: {e.strerror}") from None
+    (out / "stdout.txt").write_text(p.stdout + p.stderr)
+    errors = [line for line in p.stdout.splitlines() if "ERROR" in line]
+    if p.returncode != 0 or errors:
+        tail = "\n".join(errors[-3:] or (p.stdout + p.stderr).splitlines()[-5:])
+        how = f"killed by {signal.Signals(-p.returncode).name}" if p.returncode < 0 else f"exit {p.returncode}"
+        raise CrosscheckError(f"MQSim failed ({how}; its output in {out / 'stdout.txt'}):\n{tail}")
+    counters: Dict[int, Dict[str, float]] = {}
+    xml_flows: Dict[int, dict] = {}
+    k = 1
+    while (out / f"workload_scenario_{k}.xml").exists():
+        xml_flows[k], counters[k] = parse_results_xml(out / f"workload_scenario_{k}.xml")
+        k += 1
+    if not xml_flows:
+        raise CrosscheckError(f"MQSim wrote no results beside {wl} (its output in {out / 'stdout.txt'})")
+    if dump.exists() and dump.stat().st_size > 0:
+        return parse_dump(dump), counters, True
+    return xml_flows, counters, False
+
+
+def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat: bool, seed: Optional[int] = None) -> Tuple[dict, dict]:
+    """NeSt on the same pair: ({scenario: {flow: {op: stats}}}, {scenario: counters})."""
+    from .mqsim import MqsimError, load
+    from .runner import run
+
+    try:
+        scenarios, _ = load(ssdconfig, workload, [trace_dir], compat=compat)
+    except MqsimError as e:
+        raise CrosscheckError(str(e)) from None
+    stats, counters = {}, {}
+    for i, sc in enumerate(scenarios, 1):
+        res = run(sc, seed=seed, out_dir=out / f"scenario{i}", progress=False, keep_tables=False)
+        s = res.summary
+        sim_s = s["sim_time_s"]
+        t = _requests(out / f"scenario{i}" / "requests.parquet")
+        flows = {}
+        for name in s["workloads"]:
+            flow = int(name.removeprefix("flow")) if name.startswith("flow") and name[4:].isdigit() else name
+            m = t["workload"] == name
+            lat = t["lat_ns"][m]
+            flows[flow] = {"all": _stats(lat, sim_s), "read": _stats(lat[t["read"][m]], sim_s),
+                           "write": _stats(lat[~t["read"][m]], sim_s)}
+        stats[i] = flows
+        ssd = next((d["ssd"] for d in s["devices"].values() if "ssd" in d), {})
+        counters[i] = {"mapping reads": ssd.get("mapping_reads"), "programs": (ssd.get("user_page_programs") or 0) + (ssd.get("gc_page_programs") or 0),
+                       "erases": ssd.get("erases"), "GC executions": ssd.get("gc_jobs"), "CMT hit rate": ssd.get("cmt_hit_rate")}
+    return stats, counters
+
+
+def _requests(path: Path) -> dict:
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(path, columns=["workload", "op", "t_sq_ps", "t_complete_ps"]).to_pydict()
+    return {"workload": np.asarray(t["workload"], dtype=object), "read": np.asarray(t["op"], dtype=object) == "read",
+            # MQSim's device response time: from the request's insertion in its SQ to completion.
+            "lat_ns": (np.asarray(t["t_complete_ps"], dtype=np.int64) - np.asarray(t["t_sq_ps"], dtype=np.int64)) / 1000.0}
+
+
+def table(mq: dict, nest: Dict[str, dict]) -> List[dict]:
+    """One row per (scenario, flow, op, metric): MQSim's value, each NeSt mode's and its % diff."""
+    rows = []
+    for scenario, flows in sorted(mq.items()):
+        for flow, ops in sorted(flows.items()):
+            for op in OPS:
+                theirs = ops.get(op, {})
+                for metric in METRICS:
+                    if metric not in theirs:
+                        continue
+                    row = {"scenario": scenario, "flow": flow, "op": op, "metric": metric, "mqsim": theirs[metric],
+                           "judged": metric != "n" and theirs.get("n", 0) >= MIN_N}
+                    for mode, runs in nest.items():
+                        mine = runs.get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
+                        row[mode] = mine
+                        ok = mine is not None and theirs[metric] and not math.isnan(theirs[metric])
+                        row[f"{mode}_diff_pct"] = round(100.0 * (mine - theirs[metric]) / theirs[metric], 2) if ok else None
+                        if row["judged"] and row[f"{mode}_diff_pct"] is not None:
+                            row[f"{mode}_within"] = abs(row[f"{mode}_diff_pct"]) <= TOLERANCE.get(metric, 10.0)
+                    rows.append(row)
+    return rows
+
+
+def counter_rows(mq: Dict[int, Dict[str, float]], nest: Dict[str, dict]) -> List[dict]:
+    rows = []
+    for scenario, c in sorted(mq.items()):
+        for name, theirs in c.items():
+            row = {"scenario": scenario, "counter": name, "mqsim": theirs}
+            for mode, runs in nest.items():
+                row[mode] = runs.get(scenario, {}).get(name)
+            rows.append(row)
+    return rows
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if isinstance(v, float) and v.is_integer() and abs(v) >= 1:
+        v = int(v)
+    if isinstance(v, float) and abs(v) < 10 and v != int(v):
+        return f"{v:.3g}"
+    return f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
+
+
+def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool) -> str:
+    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + "".join(f" {m:>11} {'diff':>8}" for m in modes)
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        cells = ""
+        for m in modes:
+            d = r.get(f"{m}_diff_pct")
+            mark = "" if not r["judged"] or d is None else (" " if r.get(f"{m}_within") else "*")
+            cells += f" {_fmt(r.get(m)):>11} {(f'{d:+.1f}%' if d is not None else ''):>7}{mark}"
+        lines.append(f"{r['scenario']:>2} {r['flow']!s:>4} {r['op']:<5} {r['metric']:<6} {_fmt(r['mqsim']):>11}{cells}")
+    judged = [(m, [r[f"{m}_within"] for r in rows if f"{m}_within" in r]) for m in modes]
+    lines.append("")
+    for m, v in judged:
+        lines.append(f"{m}: {sum(v)} of {len(v)} judged figures within tolerance (mean, p50, p99, IOPS ±10 %, p99.9 ±15 %; "
+                     f"rows with n ≥ {MIN_N}); * marks the others")
+    if not percentiles:
+        lines.append("MQSim wrote no per-request dump (not the bundle's MQSim-instr): only its results XML's means are compared")
+    if counters:
+        lines.append("")
+        lines.append(f"{'sc':>2} {'counter':<14} {'MQSim':>12}" + "".join(f" {m:>12}" for m in modes) + "   (MQSim: commands; NeSt: pages)")
+        for c in counters:
+            lines.append(f"{c['scenario']:>2} {c['counter']:<14} {_fmt(c['mqsim']):>12}" + "".join(f" {_fmt(c.get(m)):>12}" for m in modes))
+    return "\n".join(lines)
+
+
+def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[Path] = None, mqsim_bin: Optional[str] = None,
+               mode: str = "compat", timeout_s: Optional[float] = None) -> dict:
+    """Runs both and writes ``out/crosscheck.json``; returns its document."""
+    ssdconfig, workload = Path(ssdconfig), Path(workload)
+    for p in (ssdconfig, workload):
+        if not p.is_file():
+            raise CrosscheckError(f"{p}: no such file")
+    trace_dir = Path(trace_dir) if trace_dir else workload.resolve().parent
+    binary = mqsim_binary(mqsim_bin)
+    mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)
+    modes = {"compat": [True], "default": [False], "both": [True, False]}[mode]
+    nest, nest_counters = {}, {}
+    for compat in modes:
+        label = "compat" if compat else "default"
+        nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat)
+    rows, counters = table(mq, nest), counter_rows(mq_counters, nest_counters)
+    doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
+           "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
+           "text": render(rows, counters, list(nest), percentiles)}
+    (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")
+    return doc

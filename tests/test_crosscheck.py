@@ -1,0 +1,78 @@
+"""`nestsim crosscheck mqsim`: MQSim and NeSt on the same files, side by side (issue 61). The real
+comparison needs MQSim (the bundle under NEST_SHARED); the error paths and an uninstrumented MQSim
+are tried with stand-in binaries everywhere."""
+
+import json
+import stat
+
+import pytest
+
+from conftest import ROOT, SHARED
+
+FIX = ROOT / "tests" / "fixtures" / "mqsim"
+BUNDLE = SHARED / "mqsim" / "bundle" / "bin" / "MQSim-instr"
+
+
+def _small_workload(tmp_path, requests=5000):
+    text = (SHARED / "mqsim" / "reference" / "rand4k-r70w30-qd64" / "workload.xml").read_text()
+    text = text.replace("<Total_Requests_To_Generate>1000000", f"<Total_Requests_To_Generate>{requests}")
+    text = text.replace("<Initial_Occupancy_Percentage>75", "<Initial_Occupancy_Percentage>0")
+    (tmp_path / "wl.xml").write_text(text)
+    return tmp_path / "wl.xml"
+
+
+def test_crosscheck_runs_both_and_gives_the_differences(cli, tmp_path):
+    """MQSim (the bundle's instrumented build) and NeSt compat on 5,000 random 4 KiB requests at QD 64,
+    70 % reads, on MQSim's stock drive: per flow and op the latency figures and IOPS with their
+    differences, the flash counters beside, a JSON of the table."""
+    if not BUNDLE.is_file() or not (SHARED / "mqsim" / "reference").is_dir():
+        pytest.skip(f"MQSim's bundle not found at {BUNDLE} (set NEST_SHARED to the shared/ folder)")
+    wl = _small_workload(tmp_path)
+    p = cli("crosscheck", "mqsim", SHARED / "mqsim" / "ssdconfig.xml", wl, "-o", tmp_path / "cc", check=0)
+    doc = json.loads((tmp_path / "cc" / "crosscheck.json").read_text())
+    assert doc["percentiles"] and doc["modes"] == ["compat"]
+    rows = {(r["op"], r["metric"]): r for r in doc["rows"] if r["scenario"] == 1 and r["flow"] == 0}
+    assert rows[("all", "n")]["mqsim"] == rows[("all", "n")]["compat"] == 5000
+    for op in ("read", "write"):
+        assert rows[(op, "n")]["mqsim"] >= 1000 and {(op, m) for m in ("mean", "p50", "p99", "p99.9", "iops")} <= set(rows)
+    # The compat model on this workload: within the issue's 10 % on the mean (measured 2026-11-29 at
+    # 20,000 requests: all −5.2 %, reads −5.7 %, writes +4.2 %).
+    assert abs(rows[("all", "mean")]["compat_diff_pct"]) <= 10, rows[("all", "mean")]
+    counters = {c["counter"]: c for c in doc["counters"]}
+    assert counters["mapping reads"]["mqsim"] > 0 and counters["mapping reads"]["compat"] == pytest.approx(counters["mapping reads"]["mqsim"], rel=0.05)
+    assert "judged figures within tolerance" in p.stdout and (tmp_path / "cc" / "mqsim" / "workload_scenario_1.xml").exists()
+
+
+def _fake(tmp_path, body):
+    exe = tmp_path / "fake-mqsim"
+    exe.write_text("#!/bin/sh\n" + body)
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return exe
+
+
+def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
+    """An MQSim that writes only its results XML (no per-request dump) gives the means it reports;
+    one that says ERROR, crashes or is missing is exit 2 with what it said."""
+    results = ("<?xml version=\"1.0\"?><MQSim_Results><Host><Host.IO_Flow><Name>Host.IO_Flow.Synth.No_0</Name>"
+               "<Request_Count>400</Request_Count><Read_Request_Count>200</Read_Request_Count><Write_Request_Count>200"
+               "</Write_Request_Count><Device_Response_Time>100</Device_Response_Time></Host.IO_Flow></Host>"
+               "<SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD_For_Mapping=\"7\" Issued_Flash_Program_CMD=\"9\" "
+               "Issued_Flash_Erase_CMD=\"0\" Total_GC_Executions=\"0\" CMT_Hits=\"1\" Total_CMT_Queries=\"4\"/></SSDDevice></MQSim_Results>")
+    # MQSim writes <workload>_scenario_N.xml beside the workload file it was given (-w).
+    plain = _fake(tmp_path, f"w=$4; printf '%s' '{results}' > \"${{w%.xml}}_scenario_1.xml\"\necho done\n")
+    p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", plain,
+            "-o", tmp_path / "plain", check=0)
+    doc = json.loads((tmp_path / "plain" / "crosscheck.json").read_text())
+    assert not doc["percentiles"] and "no per-request dump" in p.stdout
+    metrics = {(r["op"], r["metric"]) for r in doc["rows"]}
+    assert metrics == {("all", "n"), ("all", "mean"), ("read", "n"), ("write", "n")}, metrics
+    assert {c["counter"]: c["mqsim"] for c in doc["counters"]}["CMT hit rate"] == 0.25
+    bad = _fake(tmp_path, "echo 'ERROR: the trace file cannot be opened'\n")
+    e = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", bad,
+            "-o", tmp_path / "bad", check=2).stderr
+    assert "MQSim failed" in e and "trace file cannot be opened" in e
+    crash = _fake(tmp_path, "kill -SEGV $$\n")
+    assert "SIGSEGV" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", crash,
+                            "-o", tmp_path / "crash", check=2).stderr
+    assert "not an executable" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml",
+                                      "--mqsim-bin", tmp_path / "nope", check=2).stderr

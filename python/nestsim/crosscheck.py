@@ -149,8 +149,9 @@ def run_mqsim(binary: Path, ssdconfig: Path, workload: Path, trace_dir: Path, ou
     return xml_flows, counters, False
 
 
-def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat: bool, seed: Optional[int] = None) -> Tuple[dict, dict]:
-    """NeSt on the same pair: ({scenario: {flow: {op: stats}}}, {scenario: counters})."""
+def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat: bool, overrides: Optional[List[str]] = None) -> Tuple[dict, dict]:
+    """NeSt on the same pair (``overrides``: `KEY=VALUE` as `--set`): ({scenario: {flow: {op:
+    stats}}}, {scenario: counters})."""
     from .mqsim import MqsimError, load
     from .runner import run
 
@@ -160,7 +161,7 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
         raise CrosscheckError(str(e)) from None
     stats, counters = {}, {}
     for i, sc in enumerate(scenarios, 1):
-        res = run(sc, seed=seed, out_dir=out / f"scenario{i}", progress=False, keep_tables=False)
+        res = run(sc, overrides=list(overrides or []), out_dir=out / f"scenario{i}", progress=False, keep_tables=False)
         s = res.summary
         sim_s = s["sim_time_s"]
         t = _requests(out / f"scenario{i}" / "requests.parquet")
@@ -257,8 +258,9 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
 
 
 def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[Path] = None, mqsim_bin: Optional[str] = None,
-               mode: str = "compat", timeout_s: Optional[float] = None) -> dict:
-    """Runs both and writes ``out/crosscheck.json``; returns its document."""
+               mode: str = "compat", timeout_s: Optional[float] = None, overrides: Optional[List[str]] = None) -> dict:
+    """Runs both and writes ``out/crosscheck.json``; returns its document. ``overrides`` apply to
+    NeSt's runs (what one switch does: ``device[0].model.dram_timing=linear``)."""
     ssdconfig, workload = Path(ssdconfig), Path(workload)
     for p in (ssdconfig, workload):
         if not p.is_file():
@@ -270,9 +272,10 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     nest, nest_counters = {}, {}
     for compat in modes:
         label = "compat" if compat else "default"
-        nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat)
+        nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat, overrides)
     rows, counters = table(mq, nest), counter_rows(mq_counters, nest_counters)
     doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
+           "overrides": list(overrides or []),
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
            "text": render(rows, counters, list(nest), percentiles)}
     (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")

@@ -237,12 +237,15 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
     burst = d.num("Data_Cache_DRAM_Data_Busrt_Size", kind=int, lo=1)
     if burst is not None:
         cache["dram_burst"] = burst
-    for tag, key in (("Data_Cache_DRAM_tRCD", "t_rcd"), ("Data_Cache_DRAM_tCL", "t_cl")):
+    for tag, key in (("Data_Cache_DRAM_tRCD", "t_rcd"), ("Data_Cache_DRAM_tCL", "t_cl"), ("Data_Cache_DRAM_tRP", "t_rp")):
         v = d.num(tag, lo=0)
         if v is not None:
             cache[key] = _ns(v)
-    d.ignore("Data_Cache_DRAM_Row_Size", "DRAM rows are not modelled (access = tRCD + tCL + transfer)")
-    d.ignore("Data_Cache_DRAM_tRP", "precharge is not modelled (access = tRCD + tCL + transfer)")
+    # Rows and precharge time only MQSim's row formula (model.dram_timing = "mqsim_rows", the
+    # compat mode's) uses; NeSt's own access is tRCD + tCL + transfer.
+    row = d.num("Data_Cache_DRAM_Row_Size", kind=int, lo=1)
+    if row is not None:
+        cache["dram_row"] = f"{row}B"
     dev["cache"] = cache
     if d.enum("Address_Mapping", {"PAGE_LEVEL": "page", "HYBRID": "hybrid"}, "page") == "hybrid":
         raise d.err(dn.child("Address_Mapping"), "HYBRID mapping is not supported (expected PAGE_LEVEL)")

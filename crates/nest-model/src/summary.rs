@@ -180,6 +180,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "gc_precedence": m.gc_precedence.name(),
             "hot_window_s": m.hot_window.as_secs_f64(),
             "writeback_limit_pages": m.writeback_limit_pages,
+            "dram_timing": m.dram_timing.name(),
             "free_mapping_misses": s.cmt_free_misses(),
         });
     }

@@ -250,6 +250,9 @@ pub struct CacheParams {
     pub dram_burst: u32,
     pub t_rcd: SimTime,
     pub t_cl: SimTime,
+    /// Row size and precharge time: used only by MQSim's row formula (`DramTiming::MqsimRows`).
+    pub row_bytes: u32,
+    pub t_rp: SimTime,
     /// Write-back starts when free + clean slots fall below this fraction of the cache.
     pub flush_reserve: f64,
 }
@@ -265,6 +268,30 @@ impl CacheParams {
     pub fn access_time(&self, bytes: u64) -> SimTime {
         let transfer_ps = bytes * 1_000_000 / (2 * self.dram_burst as u64 * self.dram_mts as u64);
         SimTime(self.t_rcd.0 + self.t_cl.0 + transfer_ps)
+    }
+
+    /// An access of `bytes` timed as `timing` says.
+    pub fn access_time_by(&self, bytes: u64, timing: crate::switches::DramTiming) -> SimTime {
+        match timing {
+            crate::switches::DramTiming::Linear => self.access_time(bytes),
+            crate::switches::DramTiming::MqsimRows => self.mqsim_access_time(bytes),
+        }
+    }
+
+    /// MQSim's `estimate_dram_access_time`, term by term in its nanosecond integers (see
+    /// `DramTiming::MqsimRows`): `t` is its `dram_burst_transfer_time_ddr` (ns per transfer).
+    fn mqsim_access_time(&self, bytes: u64) -> SimTime {
+        let ns = |t: SimTime| t.0 / 1000;
+        let (burst, row) = (self.dram_burst.max(1) as u64, self.row_bytes.max(1) as u64);
+        let t = 1e9 / (self.dram_mts.max(1) as f64 * 1e6);
+        let (rcd, cl, rp) = (ns(self.t_rcd), ns(self.t_cl), ns(self.t_rp));
+        let total = if bytes <= row {
+            rcd + cl + ((bytes / burst / 2) as f64 * t) as u64
+        } else {
+            let per_row = rcd + cl + ((row / burst / 2) as f64 * t) as u64 + rp;
+            (per_row as f64 * (bytes / row / 2) as f64) as u64 + rcd + cl + ((bytes % row) as f64 / (burst as f64 * t)) as u64
+        };
+        SimTime::from_ns(total)
     }
 }
 
@@ -551,6 +578,7 @@ impl SsdParams {
             need("cache.capacity", self.cache.capacity >= 16 * g.page_size as u64, "expected at least 16 pages");
             need("cache.dram_rate", self.cache.dram_mts >= 1, "expected at least 1 MT/s");
             need("cache.dram_burst", self.cache.dram_burst >= 1, "expected at least 1 byte");
+            need("cache.dram_row", self.cache.row_bytes >= 2 * self.cache.dram_burst, "expected at least two bursts");
             need("cache.flush_reserve", self.cache.flush_reserve > 0.0 && self.cache.flush_reserve < 1.0, "expected a fraction in (0, 1)");
         }
         need("host.pcie_lanes", self.host.pcie_lanes >= 1, "expected at least 1");

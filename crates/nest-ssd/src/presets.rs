@@ -68,6 +68,8 @@ pub fn mqsim_default() -> SsdParams {
             dram_burst: 1,
             t_rcd: SimTime::from_ns(13),
             t_cl: SimTime::from_ns(13),
+            row_bytes: 8192,
+            t_rp: SimTime::from_ns(13),
             flush_reserve: 0.125,
         },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 1e9, queue_depth: 512, command_overhead: SimTime::from_ns(500) },
@@ -118,6 +120,8 @@ fn consumer_nvme() -> SsdParams {
             dram_burst: 8,
             t_rcd: SimTime::from_ns(15),
             t_cl: SimTime::from_ns(15),
+            row_bytes: 8192,
+            t_rp: SimTime::from_ns(15),
             flush_reserve: 0.125,
         },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(5) },
@@ -159,6 +163,8 @@ fn optane() -> SsdParams {
             dram_burst: 8,
             t_rcd: SimTime::from_ns(15),
             t_cl: SimTime::from_ns(15),
+            row_bytes: 8192,
+            t_rp: SimTime::from_ns(15),
             flush_reserve: 0.125,
         },
         host: HostIfParams { pcie_lanes: 4, lane_bytes_per_s: 0.985e9, queue_depth: 1024, command_overhead: SimTime::from_us(3) },
@@ -225,6 +231,20 @@ mod tests {
             assert!(errs.iter().any(|(k, _)| k == key), "{errs:?}");
             assert!(errs.iter().any(|(k, _)| k == "geometry"), "the page count is refused too: {errs:?}");
         }
+    }
+
+    /// MQSim's row formula as written (`DramTiming::MqsimRows`), on its stock DRAM (100 MT/s × 1
+    /// B, 8 KiB rows, tRCD = tCL = tRP = 13 ns): a page as the linear formula, above a row half
+    /// the rows and the remainder divided — the figures docs/mqsim.md quotes.
+    #[test]
+    fn mqsims_dram_row_formula_is_reproduced_bug_and_all() {
+        use crate::switches::DramTiming::{Linear, MqsimRows};
+        let c = mqsim_default().cache;
+        assert_eq!(c.access_time_by(4096, MqsimRows), SimTime::from_ns(26 + 20_480));
+        assert_eq!(c.access_time_by(4096, Linear), SimTime::from_ns(26 + 20_480));
+        assert_eq!(c.access_time_by(12_288, MqsimRows), SimTime::from_ns(26 + 409));
+        assert_eq!(c.access_time_by(131_072, MqsimRows), SimTime::from_ns(8 * (26 + 40_960 + 13) + 26));
+        assert_eq!(c.access_time_by(131_072, Linear), SimTime::from_ns(26 + 655_360));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
-use nest_ssd::switches::{CmtGranularity, Destage, GcPrecedence, MappingWrites, MergeRead, ProgramTransfer};
+use nest_ssd::switches::{CmtGranularity, Destage, DramTiming, GcPrecedence, MappingWrites, MergeRead, ProgramTransfer};
 use nest_ssd::SsdParams;
 
 /// The fastest ideal device accepted, b/s.
@@ -259,6 +259,12 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
         if let Some(s) = &k.t_cl {
             cp.t_cl = cx.dur(&format!("{key}.cache.t_cl"), s).unwrap_or(cp.t_cl);
         }
+        if let Some(s) = &k.t_rp {
+            cp.t_rp = cx.dur(&format!("{key}.cache.t_rp"), s).unwrap_or(cp.t_rp);
+        }
+        if let Some(s) = &k.dram_row {
+            cp.row_bytes = cx.size32(&format!("{key}.cache.dram_row"), s).unwrap_or(cp.row_bytes);
+        }
         cp.flush_reserve = k.flush_reserve.unwrap_or(cp.flush_reserve);
     }
     if let Some(h) = &c.host_interface {
@@ -394,6 +400,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("merge_read"), &m.merge_read, "a merge-read size", &MergeRead::ALL, MergeRead::name, &mut sw.merge_read);
     choice(cx, &k("destage"), &m.destage, "a destage policy", &Destage::ALL, Destage::name, &mut sw.destage);
     choice(cx, &k("gc_precedence"), &m.gc_precedence, "a GC precedence", &GcPrecedence::ALL, GcPrecedence::name, &mut sw.gc_precedence);
+    choice(cx, &k("dram_timing"), &m.dram_timing, "a DRAM timing", &DramTiming::ALL, DramTiming::name, &mut sw.dram_timing);
 }
 
 /// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.

@@ -134,6 +134,8 @@ pub struct ModelConfig {
     pub hot_window: Option<String>,
     /// Write-backs in flight at most, in pages; 0 = no limit.
     pub writeback_limit_pages: Option<u32>,
+    /// linear | mqsim_rows
+    pub dram_timing: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -194,6 +196,9 @@ pub struct CacheConfig {
     pub dram_burst: Option<u32>,
     pub t_rcd: Option<String>,
     pub t_cl: Option<String>,
+    /// Row size and precharge: used by MQSim's row formula only (`model.dram_timing`).
+    pub dram_row: Option<String>,
+    pub t_rp: Option<String>,
     pub flush_reserve: Option<f64>,
 }
 

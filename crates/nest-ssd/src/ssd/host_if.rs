@@ -123,7 +123,7 @@ impl Ssd {
     }
 
     pub(super) fn dram_access(&mut self, now: SimTime, c: u32, bytes: u64, out: &mut Outbox) {
-        let service = self.params.cache.access_time(bytes);
+        let service = self.params.cache.access_time_by(bytes, self.params.model.dram_timing);
         let t = now.max(self.dram_free) + service;
         self.dram_free = t;
         self.dram_busy += service;

@@ -181,6 +181,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "hot_window_s": m.hot_window.as_secs_f64(),
             "writeback_limit_pages": m.writeback_limit_pages,
             "dram_timing": m.dram_timing.name(),
+            "write_admission": m.write_admission.name(),
             "free_mapping_misses": s.cmt_free_misses(),
         });
     }

@@ -32,6 +32,30 @@ impl Destage {
     }
 }
 
+/// How a host write gets into the write cache.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WriteAdmission {
+    /// A whole command at once, in arrival order, once the cache has room for all its pages
+    /// and write-backs leave room (`writeback_limit_pages`).
+    Command,
+    /// MQSim's `write_to_destage_buffer` (`src/ssd/Data_Cache_Manager_Flash_Advanced.cpp:251-
+    /// 258, 281-282, 467-479`, 7ec40e3): a new write is admitted at once page by page while
+    /// write-backs in flight stay under the limit, even past writes that wait; a partly admitted
+    /// write waits for the rest; each finished write-back retries the waiting writes in order.
+    /// Each admitted part is its own DRAM write.
+    Page,
+}
+
+impl WriteAdmission {
+    pub const ALL: [WriteAdmission; 2] = [WriteAdmission::Command, WriteAdmission::Page];
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteAdmission::Command => "command",
+            WriteAdmission::Page => "page",
+        }
+    }
+}
+
 /// How long a DRAM cache access takes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DramTiming {
@@ -219,6 +243,8 @@ pub struct ModelSwitches {
     pub writeback_limit_pages: Option<u32>,
     /// How a DRAM cache access is timed (`DramTiming`).
     pub dram_timing: DramTiming,
+    /// How host writes enter the write cache (`WriteAdmission`).
+    pub write_admission: WriteAdmission,
 }
 
 impl Default for ModelSwitches {
@@ -243,6 +269,7 @@ impl Default for ModelSwitches {
             hot_window: SimTime::from_ms(1000),
             writeback_limit_pages: None,
             dram_timing: DramTiming::Linear,
+            write_admission: WriteAdmission::Command,
         }
     }
 }
@@ -273,6 +300,7 @@ impl ModelSwitches {
             hot_window: SimTime::from_ms(1000),
             writeback_limit_pages: Some(planes),
             dram_timing: DramTiming::MqsimRows,
+            write_admission: WriteAdmission::Page,
         }
     }
 

@@ -636,6 +636,34 @@ fn eager_destage_holds_writes_back_when_write_backs_fill_the_limit() {
     assert_eq!(eager_programs, 2, "both cold pages went to flash at once");
 }
 
+/// MQSim's page-by-page admission (`WriteAdmission::Page`): an 8-page write with room for two
+/// write-backs gets two pages in, waits for their programs, and completes after them; admitted
+/// whole (NeSt's `Command`) it completes from DRAM with all eight cold pages going to flash at
+/// once. A later one-page write is admitted at once in page mode, past the waiting one.
+#[test]
+fn page_admission_lets_a_write_in_page_by_page_under_the_write_back_limit() {
+    use crate::switches::{Destage, WriteAdmission};
+    let run = |admission: WriteAdmission| {
+        let mut p = two_die_chip();
+        p.cache.mode = CacheMode::Write;
+        p.cache.capacity = 64 * 4096;
+        p.model.destage = Destage::Eager;
+        p.model.writeback_limit_pages = Some(2);
+        p.model.write_admission = admission;
+        let program = p.timing.program[0];
+        let mut b = Bench::new(p);
+        b.submit(true, 0, 8 * 4096, 1);
+        b.run(|_| {});
+        b.ssd.check().unwrap();
+        assert_eq!(b.ssd.ftl.counters.user_programs, 8, "every cold page reaches flash");
+        (b.lat[0].2, program)
+    };
+    let (whole, program) = run(WriteAdmission::Command);
+    assert!(whole < program, "admitted whole, it completes from DRAM ({whole} against a {program} program)");
+    let (paged, _) = run(WriteAdmission::Page);
+    assert!(paged.0 > 3 * program.0, "pages 3–8 wait for earlier write-backs: ≥ three programs in a row ({paged})");
+}
+
 #[test]
 fn a_fail_slow_timing_scales_the_array_not_the_bus() {
     let t = preset("ssd-a").unwrap().timing;

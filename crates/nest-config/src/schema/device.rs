@@ -136,6 +136,8 @@ pub struct ModelConfig {
     pub writeback_limit_pages: Option<u32>,
     /// linear | mqsim_rows
     pub dram_timing: Option<String>,
+    /// command | page
+    pub write_admission: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -19,6 +19,8 @@ pub(super) struct Cmd {
     /// Byte offset of the command inside its first page.
     pub(super) head: u32,
     pub(super) remaining: u32,
+    /// Pages admitted into the write cache so far (`WriteAdmission::Page`).
+    pub(super) admitted: u32,
     /// Where the command's time went so far (`decomp`), and when its current stage began.
     pub(super) parts: DevParts,
     pub(super) mark: SimTime,
@@ -47,6 +49,7 @@ impl Ssd {
             npages: (last - first + 1) as u32,
             head: ps.remainder(offset) as u32,
             remaining: 0,
+            admitted: 0,
             parts: DevParts::default(),
             mark: now,
             plm: 0,
@@ -138,6 +141,9 @@ impl Ssd {
             return self.nv_write(now, c, out);
         }
         let cacheable = self.params.cache.mode.writes() && self.cache.as_ref().is_some_and(|k| cmd.npages <= k.slots);
+        if cacheable && self.params.model.write_admission == crate::switches::WriteAdmission::Page {
+            return self.start_page_admission(now, c, out);
+        }
         if cacheable {
             if self.cache_wait.iter().all(|q| q.is_empty()) && self.cache_admits(&cmd) && self.writeback_room() {
                 self.cache_write(now, c, out);
@@ -225,7 +231,7 @@ impl Ssd {
         self.flush_due(now, out, 0);
     }
 
-    fn issue_flush(&mut self, now: SimTime, slot: u32, lpa: u32, class: u8, bytes: u32, out: &mut Outbox) {
+    pub(super) fn issue_flush(&mut self, now: SimTime, slot: u32, lpa: u32, class: u8, bytes: u32, out: &mut Outbox) {
         // `bytes`: what the host wrote into the slot since its last write-back — the program's
         // transfer under `ProgramTransfer::Written`, and what counts against the write-back
         // limit. (A dirty slot always has some; a whole page is the safe fallback.)
@@ -293,6 +299,9 @@ impl Ssd {
     /// chosen write waits for room rather than letting a smaller one pass, and a WRR turn is
     /// spent only when its write gets in.
     pub(super) fn admit_waiting(&mut self, now: SimTime, out: &mut Outbox) {
+        if self.params.model.write_admission == crate::switches::WriteAdmission::Page {
+            return self.admit_waiting_pages(now, out);
+        }
         loop {
             let w = &self.cache_wait;
             let mut wrr = self.cache_wrr.clone();

@@ -33,6 +33,7 @@ use nest_core::wrr::Wrr;
 use nest_core::{Pool, SimTime};
 use std::collections::VecDeque;
 
+mod admission;
 mod chip;
 pub mod decomp;
 mod die;

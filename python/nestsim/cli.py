@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
 import re
 import sys
@@ -31,7 +32,7 @@ os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 from . import _native, haechi  # noqa: E402
 from .display import render  # noqa: E402
-from .runner import Budget, run  # noqa: E402
+from .runner import Budget, run, write_json  # noqa: E402
 
 #: Exit status of an internal error (BSD sysexits' EX_SOFTWARE).
 EXIT_INTERNAL = 70
@@ -209,7 +210,7 @@ def cmd_fio(a) -> int:
         from .fio_logs import COLUMNS, add_bins
 
         reqs = pq.read_table(out / "requests.parquet", columns=COLUMNS) if (out / "requests.parquet").exists() else None
-        add_bins(out / "fio.json", res.summary, reqs, job.resolve().parent)
+        write_json(out / "fio.json", add_bins(json.loads((out / "fio.json").read_text()), res.summary, reqs, job.resolve().parent))
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/ (fio.json: fio's JSON output{'+' if a.output_format == 'json+' else ''})")

@@ -435,7 +435,7 @@ def write(cmp: Comparison, out_dir) -> Path:
     if fig:
         parts.append(f"<h2>Latency CDFs</h2><img src='{fig}' alt='latency CDFs per class'>")
     parts.append(_per_class_table(cmp))
-    from .report import SELF_CHECK
+    from .page_check import SELF_CHECK
 
     parts.append(SELF_CHECK + "</body></html>")
     (out / "compare.html").write_text("\n".join(parts))

@@ -20,7 +20,6 @@ Times are simulated: a log's ``time`` column starts at the run's time 0.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -152,12 +151,9 @@ def write_logs(out: Path, summary: dict, requests, base_dir: Optional[Path]) -> 
     return written
 
 
-def add_bins(fio_path: Path, summary: dict, requests, base_dir: Optional[Path]) -> None:
-    """Turns fio.json into fio's json+: each job's read and write ``clat_ns`` gets its ``bins``
-    (the measurement window's I/Os, as the rest of ``clat_ns``)."""
-    from .runner import write_json
-
-    doc = json.loads(Path(fio_path).read_text())
+def add_bins(doc: dict, summary: dict, requests, base_dir: Optional[Path]) -> dict:
+    """Turns fio.json's document into fio's json+: each job's read and write ``clat_ns`` gets its
+    ``bins`` (the measurement window's I/Os, as the rest of ``clat_ns``)."""
     _, job_opts, _ = _job_options(summary, base_dir)
     by = _requests(requests) if requests is not None else {}
     for job, name in zip(doc["jobs"], job_order(summary, job_opts)):
@@ -166,4 +162,4 @@ def add_bins(fio_path: Path, summary: dict, requests, base_dir: Optional[Path]) 
             m = (r["ddir"] == d) & r["in_window"] if r is not None else None
             clat = (r["complete"] - r["dispatch"])[m] if r is not None else np.zeros(0, dtype=np.int64)
             job[op]["clat_ns"]["bins"] = bins(clat)
-    write_json(Path(fio_path), doc)
+    return doc

@@ -20,6 +20,7 @@ from typing import List, Optional
 import pyarrow.parquet as pq
 
 from . import plots
+from .page_check import SELF_CHECK
 from .plots import plt, run_dirs
 
 
@@ -258,14 +259,6 @@ table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;pad
 td:first-child,th:first-child{text-align:left}tr.ok td:first-child{color:#080}tr.bad td:first-child{color:#b00}
 .fig svg{max-width:100%;height:auto}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}
 figure{margin:1em 0}figure img{max-width:100%}figcaption{font-size:12px;color:#555}"""
-
-# Counts what did not render (a figure with no size, an image that did not decode) into the body.
-SELF_CHECK = """<script>window.addEventListener('load',function(){
-var f=document.querySelectorAll('.fig svg'),im=document.querySelectorAll('img'),bad=0,i,r;
-for(i=0;i<f.length;i++){r=f[i].getBoundingClientRect();if(!(r.width>0&&r.height>0))bad++;}
-for(i=0;i<im.length;i++){if(!(im[i].complete&&im[i].naturalWidth>0))bad++;}
-document.body.setAttribute('data-render-check','figures='+f.length+' images='+im.length+' broken='+bad+
-' width='+document.documentElement.scrollWidth);});</script>"""
 
 
 def _sweep_section(root: Path) -> str:

@@ -13,6 +13,7 @@ pub mod block_heap;
 pub mod cache;
 pub mod cmt;
 pub mod divisor;
+pub mod dram;
 pub mod free_list;
 pub mod ftl;
 pub use nest_core::lazy_vec;

@@ -16,6 +16,10 @@ The paper's figure has bars over time; the claims read it as (NeSt's reading):
 - aggregate *from 7.5 to 2.5 Gb/s* with DCQCN only: at most half of its best bin while congested;
   *only slightly* with SRC: at least 80 %;
 - *clears at ~80 ms*: the last millisecond with pauses ≥ 10 % of the busiest, within ±25 %.
+
+Full runs also repeat the DCQCN-only / SRC pair on a drive where w moves throughput (`W_ACTS`:
+`src-weights`' map) with a TPM trained on that drive, to tell whether the drive was what kept
+SRC's weight at 1 (claim `w-acts-src-gains`, NeSt's question; docs/src.md).
 """
 
 from __future__ import annotations
@@ -152,5 +156,44 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             "so its SQs seldom hold both types and w has little to share"),
         runs["array-src"], 2))
     claims.append(conservation_claim(runs))
+    if not quick:
+        claims.append(_where_w_acts(out_dir, ld))
     claims = sc.caused(claims, {"": sc.SOURCE_SILENT})
     return write_claims(out_dir, NAME, claims)
+
+
+#: A drive on which w moves throughput (`src-weights`' map): ssd-a with a cache DRAM that does not
+#: bind its writes (100 MT/s × 8 B) and a write cache dirty from time 0, so writes reach the
+#: flash the reads use.
+W_ACTS = {"cache": {"dram_rate": 100, "dram_burst": 8}, "precondition": {"occupancy": 0.0, "overwrites": 0.0, "dirty_cache": True}}
+
+
+def _where_w_acts(out_dir: Path, ld: sc.Load) -> Claim:
+    """The Clos again on a drive where w acts, with a TPM trained on that drive (300 + 300 samples):
+    whether the drive was what kept SRC's weight at 1 (NeSt's question, SPEC §13.2)."""
+    from .. import tpm
+
+    base = out_dir / "w-acts"
+    base.mkdir(parents=True, exist_ok=True)
+    s = tpm.join(tpm.samples(sc.PRESET, 300, seed=31, kind="micro", device=W_ACTS),
+                 tpm.samples(sc.PRESET, 300, seed=32, kind="synthetic", device=W_ACTS))
+    importance = float(tpm.compare(s).importances["w"])
+    path = base / "model.json"
+    tpm.export(tpm.fit(s), path, preset=sc.PRESET, samples=len(s.x), per_kind=300)
+    model = sc.Model(str(path), importance)
+    scenarios = {}
+    for m in ("dcqcn", "src"):
+        x = sc.scenario(f"src-throughput-w-acts-{m}", ld, 1, 2, model, mode=m)
+        for d in x["device"]:
+            d.update(W_ACTS)
+        scenarios[m] = x
+    runs = run_all(base, scenarios)
+    th = {k: sc.throughput(base / k, 2) for k in runs}
+    agg = {k: th[k].mean("aggregate") for k in th}
+    max_w = max(runs["src"]["coordinators"][f"src{j}"]["report"]["max_w"] for j in range(2))
+    ok = max_w > 1 and agg["src"] >= 1.1 * agg["dcqcn"]
+    return Claim("w-acts-src-gains", "issue 65 (beyond the paper)",
+                 "On a drive where w moves throughput (ssd-a with a 100 MT/s × 8 B DRAM and a steady-state write cache, its own "
+                 "TPM), SRC moves w and raises the aggregate over DCQCN-only", "max w > 1 and aggregate ≥ 1.1× DCQCN-only's",
+                 f"max w {max_w:.0f}; aggregates {agg['src']:.2f} vs {agg['dcqcn']:.2f} Gb/s", ok,
+                 None if ok else sc.why_w_stays(base / "src", th["src"], 2, runs["src"], model))

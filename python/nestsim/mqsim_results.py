@@ -75,7 +75,10 @@ def flow_totals(requests, rows: int = 131_072) -> dict:
         read = c["op"] == "read"
         size, arrive = c["size"].astype(np.int64), c["t_arrive_ps"].astype(np.int64)
         sq, done = c["t_dispatch_ps"].astype(np.int64), c["t_complete_ps"].astype(np.int64)
-        for name in np.unique(c["workload"]) if len(read) else []:
+        # The flows present, in order of appearance: the column holds one string object per
+        # name, so a dict finds them in one pass (np.unique sorted the objects: 1.16 CPU-s per
+        # 10⁶ rows against 0.07; issue 64).
+        for name in dict.fromkeys(c["workload"].tolist()):
             mine = c["workload"] == name
             out.setdefault(name, FlowTotals()).add(read[mine], size[mine], arrive[mine], sq[mine], done[mine])
     return out

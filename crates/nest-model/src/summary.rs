@@ -284,7 +284,8 @@ impl Simulation {
         // stock configuration has a 100 MT/s × 1 B DRAM, ~200 MB/s — slower than its flash.
         for (d, dev) in self.devices.iter().enumerate() {
             let DeviceRt::Ssd(s) = dev else { continue };
-            let figures = &devices[&rv.devices[d].name]["ssd"];
+            // `get`: indexing a Map by a missing key would panic (a Value's index gives Null).
+            let Some(figures) = devices.get(&rv.devices[d].name).map(|v| &v["ssd"]) else { continue };
             let dram = figures["dram_utilization"].as_f64().unwrap_or(0.0);
             let chip_mean = figures["chip_utilization"]["mean"].as_f64().unwrap_or(0.0);
             if dram >= DRAM_BOUND && chip_mean < 0.5 * dram {

@@ -282,6 +282,9 @@ def test_every_argument_has_help_and_experiment_takes_jobs():
     missing = [f"{name} {a.dest}" for name, sp in subs.choices.items() for a in sp._actions
                if not isinstance(a, argparse._HelpAction) and not a.help]
     assert not missing, missing
+    # Every command's --help renders (a positional with a tuple metavar made argparse raise).
+    for name, sp in subs.choices.items():
+        assert sp.format_help().startswith("usage:"), name
     a = parser.parse_args(["experiment", "qtcp-bandwidth", "-j", "3"])
     assert a.jobs == 3
 

@@ -175,6 +175,26 @@ def test_missing_trace_and_bad_workload_exit_2(cli, tmp_path):
     assert "no SSD preset 'no-such'" in p.stderr
 
 
+def test_relay_count_replays_the_trace_that_many_times_as_mqsim_does(cli, tmp_path):
+    """MQSim replays the trace Relay_Count times, each round from the previous round's last arrival,
+    and ignores Percentage_To_Be_Executed then (IO_Flow_Trace_Based.cpp:110-117, 145-162)."""
+    wl = tmp_path / "workload.xml"
+    wl.write_text((FIX / "workload-small.xml").read_text().replace("<Relay_Count>1</Relay_Count>", "<Relay_Count>3</Relay_Count>"))
+    shutil.copy(FIX / "tiny.trace", tmp_path / "tiny.trace")
+    out = tmp_path / "mq"
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "-o", out, check=0)
+    assert "Percentage_To_Be_Executed: MQSim ignores it when Relay_Count > 1" in p.stderr, p.stderr
+    s2 = json.loads((out / "scenario2" / "summary.json").read_text())
+    assert s2["workloads"]["flow0"]["issued"] == 600
+    assert s2["config"]["workload"][0]["trace"]["repeat"] == 3
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(out / "scenario2" / "requests.parquet", columns=["t_arrive_ps"]).to_pydict()["t_arrive_ps"]
+    first, last = 13_805, 5_416_929  # ns: the fixture's first and last records
+    # Round 2's first record: one last-record time later than round 1's, relative to the first record.
+    assert sorted(t)[200] == (last + first - first) * 1000 and max(t) == (2 * last + last - first) * 1000
+
+
 def test_4k_70_30_reference_run_has_no_multi_ms_read_stall(cli, tmp_path):
     """MQSim's rand4k-r70w30-qd64 reference work on its stock drive, 2.5 s: no GC runs, so no
     read should wait more than a few ms. (Before the write-back fix, every slot went to flash the

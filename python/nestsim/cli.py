@@ -368,7 +368,7 @@ def cmd_crosscheck(a) -> int:
     """MQSim and NeSt on the same ssdconfig.xml + workload.xml, side by side (crosscheck.py)."""
     from .crosscheck import crosscheck
 
-    ssd, wl = (Path(x) for x in a.files)
+    ssd, wl = Path(a.ssdconfig), Path(a.workload)
     out = Path(a.output) if a.output else Path("out") / f"crosscheck-{wl.stem}"
     doc = crosscheck(ssd, wl, out, trace_dir=a.trace_dir, mqsim_bin=a.mqsim_bin, mode=a.mode, timeout_s=a.max_wall, overrides=a.overrides)
     print(doc["text"])
@@ -462,7 +462,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     cc = sub.add_parser("crosscheck", help="run MQSim and NeSt on the same MQSim files and compare them (docs/mqsim.md)")
     cc.add_argument("tool", choices=["mqsim"], help="the simulator to check against (mqsim)")
-    cc.add_argument("files", nargs=2, metavar=("SSDCONFIG", "WORKLOAD"), help="MQSim's ssdconfig.xml and workload.xml")
+    # Two positionals, not one with nargs=2: argparse cannot print a tuple metavar of a positional
+    # (`crosscheck --help` died with a ValueError).
+    cc.add_argument("ssdconfig", metavar="SSDCONFIG", help="MQSim's ssdconfig.xml")
+    cc.add_argument("workload", metavar="WORKLOAD", help="MQSim's workload.xml")
     cc.add_argument("--mqsim-bin", help="the MQSim binary (default: the bundle's instrumented build under $NEST_SHARED/mqsim/bundle/bin; "
                     "an uninstrumented MQSim gives means only)")
     cc.add_argument("--trace-dir", help="where the workload's trace files are (default: the workload file's folder)")

@@ -454,11 +454,15 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 if unit != "ns":
                     tr["time_unit"] = unit
                     r.warn("Time_Unit", "MQSim ignores Time_Unit (always ns); NeSt honours it")
-                if pct < 100:
+                if relay > 1:
+                    # MQSim replays the whole file Relay_Count times and then ignores the percentage
+                    # (IO_Flow_Trace_Based.cpp:110-117).
+                    tr["repeat"] = relay
+                    if pct < 100:
+                        r.warn("Percentage_To_Be_Executed", f"MQSim ignores it when Relay_Count > 1: the whole trace runs {relay} times")
+                elif pct < 100:
                     lines = sum(1 for ln in open(tp, "rb") if ln.strip())
                     tr["max_records"] = max(1, int(lines * pct / 100))
-                if relay > 1:
-                    r.warn("Relay_Count", f"the trace is replayed once, not {relay} times")
                 w["trace"] = tr
             r.unknown()
             workloads.append(w)

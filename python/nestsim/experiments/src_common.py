@@ -297,6 +297,11 @@ def initiator_pacing(run_dir: Path, summary: dict, targets: int) -> str:
             f"{back:.0f} µs on the way back")
 
 
+#: A read's mean wait on the way back (TXQ and wire) from which the whys say a TXQ backlog formed:
+#: a millisecond is ~50 round trips of the Clos.
+BACKLOG_US = 1000.0
+
+
 def why_w_stays(run_dir: Path, th: Throughput, targets: int, src_summary: dict, model: Model) -> str:
     """What a run with SRC shows about why the weight did or did not move, link by link of the
     paper's chain (TXQ bottleneck → reads throttled → aggregate loss → w recovers writes): the
@@ -307,11 +312,18 @@ def why_w_stays(run_dir: Path, th: Throughput, targets: int, src_summary: dict, 
     per_target_reads = float(th.read[read_period(th)].mean()) / targets
     rate_txt = f"{min(rates):.1f}–{max(rates):.1f}" if rates else "n/a"
     mean_ws = ", ".join(f"{r['mean_w']:.2f}" for r in ws)
-    _, device = read_waits(run_dir)
-    return (f"SRC ran at mean w {mean_ws} (max {max(r['max_w'] for r in ws):.0f}). The chain breaks at its first link: while "
-            f"reads flowed, DCQCN's mean rate on the targets' channels was {rate_txt} Gb/s against {per_target_reads:.1f} Gb/s "
-            f"of reads delivered per target ({device:.0f} µs in the drive), so no TXQ backlog forms and the demanded rate never "
-            f"falls below what the drive delivers: {initiator_pacing(run_dir, src_summary, targets)}. Algorithm 1 keeps "
+    back, device = read_waits(run_dir)
+    if back >= BACKLOG_US:
+        # The TXQ did back up: the first link holds, and what follows is the pacing.
+        first = (f"A TXQ backlog formed (reads waited {back / 1e3:.1f} ms on the way back; DCQCN's mean rate on the targets' "
+                 f"channels {rate_txt} Gb/s, {per_target_reads:.1f} Gb/s of reads delivered per target, {device:.0f} µs in the "
+                 f"drive): {initiator_pacing(run_dir, src_summary, targets)}")
+    else:
+        first = (f"The chain breaks at its first link: while reads flowed, DCQCN's mean rate on the targets' channels was "
+                 f"{rate_txt} Gb/s against {per_target_reads:.1f} Gb/s of reads delivered per target ({device:.0f} µs in the "
+                 f"drive), so no TXQ backlog forms and the demanded rate never falls below what the drive delivers: "
+                 f"{initiator_pacing(run_dir, src_summary, targets)}")
+    return (f"SRC ran at mean w {mean_ws} (max {max(r['max_w'] for r in ws):.0f}). {first}. Algorithm 1 keeps "
             f"w = 1 whenever the model's reads at w = 1 are below the demanded rate (w carries {model.w_importance:.3f} of the "
             f"forest's importance; docs/src.md)")
 

@@ -19,14 +19,16 @@ The paper's figure has bars over time; the claims read it as (NeSt's reading):
 
 Full runs also repeat the DCQCN-only / SRC pair on a drive where w moves throughput (`W_ACTS`:
 `src-weights`' map) with a TPM trained on that drive, to tell whether the drive was what kept
-SRC's weight at 1 (claim `w-acts-src-gains`, NeSt's question; docs/src.md).
+SRC's weight at 1 (claim `w-acts-src-gains`, NeSt's question; docs/src.md), and map the region
+where the network does throttle the reads (`src-vs-background`: background flows into the
+initiator's port × its queue depth, DCQCN-only / SRC / a fixed w = 8; claim `bg-src-gains`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from ..claims import Claim, ablation, write_claims
 from . import figures
 from . import src_common as sc
 from .framework import conservation_claim, expect, run_all
+from .regions import Axis, region_map
 
 NAME = "src-throughput"
 DESCRIPTION = "Read, write and aggregate throughput and pauses per ms, DCQCN-only vs DCQCN-SRC, 1 initiator and 2 ssd-a targets in SRC's Clos (SRC Fig 7–8)"
@@ -156,10 +159,14 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             "so its SQs seldom hold both types and w has little to share"),
         runs["array-src"], 2))
     claims.append(conservation_claim(runs))
+    regions = None
     if not quick:
-        claims.append(_where_w_acts(out_dir, ld))
+        acts, w_model = _where_w_acts(out_dir, ld)
+        region, bg = _background(out_dir, ld, w_model)
+        claims += [acts, bg]
+        regions = [region]
     claims = sc.caused(claims, {"": sc.SOURCE_SILENT})
-    return write_claims(out_dir, NAME, claims)
+    return write_claims(out_dir, NAME, claims, regions=regions)
 
 
 #: A drive on which w moves throughput (`src-weights`' map): ssd-a with a cache DRAM that does not
@@ -168,9 +175,10 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
 W_ACTS = {"cache": {"dram_rate": 100, "dram_burst": 8}, "precondition": {"occupancy": 0.0, "overwrites": 0.0, "dirty_cache": True}}
 
 
-def _where_w_acts(out_dir: Path, ld: sc.Load) -> Claim:
+def _where_w_acts(out_dir: Path, ld: sc.Load) -> tuple:
     """The Clos again on a drive where w acts, with a TPM trained on that drive (300 + 300 samples):
-    whether the drive was what kept SRC's weight at 1 (NeSt's question, SPEC §13.2)."""
+    whether the drive was what kept SRC's weight at 1 (NeSt's question, SPEC §13.2). Returns the
+    claim and the model (the background map runs on it too)."""
     from .. import tpm
 
     base = out_dir / "w-acts"
@@ -196,4 +204,102 @@ def _where_w_acts(out_dir: Path, ld: sc.Load) -> Claim:
                  "On a drive where w moves throughput (ssd-a with a 100 MT/s × 8 B DRAM and a steady-state write cache, its own "
                  "TPM), SRC moves w and raises the aggregate over DCQCN-only", "max w > 1 and aggregate ≥ 1.1× DCQCN-only's",
                  f"max w {max_w:.0f}; aggregates {agg['src']:.2f} vs {agg['dcqcn']:.2f} Gb/s", ok,
-                 None if ok else sc.why_w_stays(base / "src", th["src"], 2, runs["src"], model))
+                 None if ok else sc.why_w_stays(base / "src", th["src"], 2, runs["src"], model)), model
+
+
+#: The region map `src-vs-background` (NeSt's, SPEC §13.2): the paper's congestion comes from
+#: traffic it does not describe, so long-lived DCQCN flows from other hosts of the initiator's ToR
+#: into the initiator share its port with the read data for the first BG_MS ms (the paper's
+#: congestion clears at ~80 ms), on the `W_ACTS` drive with its own TPM. Swept: how many such
+#: flows, and the initiator's queue depth (SPEC §13.8's 128 per connection, or unbounded: what a
+#: replayer with its own queue per stream would keep).
+BACKGROUND = [0, 4, 12]
+QUEUES = {"128": None, "unbounded": 1 << 16}
+BG_MS = 100
+#: The three runs of each point: DCQCN-only, SRC, and split SQs at a fixed w = 8 without SRC —
+#: the lever SRC pulls, pulled all the way (w = 8 is the TPM's largest).
+BG_RUNS = ["dcqcn", "src", "w8"]
+
+
+def background_flows(n: int) -> List[dict]:
+    """`n` backlogged DCQCN flows into initiator 0 from the hosts after it (its ToR), for BG_MS ms."""
+    return [{"name": f"bg{k}", "src": sc.initiator(1 + k), "dst": sc.initiator(0), "class": "low", "transport": "dcqcn",
+             "stop": f"{BG_MS}ms"} for k in range(n)]
+
+
+def _while_background(run_dir: Path) -> Dict[str, float]:
+    """Mean reads, writes and aggregate (Gb/s) from 10 ms to BG_MS ms (while the background runs,
+    past the start)."""
+    th = sc.throughput(run_dir, 2)
+    w = slice(10, BG_MS)
+    return {k: float(getattr(th, k)[w].mean()) for k in ("read", "write", "aggregate")}
+
+
+def _background(out_dir: Path, ld: sc.Load, model: sc.Model) -> tuple:
+    """The map and its claim at 12 flows with SPEC's queue depth."""
+    found: Dict[tuple, dict] = {}
+
+    def build(n: float, qd: str, run: str) -> dict:
+        x = sc.scenario(f"src-throughput-bg{n}-{qd}-{run}", ld, 1, 2, model, mode="ssq" if run == "w8" else run)
+        for d in x["device"]:
+            d.update(W_ACTS)
+            if run == "w8":
+                d["nvme"]["write_weight"] = 8
+        if run == "w8":
+            x["coordinator"] = []  # no SRC: the weight stays where it was set
+        if QUEUES[qd]:
+            x["nvmeof"]["queue_depth"] = QUEUES[qd]
+        x["flow"] = background_flows(int(n))
+        return x
+
+    def measure(s: Dict[str, dict], dirs: Dict[str, Path], at) -> Dict[str, float]:
+        got = {k: _while_background(dirs[k]) for k in BG_RUNS}
+        waits = {k: _write_waits(dirs[k]) for k in BG_RUNS}
+        max_w = max(s["src"]["coordinators"][f"src{j}"]["report"]["max_w"] for j in range(2))
+        found[(at["background"], at["queue"])] = {"agg": {k: v["aggregate"] for k, v in got.items()},
+                                                   "write": {k: v["write"] for k, v in got.items()},
+                                                   "read": got["dcqcn"]["read"], "max_w": max_w, "waits": waits["dcqcn"]}
+        base = max(got["dcqcn"]["aggregate"], 1e-9)
+        return {"SRC ÷ DCQCN-only": got["src"]["aggregate"] / base, "w = 8 ÷ DCQCN-only": got["w8"]["aggregate"] / base}
+
+    doc = region_map(out_dir, "src-vs-background", title="SRC's aggregate gain against background flows into the initiator "
+                     "(ssd-a where w acts, its own TPM)", x=Axis("background", "background flows into the initiator", BACKGROUND),
+                     series=Axis("queue", "initiator queue depth", list(QUEUES)), variants=BG_RUNS, build=build, measure=measure,
+                     ylabel="aggregate ÷ DCQCN-only's (first 100 ms)", reference={"background": 0, "queue": "128"},
+                     holds=lambda curve, y, point: y >= 1.1, effect="aggregate ≥ 1.1× DCQCN-only's while the background runs")
+    f = found[(12, "128")]
+    quiet = found[(0, "128")]["agg"]["dcqcn"]
+    ok = f["max_w"] > 1 and f["agg"]["src"] >= 1.1 * f["agg"]["dcqcn"]
+    wt = f["waits"]
+    unb = found[(12, "unbounded")]
+    why = (f"with 12 flows the aggregate falls from {quiet:.2f} to {f['agg']['dcqcn']:.2f} Gb/s (DCQCN-only; reads "
+           f"{f['read']:.2f} Gb/s) — the paper's collapse — and SRC moves w (max {f['max_w']:.0f}), but the chain breaks at its last "
+           f"link (w recovers writes): the writes lost are not in the drive — a write spends {_t(wt['device'])} there against "
+           f"{_t(wt['host'])} at the initiator, whose 128 commands the reads hold while their data wait for the network, and "
+           f"{_t(wt['back'])} for its completion behind the read data; split SQs at a fixed w = 8 give {f['agg']['w8']:.2f} Gb/s. "
+           f"With an unbounded initiator the writes wait at the target instead ({_t(unb['waits']['target'])} for a buffer and "
+           f"the pull of their data behind the read data, {_t(unb['waits']['device'])} in the drive): aggregates "
+           f"{unb['agg']['dcqcn']:.2f} / {unb['agg']['src']:.2f} / {unb['agg']['w8']:.2f} Gb/s (DCQCN-only / SRC / w = 8)")
+    claim = Claim("bg-src-gains", "issue 65 (beyond the paper)",
+                  "When background flows into the initiator throttle the read data (12 flows, first 100 ms; ssd-a where w acts, its "
+                  "own TPM), SRC raises the aggregate over DCQCN-only", "aggregate ≥ 1.1× DCQCN-only's while the background runs",
+                  f"{f['agg']['src']:.2f} vs {f['agg']['dcqcn']:.2f} Gb/s (max w {f['max_w']:.0f})", ok, None if ok else why,
+                  cause=None if ok else sc.SOURCE_SILENT)
+    return doc, claim
+
+
+def _t(us: float) -> str:
+    return f"{us:.0f} µs" if us < 1000 else f"{us / 1e3:.1f} ms"
+
+
+def _write_waits(run_dir: Path) -> Dict[str, float]:
+    """Where writes spent their time, mean µs: at the initiator, at the target before the drive
+    (buffer, data pull, NVMe queue), in the drive, and for their completion's way back."""
+    import pyarrow.parquet as pq
+
+    cols = ["op", "host_queue_us", "target_request_queue_us", "nvme_queue_us", "device_us", "back_network_us"]
+    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=cols).to_pydict()
+    w = np.asarray([o == "write" for o in t["op"]])
+    mean = {k: float(np.asarray(t[k], dtype=float)[w].mean()) if w.any() else 0.0 for k in cols[1:]}
+    return {"host": mean["host_queue_us"], "target": mean["target_request_queue_us"] + mean["nvme_queue_us"],
+            "device": mean["device_us"], "back": mean["back_network_us"]}

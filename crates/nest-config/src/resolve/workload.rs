@@ -323,6 +323,10 @@ pub(super) fn resolve_workload(
         }
         let unit = trace.time_unit.as_ref().and_then(|u| time_unit(cx, &format!("{tk}.time_unit"), u));
         let shift = trace.offset_shift.as_ref().and_then(|s| cx.size(&format!("{tk}.offset_shift"), s)).unwrap_or(0);
+        let repeat = trace.repeat.unwrap_or(1);
+        if repeat == 0 {
+            cx.err(&format!("{tk}.repeat"), "the times the trace is replayed: at least 1, got 0");
+        }
         let opts = TraceOptions {
             time_scale,
             time_unit_ps: unit,
@@ -335,6 +339,7 @@ pub(super) fn resolve_workload(
             max_records: trace.max_records,
             start,
             stop,
+            repeat: repeat.max(1),
         };
         if let (Some(format), Some(path), true) = (format, path, refs_ok) {
             out.push(WorkloadPlan { name: w.name.clone(), host, device, volume, class, source: SourcePlan::Trace { path, format, opts } });

@@ -126,6 +126,9 @@ pub struct TraceConfig {
     pub skip_invalid: Option<bool>,
     #[serde(default)]
     pub max_records: Option<u64>,
+    /// Times the whole trace is replayed (MQSim's `Relay_Count`).
+    #[serde(default)]
+    pub repeat: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

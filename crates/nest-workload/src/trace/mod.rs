@@ -85,6 +85,13 @@ impl TraceFormat {
             _ => PS_PER_S,
         }
     }
+
+    /// Whether the format's clock counts from the trace's start (so time 0 means something and a
+    /// repeated round begins after the last record's time on that clock, as MQSim's
+    /// `Relay_Count` does) rather than being a wall clock.
+    pub fn clock_from_zero(self) -> bool {
+        matches!(self, TraceFormat::Disksim | TraceFormat::Mqsim | TraceFormat::Flashnet | TraceFormat::Blkparse)
+    }
 }
 
 /// How a trace is replayed.
@@ -112,6 +119,12 @@ pub struct TraceOptions {
     pub start: SimTime,
     /// Records at or after this simulated time end the replay (the workload's `stop`).
     pub stop: Option<SimTime>,
+    /// Times the whole trace is replayed (MQSim's `Relay_Count`): round k + 1 begins where round
+    /// k's last record arrived — every record of it shifted by that record's time on the trace's
+    /// clock (`clock_from_zero` formats; MQSim's rule, `IO_Flow_Trace_Based.cpp:145-162`) or by
+    /// the span from the first record to the last (wall-clock formats, whose zero means nothing).
+    /// `max_records` counts over every round.
+    pub repeat: u32,
 }
 
 impl Default for TraceOptions {
@@ -128,6 +141,7 @@ impl Default for TraceOptions {
             max_records: None,
             start: SimTime::ZERO,
             stop: None,
+            repeat: 1,
         }
     }
 }
@@ -213,9 +227,21 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
+/// Opens the trace again from its first line, for another round of `repeat`.
+type Rewind = Box<dyn FnMut() -> std::io::Result<Box<dyn BufRead + Send + Sync>> + Send + Sync>;
+
 /// A streaming, reordering, rescaling trace reader.
 pub struct TraceSource {
     path: String,
+    rewind: Option<Rewind>,
+    /// Rounds of `repeat` begun (1 in the first), and what the current round adds to every raw
+    /// time.
+    round: u32,
+    round_shift: i128,
+    /// The latest raw time the current round emitted (before its shift).
+    round_last: i128,
+    /// blkparse clocks rebased in the rounds before this one.
+    rebased_before: u64,
     format: TraceFormat,
     reader: Box<dyn BufRead + Send + Sync>,
     parser: Box<dyn LineParser + Send + Sync>,
@@ -237,15 +263,14 @@ impl TraceSource {
     pub fn open(path: &Path, format: TraceFormat, opts: TraceOptions) -> Result<Self, TraceError> {
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| TraceError { path: name.clone(), line: 0, message: format!("cannot open trace: {e}") })?;
-        Self::from_reader(name, Box::new(BufReader::with_capacity(1 << 16, file)), format, opts)
+        let mut src = Self::from_reader(name, Box::new(BufReader::with_capacity(1 << 16, file)), format, opts)?;
+        let again = path.to_path_buf();
+        src.rewind = Some(Box::new(move || Ok(Box::new(BufReader::with_capacity(1 << 16, File::open(&again)?)))));
+        Ok(src)
     }
 
-    pub fn from_reader(path: String, reader: Box<dyn BufRead + Send + Sync>, format: TraceFormat, opts: TraceOptions) -> Result<Self, TraceError> {
-        if !(opts.time_scale > 0.0 && opts.time_scale.is_finite()) {
-            return Err(TraceError { path, line: 0, message: format!("time_scale must be positive, got {}", opts.time_scale) });
-        }
-        let unit = opts.time_unit_ps.unwrap_or(format.default_time_unit_ps());
-        let parser: Box<dyn LineParser + Send + Sync> = match format {
+    fn parser(format: TraceFormat, unit: u64) -> Box<dyn LineParser + Send + Sync> {
+        match format {
             TraceFormat::Systor17 => Box::new(csv_formats::Systor17),
             TraceFormat::Msr => Box::new(csv_formats::Msr),
             TraceFormat::Tencent => Box::new(csv_formats::Tencent),
@@ -255,10 +280,25 @@ impl TraceSource {
             TraceFormat::Disksim => Box::new(ascii::DiskSim { unit_ps: unit, mqsim_types: false }),
             TraceFormat::Mqsim => Box::new(ascii::DiskSim { unit_ps: unit, mqsim_types: true }),
             TraceFormat::Flashnet => Box::new(ascii::FlashNet { unit_ps: unit }),
-        };
+        }
+    }
+
+    pub fn from_reader(path: String, reader: Box<dyn BufRead + Send + Sync>, format: TraceFormat, opts: TraceOptions) -> Result<Self, TraceError> {
+        if !(opts.time_scale > 0.0 && opts.time_scale.is_finite()) {
+            return Err(TraceError { path, line: 0, message: format!("time_scale must be positive, got {}", opts.time_scale) });
+        }
+        if opts.repeat == 0 {
+            return Err(TraceError { path, line: 0, message: "repeat must be at least 1".into() });
+        }
+        let parser = Self::parser(format, opts.time_unit_ps.unwrap_or(format.default_time_unit_ps()));
         let window = ReorderWindow::new(opts.reorder_window.max(1));
         Ok(TraceSource {
             path,
+            rewind: None,
+            round: 1,
+            round_shift: 0,
+            round_last: i128::MIN,
+            rebased_before: 0,
             format,
             reader,
             parser,
@@ -349,10 +389,12 @@ impl TraceSource {
                 None => self.eof = true,
             }
         }
-        self.stats.rebased_clocks = self.parser.rebased_clocks();
+        self.stats.rebased_clocks = self.rebased_before + self.parser.rebased_clocks();
         let Some(mut r) = self.window.pop() else {
-            return Ok(None);
+            return if self.next_round()? { self.next_record() } else { Ok(None) };
         };
+        self.round_last = self.round_last.max(r.time_ps);
+        r.time_ps += self.round_shift;
         if r.time_ps < self.last_emitted {
             self.stats.late += 1;
             r.time_ps = self.last_emitted;
@@ -381,9 +423,35 @@ impl TraceSource {
     }
 }
 
+impl TraceSource {
+    /// The trace ended: begins the next round of `repeat`, if one is left (false otherwise).
+    fn next_round(&mut self) -> Result<bool, TraceError> {
+        if self.round >= self.opts.repeat || self.round_last == i128::MIN {
+            return Ok(false);
+        }
+        let Some(rewind) = self.rewind.as_mut() else {
+            return Err(self.err("repeat needs a trace that can be read again from its start (a file)".into()));
+        };
+        let reader = rewind().map_err(|e| TraceError { path: self.path.clone(), line: 0, message: format!("cannot open trace again: {e}") })?;
+        let origin = if self.format.clock_from_zero() { 0 } else { self.t0.unwrap_or(0) };
+        // MQSim: the next round's offset is the simulated time of this round's last arrival.
+        self.round_shift += self.round_last - origin;
+        self.round += 1;
+        self.round_last = i128::MIN;
+        self.rebased_before += self.parser.rebased_clocks();
+        self.parser = Self::parser(self.format, self.opts.time_unit_ps.unwrap_or(self.format.default_time_unit_ps()));
+        self.reader = reader;
+        (self.lineno, self.seen_first, self.eof) = (0, false, false);
+        Ok(true)
+    }
+}
+
 /// Opens a trace from bytes in memory (tests, fuzzing).
 pub fn from_bytes(name: &str, bytes: Vec<u8>, format: TraceFormat, opts: TraceOptions) -> Result<TraceSource, TraceError> {
-    TraceSource::from_reader(name.to_string(), Box::new(std::io::Cursor::new(bytes)), format, opts)
+    let bytes = std::sync::Arc::new(bytes);
+    let mut src = TraceSource::from_reader(name.to_string(), Box::new(std::io::Cursor::new(bytes.to_vec())), format, opts)?;
+    src.rewind = Some(Box::new(move || Ok(Box::new(std::io::Cursor::new(bytes.to_vec())))));
+    Ok(src)
 }
 
 /// Counts the I/O records of a whole trace (streaming) — used by tests and `nestsim replay`.

@@ -154,3 +154,27 @@ fn random_and_truncated_bytes_give_clean_errors_for_every_format() {
         }
     }
 }
+
+#[test]
+fn repeat_begins_each_round_where_the_last_one_ended_as_mqsim_relay_count_does() {
+    // MQSim's clock counts from zero: round k is every time shifted by k × the last record's time
+    // (100 ns here), then made relative to the first record (10 ns).
+    let text = "10 0 0 8 1\n40 0 8 8 0\n100 0 16 8 1\n";
+    let opts = TraceOptions { repeat: 3, ..TraceOptions::default() };
+    let (v, st) = read_all(text, TraceFormat::Mqsim, opts.clone()).unwrap();
+    let ns: Vec<u64> = v.iter().map(|r| r.time.0 / 1000).collect();
+    assert_eq!(ns, vec![0, 30, 90, 100, 130, 190, 200, 230, 290]);
+    assert_eq!((st.records, st.lines), (9, 9));
+    // max_records counts over the rounds.
+    let (v, _) = read_all(text, TraceFormat::Mqsim, TraceOptions { max_records: Some(4), ..opts.clone() }).unwrap();
+    assert_eq!(v.len(), 4);
+    // A wall clock's zero means nothing: the rounds follow one another by the trace's span.
+    let msr = "128166385295514663,hm,0,Write,0,4096,1\n128166385295515663,hm,0,Read,4096,4096,1\n";
+    let (v, _) = read_all(msr, TraceFormat::Msr, TraceOptions { repeat: 2, ..TraceOptions::default() }).unwrap();
+    let us: Vec<u64> = v.iter().map(|r| r.time.0 / 1_000_000).collect();
+    assert_eq!(us, vec![0, 100, 100, 200]);
+    // A trace with no record ends instead of rewinding forever; repeat 0 is an error.
+    let (v, _) = read_all("\n", TraceFormat::Mqsim, opts).unwrap();
+    assert!(v.is_empty());
+    assert!(read_all(text, TraceFormat::Mqsim, TraceOptions { repeat: 0, ..TraceOptions::default() }).is_err());
+}

@@ -6,6 +6,12 @@ per CPU second, peak RSS, and each figure beside the last recorded run (`benches
     python benches/pipeline.py              # measure, compare with the recorded run
     python benches/pipeline.py --record     # ... and record this run as the new baseline
     python benches/pipeline.py --only ssd   # the cases whose name starts so
+    python benches/pipeline.py --only anchor-mqsim   # MQSim itself beside NeSt, interleaved
+
+The MQSim anchor (issue 64): where `$NEST_SHARED/mqsim/bundle/bin/MQSim` runs here, MQSim 7ec40e3
+and NeSt (`nestsim run --mqsim`, with and without per-request output) run the same files — the 1 M
+request 4 KiB 70/30 QD 64 reference workload on MQSim's stock ssdconfig.xml — in turn, `--repeat`
+rounds, and the speed-up is the ratio of the least CPU times of runs made in the same minutes.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -56,11 +63,7 @@ def cases(tmp: Path):
     make = [sys.executable, str(Path(__file__).resolve()), "--make-trace", str(trace), "1000000"]
     yield ("replay-msr-1M-ideal", lambda: subprocess.run(make, check=True) and
            ["replay", str(trace), "--format", "msr", "--device", "ideal:servers=64,read=20us,write=20us"], "ios")
-    shared = Path(os.environ.get("NEST_SHARED", ROOT.parent / "shared"))
-    ref = shared / "mqsim" / "reference" / "rand4k-r70w30-qd64" / "workload.xml"
-    if ref.exists():
-        # The same run as MQSim's files, the way the issue measured it (MQSim's results file too).
-        yield ("mqsim-rand4k-qd64-1M", ["run", "--mqsim", str(shared / "mqsim" / "ssdconfig.xml"), str(ref)], "ios")
+    # NeSt on MQSim's own files (`run --mqsim`) runs beside MQSim in the anchor below.
     dumbbell = str(ROOT / "examples" / "dctcp-dumbbell.toml")
     yield ("dctcp-dumbbell-0.5s", ["run", dumbbell], "packets")
     yield ("dctcp-dumbbell-0.5s-1us-series", ["run", dumbbell, "--set", "run.interval=1us"], "packets")
@@ -82,6 +85,52 @@ def measure(argv, out: Path) -> dict:
     found = sorted(out.rglob("summary.json"))  # `--mqsim` writes scenario1/summary.json
     return {"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": wall, "peak_rss_mb": ru.ru_maxrss / 1024,
             "summary": json.loads(found[0].read_text())}
+
+
+def mqsim_cpu(binary: Path, ssdconfig: Path, workload: Path, work: Path) -> dict:
+    """MQSim on a copy of `workload` in `work` (it writes its results beside the file and waits
+    for a key press at the end: stdin is /dev/null); CPU seconds and peak RSS of the child."""
+    import shutil
+
+    work.mkdir(parents=True, exist_ok=True)
+    wl = work / "workload.xml"
+    shutil.copy(workload, wl)
+    t0 = time.perf_counter()
+    p = subprocess.Popen([str(binary), "-i", str(ssdconfig), "-w", str(wl)], cwd=work, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.read().decode(errors="replace") if p.stdout else ""
+    _, status, ru = os.wait4(p.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0 or "ERROR" in out:
+        raise SystemExit(f"MQSim exited {code} on {workload}:\n{out[-2000:]}")
+    return {"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": time.perf_counter() - t0, "peak_rss_mb": ru.ru_maxrss / 1024}
+
+
+def anchor_mqsim(tmp: Path, repeat: int) -> Optional[dict]:
+    """MQSim and NeSt on the same files, interleaved round by round; None where MQSim is absent."""
+    shared = Path(os.environ.get("NEST_SHARED", ROOT.parent / "shared"))
+    binary = shared / "mqsim" / "bundle" / "bin" / "MQSim"
+    ssd, ref = shared / "mqsim" / "ssdconfig.xml", shared / "mqsim" / "reference" / "rand4k-r70w30-qd64" / "workload.xml"
+    if not (binary.exists() and ssd.exists() and ref.exists()):
+        print(f"(MQSim anchor skipped: {binary} or the reference workload not found)")
+        return None
+    runs: dict = {"MQSim": [], "NeSt": [], "NeSt-no-requests": []}
+    for i in range(max(1, repeat)):
+        runs["MQSim"].append(mqsim_cpu(binary, ssd, ref, tmp / f"mqsim-{i}"))
+        runs["NeSt"].append(measure(["run", "--mqsim", str(ssd), str(ref)], tmp / f"nest-{i}"))
+        runs["NeSt-no-requests"].append(measure(["run", "--mqsim", str(ssd), str(ref), "--set", "output.requests=false"],
+                                                tmp / f"nest-nr-{i}"))
+    best = {k: min(v, key=lambda r: r["cpu_s"]) for k, v in runs.items()}
+    n = count(best["NeSt"]["summary"], "ios")
+    m = best["MQSim"]
+    print(f"\n== MQSim 7ec40e3 beside NeSt, same files, interleaved ({max(1, repeat)} rounds; least CPU time) ==")
+    print(f"{'run':<34} {'CPU-s':>7} {'wall-s':>7} {'I/Os / CPU-s':>14} {'peak RSS':>9}   {'MQSim ÷ this':>12}")
+    for k, r in best.items():
+        print(f"{k:<34} {r['cpu_s']:7.2f} {r['wall_s']:7.2f} {n / r['cpu_s'] / 1e3:11.1f} K {r['peak_rss_mb']:7.0f} MB   "
+              f"{m['cpu_s'] / r['cpu_s']:11.1f}x")
+    return {"mqsim_cpu_s": round(m["cpu_s"], 3), "mqsim_peak_rss_mb": round(m["peak_rss_mb"], 1),
+            "speedup_with_requests": round(m["cpu_s"] / best["NeSt"]["cpu_s"], 2),
+            "speedup_without_requests": round(m["cpu_s"] / best["NeSt-no-requests"]["cpu_s"], 2), "ios": n}
 
 
 def count(summary: dict, what: str) -> float:
@@ -123,6 +172,7 @@ def main() -> int:
             unit = "I/Os" if what == "ios" else "pkts"
             print(f"{name:<34} {m['cpu_s']:7.2f} {m['wall_s']:7.2f} {rate / 1e6:9.3f} M {unit} {m['peak_rss_mb']:7.0f} MB   {vs:>24}",
                   flush=True)
+        anchor = anchor_mqsim(Path(d), a.repeat) if a.only is None or any("anchor-mqsim".startswith(o) for o in a.only) else None
     for suffix, what in (("", "per-request output on"), ("-no-requests", "output off")):
         ssd, ideal = now.get(f"ssd-rand4k-qd64-1M{suffix}"), now.get(f"ideal-rand4k-qd64-1M{suffix}")
         if ssd and ideal:
@@ -131,6 +181,8 @@ def main() -> int:
                   f"(the stock drive's run less the ideal device's)")
     if a.record:
         cases_all = {**prev, **now}
+        if anchor:
+            cases_all["anchor-mqsim"] = anchor
         RECORDED.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
                                         f"{os.cpu_count()} CPUs, {platform.python_version()}", "cases": cases_all},
                                        indent=1, sort_keys=True) + "\n")

@@ -168,3 +168,18 @@ def test_a_workload_that_issues_nothing_is_named_in_a_warning():
     warnings = nestsim.run(sc).summary["warnings"]
     silent = [w for w in warnings if w.startswith("no request issued")]
     assert len(silent) == 1 and "late" in silent[0] and "early" not in silent[0], warnings
+
+
+@pytest.mark.parametrize("example", ["demo.toml", "plmc.toml", "storage-classes.toml", "ssd-gc.toml", "e2e-throughput.toml"])
+def test_summary_json_is_byte_for_byte_what_pythons_json_writes(example, tmp_path):
+    """The engine writes summary.json itself (issue 64: Python's encoder with an indent was half
+    of a 10,000-drive run's CLI time); the bytes must stay json.dumps(indent=2, sort_keys=True)'s."""
+    import json
+    from pathlib import Path
+
+    from conftest import ROOT
+
+    res = nestsim.run(str(ROOT / "examples" / example), out_dir=tmp_path, progress=False, overrides=["run.duration=30ms", "run.warmup=0ms"])
+    text = (Path(tmp_path) / "summary.json").read_text()
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert json.loads(text) == res.summary

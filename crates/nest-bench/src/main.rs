@@ -55,11 +55,29 @@ fn run_scenario(text: &str) -> (f64, u64, u64, f64) {
     (cpu, sim.events(), sim.completed(), sim.now().as_secs_f64())
 }
 
+/// CPU seconds per event of the bare event queue (the hold model: calendar queue, 1,000 pending,
+/// delays ≤ 1 ms), measured once in this process: each run's cost per event is stated against it
+/// (issue 64), so the ratio is of figures taken in the same minutes.
+static BARE_QUEUE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+
+fn bare_queue() -> f64 {
+    *BARE_QUEUE.get_or_init(|| {
+        let n = 5_000_000;
+        1.0 / hold(CalendarQueue::new(), 1_000, n, 1_000_000_000)
+    })
+}
+
+/// A run's CPU time per event against the bare queue's.
+fn per_event(cpu: f64, events: u64) -> String {
+    format!("{:>5.1}× the bare queue per event", cpu / events.max(1) as f64 / bare_queue())
+}
+
 fn report(name: &str, cpu: f64, events: u64, ios: u64, sim_s: f64) {
     println!(
-        "{name:<44} {cpu:>7.3} CPU-s  {:>7.2} M events/CPU-s  {:>7.2} M I/Os/CPU-s  ({} events, {} I/Os, {:.3} s simulated)",
+        "{name:<44} {cpu:>7.3} CPU-s  {:>7.2} M events/CPU-s  {:>7.2} M I/Os/CPU-s  {}  ({} events, {} I/Os, {:.3} s simulated)",
         events as f64 / cpu / 1e6,
         ios as f64 / cpu / 1e6,
+        per_event(cpu, events),
         events,
         ios,
         sim_s
@@ -132,6 +150,8 @@ fn main() {
         }
     }
 
+    println!("the bare queue each run below is set against: {:.1} ns per event (calendar queue, hold model, 1,000 pending, delays ≤ 1 ms)", bare_queue() * 1e9);
+
     println!("\n== storage on the ideal device (request path: workload → host → device → completion) ==");
     let ideal = |servers: u32| {
         format!(
@@ -176,7 +196,7 @@ fn main() {
     let (cpu, ev, ios, s) = run_scenario(&text);
     report("closed loop QD64, records + time series on", cpu, ev, ios, s);
 
-    println!("\n== SSD (MQSim-class model; MQSim on the same work here: ~29 k I/Os per CPU-s, ~350 for GC-heavy) ==");
+    println!("\n== SSD (MQSim-class model; MQSim itself runs beside NeSt in benches/pipeline.py's anchor, same minutes) ==");
     let ssd_dur = if quick { "200ms" } else { "2s" };
     // 4) The stock MQSim drive (512 GiB raw, 8 ch × 4 chips × 2 dies × 2 planes), 4 KiB random
     //    70/30 at QD 64, no preconditioning (as MQSim's stock configuration).
@@ -262,15 +282,16 @@ fn run_net(text: &str) -> (f64, u64, u64, f64) {
 
 fn report_net(name: &str, (cpu, events, hops, sim_s): (f64, u64, u64, f64)) {
     println!(
-        "{name:<44} {cpu:>7.3} CPU-s  {:>6.2} M events/CPU-s  {:>6.2} M packet-hops/CPU-s  {:>6.3} sim-s/CPU-s  ({events} events, {hops} hops, {sim_s:.3} s simulated)",
+        "{name:<44} {cpu:>7.3} CPU-s  {:>6.2} M events/CPU-s  {:>6.2} M packet-hops/CPU-s  {:>6.3} sim-s/CPU-s  {}  ({events} events, {hops} hops, {sim_s:.3} s simulated)",
         events as f64 / cpu / 1e6,
         hops as f64 / cpu / 1e6,
-        sim_s / cpu
+        sim_s / cpu,
+        per_event(cpu, events)
     );
 }
 
 fn network(quick: bool) {
-    println!("\n== network (ns-3 needs ~8.8 CPU-s for dctcp-dumbbell here; htsim ~0.2 CPU-s for a similar RoCE incast) ==");
+    println!("\n== network (ns-3 and htsim beside it: BENCHMARKS.md, runs made in the same minutes) ==");
     // The yardstick, exactly as examples/dctcp-dumbbell.toml (0.5 s simulated).
     let text = include_str!("../../../examples/dctcp-dumbbell.toml").replace("[run]", "[output]\nrequests = false\ntimeseries = false\n[run]");
     report_net("dctcp-dumbbell (3 flows, 10 Gb/s, 0.5 s)", run_net(&text));

@@ -5,6 +5,8 @@
 //! turns them into arrays without parsing), so long runs write Parquet incrementally and show
 //! progress. The GIL is released while the engine runs.
 
+mod pyjson;
+
 use nest_config::{load_file, load_str, resolve, ConfigErrors};
 use nest_core::queue::{PendingEvents, QuadHeap, RadixHeap, StdHeap};
 use nest_core::rng::RngStream;
@@ -253,9 +255,10 @@ impl Sim {
         self.sim.series_names()
     }
 
-    /// The deterministic summary as JSON text (call when finished).
+    /// The deterministic summary as JSON text (call when finished), byte for byte what Python's
+    /// `json.dumps(summary, indent=2, sort_keys=True)` writes (`pyjson`): summary.json's form.
     fn summary_json(&mut self) -> PyResult<String> {
-        guarded("the summary", || serde_json::to_string_pretty(&self.sim.summary()).map_err(|e| SimError::new_err(e.to_string())))
+        guarded("the summary", || Ok(pyjson::dumps(&self.sim.summary())))
     }
 
     fn check_conservation(&self) -> PyResult<()> {

@@ -182,6 +182,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "writeback_limit_pages": m.writeback_limit_pages,
             "dram_timing": m.dram_timing.name(),
             "write_admission": m.write_admission.name(),
+            "pcie_framing": m.pcie_framing.name(),
             "free_mapping_misses": s.cmt_free_misses(),
         });
     }

@@ -20,6 +20,7 @@ pub use nest_core::lazy_vec;
 pub mod geometry;
 pub mod lru;
 pub mod params;
+pub mod pcie;
 pub mod plm;
 pub mod presets;
 pub mod slot_index;

@@ -138,6 +138,8 @@ pub struct ModelConfig {
     pub dram_timing: Option<String>,
     /// command | page
     pub write_admission: Option<String>,
+    /// tlp256 | mqsim_tlp128
+    pub pcie_framing: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -74,7 +74,7 @@ impl Ssd {
         let overhead = self.params.host.command_overhead;
         if write {
             let start = (now + overhead).max(self.pcie_in_free);
-            let t = start + self.params.host.transfer_time(size as u64);
+            let t = start + self.params.host.transfer_time_by(size as u64, self.params.model.pcie_framing);
             self.pcie_in_free = t;
             out.events.push((t, SsdEvent::HostIn(c)));
         } else {
@@ -269,7 +269,7 @@ impl Ssd {
         if self.cmds[c as usize].write {
             self.finish_cmd(now, c, out);
         } else {
-            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time(self.cmds[c as usize].bytes as u64);
+            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time_by(self.cmds[c as usize].bytes as u64, self.params.model.pcie_framing);
             self.pcie_out_free = t;
             out.events.push((t + self.params.host.command_overhead, SsdEvent::HostOut(c)));
         }

@@ -277,7 +277,6 @@ impl HostIfParams {
         let wire = bytes + bytes.div_ceil(256) * 24;
         SimTime((wire as f64 / (self.pcie_lanes as f64 * self.lane_bytes_per_s) * 1e12).round() as u64)
     }
-
 }
 
 /// Device-level QoS (thesis 4.4.2, Fig 4.6): per-class transaction queues at every die,

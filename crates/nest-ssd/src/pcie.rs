@@ -14,7 +14,7 @@ impl HostIfParams {
             PcieFraming::Mqsim => {
                 // 128 B TLPs with 28 B of overhead each; whole bytes per lane; the nanoseconds
                 // truncated (MQSim's cast to sim_time_type).
-                let wire = bytes / 128 * (128 + 28) + if bytes % 128 == 0 { 0 } else { bytes % 128 + 28 };
+                let wire = bytes / 128 * (128 + 28) + if bytes.is_multiple_of(128) { 0 } else { bytes % 128 + 28 };
                 let per_lane = wire.div_ceil(self.pcie_lanes.max(1) as u64);
                 SimTime::from_ns((per_lane as f64 / (self.lane_bytes_per_s / 1e9)) as u64)
             }

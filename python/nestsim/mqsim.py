@@ -339,6 +339,10 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
         f.unknown()
     dev["geometry"] = geometry
     dev["flash"] = flash
+    if ftl.get("gc_policy") == "rga":
+        # MQSim's RGA draws ⌊log2(blocks per plane)⌋ blocks (GC_and_WL_Unit_Page_Level.cpp:21);
+        # the stock file's 2,048 when the file does not say.
+        ftl["rga_d"] = max(1, int(geometry.get("blocks_per_plane", 2048)).bit_length() - 1)
     d.unknown()
     run["_precondition"] = precondition
     return dev, run

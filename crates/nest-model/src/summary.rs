@@ -183,7 +183,9 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "dram_timing": m.dram_timing.name(),
             "write_admission": m.write_admission.name(),
             "pcie_framing": m.pcie_framing.name(),
+            "rga_sampling": m.rga_sampling.name(),
             "free_mapping_misses": s.cmt_free_misses(),
+            "pinned_translation_blocks": f.pinned_blocks, "pinned_unplaced": f.pinned_unplaced,
         });
     }
     if let Some(p) = crate::plm_summary::plm_json(s, end) {

@@ -161,7 +161,7 @@ impl Cmt {
             slot_lpa: if indexed > 0 { vec![NONE; units] } else { Vec::new() },
             free: if indexed > 0 { (0..capacity).rev().collect() } else { Vec::new() },
             waiting: LazyVec::new(tpages, NONE),
-            departed: vec![false; if mapping_writes == MappingWrites::Never { tpages } else { 0 }],
+            departed: vec![false; if mapping_writes.programmed() { 0 } else { tpages }],
             write_backs: Vec::new(),
             merge_bytes: Vec::new(),
             page_size,
@@ -342,7 +342,7 @@ impl Cmt {
                         let e = &mut self.tp_epoch[tp as usize];
                         *e = e.wrapping_add(1);
                     }
-                    if self.mapping_writes == MappingWrites::Never {
+                    if !self.mapping_writes.programmed() {
                         self.departed[tp as usize] = true;
                     }
                 }

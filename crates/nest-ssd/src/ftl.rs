@@ -20,6 +20,8 @@ pub struct PlaneBlocks {
     pub free: FreeList,
     pub user_front: Option<u32>,
     pub gc_front: Option<u32>,
+    /// `MappingWrites::Pinned`: the block MQSim's translation write-backs take pages of.
+    pub pinned_front: Option<u32>,
     /// A GC (or wear-levelling) job holds this plane's victim.
     pub gc_active: bool,
 }
@@ -39,6 +41,10 @@ pub struct FtlCounters {
     pub gc_jobs: u64,
     pub wl_jobs: u64,
     pub precondition_programs: u64,
+    /// `MappingWrites::Pinned`: blocks taken for good, and write-backs left unplaced because the
+    /// plane was down to GC's hard threshold.
+    pub pinned_blocks: u64,
+    pub pinned_unplaced: u64,
 }
 
 pub struct Ftl {
@@ -62,6 +68,8 @@ pub struct Ftl {
     pub hard_free: u32,
     victim: VictimPolicy,
     rga_d: u32,
+    /// `RgaSampling::Mqsim` (set by the drive from its model switches).
+    pub rga_mqsim: bool,
     static_wl: Option<u32>,
     pub counters: FtlCounters,
 }
@@ -90,7 +98,13 @@ impl Ftl {
         let npages = nblocks * layout.pages_per_block as usize;
         let blocks = LazyVec::new(nblocks, Block::FREE);
         let planes_v = (0..planes as u32)
-            .map(|p| PlaneBlocks { free: FreeList::new(p * bpp..(p + 1) * bpp, ftl.dynamic_wl), user_front: None, gc_front: None, gc_active: false })
+            .map(|p| PlaneBlocks {
+                free: FreeList::new(p * bpp..(p + 1) * bpp, ftl.dynamic_wl),
+                user_front: None,
+                gc_front: None,
+                pinned_front: None,
+                gc_active: false,
+            })
             .collect();
         Ftl {
             layout,
@@ -106,6 +120,7 @@ impl Ftl {
             hard_free,
             victim: ftl.victim,
             rga_d: ftl.rga_d,
+            rga_mqsim: false,
             static_wl: ftl.static_wl_threshold,
             counters: FtlCounters::default(),
         }
@@ -233,6 +248,26 @@ impl Ftl {
         ppa
     }
 
+    /// `MappingWrites::Pinned`: a translation write-back takes the next page of `plane`'s pinned
+    /// block, which is never full, never a GC victim and never erased. True when it took a new
+    /// block from the free pool.
+    pub fn pin_translation_page(&mut self, plane: u32) -> bool {
+        let front = self.planes[plane as usize].pinned_front;
+        if self.front_has_room(front) {
+            self.blocks[front.unwrap() as usize].written += 1;
+            return false;
+        }
+        if self.planes[plane as usize].free.len() as u32 <= self.hard_free.max(GC_RESERVE as u32) {
+            self.counters.pinned_unplaced += 1;
+            return false;
+        }
+        let b = self.take_free_block(plane);
+        self.blocks[b as usize].written = 1;
+        self.planes[plane as usize].pinned_front = Some(b);
+        self.counters.pinned_blocks += 1;
+        true
+    }
+
     /// A block just became full: a candidate for GC and for wear levelling.
     fn indexed_full(&mut self, plane: u32, b: u32) {
         let blocks = &self.blocks;
@@ -330,6 +365,7 @@ impl Ftl {
                 }
                 best.map(|(_, b)| b)
             }
+            VictimPolicy::Rga if self.rga_mqsim => self.mqsim_rga_pick(plane, self.rga_d, rng),
             VictimPolicy::Random | VictimPolicy::Rga => {
                 let d = if self.victim == VictimPolicy::Random { 1 } else { self.rga_d };
                 let mut best: Option<u32> = None;

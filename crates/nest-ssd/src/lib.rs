@@ -23,6 +23,7 @@ pub mod params;
 pub mod pcie;
 pub mod plm;
 pub mod presets;
+mod rga_mqsim;
 pub mod slot_index;
 pub mod sparse;
 pub mod ssd;

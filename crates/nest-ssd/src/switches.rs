@@ -56,6 +56,31 @@ impl WriteAdmission {
     }
 }
 
+/// How the RGA victim policy (`VictimPolicy::Rga`) samples its d candidate blocks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RgaSampling {
+    /// Random draws among the plane's full blocks with a stale page, keeping the one with the
+    /// fewest valid pages (greedy when the draws find none).
+    FullBlocks,
+    /// MQSim's `Check_gc_required`, RGA case (`src/ssd/GC_and_WL_Unit_Page_Level.cpp:69-86`,
+    /// 7ec40e3): d distinct blocks drawn among any that are not a write frontier or in GC (free
+    /// blocks included); the lowest-numbered of them, replaced by any fully written one with
+    /// more invalid pages; no GC this time when that block has no invalid page (`:143-145`).
+    /// Not a bug: a cheaper sample whose victims hold more valid pages while the drive has free
+    /// blocks to draw.
+    Mqsim,
+}
+
+impl RgaSampling {
+    pub const ALL: [RgaSampling; 2] = [RgaSampling::FullBlocks, RgaSampling::Mqsim];
+    pub fn name(self) -> &'static str {
+        match self {
+            RgaSampling::FullBlocks => "full_blocks",
+            RgaSampling::Mqsim => "mqsim",
+        }
+    }
+}
+
 /// How a data transfer over PCIe is framed (the bytes on the link for a payload).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PcieFraming {
@@ -181,17 +206,31 @@ pub enum MappingWrites {
     /// MQSim: a write-back is queued but its queue is never served, and the translation page
     /// counts as still in memory from then on — later misses on it cost no flash read.
     Never,
+    /// MQSim 7ec40e3 as written: as `Never`, and each write-back also takes a page on its
+    /// plane's translation frontier (`Address_Mapping_Unit_Page_Level.cpp:1203-1223`,
+    /// `Flash_Block_Manager.cpp:91-106`), marking a program in flight that never finishes, so
+    /// the block is never a GC victim (`GC_and_WL_Unit_Base.cpp:234`): translation write-backs
+    /// use up free blocks for good — **a bug** (the space is neither written nor reclaimed).
+    /// NeSt stops taking blocks when a plane is down to GC's hard threshold (MQSim would take
+    /// its last) and counts the write-backs it could not place.
+    Pinned,
 }
 
 impl MappingWrites {
     /// Every value, for parsing by `name`.
-    pub const ALL: [MappingWrites; 2] = [MappingWrites::Flash, MappingWrites::Never];
+    pub const ALL: [MappingWrites; 3] = [MappingWrites::Flash, MappingWrites::Never, MappingWrites::Pinned];
     /// The scenario key's value.
     pub fn name(self) -> &'static str {
         match self {
             MappingWrites::Flash => "flash",
             MappingWrites::Never => "never",
+            MappingWrites::Pinned => "never_pinned",
         }
+    }
+
+    /// Whether a write-back programs the flash (else its page counts as in memory for good).
+    pub fn programmed(self) -> bool {
+        self == MappingWrites::Flash
     }
 }
 
@@ -271,6 +310,8 @@ pub struct ModelSwitches {
     pub write_admission: WriteAdmission,
     /// How data transfers over PCIe are framed (`PcieFraming`).
     pub pcie_framing: PcieFraming,
+    /// How RGA draws its candidates (`RgaSampling`).
+    pub rga_sampling: RgaSampling,
 }
 
 impl Default for ModelSwitches {
@@ -297,6 +338,7 @@ impl Default for ModelSwitches {
             dram_timing: DramTiming::Linear,
             write_admission: WriteAdmission::Command,
             pcie_framing: PcieFraming::Tlp256,
+            rga_sampling: RgaSampling::FullBlocks,
         }
     }
 }
@@ -318,7 +360,7 @@ impl ModelSwitches {
             cmt_granularity: CmtGranularity::Entry,
             cmt_entry_bytes: ((2.0 * bits + sectors) / 8.0).ceil() as u32,
             map_entry_bytes: ((bits + sectors) / 8.0).ceil() as u32,
-            mapping_writes: MappingWrites::Never,
+            mapping_writes: MappingWrites::Pinned,
             merge_read: MergeRead::CleanCachedSectors,
             evicted_entry_misfiled: true,
             unwritten_read_maps: true,
@@ -329,6 +371,7 @@ impl ModelSwitches {
             dram_timing: DramTiming::MqsimRows,
             write_admission: WriteAdmission::Page,
             pcie_framing: PcieFraming::Mqsim,
+            rga_sampling: RgaSampling::Mqsim,
         }
     }
 

@@ -9,7 +9,9 @@ use nest_core::SimTime;
 use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
-use nest_ssd::switches::{CmtGranularity, Destage, DramTiming, GcPrecedence, MappingWrites, MergeRead, PcieFraming, ProgramTransfer, WriteAdmission};
+use nest_ssd::switches::{
+    CmtGranularity, Destage, DramTiming, GcPrecedence, MappingWrites, MergeRead, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
+};
 use nest_ssd::SsdParams;
 
 /// The fastest ideal device accepted, b/s.
@@ -403,6 +405,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("dram_timing"), &m.dram_timing, "a DRAM timing", &DramTiming::ALL, DramTiming::name, &mut sw.dram_timing);
     choice(cx, &k("write_admission"), &m.write_admission, "a write admission", &WriteAdmission::ALL, WriteAdmission::name, &mut sw.write_admission);
     choice(cx, &k("pcie_framing"), &m.pcie_framing, "a PCIe framing", &PcieFraming::ALL, PcieFraming::name, &mut sw.pcie_framing);
+    choice(cx, &k("rga_sampling"), &m.rga_sampling, "an RGA sampling", &RgaSampling::ALL, RgaSampling::name, &mut sw.rga_sampling);
 }
 
 /// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.

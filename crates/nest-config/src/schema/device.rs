@@ -140,6 +140,8 @@ pub struct ModelConfig {
     pub write_admission: Option<String>,
     /// tlp256 | mqsim_tlp128
     pub pcie_framing: Option<String>,
+    /// full_blocks | mqsim
+    pub rga_sampling: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

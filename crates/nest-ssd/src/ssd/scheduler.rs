@@ -118,8 +118,17 @@ impl Ssd {
 
     /// Programs translation page `tp` (unless mapping writes are never served).
     fn map_write(&mut self, now: SimTime, tp: u32, out: &mut Outbox) {
-        if self.params.model.mapping_writes == MappingWrites::Never {
-            return;
+        match self.params.model.mapping_writes {
+            MappingWrites::Flash => {}
+            MappingWrites::Never => return,
+            MappingWrites::Pinned => {
+                let plane = self.map_plane(tp);
+                if self.ftl.pin_translation_page(plane) {
+                    // A free block went for good: GC may be due.
+                    self.maybe_start_gc(now, plane, out);
+                }
+                return;
+            }
         }
         self.counters.map_writes += 1;
         let plane = self.map_plane(tp);

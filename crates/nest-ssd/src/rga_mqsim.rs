@@ -1,0 +1,42 @@
+//! MQSim's RGA victim draw (`switches::RgaSampling::Mqsim`): d distinct blocks of the plane among
+//! those that are neither a write frontier nor in GC, free blocks included; the lowest-numbered
+//! of them, replaced by any fully written one with more invalid pages
+//! (`src/ssd/GC_and_WL_Unit_Page_Level.cpp:69-86`, 7ec40e3); no GC when the block chosen has no
+//! invalid page (`:143-145`).
+
+use crate::ftl::{BlockState, Ftl};
+use nest_core::rng::RngStream;
+
+impl Ftl {
+    pub(crate) fn mqsim_rga_pick(&self, plane: u32, d: u32, rng: &mut RngStream) -> Option<u32> {
+        let bpp = self.layout.blocks_per_plane;
+        let ppb = self.layout.pages_per_block;
+        // Write frontiers and pinned translation blocks are open (MQSim: a frontier, or a program
+        // in flight), victims in GC: neither is drawn.
+        let safe = |b: u32| matches!(self.blocks[b as usize].state, BlockState::Free | BlockState::Full);
+        let mut set: Vec<u32> = Vec::with_capacity(d as usize);
+        // MQSim draws until it has d; a plane with fewer safe blocks would loop for ever there.
+        let mut tries = 0;
+        while set.len() < d.min(bpp) as usize && tries < 64 * bpp {
+            tries += 1;
+            let b = plane * bpp + rng.below(bpp as u64) as u32;
+            if safe(b) && !set.contains(&b) {
+                set.push(b);
+            }
+        }
+        let invalid = |b: u32| {
+            let blk = &self.blocks[b as usize];
+            blk.written - blk.valid
+        };
+        let full = |b: u32| self.blocks[b as usize].written == ppb;
+        // std::set iterates in order: the first is the lowest-numbered.
+        let mut chosen = *set.iter().min()?;
+        for &b in &set {
+            if invalid(b) > invalid(chosen) && full(b) {
+                chosen = b;
+            }
+        }
+        let blk = &self.blocks[chosen as usize];
+        (blk.state == BlockState::Full && invalid(chosen) > 0).then_some(chosen)
+    }
+}

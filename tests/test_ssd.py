@@ -222,7 +222,8 @@ def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
     compat = run("compat", compat="mqsim")
     m = compat["model"]
     assert (m["die_interleave"], m["multiplane_same_page"], m["destage"], m["cmt_granularity"], m["mapping_writes"]) == \
-        (False, True, "eager", "entry", "never")
+        (False, True, "eager", "entry", "never_pinned")
+    assert (m["pcie_framing"], m["rga_sampling"], m["dram_timing"], m["write_admission"]) == ("mqsim_tlp128", "mqsim", "mqsim_rows", "page")
     assert (m["command_waits_for_channel"], m["data_out_per_page"], m["mapping_out_first"], m["multiplane_across_classes"],
             m["evicted_entry_misfiled"], m["gc_precedence"], m["merge_read"]) == (True, True, True, False, True, "first", "clean_cached_sectors")
     # MQSim's entry sizes for the stock drive (2^26 pages of 16 sectors) and one page per plane in flight.

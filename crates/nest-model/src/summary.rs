@@ -180,7 +180,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "hot_window_s": m.hot_window.as_secs_f64(),
             "writeback_limit_pages": m.writeback_limit_pages,
             "dram_timing": m.dram_timing.name(), "write_admission": m.write_admission.name(),
-            "pcie_framing": m.pcie_framing.name(), "rga_sampling": m.rga_sampling.name(),
+            "pcie_framing": m.pcie_framing.name(), "rga_sampling": m.rga_sampling.name(), "gc_floor_blocks": m.gc_floor_blocks,
             "free_mapping_misses": s.cmt_free_misses(),
             "pinned_translation_blocks": f.pinned_blocks, "pinned_unplaced": f.pinned_unplaced,
         });

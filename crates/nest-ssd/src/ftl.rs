@@ -70,6 +70,8 @@ pub struct Ftl {
     rga_d: u32,
     /// `RgaSampling::Mqsim` (set by the drive from its model switches).
     pub rga_mqsim: bool,
+    /// `ModelSwitches::gc_floor_blocks`: user writes wait while a plane has fewer free blocks.
+    pub write_floor: u32,
     static_wl: Option<u32>,
     pub counters: FtlCounters,
 }
@@ -121,6 +123,7 @@ impl Ftl {
             victim: ftl.victim,
             rga_d: ftl.rga_d,
             rga_mqsim: false,
+            write_floor: 0,
             static_wl: ftl.static_wl_threshold,
             counters: FtlCounters::default(),
         }
@@ -178,6 +181,10 @@ impl Ftl {
     #[inline]
     pub fn can_alloc_user(&self, plane: u32) -> bool {
         let pb = &self.planes[plane as usize];
+        if self.write_floor > 0 {
+            // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
+            return pb.free.len() as u32 >= self.write_floor;
+        }
         self.front_has_room(pb.user_front) || pb.free.len() > GC_RESERVE
     }
 

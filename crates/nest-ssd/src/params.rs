@@ -477,6 +477,9 @@ impl SsdParams {
         }
     }
     pub fn soft_free_blocks(&self) -> u32 {
+        self.soft_by_fraction().max(self.model.gc_floor_blocks)
+    }
+    fn soft_by_fraction(&self) -> u32 {
         ((self.ftl.gc_soft * self.geometry.blocks_per_plane as f64).ceil() as u32).max(3)
     }
     /// MQSim's model choices for this drive (`compat = "mqsim"`).
@@ -522,7 +525,9 @@ impl SsdParams {
         need("ftl.rga_d", self.ftl.rga_d >= 1, "expected at least 1");
         need(
             "ftl.gc_soft",
-            (self.soft_free_blocks() as f64) < g.blocks_per_plane as f64 * op,
+            // The fraction's; MQSim's floor (`model.gc_floor_blocks`) may exceed the spare
+            // blocks, as it does in MQSim (GC then runs whenever a block has a stale page).
+            (self.soft_by_fraction() as f64) < g.blocks_per_plane as f64 * op,
             "expected the soft threshold below the over-provisioned blocks of a plane",
         );
         if let Some(c) = self.ftl.cmt_bytes {

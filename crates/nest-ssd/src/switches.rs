@@ -312,6 +312,14 @@ pub struct ModelSwitches {
     pub pcie_framing: PcieFraming,
     /// How RGA draws its candidates (`RgaSampling`).
     pub rga_sampling: RgaSampling,
+    /// GC starts below at least this many free blocks per plane, whatever `ftl.gc_soft` says.
+    /// MQSim raises its threshold to `max_ongoing_gc_reqs_per_plane`, hard-coded 10
+    /// (`src/exec/SSD_Device.cpp:310`, `src/ssd/GC_and_WL_Unit_Base.cpp:22-33`): above 5 % of a
+    /// plane below 200 blocks — and user writes wait while a plane has fewer free blocks
+    /// (`Stop_servicing_writes`, `GC_and_WL_Unit_Base.cpp:216-219`,
+    /// `Address_Mapping_Unit_Page_Level.cpp:601`), retried after each erase on it. 0: `gc_soft`
+    /// alone, and writes wait only for GC's last block.
+    pub gc_floor_blocks: u32,
 }
 
 impl Default for ModelSwitches {
@@ -339,6 +347,7 @@ impl Default for ModelSwitches {
             write_admission: WriteAdmission::Command,
             pcie_framing: PcieFraming::Tlp256,
             rga_sampling: RgaSampling::FullBlocks,
+            gc_floor_blocks: 0,
         }
     }
 }
@@ -372,6 +381,7 @@ impl ModelSwitches {
             write_admission: WriteAdmission::Page,
             pcie_framing: PcieFraming::Mqsim,
             rga_sampling: RgaSampling::Mqsim,
+            gc_floor_blocks: 10,
         }
     }
 

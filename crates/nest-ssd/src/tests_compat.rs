@@ -211,3 +211,42 @@ fn mqsim_rga_draws_any_block_and_skips_gc_when_the_draw_finds_nothing() {
     }
     assert!(seen_none, "draws of free or fully valid blocks start no GC");
 }
+
+/// `gc_floor_blocks`: GC's threshold is at least the floor, and user writes wait below it even
+/// with room on their frontier (MQSim's `max_ongoing_gc_reqs_per_plane` = 10 and
+/// `Stop_servicing_writes`); 0 keeps `gc_soft` and writes wait only for GC's last block.
+#[test]
+fn the_gc_floor_raises_the_threshold_and_holds_writes_below_it() {
+    use crate::ftl::{Ftl, GcNeed};
+    use crate::geometry::Layout;
+    let mut p = small();
+    p.geometry.channels = 1;
+    p.geometry.chips_per_channel = 1;
+    let base = p.soft_free_blocks();
+    p.model.gc_floor_blocks = base + 5;
+    assert_eq!(p.soft_free_blocks(), base + 5);
+    assert!(p.validate().is_empty(), "the floor may exceed the spare blocks, as in MQSim: {:?}", p.validate());
+    let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+    let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+    f.write_floor = p.model.gc_floor_blocks;
+    let ppb = f.layout.pages_per_block;
+    let free0 = f.free_blocks(0) as u32;
+    // Fill blocks until the plane is one block above the floor, with room left on the frontier.
+    let mut lpa = 0;
+    while f.free_blocks(0) as u32 > p.model.gc_floor_blocks {
+        let ppa = f.alloc(0, false);
+        f.program_user(lpa, ppa);
+        lpa += 1;
+    }
+    assert!(f.can_alloc_user(0) && f.gc_need(0) == GcNeed::None, "at the floor GC waits and writes go on");
+    for _ in 0..ppb {
+        let ppa = f.alloc(0, false);
+        f.program_user(lpa, ppa);
+        lpa += 1;
+    }
+    assert_eq!(f.free_blocks(0) as u32, p.model.gc_floor_blocks - 1);
+    assert!(!f.can_alloc_user(0), "below the floor a write waits though the frontier has room");
+    assert_eq!(f.gc_need(0), GcNeed::Hard);
+    f.write_floor = 0;
+    assert!(f.can_alloc_user(0) && free0 > p.model.gc_floor_blocks);
+}

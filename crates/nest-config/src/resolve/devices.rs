@@ -406,6 +406,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("write_admission"), &m.write_admission, "a write admission", &WriteAdmission::ALL, WriteAdmission::name, &mut sw.write_admission);
     choice(cx, &k("pcie_framing"), &m.pcie_framing, "a PCIe framing", &PcieFraming::ALL, PcieFraming::name, &mut sw.pcie_framing);
     choice(cx, &k("rga_sampling"), &m.rga_sampling, "an RGA sampling", &RgaSampling::ALL, RgaSampling::name, &mut sw.rga_sampling);
+    sw.gc_floor_blocks = m.gc_floor_blocks.unwrap_or(sw.gc_floor_blocks);
 }
 
 /// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.

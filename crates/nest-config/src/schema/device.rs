@@ -142,6 +142,8 @@ pub struct ModelConfig {
     pub pcie_framing: Option<String>,
     /// full_blocks | mqsim
     pub rga_sampling: Option<String>,
+    /// Free blocks per plane below which GC starts at the least (0: `ftl.gc_soft` alone).
+    pub gc_floor_blocks: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

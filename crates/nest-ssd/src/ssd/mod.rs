@@ -186,6 +186,7 @@ impl Ssd {
         let plm = params.plm.as_ref().map(|p| plm::Plm::new(&layout, &p.sets, &p.attrs, seed, index));
         let mut ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         ftl.rga_mqsim = params.model.rga_sampling == crate::switches::RgaSampling::Mqsim;
+        ftl.write_floor = params.model.gc_floor_blocks;
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| {
             Cmt::new(

@@ -251,11 +251,11 @@ def dcqcn_rates(run_dir: Path, th: Throughput) -> List[float]:
 
 @functools.lru_cache(maxsize=4)
 def _requests(run_dir: str) -> dict:
-    """The request columns the whys read, read once per run (`read_waits` and `initiator_pacing`
-    both look at the same run)."""
+    """The request columns the whys read, read once per run (`read_waits`, `initiator_pacing` and
+    `write_waits` look at the same run)."""
     import pyarrow.parquet as pq
 
-    cols = ["op", "t_complete_ps", "host_queue_us", "back_network_us", "device_us"]
+    cols = ["op", "t_complete_ps", "host_queue_us", "target_request_queue_us", "nvme_queue_us", "back_network_us", "device_us"]
     return pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=cols).to_pydict()
 
 
@@ -266,6 +266,19 @@ def read_waits(run_dir: Path) -> tuple:
     if not reads.any():
         return 0.0, 0.0
     return float(np.asarray(t["back_network_us"])[reads].mean()), float(np.asarray(t["device_us"])[reads].mean())
+
+
+def write_waits(run_dir: Path) -> Dict[str, float]:
+    """Where writes spent their time, mean µs: at the initiator, at the target before the drive
+    (buffer, data pull, NVMe queue), in the drive, and for their completion's way back."""
+    t = _requests(str(run_dir))
+    w = np.asarray([o == "write" for o in t["op"]])
+
+    def mean(k: str) -> float:
+        return float(np.asarray(t[k], dtype=float)[w].mean()) if w.any() else 0.0
+
+    return {"host": mean("host_queue_us"), "target": mean("target_request_queue_us") + mean("nvme_queue_us"),
+            "device": mean("device_us"), "back": mean("back_network_us")}
 
 
 def initiator_pacing(run_dir: Path, summary: dict, targets: int) -> str:

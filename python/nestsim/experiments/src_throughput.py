@@ -254,11 +254,10 @@ def _background(out_dir: Path, ld: sc.Load, model: sc.Model) -> tuple:
 
     def measure(s: Dict[str, dict], dirs: Dict[str, Path], at) -> Dict[str, float]:
         got = {k: _while_background(dirs[k]) for k in BG_RUNS}
-        waits = {k: _write_waits(dirs[k]) for k in BG_RUNS}
         max_w = max(s["src"]["coordinators"][f"src{j}"]["report"]["max_w"] for j in range(2))
         found[(at["background"], at["queue"])] = {"agg": {k: v["aggregate"] for k, v in got.items()},
-                                                   "write": {k: v["write"] for k, v in got.items()},
-                                                   "read": got["dcqcn"]["read"], "max_w": max_w, "waits": waits["dcqcn"]}
+                                                   "read": got["dcqcn"]["read"], "max_w": max_w, "waits": sc.write_waits(dirs["dcqcn"]),
+                                                   "qd": s["dcqcn"]["nvmeof"]["params"].get("queue_depth")}
         base = max(got["dcqcn"]["aggregate"], 1e-9)
         return {"SRC ÷ DCQCN-only": got["src"]["aggregate"] / base, "w = 8 ÷ DCQCN-only": got["w8"]["aggregate"] / base}
 
@@ -267,39 +266,35 @@ def _background(out_dir: Path, ld: sc.Load, model: sc.Model) -> tuple:
                      series=Axis("queue", "initiator queue depth", list(QUEUES)), variants=BG_RUNS, build=build, measure=measure,
                      ylabel="aggregate ÷ DCQCN-only's (first 100 ms)", reference={"background": 0, "queue": "128"},
                      holds=lambda curve, y, point: y >= 1.1, effect="aggregate ≥ 1.1× DCQCN-only's while the background runs")
-    f = found[(12, "128")]
+    n = BACKGROUND[-1]
+    f = found[(n, "128")]
     quiet = found[(0, "128")]["agg"]["dcqcn"]
     ok = f["max_w"] > 1 and f["agg"]["src"] >= 1.1 * f["agg"]["dcqcn"]
-    wt = f["waits"]
-    unb = found[(12, "unbounded")]
-    why = (f"with 12 flows the aggregate falls from {quiet:.2f} to {f['agg']['dcqcn']:.2f} Gb/s (DCQCN-only; reads "
-           f"{f['read']:.2f} Gb/s) — the paper's collapse — and SRC moves w (max {f['max_w']:.0f}), but the chain breaks at its last "
-           f"link (w recovers writes): the writes lost are not in the drive — a write spends {_t(wt['device'])} there against "
-           f"{_t(wt['host'])} at the initiator, whose 128 commands the reads hold while their data wait for the network, and "
-           f"{_t(wt['back'])} for its completion behind the read data; split SQs at a fixed w = 8 give {f['agg']['w8']:.2f} Gb/s. "
-           f"With an unbounded initiator the writes wait at the target instead ({_t(unb['waits']['target'])} for a buffer and "
-           f"the pull of their data behind the read data, {_t(unb['waits']['device'])} in the drive): aggregates "
-           f"{unb['agg']['dcqcn']:.2f} / {unb['agg']['src']:.2f} / {unb['agg']['w8']:.2f} Gb/s (DCQCN-only / SRC / w = 8)")
+    unb = found[(n, "unbounded")]
+    moved = f"SRC moves w (max {f['max_w']:.0f})" if f["max_w"] > 1 else "SRC keeps w = 1"
+    why = (f"with {n} flows the aggregate is {f['agg']['dcqcn']:.2f} Gb/s with DCQCN only against {quiet:.2f} without them "
+           f"(reads {f['read']:.2f} Gb/s) and {moved}; split SQs at a fixed w = 8 give {f['agg']['w8']:.2f} Gb/s. "
+           f"Initiator queue depth {f['qd']}: {_where_writes_wait(f['waits'])}. Unbounded: {_where_writes_wait(unb['waits'])}; "
+           f"aggregates {unb['agg']['dcqcn']:.2f} / {unb['agg']['src']:.2f} / {unb['agg']['w8']:.2f} Gb/s (DCQCN-only / SRC / w = 8)")
     claim = Claim("bg-src-gains", "issue 65 (beyond the paper)",
-                  "When background flows into the initiator throttle the read data (12 flows, first 100 ms; ssd-a where w acts, its "
-                  "own TPM), SRC raises the aggregate over DCQCN-only", "aggregate ≥ 1.1× DCQCN-only's while the background runs",
+                  f"When background flows into the initiator throttle the read data ({n} flows, first {BG_MS} ms; ssd-a where w acts, "
+                  "its own TPM), SRC raises the aggregate over DCQCN-only", "aggregate ≥ 1.1× DCQCN-only's while the background runs",
                   f"{f['agg']['src']:.2f} vs {f['agg']['dcqcn']:.2f} Gb/s (max w {f['max_w']:.0f})", ok, None if ok else why,
                   cause=None if ok else sc.SOURCE_SILENT)
     return doc, claim
 
 
+def _where_writes_wait(w: Dict[str, float]) -> str:
+    """The writes' waits (`src_common.write_waits`), saying whether the drive — where w acts —
+    holds the largest share (the paper's last link: w recovers the writes waiting there)."""
+    at = {"host": "at the initiator", "target": "at the target before the drive (buffer, data pull)",
+          "device": "in the drive", "back": "for the completion on the way back"}
+    order = sorted(at, key=lambda k: -w[k])
+    told = ", ".join(f"{_t(w[k])} {at[k]}" for k in order)
+    verdict = ("most of it in the drive, where w acts" if order[0] == "device" else
+               "not in the drive, where w acts: the chain breaks at its last link (w recovers the writes)")
+    return f"a write waits {told} — {verdict}"
+
+
 def _t(us: float) -> str:
     return f"{us:.0f} µs" if us < 1000 else f"{us / 1e3:.1f} ms"
-
-
-def _write_waits(run_dir: Path) -> Dict[str, float]:
-    """Where writes spent their time, mean µs: at the initiator, at the target before the drive
-    (buffer, data pull, NVMe queue), in the drive, and for their completion's way back."""
-    import pyarrow.parquet as pq
-
-    cols = ["op", "host_queue_us", "target_request_queue_us", "nvme_queue_us", "device_us", "back_network_us"]
-    t = pq.read_table(str(Path(run_dir) / "requests.parquet"), columns=cols).to_pydict()
-    w = np.asarray([o == "write" for o in t["op"]])
-    mean = {k: float(np.asarray(t[k], dtype=float)[w].mean()) if w.any() else 0.0 for k in cols[1:]}
-    return {"host": mean["host_queue_us"], "target": mean["target_request_queue_us"] + mean["nvme_queue_us"],
-            "device": mean["device_us"], "back": mean["back_network_us"]}

@@ -7,6 +7,7 @@ per CPU second, peak RSS, and each figure beside the last recorded run (`benches
     python benches/pipeline.py --record     # ... and record this run as the new baseline
     python benches/pipeline.py --only ssd   # the cases whose name starts so
     python benches/pipeline.py --only anchor-mqsim   # MQSim itself beside NeSt, interleaved
+    python benches/pipeline.py --only startup        # what the command costs before a run starts
 
 The MQSim anchor (issue 64): where `$NEST_SHARED/mqsim/bundle/bin/MQSim` runs here, MQSim 7ec40e3
 and NeSt (`nestsim run --mqsim`, with and without per-request output) run the same files — the 1 M
@@ -83,8 +84,30 @@ def measure(argv, out: Path) -> dict:
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {p.returncode}:\n{err[-2000:]}")
     found = sorted(out.rglob("summary.json"))  # `--mqsim` writes scenario1/summary.json
+    run = json.loads((found[0].parent / "run.json").read_text())
     return {"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": wall, "peak_rss_mb": ru.ru_maxrss / 1024,
-            "summary": json.loads(found[0].read_text())}
+            "summary": json.loads(found[0].read_text()), "run_cpu_s": run["cpu_s"]}
+
+
+def startup(repeat: int) -> None:
+    """What `nestsim` costs before a run starts (issue 64: ≤ 50 ms): the command's imports in a
+    child process, least of `repeat`; and a short network run with no table output, whose
+    process is then the interpreter, those imports and the engine (numpy and pyarrow never load)."""
+    imports = []
+    for _ in range(max(3, repeat)):
+        t0 = time.perf_counter()
+        p = subprocess.Popen([sys.executable, "-c", "import nestsim.cli"], cwd=ROOT)
+        _, status, ru = os.wait4(p.pid, 0)
+        imports.append((ru.ru_utime + ru.ru_stime, time.perf_counter() - t0))
+    cpu, wall = min(imports)
+    print(f"\n`import nestsim.cli` in a fresh interpreter: {cpu * 1e3:.0f} ms CPU, {wall * 1e3:.0f} ms wall (least of {len(imports)})")
+    with tempfile.TemporaryDirectory() as d:
+        dumbbell = str(ROOT / "examples" / "dctcp-dumbbell.toml")
+        runs = [measure(["run", dumbbell, "--set", "output.requests=false", "--set", "output.timeseries=false"], Path(d) / f"s{i}")
+                for i in range(max(3, repeat))]
+    m = min(runs, key=lambda r: r["cpu_s"])
+    print(f"dctcp-dumbbell-0.5s, no table output: process {m['cpu_s']:.3f} CPU-s, of which the run {m['run_cpu_s']:.3f} "
+          f"(outside it: {(m['cpu_s'] - m['run_cpu_s']) * 1e3:.0f} ms)")
 
 
 def mqsim_cpu(binary: Path, ssdconfig: Path, workload: Path, work: Path) -> dict:
@@ -172,6 +195,8 @@ def main() -> int:
             unit = "I/Os" if what == "ios" else "pkts"
             print(f"{name:<34} {m['cpu_s']:7.2f} {m['wall_s']:7.2f} {rate / 1e6:9.3f} M {unit} {m['peak_rss_mb']:7.0f} MB   {vs:>24}",
                   flush=True)
+        if a.only is None or any("startup".startswith(o) for o in a.only):
+            startup(a.repeat)
         anchor = anchor_mqsim(Path(d), a.repeat) if a.only is None or any("anchor-mqsim".startswith(o) for o in a.only) else None
     for suffix, what in (("", "per-request output on"), ("-no-requests", "output off")):
         ssd, ideal = now.get(f"ssd-rand4k-qd64-1M{suffix}"), now.get(f"ideal-rand4k-qd64-1M{suffix}")

@@ -2,6 +2,10 @@
 gathered into row groups; the time series is dictionary-encoded; the helpers that read columns
 without a Python object per cell agree with `to_pydict`."""
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow.parquet as pq
 import tomllib
@@ -167,3 +171,39 @@ def test_the_command_gives_arrow_the_c_allocator_unless_the_user_chose(tmp_path)
     own = subprocess.run([sys.executable, "-c", "import pyarrow as pa; print(pa.default_memory_pool().backend_name)"], env=env,
                          capture_output=True, text=True, check=True).stdout.strip()
     assert got({**env, "ARROW_DEFAULT_MEMORY_POOL": own}) == own
+
+
+def test_a_run_without_table_outputs_never_loads_numpy_or_pyarrow(small_scenario, tmp_path):
+    """`nestsim run` starts its engine before numpy and pyarrow load (issue 64): with neither
+    table asked for they never load at all, so a small run's process is the engine's."""
+    code = ("import sys\nfrom nestsim.cli import main\n"
+            f"rc = main(['run', {str(small_scenario)!r}, '-o', {str(tmp_path / 'o')!r}, '-q',"
+            " '--set', 'output.requests=false', '--set', 'output.timeseries=false'])\n"
+            "print(rc, sorted(m for m in ('numpy', 'pyarrow', 'concurrent.futures') if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "0 []"
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["requests"]["completed"] > 0
+
+
+def test_drains_kept_while_the_tables_modules_load_give_the_same_outputs(small_scenario, tmp_path, monkeypatch):
+    """While numpy and pyarrow load beside the first steps, drains wait as raw columns; once
+    loaded (or MAX_STASHED of them wait) they become the same tables, in order."""
+    monkeypatch.setattr(runner, "CHUNK_EVENTS", 500)  # many small drains
+    monkeypatch.setattr(runner, "MIN_CHUNK_EVENTS", 100)
+    runner.run(small_scenario, out_dir=tmp_path / "plain", progress=False)
+
+    class StillLoading:
+        calls = 0
+
+        def is_alive(self):
+            StillLoading.calls += 1
+            return StillLoading.calls < 6  # the first 5 drains wait (MAX_STASHED caps them)
+
+    monkeypatch.setattr(runner, "preload", lambda names: StillLoading())
+    runner.run(small_scenario, out_dir=tmp_path / "held", progress=False)
+    assert StillLoading.calls >= 6
+    assert (tmp_path / "plain" / "summary.json").read_bytes() == (tmp_path / "held" / "summary.json").read_bytes()
+    for name in ("requests.parquet", "timeseries.parquet"):
+        a, b = (pq.read_table(tmp_path / d / name) for d in ("plain", "held"))
+        assert a.num_rows > 0 and a.equals(b)

@@ -15,18 +15,20 @@ import resource
 import shutil
 import sys
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from . import _native
-from .parquet_stream import ParquetAppender
+from ._lazy import lazy, preload
 from .progress import Progress
+
+# numpy and pyarrow load on first use (a run starts its engine first; _lazy).
+np = lazy("numpy", globals(), "np")
+pa = lazy("pyarrow", globals(), "pa")
+pq = lazy("pyarrow.parquet", globals(), "pq")
+#: What building and writing the tables imports: loaded beside the engine's first step.
+TABLE_MODULES = ("numpy", "pyarrow", "pyarrow.parquet", "concurrent.futures")
 
 #: Events per engine step between drains (about 0.05–0.25 s of CPU). Half of the 500 K it was:
 #: the rows a step leaves to convert and write are what the run's peak memory holds beside the
@@ -44,6 +46,9 @@ CAREFUL_CHUNK_EVENTS = 100_000
 STEP_ROWS = 65_536
 #: The shortest step STEP_ROWS makes (a step has a fixed cost of a few hundred µs).
 MIN_CHUNK_EVENTS = 10_000
+#: Drains kept as the engine's raw columns while numpy and pyarrow load beside the first steps
+#: (``_lazy.preload``); past this many the run waits for them.
+MAX_STASHED = 4
 
 
 @dataclass(frozen=True)
@@ -348,13 +353,13 @@ class _TableStream:
         # Whether a table without rows still gets its file (the time series does when asked for).
         self.empty_file = empty_file
         self.keep = keep or path is None
-        self.writer: Optional[ParquetAppender] = None
+        self.writer: Optional[Any] = None  # a parquet_stream.ParquetAppender
         self.pending: list = []
         self.pending_rows = 0
         self.kept: list = []
         self.schema: Optional[pa.Schema] = None
-        self.thread: Optional[ThreadPoolExecutor] = None
-        self.in_flight: Optional[Future] = None
+        self.thread: Optional[Any] = None  # a ThreadPoolExecutor, once a row group is written
+        self.in_flight: Optional[Any] = None  # the Future of the write in flight
 
     def add(self, t: pa.Table) -> None:
         if self.schema is None:
@@ -376,11 +381,15 @@ class _TableStream:
         self.pending, self.pending_rows = [], 0
         self._wait()
         if self.thread is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nestsim-writer")
         self.in_flight = self.thread.submit(self._write, t)
 
     def _write(self, t: pa.Table) -> None:
         if self.writer is None:
+            from .parquet_stream import ParquetAppender
+
             self.writer = ParquetAppender(self.path, with_provenance(t.schema, self.seed, self.started, self.meta),
                                           **COMPRESSION, **self.options)
         self.writer.append(t)
@@ -482,7 +491,22 @@ def run(
     series_out = _TableStream(out / "timeseries.parquet.partial" if out is not None and want_series else None, seed, started,
                               keep_tables, empty_file=True,
                               meta={"interval_s": names["interval_s"], "timeseries_rows": names["timeseries_rows"]}, **SERIES_ENCODING)
-    codes = series_codes(sim.series_names())
+    series_names, codes = sim.series_names(), None  # codes: series_codes, at the first table (numpy)
+    # numpy and pyarrow load on a thread while the first steps run; their drains wait, as the
+    # engine's raw columns, until the modules are in (at most MAX_STASHED of them).
+    loader = preload(TABLE_MODULES) if want_requests or want_series else None
+    stash: list = []
+
+    def tables() -> None:
+        nonlocal codes
+        for raw_requests, raw_series in stash:
+            if want_requests:
+                req_out.add(requests_table(raw_requests, names))
+            if want_series:
+                codes = codes or series_codes(series_names)
+                series_out.add(series_table(raw_series, codes))
+        stash.clear()
+
     bar = Progress(enabled=progress)
     stopped = None
     rows_per_event = 0.0  # of the step before
@@ -498,11 +522,14 @@ def run(
                 chunk = min(chunk, budget.events - sim.events)
             events_before = sim.events
             finished = sim.step(chunk) if chunk > 0 else False
+            raw_requests = sim.drain_requests() if want_requests else None
             if want_requests:
-                rows = requests_table(sim.drain_requests(), names)
-                rows_per_event = rows.num_rows / max(1, sim.events - events_before)
-                req_out.add(rows)
-            series_out.add(series_table(sim.drain_series(), codes))
+                rows_per_event = len(raw_requests["seq"][1]) // 8 / max(1, sim.events - events_before)
+            # Drained even when not written: the engine keeps no series then, so this is empty.
+            raw_series = sim.drain_series()
+            stash.append((raw_requests, raw_series))
+            if loader is None or not loader.is_alive() or len(stash) >= MAX_STASHED:
+                tables()
             bar.update(sim.progress, sim.now_s, sim.events, sim.completed)
             if finished:
                 break
@@ -514,9 +541,12 @@ def run(
         signals.restore()
         bar.close()
         try:
-            req_out.close()
+            tables()
         finally:
-            series_out.close()
+            try:
+                req_out.close()
+            finally:
+                series_out.close()
     # The engine writes the summary as json.dumps(indent=2, sort_keys=True) would, far faster
     # than Python's encoder does with an indent (issue 64): written as is unless changed here.
     summary_text = sim.summary_json()

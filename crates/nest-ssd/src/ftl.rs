@@ -316,6 +316,20 @@ impl Ftl {
         self.counters.user_programs += 1;
     }
 
+    /// Gives never-written `lpa` the next page of `plane`'s user frontier without programming
+    /// it, as MQSim does for a read of such a page (`online_create_entry_for_reads`,
+    /// `Address_Mapping_Unit_Page_Level.cpp:1225-1388`): the page is valid from then on and the
+    /// frontier has moved. `None` (nothing placed) where a user write could not take a page now.
+    pub fn place_unwritten(&mut self, lpa: u32, plane: u32) -> Option<u32> {
+        if self.lookup(lpa).is_some() || !self.can_alloc_user(plane) {
+            return None;
+        }
+        let ppa = self.alloc(plane, false);
+        self.program_user(lpa, ppa);
+        self.counters.user_programs -= 1; // placed, not programmed
+        Some(ppa)
+    }
+
     /// A GC move of `lpa` from `old` to `new`. If the host rewrote the page meanwhile, the
     /// copy is garbage on arrival (it counts as programmed but is not mapped).
     #[inline]

@@ -320,6 +320,14 @@ pub struct ModelSwitches {
     /// `Address_Mapping_Unit_Page_Level.cpp:601`), retried after each erase on it. 0: `gc_soft`
     /// alone, and writes wait only for GC's last block.
     pub gc_floor_blocks: u32,
+    /// A transaction takes its physical page when it is dispatched to its die's queue, as
+    /// MQSim translates addresses (`translate_lpa_to_ppa`, `Address_Mapping_Unit_Page_Level.cpp:584-605`):
+    /// a user program's page then, and — with `unwritten_read_maps` — a never-written page's read
+    /// its own (`online_create_entry_for_reads`, `:1225-1388`), both from the plane's user
+    /// frontier in dispatch order. Multi-plane partners (`multiplane_same_page`) are then found
+    /// among those pages. Off: a program takes the frontier's page when it starts, and a read of
+    /// a never-written page senses no page of its own.
+    pub pages_at_dispatch: bool,
 }
 
 impl Default for ModelSwitches {
@@ -348,6 +356,7 @@ impl Default for ModelSwitches {
             pcie_framing: PcieFraming::Tlp256,
             rga_sampling: RgaSampling::FullBlocks,
             gc_floor_blocks: 0,
+            pages_at_dispatch: false,
         }
     }
 }
@@ -382,6 +391,7 @@ impl ModelSwitches {
             pcie_framing: PcieFraming::Mqsim,
             rga_sampling: RgaSampling::Mqsim,
             gc_floor_blocks: 10,
+            pages_at_dispatch: true,
         }
     }
 

@@ -250,3 +250,56 @@ fn the_gc_floor_raises_the_threshold_and_holds_writes_below_it() {
     f.write_floor = 0;
     assert!(f.can_alloc_user(0) && free0 > p.model.gc_floor_blocks);
 }
+
+/// `pages_at_dispatch` with `unwritten_read_maps`: a read of a never-written page takes the next
+/// page of its plane's frontier when it is dispatched (MQSim's `online_create_entry_for_reads`),
+/// and its multi-plane partner must then share that page's offset. Without it such pages are
+/// unplaced and every one of them shares offset 0.
+#[test]
+fn a_read_of_a_never_written_page_takes_a_page_at_dispatch_and_pairs_by_it() {
+    let run = |at_dispatch: bool| {
+        let mut p = two_plane_die();
+        p.model.multiplane_same_page = true;
+        p.model.unwritten_read_maps = true;
+        p.model.pages_at_dispatch = at_dispatch;
+        let mut b = Bench::new(p);
+        b.submit(false, 2 * 4096, 4096, 1); // LPA 2, plane 0: page 0 there when placed
+        b.run(|_| {});
+        b.submit(true, 4 * 4096, 4096, 1); // LPA 4 programs on plane 0 (page 1): the die is busy
+        b.run_until(b.now + SimTime::from_us(5));
+        b.submit(false, 0, 4096, 1); // LPA 0, plane 0: page 2, queued
+        b.submit(false, 4096, 4096, 1); // LPA 1, plane 1: page 0, queued beside it
+        b.run(|_| {});
+        let t = done_at(&b);
+        (t[3].0.abs_diff(t[2].0), [0, 1, 2].map(|l| b.ssd.ftl.lookup(l).is_some()).to_vec())
+    };
+    let p = two_plane_die();
+    let (apart, mapped) = run(false);
+    assert!(apart <= (p.timing.channel_time(4096) + p.host.transfer_time(4096)).0, "one multi-plane read ({apart} ps apart)");
+    assert_eq!(mapped, vec![false; 3]);
+    let (apart, mapped) = run(true);
+    assert!(apart >= p.timing.read[0].0, "offsets 2 and 0: two reads, one after the other ({apart} ps apart)");
+    assert_eq!(mapped, vec![true; 3]);
+}
+
+/// `pages_at_dispatch`: a program takes its page when it joins its die's queue (MQSim's
+/// `translate_lpa_to_ppa`), not when it starts.
+#[test]
+fn a_program_takes_its_page_at_dispatch() {
+    let run = |at_dispatch: bool| {
+        let mut p = two_plane_die();
+        p.model.pages_at_dispatch = at_dispatch;
+        let mut b = Bench::new(p);
+        b.submit(true, 0, 4096, 1); // LPA 0 programs on plane 0: the die is busy
+        b.run_until(SimTime::from_us(5));
+        b.submit(true, 2 * 4096, 4096, 1); // LPA 2 waits behind it on the same die
+        b.run_until(SimTime::from_us(20));
+        let queued = b.ssd.ftl.lookup(2);
+        b.run(|_| {});
+        (queued, b.ssd.ftl.lookup(2))
+    };
+    let (queued, done) = run(false);
+    assert!(queued.is_none() && done.is_some(), "the page is taken when the program starts");
+    let (queued, done) = run(true);
+    assert!(queued.is_some() && queued == done, "the page taken at dispatch is the one programmed");
+}

@@ -144,6 +144,8 @@ pub struct ModelConfig {
     pub rga_sampling: Option<String>,
     /// Free blocks per plane below which GC starts at the least (0: `ftl.gc_soft` alone).
     pub gc_floor_blocks: Option<u32>,
+    /// Pages taken at dispatch to the die's queue (MQSim) rather than at the program's start.
+    pub pages_at_dispatch: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -60,6 +60,7 @@ impl Ssd {
             let t = self.dies[d as usize].batch[k];
             let txn = self.txns[t as usize];
             let ppa = match txn.kind {
+                Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => txn.ppa,
                 Kind::Write | Kind::Flush | Kind::NvFlush => {
                     let ppa = self.ftl.alloc(txn.plane, false);
                     self.ftl.program_user(txn.lpa, ppa);

@@ -142,15 +142,22 @@ def _stopped_message(summary: dict) -> str:
     return why
 
 
-def _checked(summary: dict, out: Path) -> int:
-    """Exit status of a finished run: 3 when a built-in check failed (request or network
-    conservation), its outputs kept for inspection; 4 when it stopped at a budget; 0
-    otherwise."""
-    if summary.get("stopped"):
+def _checked(res, out: Path) -> int:
+    """Exit status of a finished run (a RunResult, or a Haechi run's summary): 3 when a built-in
+    check failed (request or network conservation), its outputs kept for inspection; 4 when it
+    stopped at a budget; 0 otherwise. A RunResult's head has what this needs, so its summary is
+    not parsed for it."""
+    if isinstance(res, dict):
+        head = {"stopped": res.get("stopped"), "conservation": res.get("conservation"),
+                "network_conservation": res.get("network", {}).get("conservation")}
+    else:
+        head = res.head
+    if head.get("stopped"):
+        summary = res if isinstance(res, dict) else res.summary
         print(f"nestsim: {_stopped_message(summary)} (partial outputs in {out}/)", file=sys.stderr)
         return EXIT_STOPPED
-    bad = [f"conservation: {summary['conservation']}"] if summary.get("conservation") != "ok" else []
-    net = summary.get("network", {}).get("conservation")
+    bad = [f"conservation: {head['conservation']}"] if head.get("conservation") != "ok" else []
+    net = head.get("network_conservation")
     if net not in (None, "ok"):
         bad.append(f"network conservation: {net}")
     for b in bad:
@@ -178,7 +185,7 @@ def cmd_run(a) -> int:
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
-    return _checked(res.summary, out)
+    return _checked(res, out)
 
 
 def _fio_override(a) -> list:
@@ -214,7 +221,7 @@ def cmd_fio(a) -> int:
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/ (fio.json: fio's JSON output{'+' if a.output_format == 'json+' else ''})")
-    return _checked(res.summary, out)
+    return _checked(res, out)
 
 
 def _run_mqsim(a) -> int:
@@ -247,7 +254,7 @@ def _run_mqsim(a) -> int:
             print(f"== IO_Scenario {i} of {wl.name} ==")
             print(render(res.summary, res.run_info))
             print(f"outputs in {out}/ (MQSim's results file: {xml.name})\n")
-        status = max(status, _checked(res.summary, out))
+        status = max(status, _checked(res, out))
     return status
 
 
@@ -295,7 +302,7 @@ def cmd_replay(a) -> int:
     if not a.quiet:
         print(render(res.summary, res.run_info))
         print(f"\noutputs in {out}/")
-    return _checked(res.summary, out)
+    return _checked(res, out)
 
 
 def cmd_experiment(a) -> int:

@@ -261,6 +261,24 @@ impl Sim {
         guarded("the summary", || Ok(pyjson::dumps(&self.sim.summary())))
     }
 
+    /// `summary_json`'s text and, from the same summary, the fields run.json and the exit status
+    /// need (`events`, `completed`, `sim_time_s`, `seed`, `scenario`, `conservation`,
+    /// `network_conservation`), so that a caller need not parse the text back for them (121 MB
+    /// and 1.5 CPU-s on a 10,000-drive run; issue 64).
+    fn summary_json_head<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Bound<'py, PyDict>)> {
+        let v = guarded("the summary", || Ok(self.sim.summary()))?;
+        let d = PyDict::new(py);
+        let field = |path: &[&str]| path.iter().fold(Some(&v), |v, k| v.and_then(|v| v.get(*k)));
+        d.set_item("events", field(&["events"]).and_then(|x| x.as_u64()))?;
+        d.set_item("completed", field(&["requests", "completed"]).and_then(|x| x.as_u64()))?;
+        d.set_item("sim_time_s", field(&["sim_time_s"]).and_then(|x| x.as_f64()))?;
+        d.set_item("seed", field(&["seed"]).and_then(|x| x.as_u64()))?;
+        d.set_item("scenario", field(&["scenario"]).and_then(|x| x.as_str()))?;
+        d.set_item("conservation", field(&["conservation"]).and_then(|x| x.as_str()))?;
+        d.set_item("network_conservation", field(&["network", "conservation"]).and_then(|x| x.as_str()))?;
+        Ok((pyjson::dumps(&v), d))
+    }
+
     fn check_conservation(&self) -> PyResult<()> {
         guarded("the conservation check", || self.sim.check_conservation().map_err(SimError::new_err))
     }

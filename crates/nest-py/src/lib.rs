@@ -268,7 +268,7 @@ impl Sim {
     fn summary_json_head<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Bound<'py, PyDict>)> {
         let v = guarded("the summary", || Ok(self.sim.summary()))?;
         let d = PyDict::new(py);
-        let field = |path: &[&str]| path.iter().fold(Some(&v), |v, k| v.and_then(|v| v.get(*k)));
+        let field = |path: &[&str]| path.iter().try_fold(&v, |v, k| v.get(*k));
         d.set_item("events", field(&["events"]).and_then(|x| x.as_u64()))?;
         d.set_item("completed", field(&["requests", "completed"]).and_then(|x| x.as_u64()))?;
         d.set_item("sim_time_s", field(&["sim_time_s"]).and_then(|x| x.as_f64()))?;

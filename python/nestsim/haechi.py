@@ -13,7 +13,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from statistics import mean
 
 from . import _native
 from .runner import _peak_rss_mb, write_json
@@ -72,6 +71,8 @@ def render(summary: dict, run_info: dict) -> str:
 
 def table_lines(r: dict) -> list:
     """The per-client table of a Haechi result (`summary["haechi"]`, alone or in a World run)."""
+    from statistics import mean  # here: `nestsim` starts without it
+
     first = int(round(r["warmup_s"] / r["period_s"]))
     wire = " on the packet fabric" if r.get("wire") == "fabric" else ""
     lines = [f"Haechi run{wire}, qos = {r['qos']}, {len(r['per_period_total']) - first} measured periods of "

@@ -15,9 +15,8 @@ import resource
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
 
 from . import _native
 from ._lazy import lazy, preload
@@ -51,8 +50,7 @@ MIN_CHUNK_EVENTS = 10_000
 MAX_STASHED = 4
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """Limits a run stops at, cleanly, with its partial outputs written and ``summary.stopped``
     saying which limit and when. ``events`` stops at exactly that many events (deterministic);
     ``wall_s`` and ``memory_bytes`` (resident set of this process) are checked between steps.
@@ -82,24 +80,23 @@ REQUEST_COLUMNS = [
 ]
 
 
-@dataclass
 class RunResult:
     """What a run produced. Tables are pyarrow Tables (``.to_pandas()`` with pandas installed,
     or ``polars.from_arrow``); ``requests.in_window`` marks the rows the summary's statistics
-    count (arrived after the warm-up and before the wrap-up)."""
+    count (arrived after the warm-up and before the wrap-up). ``head`` holds what the exit status
+    and run.json need, read from the summary by the engine: `events`, `completed`, `sim_time_s`,
+    `seed`, `scenario`, `conservation`, `network_conservation` and (a stopped run's) `stopped`.
+    (A plain class, not a dataclass: `nestsim` starts without importing dataclasses.)"""
 
-    run_info: dict
-    out_dir: Optional[Path] = None
-    _requests: Optional[pa.Table] = field(default=None, repr=False)
-    _timeseries: Optional[pa.Table] = field(default=None, repr=False)
-    #: The summary as a dict, or (until first read) as the engine's JSON text: a command that
-    #: only writes summary.json never parses it back (121 MB, 1.5 CPU-s on 10,000 drives).
-    _summary: Optional[dict] = field(default=None, repr=False)
-    _summary_text: Optional[str] = field(default=None, repr=False)
-    #: What the exit status and run.json need, read from the summary by the engine: `events`,
-    #: `completed`, `sim_time_s`, `seed`, `scenario`, `conservation`, `network_conservation`
-    #: and (a stopped run's) `stopped`.
-    head: dict = field(default_factory=dict, repr=False)
+    def __init__(self, run_info: dict, out_dir: Optional[Path] = None, _requests: Optional[Any] = None,
+                 _timeseries: Optional[Any] = None, _summary: Optional[dict] = None, _summary_text: Optional[str] = None,
+                 head: Optional[dict] = None):
+        self.run_info, self.out_dir = run_info, out_dir
+        self._requests, self._timeseries = _requests, _timeseries
+        # The summary as a dict, or (until first read) as the engine's JSON text: a command that
+        # only writes summary.json never parses it back (121 MB, 1.5 CPU-s on 10,000 drives).
+        self._summary, self._summary_text = _summary, _summary_text
+        self.head = head if head is not None else {}
 
     @property
     def summary(self) -> dict:

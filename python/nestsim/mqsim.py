@@ -522,6 +522,13 @@ def finalize(sc: dict, capacity: int) -> dict:
         rng = max(align, int(span * ws) // align * align)
         w["range_start"] = f"{start}B"
         w["range"] = f"{rng}B"
+    # MQSim numbers each flow's addresses from zero (its stream's domain), and its shared CMT
+    # writes an entry evicted by another stream's miss back in that stream's domain
+    # (`mapping_domains`, docs/mqsim.md): the compat device is told where the domains start.
+    starts = sorted({int(w["range_start"][:-1]) for w in sc["workload"] if "range_start" in w})
+    for dev in sc["device"]:
+        if dev.get("compat") == "mqsim" and len(starts) > 1 and all("range_start" in w for w in sc["workload"]):
+            dev.setdefault("model", {})["mapping_domains"] = starts
     return sc
 
 

@@ -76,6 +76,10 @@ pub struct Cmt {
     /// `evicted_entry_misfiled`: the LPAs under which an evicted entry was filed (MQSim's global
     /// mapping table entries that hold a mapping), one bit each.
     misfiled: Option<Vec<u64>>,
+    /// MQSim's per-stream address domains (`ModelSwitches::mapping_domains`), as their first
+    /// LPAs in rising order; empty: one. A dirty entry evicted by a miss in another domain is
+    /// written back in the missing LPA's domain, at the evicted entry's offset in its own.
+    pub domains: Vec<u32>,
 }
 
 /// What a transaction does to its mapping entry.
@@ -169,6 +173,7 @@ impl Cmt {
             misses: 0,
             free_misses: 0,
             misfiled: misfiled.then(|| vec![0u64; logical_pages.div_ceil(64) as usize]),
+            domains: Vec::new(),
         }
     }
 
@@ -197,6 +202,20 @@ impl Cmt {
     #[inline]
     fn changes_cached(&self, update: Update) -> bool {
         update == Update::Program || (update == Update::Maps && self.granularity == CmtGranularity::TranslationPage)
+    }
+
+    /// `lpa` moved into `of`'s address domain at the same offset (`domains`): where MQSim files
+    /// an entry evicted by a miss of another stream (`Address_Mapping_Unit_Page_Level.cpp:1549-1564`
+    /// writes the evicted, stream-local LPA back in the missing stream's domain).
+    fn in_domain_of(&self, lpa: u32, of: u32) -> u32 {
+        let domain = |x: u32| self.domains.partition_point(|&b| b <= x).saturating_sub(1);
+        let (a, b) = (domain(lpa), domain(of));
+        if a == b {
+            return lpa;
+        }
+        let moved = self.domains[b] as u64 + (lpa - self.domains[a]) as u64;
+        let end = self.domains.get(b + 1).map_or(self.index.len() as u64, |&e| e as u64);
+        moved.min(end.saturating_sub(1)) as u32
     }
 
     /// Looks `lpa` up; `update` says whether the access changes its entry.
@@ -311,10 +330,12 @@ impl Cmt {
         }
         if self.lru.len() >= self.capacity {
             if let Some(v) = self.lru.pop_lru() {
+                let mut evicted = NONE;
                 let tp = match self.granularity {
                     CmtGranularity::TranslationPage => v,
                     CmtGranularity::Entry => {
                         let old = std::mem::replace(&mut self.slot_lpa[v as usize], NONE);
+                        evicted = old;
                         self.index.set(old as usize, 0);
                         self.free.push(v);
                         if !self.sector_counts.is_empty() {
@@ -332,6 +353,7 @@ impl Cmt {
                             bits[lpa as usize / 64] |= bit(lpa);
                             self.tpage(lpa)
                         }
+                        None if evicted != NONE && self.domains.len() > 1 => self.tpage(self.in_domain_of(evicted, lpa)),
                         None => tp,
                     };
                     self.write_backs.push(tp);
@@ -463,6 +485,26 @@ mod tests {
         };
         assert_eq!(run(MergeRead::CleanCachedSectors), (vec![0, 0], vec![1024, 0]));
         assert_eq!(run(MergeRead::Page), (vec![0, 0], vec![4096, 4096]));
+    }
+
+    #[test]
+    fn an_entry_evicted_by_another_streams_miss_is_written_back_in_that_streams_domain() {
+        // Two domains of 5,000 LPAs, 100 entries per translation page; room for one entry.
+        let run = |domains: Vec<u32>| {
+            let mut c = entry_cmt(1, MappingWrites::Never);
+            c.domains = domains;
+            c.insert(5_250, Update::Program); // domain 1, offset 250: page 52
+            c.insert(30, Update::None); // domain 0's miss evicts it
+            c.insert(5_160, Update::Program); // domain 1 evicts domain 0's clean 30: nothing
+            c.insert(5_999, Update::None); // domain 1 evicts its own dirty 5,160: page 51
+            (c.write_backs.clone(), c.lookup(240, Update::None), c.lookup(5_260, Update::None))
+        };
+        let (wb, moved, own) = run(vec![0, 5_000]);
+        assert_eq!(wb, vec![2, 51], "5,250 is filed at offset 250 of domain 0 (page 2); 5,160 in its own domain");
+        assert!(matches!(moved, Lookup::Hit) && matches!(own, Lookup::Miss { tp: 52, .. }), "page 2 departed, page 52 did not");
+        let (wb, _, own) = run(Vec::new());
+        assert_eq!(wb, vec![52, 51], "one domain: each entry's own page");
+        assert!(matches!(own, Lookup::Hit));
     }
 
     #[test]

@@ -328,6 +328,13 @@ pub struct ModelSwitches {
     /// among those pages. Off: a program takes the frontier's page when it starts, and a read of
     /// a never-written page senses no page of its own.
     pub pages_at_dispatch: bool,
+    /// Byte offsets where MQSim's per-stream address domains start (its host interface makes each
+    /// flow's addresses start from zero, `Host_Interface_NVMe.cpp:186`, and the CMT, shared,
+    /// keys them by stream); the importer gives one per flow. With `evicted_entry_misfiled` off,
+    /// a dirty entry evicted by a miss of another stream is written back in the missing stream's
+    /// domain at the evicted entry's offset, as MQSim's `request_mapping_entry` does (it passes
+    /// the evicted, stream-local LPA with the requester's stream). Empty: one domain.
+    pub mapping_domains: Vec<u64>,
 }
 
 impl Default for ModelSwitches {
@@ -357,6 +364,7 @@ impl Default for ModelSwitches {
             rga_sampling: RgaSampling::FullBlocks,
             gc_floor_blocks: 0,
             pages_at_dispatch: false,
+            mapping_domains: Vec::new(),
         }
     }
 }
@@ -380,7 +388,7 @@ impl ModelSwitches {
             map_entry_bytes: ((bits + sectors) / 8.0).ceil() as u32,
             mapping_writes: MappingWrites::Pinned,
             merge_read: MergeRead::CleanCachedSectors,
-            evicted_entry_misfiled: true,
+            evicted_entry_misfiled: false,
             unwritten_read_maps: true,
             destage: Destage::Eager,
             gc_precedence: GcPrecedence::First,
@@ -392,6 +400,7 @@ impl ModelSwitches {
             rga_sampling: RgaSampling::Mqsim,
             gc_floor_blocks: 10,
             pages_at_dispatch: true,
+            mapping_domains: Vec::new(),
         }
     }
 

@@ -146,6 +146,8 @@ pub struct ModelConfig {
     pub gc_floor_blocks: Option<u32>,
     /// Pages taken at dispatch to the die's queue (MQSim) rather than at the program's start.
     pub pages_at_dispatch: Option<bool>,
+    /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).
+    pub mapping_domains: Option<Vec<u64>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

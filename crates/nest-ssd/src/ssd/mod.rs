@@ -189,7 +189,7 @@ impl Ssd {
         ftl.write_floor = params.model.gc_floor_blocks;
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| {
-            Cmt::new(
+            let mut cmt = Cmt::new(
                 logical,
                 params.geometry.page_size,
                 b,
@@ -199,7 +199,12 @@ impl Ssd {
                 m.mapping_writes,
                 m.evicted_entry_misfiled,
                 m.merge_read,
-            )
+            );
+            let mut starts: Vec<u32> = m.mapping_domains.iter().map(|&b| (b / params.geometry.page_size as u64).min(logical) as u32).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            cmt.domains = starts;
+            cmt
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);

@@ -105,6 +105,10 @@ class RunResult:
             self._summary_text = None
         return self._summary
 
+    @summary.setter
+    def summary(self, value: dict) -> None:
+        self._summary, self._summary_text = value, None
+
     def __repr__(self) -> str:
         # Short: a notebook cell that evaluates a result should not print the whole summary.
         s = self.summary

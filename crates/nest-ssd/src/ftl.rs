@@ -22,8 +22,13 @@ pub struct PlaneBlocks {
     pub gc_front: Option<u32>,
     /// `MappingWrites::Pinned`: the block MQSim's translation write-backs take pages of.
     pub pinned_front: Option<u32>,
-    /// A GC (or wear-levelling) job holds this plane's victim.
-    pub gc_active: bool,
+    /// Free blocks this plane's frontiers have taken (a new GC job may start at each, as MQSim's
+    /// `Check_gc_required` does: `ModelSwitches::gc_jobs_per_plane`).
+    pub blocks_taken: u32,
+    /// GC jobs running beyond the first (`gc_jobs_per_plane`): user writes leave a free block
+    /// for each, besides the reserve, so a plane's jobs can always finish (MQSim's can run its
+    /// pool dry and crash).
+    pub extra_gc_jobs: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -105,7 +110,8 @@ impl Ftl {
                 user_front: None,
                 gc_front: None,
                 pinned_front: None,
-                gc_active: false,
+                blocks_taken: 0,
+                extra_gc_jobs: 0,
             })
             .collect();
         Ftl {
@@ -181,11 +187,12 @@ impl Ftl {
     #[inline]
     pub fn can_alloc_user(&self, plane: u32) -> bool {
         let pb = &self.planes[plane as usize];
+        let reserve = GC_RESERVE + pb.extra_gc_jobs as usize;
         if self.write_floor > 0 {
             // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
-            return pb.free.len() as u32 >= self.write_floor;
+            return pb.free.len() as u32 >= self.write_floor && pb.free.len() > reserve;
         }
-        self.front_has_room(pb.user_front) || pb.free.len() > GC_RESERVE
+        self.front_has_room(pb.user_front) || pb.free.len() > reserve
     }
 
     pub fn gc_need(&self, plane: u32) -> GcNeed {
@@ -202,6 +209,7 @@ impl Ftl {
     fn take_free_block(&mut self, plane: u32) -> u32 {
         // Dynamic wear levelling (the least-erased free block) is the free list's own order.
         let b = self.planes[plane as usize].free.take().expect("a free block");
+        self.planes[plane as usize].blocks_taken += 1;
         self.blocks[b as usize].state = BlockState::Open;
         b
     }
@@ -421,7 +429,6 @@ impl Ftl {
         self.by_valid.remove(plane, b, |x| valid_key(blocks, x));
         self.by_erases.remove(plane, b, |x| erases_key(blocks, x));
         self.blocks[b as usize].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
         if wl {
             self.counters.wl_jobs += 1;
         } else {
@@ -444,7 +451,12 @@ impl Ftl {
         self.counters.erases += 1;
         let pb = &mut self.planes[plane as usize];
         pb.free.push(block, erases);
-        pb.gc_active = false;
+    }
+
+    /// Whether `plane` can hold another GC job beside `running` ones: a free block for each of
+    /// them and the new one, besides the reserve.
+    pub fn room_for_gc_job(&self, plane: u32, running: u32) -> bool {
+        self.planes[plane as usize].free.len() > GC_RESERVE + running as usize
     }
 
     /// GC done instantly (preconditioning): pick, move, erase.

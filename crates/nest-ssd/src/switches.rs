@@ -335,6 +335,12 @@ pub struct ModelSwitches {
     /// domain at the evicted entry's offset, as MQSim's `request_mapping_entry` does (it passes
     /// the evicted, stream-local LPA with the requester's stream). Empty: one domain.
     pub mapping_domains: Vec<u64>,
+    /// GC jobs a plane runs at once at most. Beyond the first, a job starts only when a frontier
+    /// of the plane has taken a free block since the last one started (or at an erase while
+    /// user writes wait below the GC floor), as MQSim's `Check_gc_required` is called
+    /// (`Flash_Block_Manager.cpp:33, 52, 105`, `GC_and_WL_Unit_Base.cpp:161-164`) with its
+    /// `max_ongoing_gc_reqs_per_plane` (10, `SSD_Device.cpp:310`). 1: one job per plane.
+    pub gc_jobs_per_plane: u32,
 }
 
 impl Default for ModelSwitches {
@@ -365,6 +371,7 @@ impl Default for ModelSwitches {
             gc_floor_blocks: 0,
             pages_at_dispatch: false,
             mapping_domains: Vec::new(),
+            gc_jobs_per_plane: 1,
         }
     }
 }
@@ -401,6 +408,7 @@ impl ModelSwitches {
             gc_floor_blocks: 10,
             pages_at_dispatch: true,
             mapping_domains: Vec::new(),
+            gc_jobs_per_plane: 10,
         }
     }
 
@@ -410,6 +418,9 @@ impl ModelSwitches {
         }
         if self.map_entry_bytes == 0 || self.map_entry_bytes > page_size {
             e.push(("model.map_entry_bytes".into(), "expected 1 byte up to the page size".into()));
+        }
+        if self.gc_jobs_per_plane == 0 || self.gc_jobs_per_plane > 64 {
+            e.push(("model.gc_jobs_per_plane".into(), "expected 1 to 64 jobs".into()));
         }
         if self.hot_window.0 == 0 {
             e.push(("model.hot_window".into(), "expected a positive duration".into()));

@@ -199,6 +199,31 @@ fn preconditioned_random_writes_collect_garbage() {
     }
 }
 
+/// `gc_jobs_per_plane`: beyond the first, a plane starts another GC job each time a frontier
+/// takes a free block below the threshold (MQSim's ten at once); every write still completes,
+/// the FTL stays consistent, and the locked victims leave fuller blocks to collect.
+#[test]
+fn a_plane_runs_several_gc_jobs_when_allowed() {
+    let run = |jobs: u32| {
+        let mut p = small();
+        p.model.gc_jobs_per_plane = jobs;
+        // MQSim's floor, so that GC starts with room for more jobs; space for it beside the data.
+        p.model.gc_floor_blocks = 10;
+        p.ftl.overprovisioning = 0.3;
+        let b = random_writes(p, 20_000, 16);
+        assert_eq!(b.lat.len(), 20_000, "every command completes");
+        assert_eq!(b.ssd.in_flight(), 0);
+        b.ssd.check().unwrap();
+        (b.ssd.gc_peak, b.ssd.ftl.counters.gc_jobs, b.ssd.write_amplification())
+    };
+    let (peak1, jobs1, waf1) = run(1);
+    let (peak4, jobs4, waf4) = run(4);
+    assert_eq!(peak1, 1);
+    assert!(peak4 > 1 && peak4 <= 4, "at most four at once, and more than one: {peak4}");
+    assert!(jobs4 > 100 && jobs1 > 100);
+    assert!(waf4 > waf1, "victims locked in GC leave fuller blocks: WAF {waf4} vs {waf1}");
+}
+
 #[test]
 fn greedy_beats_random_victims_on_write_amplification() {
     let mut g = small();

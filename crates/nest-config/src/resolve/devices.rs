@@ -408,6 +408,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("rga_sampling"), &m.rga_sampling, "an RGA sampling", &RgaSampling::ALL, RgaSampling::name, &mut sw.rga_sampling);
     sw.gc_floor_blocks = m.gc_floor_blocks.unwrap_or(sw.gc_floor_blocks);
     sw.pages_at_dispatch = m.pages_at_dispatch.unwrap_or(sw.pages_at_dispatch);
+    sw.gc_jobs_per_plane = m.gc_jobs_per_plane.unwrap_or(sw.gc_jobs_per_plane);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();
     }

@@ -148,6 +148,8 @@ pub struct ModelConfig {
     pub pages_at_dispatch: Option<bool>,
     /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).
     pub mapping_domains: Option<Vec<u64>>,
+    /// GC jobs a plane runs at once at most (MQSim: 10).
+    pub gc_jobs_per_plane: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -88,7 +88,9 @@ impl Ssd {
                     ProgramTransfer::Written => txn.bytes as u64,
                 };
             }
-            if txn.kind.is_user_program() {
+            // GC writes too: with several jobs per plane a GC frontier's new block may start
+            // another (MQSim, `Flash_Block_Manager.cpp:52`).
+            if txn.kind.is_user_program() || txn.kind == Kind::GcWrite {
                 self.maybe_start_gc(now, txn.plane, out);
             }
         }

@@ -10,6 +10,7 @@ use nest_core::SimTime;
 
 #[derive(Copy, Clone, Debug, Default)]
 pub(super) struct GcJob {
+    pub(super) plane: u32,
     pub(super) victim: u32,
     pub(super) pending: u32,
     pub(super) started: SimTime,
@@ -40,7 +41,15 @@ impl Ssd {
     }
 
     pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
-        if self.gc[plane as usize].is_some() {
+        let running = self.gc_count[plane as usize];
+        if running >= self.params.model.gc_jobs_per_plane.max(1) {
+            return;
+        }
+        // Another job beside a running one only when a frontier has taken a block since the
+        // last one started (MQSim checks at each block taken), or — below the GC floor, where
+        // writes wait — at an erase (`erase_done`).
+        let taken = self.ftl.planes[plane as usize].blocks_taken;
+        if running > 0 && (taken == self.gc_seen_blocks[plane as usize] || !self.ftl.room_for_gc_job(plane, running)) {
             return;
         }
         let mut need = self.ftl.gc_need(plane);
@@ -59,32 +68,63 @@ impl Ssd {
         let Some((victim, _wl)) = self.ftl.start_gc(plane, &mut self.rng) else { return };
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.valid_pages(victim, &mut pages);
-        self.gc[plane as usize] = Some(GcJob { victim, pending: pages.len() as u32, started: now });
+        let job = GcJob { plane, victim, pending: pages.len() as u32, started: now };
+        let id = match self.gc_free.pop() {
+            Some(id) => {
+                self.gc_jobs[id as usize] = job;
+                id
+            }
+            None => {
+                self.gc_jobs.push(job);
+                self.gc_jobs.len() as u32 - 1
+            }
+        };
+        self.gc_count[plane as usize] += 1;
+        self.ftl.planes[plane as usize].extra_gc_jobs = self.gc_count[plane as usize] - 1;
+        self.gc_peak = self.gc_peak.max(self.gc_count[plane as usize]);
+        self.gc_seen_blocks[plane as usize] = taken;
         for &(ppa, lpa) in &pages {
-            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: plane, bytes: self.layout.page_size, next: NONE, seq: 0 });
+            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 });
             self.queue_at(die, Q_GC, t);
         }
         let empty = pages.is_empty();
         self.scratch = pages;
         if empty {
-            self.queue_erase(plane, victim);
+            self.queue_erase(id);
         }
         self.kick(now, die, out);
     }
 
-    pub(super) fn queue_erase(&mut self, plane: u32, victim: u32) {
-        let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: plane, bytes: 0, next: NONE, seq: 0 });
+    pub(super) fn queue_erase(&mut self, id: u32) {
+        let GcJob { plane, victim, .. } = self.gc_jobs[id as usize];
+        let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: id, bytes: 0, next: NONE, seq: 0 });
         let die = self.layout.die_of_plane(plane);
         self.queue_at(die, Q_GC, t);
     }
 
-    pub(super) fn gc_step(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
-        let job = self.gc[plane as usize].as_mut().expect("GC step without a job");
+    /// A page of job `id` moved (or found stale): after the last, its victim is erased.
+    pub(super) fn gc_step(&mut self, now: SimTime, id: u32, out: &mut Outbox) {
+        let job = &mut self.gc_jobs[id as usize];
         job.pending -= 1;
         if job.pending == 0 {
-            let victim = job.victim;
-            self.queue_erase(plane, victim);
+            let plane = job.plane;
+            self.queue_erase(id);
             self.kick(now, self.layout.die_of_plane(plane), out);
         }
+    }
+
+    /// Job `id`'s victim is erased: the job ends, and the plane may start another — also beside
+    /// running ones while user writes wait below the GC floor (MQSim: `GC_and_WL_Unit_Base.cpp:161-164`).
+    pub(super) fn erase_done(&mut self, now: SimTime, id: u32) -> u32 {
+        let job = self.gc_jobs[id as usize];
+        self.gc_free.push(id);
+        self.gc_count[job.plane as usize] -= 1;
+        self.ftl.planes[job.plane as usize].extra_gc_jobs = self.gc_count[job.plane as usize].saturating_sub(1);
+        self.counters.gc_time_ps += (now - job.started).0;
+        if self.gc_count[job.plane as usize] > 0 && !self.ftl.can_alloc_user(job.plane) {
+            // Let the next check start a job as if a block had been taken.
+            self.gc_seen_blocks[job.plane as usize] = self.gc_seen_blocks[job.plane as usize].wrapping_sub(1);
+        }
+        job.plane
     }
 }

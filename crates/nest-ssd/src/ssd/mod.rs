@@ -144,7 +144,14 @@ pub struct Ssd {
     policies: Vec<sched::Policy>,
     gc_order: sched::GcOrder,
     channels: Vec<Channel>,
-    gc: Vec<Option<GcJob>>,
+    /// GC jobs by id (a transaction's owner); `gc_free` the ids not in use.
+    gc_jobs: Vec<GcJob>,
+    gc_free: Vec<u32>,
+    /// Per plane: jobs running, and the plane's `blocks_taken` when its last job started.
+    gc_count: Vec<u32>,
+    gc_seen_blocks: Vec<u32>,
+    /// The most GC jobs one plane ran at once.
+    pub(crate) gc_peak: u32,
     /// Soft GC may not start (the `set_soft_gc_deferred` hook).
     soft_gc_deferred: bool,
     /// A GC storm: every plane collects whatever holds a stale page, as if its free blocks
@@ -232,7 +239,11 @@ impl Ssd {
             .collect();
         let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
         let mut ssd = Ssd {
-            gc: vec![None; layout.planes as usize],
+            gc_jobs: Vec::new(),
+            gc_free: Vec::new(),
+            gc_count: vec![0; layout.planes as usize],
+            gc_seen_blocks: vec![0; layout.planes as usize],
+            gc_peak: 0,
             policies: (0..layout.dies).map(|_| sched::Policy::for_params(&params.sched)).collect(),
             gc_order: sched::GcOrder::new(layout.dies, params.ftl.gc_preemptible, params.model.gc_precedence),
             layout,
@@ -310,7 +321,7 @@ impl Ssd {
 
     /// Planes with a GC or wear-levelling job in progress.
     pub fn gc_active(&self) -> u32 {
-        self.gc.iter().filter(|g| g.is_some()).count() as u32
+        self.gc_count.iter().filter(|&&n| n > 0).count() as u32
     }
 
     /// Transactions queued at dies (all kinds).

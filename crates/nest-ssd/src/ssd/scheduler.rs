@@ -467,11 +467,8 @@ impl Ssd {
                 self.gc_step(now, txn.owner, out);
             }
             Kind::Erase => {
-                let plane = txn.owner;
                 self.ftl.erase(txn.ppa);
-                if let Some(job) = self.gc[plane as usize].take() {
-                    self.counters.gc_time_ps += (now - job.started).0;
-                }
+                let plane = self.erase_done(now, txn.owner);
                 self.maybe_start_gc(now, plane, out);
                 // Writes held for space on this plane may go now.
                 let die = self.layout.die_of_plane(plane);

@@ -25,10 +25,10 @@ pub struct PlaneBlocks {
     /// Free blocks this plane's frontiers have taken (a new GC job may start at each, as MQSim's
     /// `Check_gc_required` does: `ModelSwitches::gc_jobs_per_plane`).
     pub blocks_taken: u32,
-    /// GC jobs running beyond the first (`gc_jobs_per_plane`): user writes leave a free block
-    /// for each, besides the reserve, so a plane's jobs can always finish (MQSim's can run its
-    /// pool dry and crash).
-    pub extra_gc_jobs: u32,
+    /// GC jobs running on this plane (several with `gc_jobs_per_plane`): user writes leave a
+    /// free block for each beyond the first, besides the reserve, so a plane's jobs can always
+    /// finish (MQSim's can run its pool dry and crash).
+    pub gc_jobs: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl Ftl {
                 gc_front: None,
                 pinned_front: None,
                 blocks_taken: 0,
-                extra_gc_jobs: 0,
+                gc_jobs: 0,
             })
             .collect();
         Ftl {
@@ -187,7 +187,7 @@ impl Ftl {
     #[inline]
     pub fn can_alloc_user(&self, plane: u32) -> bool {
         let pb = &self.planes[plane as usize];
-        let reserve = GC_RESERVE + pb.extra_gc_jobs as usize;
+        let reserve = GC_RESERVE + pb.gc_jobs.saturating_sub(1) as usize;
         if self.write_floor > 0 {
             // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
             return pb.free.len() as u32 >= self.write_floor && pb.free.len() > reserve;

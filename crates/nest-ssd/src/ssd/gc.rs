@@ -41,7 +41,7 @@ impl Ssd {
     }
 
     pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
-        let running = self.gc_count[plane as usize];
+        let running = self.ftl.planes[plane as usize].gc_jobs;
         if running >= self.params.model.gc_jobs_per_plane.max(1) {
             return;
         }
@@ -79,9 +79,8 @@ impl Ssd {
                 self.gc_jobs.len() as u32 - 1
             }
         };
-        self.gc_count[plane as usize] += 1;
-        self.ftl.planes[plane as usize].extra_gc_jobs = self.gc_count[plane as usize] - 1;
-        self.gc_peak = self.gc_peak.max(self.gc_count[plane as usize]);
+        self.ftl.planes[plane as usize].gc_jobs += 1;
+        self.gc_peak = self.gc_peak.max(running + 1);
         self.gc_seen_blocks[plane as usize] = taken;
         for &(ppa, lpa) in &pages {
             let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 });
@@ -118,10 +117,9 @@ impl Ssd {
     pub(super) fn erase_done(&mut self, now: SimTime, id: u32) -> u32 {
         let job = self.gc_jobs[id as usize];
         self.gc_free.push(id);
-        self.gc_count[job.plane as usize] -= 1;
-        self.ftl.planes[job.plane as usize].extra_gc_jobs = self.gc_count[job.plane as usize].saturating_sub(1);
+        self.ftl.planes[job.plane as usize].gc_jobs -= 1;
         self.counters.gc_time_ps += (now - job.started).0;
-        if self.gc_count[job.plane as usize] > 0 && !self.ftl.can_alloc_user(job.plane) {
+        if self.ftl.planes[job.plane as usize].gc_jobs > 0 && !self.ftl.can_alloc_user(job.plane) {
             // Let the next check start a job as if a block had been taken.
             self.gc_seen_blocks[job.plane as usize] = self.gc_seen_blocks[job.plane as usize].wrapping_sub(1);
         }

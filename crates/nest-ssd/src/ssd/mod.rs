@@ -147,8 +147,8 @@ pub struct Ssd {
     /// GC jobs by id (a transaction's owner); `gc_free` the ids not in use.
     gc_jobs: Vec<GcJob>,
     gc_free: Vec<u32>,
-    /// Per plane: jobs running, and the plane's `blocks_taken` when its last job started.
-    gc_count: Vec<u32>,
+    /// Per plane: its `blocks_taken` when its last GC job started (the jobs running are the
+    /// FTL's `gc_jobs`).
     gc_seen_blocks: Vec<u32>,
     /// The most GC jobs one plane ran at once.
     pub(crate) gc_peak: u32,
@@ -241,7 +241,6 @@ impl Ssd {
         let mut ssd = Ssd {
             gc_jobs: Vec::new(),
             gc_free: Vec::new(),
-            gc_count: vec![0; layout.planes as usize],
             gc_seen_blocks: vec![0; layout.planes as usize],
             gc_peak: 0,
             policies: (0..layout.dies).map(|_| sched::Policy::for_params(&params.sched)).collect(),
@@ -321,7 +320,7 @@ impl Ssd {
 
     /// Planes with a GC or wear-levelling job in progress.
     pub fn gc_active(&self) -> u32 {
-        self.gc_count.iter().filter(|&&n| n > 0).count() as u32
+        self.ftl.planes.iter().filter(|p| p.gc_jobs > 0).count() as u32
     }
 
     /// Transactions queued at dies (all kinds).

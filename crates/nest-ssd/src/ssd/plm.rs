@@ -520,7 +520,7 @@ impl Ssd {
         if set.win.pool_turn_waiting() {
             return planes.into_iter().any(|p| self.ftl.gc_need(p) == GcNeed::Hard);
         }
-        planes.into_iter().any(|p| self.gc_count[p as usize] > 0 || self.ftl.gc_need(p) != GcNeed::None)
+        planes.into_iter().any(|p| self.ftl.planes[p as usize].gc_jobs > 0 || self.ftl.gc_need(p) != GcNeed::None)
     }
 
     /// In NDWin, tells the window once the deferred work is done.

@@ -38,6 +38,6 @@ impl Ssd {
 
     fn die_in_hard_gc(&self, d: u32) -> bool {
         let ppd = self.layout.dims[3];
-        (d * ppd..(d + 1) * ppd).any(|p| self.gc_count[p as usize] > 0 && self.ftl.gc_need(p) == GcNeed::Hard)
+        (d * ppd..(d + 1) * ppd).any(|p| self.ftl.planes[p as usize].gc_jobs > 0 && self.ftl.gc_need(p) == GcNeed::Hard)
     }
 }

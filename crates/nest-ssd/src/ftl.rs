@@ -25,10 +25,10 @@ pub struct PlaneBlocks {
     /// Free blocks this plane's frontiers have taken (a new GC job may start at each, as MQSim's
     /// `Check_gc_required` does: `ModelSwitches::gc_jobs_per_plane`).
     pub blocks_taken: u32,
-    /// GC jobs running on this plane (several with `gc_jobs_per_plane`): user writes leave a
-    /// free block for each beyond the first, besides the reserve, so a plane's jobs can always
-    /// finish (MQSim's can run its pool dry and crash).
+    /// GC jobs running on this plane (several with `gc_jobs_per_plane`).
     pub gc_jobs: u32,
+    /// Pages the running jobs still have to write (`gc_room`).
+    pub gc_owed: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -112,6 +112,7 @@ impl Ftl {
                 pinned_front: None,
                 blocks_taken: 0,
                 gc_jobs: 0,
+                gc_owed: 0,
             })
             .collect();
         Ftl {
@@ -183,16 +184,14 @@ impl Ftl {
         front.is_some_and(|b| self.blocks[b as usize].written < self.layout.pages_per_block)
     }
 
-    /// Whether a user (or cache flush) write can get a page on `plane` now.
+    /// Whether a user (or cache flush) write can get a page on `plane` now: a free block is
+    /// taken only beyond the reserve and what GC is owed (`gc_room`).
     #[inline]
     pub fn can_alloc_user(&self, plane: u32) -> bool {
         let pb = &self.planes[plane as usize];
-        let reserve = GC_RESERVE + pb.gc_jobs.saturating_sub(1) as usize;
-        if self.write_floor > 0 {
-            // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
-            return pb.free.len() as u32 >= self.write_floor && pb.free.len() > reserve;
-        }
-        self.front_has_room(pb.user_front) || pb.free.len() > reserve
+        let room = self.front_has_room(pb.user_front);
+        // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
+        (self.write_floor == 0 || pb.free.len() as u32 >= self.write_floor) && (room || (pb.free.len() > GC_RESERVE && self.block_spare_for_gc(plane)))
     }
 
     pub fn gc_need(&self, plane: u32) -> GcNeed {
@@ -272,7 +271,7 @@ impl Ftl {
             self.blocks[front.unwrap() as usize].written += 1;
             return false;
         }
-        if self.planes[plane as usize].free.len() as u32 <= self.hard_free.max(GC_RESERVE as u32) {
+        if self.planes[plane as usize].free.len() as u32 <= self.hard_free.max(GC_RESERVE as u32) || !self.block_spare_for_gc(plane) {
             self.counters.pinned_unplaced += 1;
             return false;
         }
@@ -369,6 +368,13 @@ impl Ftl {
     /// Chooses a victim on `plane` and marks it; returns it and whether it is a static
     /// wear-levelling migration rather than a space reclaim.
     pub fn start_gc(&mut self, plane: u32, rng: &mut RngStream) -> Option<(u32, bool)> {
+        let (b, wl) = self.pick_gc_victim(plane, rng)?;
+        self.claim_victim(plane, b, wl);
+        Some((b, wl))
+    }
+
+    /// The victim `start_gc` would choose, unmarked.
+    pub fn pick_gc_victim(&self, plane: u32, rng: &mut RngStream) -> Option<(u32, bool)> {
         let bpp = self.layout.blocks_per_plane;
         let ppb = self.layout.pages_per_block;
         let range = plane * bpp..(plane + 1) * bpp;
@@ -424,7 +430,11 @@ impl Ftl {
                 }
             }
         }
-        let b = chosen?;
+        chosen.map(|b| (b, wl))
+    }
+
+    /// Marks `b` as `plane`'s GC victim (a wear-levelling migration if `wl`).
+    pub fn claim_victim(&mut self, plane: u32, b: u32, wl: bool) {
         let blocks = &self.blocks;
         self.by_valid.remove(plane, b, |x| valid_key(blocks, x));
         self.by_erases.remove(plane, b, |x| erases_key(blocks, x));
@@ -434,7 +444,6 @@ impl Ftl {
         } else {
             self.counters.gc_jobs += 1;
         }
-        Some((b, wl))
     }
 
     /// The victim's pages have been moved and it was erased.
@@ -451,12 +460,6 @@ impl Ftl {
         self.counters.erases += 1;
         let pb = &mut self.planes[plane as usize];
         pb.free.push(block, erases);
-    }
-
-    /// Whether `plane` can hold another GC job beside `running` ones: a free block for each of
-    /// them and the new one, besides the reserve.
-    pub fn room_for_gc_job(&self, plane: u32, running: u32) -> bool {
-        self.planes[plane as usize].free.len() > GC_RESERVE + running as usize
     }
 
     /// GC done instantly (preconditioning): pick, move, erase.

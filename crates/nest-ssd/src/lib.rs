@@ -16,6 +16,7 @@ pub mod divisor;
 pub mod dram;
 pub mod free_list;
 pub mod ftl;
+mod gc_room;
 pub use nest_core::lazy_vec;
 pub mod geometry;
 pub mod lru;

@@ -324,9 +324,12 @@ pub struct ModelSwitches {
     /// MQSim translates addresses (`translate_lpa_to_ppa`, `Address_Mapping_Unit_Page_Level.cpp:584-605`):
     /// a user program's page then, and — with `unwritten_read_maps` — a never-written page's read
     /// its own (`online_create_entry_for_reads`, `:1225-1388`), both from the plane's user
-    /// frontier in dispatch order. Multi-plane partners (`multiplane_same_page`) are then found
-    /// among those pages. Off: a program takes the frontier's page when it starts, and a read of
-    /// a never-written page senses no page of its own.
+    /// frontier in dispatch order; a GC move's page from the GC frontier when its read is done
+    /// (`GC_and_WL_Unit_Base.cpp:119, 134`); writes that came while their plane was below the GC
+    /// floor theirs at the erase that lifts it (`Address_Mapping_Unit_Page_Level.cpp:1915-1934`).
+    /// Multi-plane partners (`multiplane_same_page`) are then found among those pages. Off: a
+    /// program takes the frontier's page when it starts, and a read of a never-written page
+    /// senses no page of its own.
     pub pages_at_dispatch: bool,
     /// Byte offsets where MQSim's per-stream address domains start (its host interface makes each
     /// flow's addresses start from zero, `Host_Interface_NVMe.cpp:186`, and the CMT, shared,
@@ -341,6 +344,13 @@ pub struct ModelSwitches {
     /// (`Flash_Block_Manager.cpp:33, 52, 105`, `GC_and_WL_Unit_Base.cpp:161-164`) with its
     /// `max_ongoing_gc_reqs_per_plane` (10, `SSD_Device.cpp:310`). 1: one job per plane.
     pub gc_jobs_per_plane: u32,
+    /// GC's page reads wait in a queue of their own that goes before GC's writes and erases:
+    /// a chip (a die, with die interleaving) reads every page its GC jobs have to move before
+    /// it writes any, so with several jobs running each ends only when all have read. MQSim's
+    /// transaction scheduler keeps GC reads, writes and erases in separate queues per chip and
+    /// serves reads first (`src/ssd/TSU_Priority_OutOfOrder.cpp:352-372, 475-490`). Off: one GC
+    /// queue in arrival order, a job's writes between the next job's reads.
+    pub gc_reads_first: bool,
 }
 
 impl Default for ModelSwitches {
@@ -372,6 +382,7 @@ impl Default for ModelSwitches {
             pages_at_dispatch: false,
             mapping_domains: Vec::new(),
             gc_jobs_per_plane: 1,
+            gc_reads_first: false,
         }
     }
 }
@@ -409,6 +420,7 @@ impl ModelSwitches {
             pages_at_dispatch: true,
             mapping_domains: Vec::new(),
             gc_jobs_per_plane: 10,
+            gc_reads_first: true,
         }
     }
 

@@ -178,7 +178,7 @@ fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench
 }
 
 /// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive.
-fn random_writes(p: SsdParams, n: usize, qd: u32) -> Bench {
+pub(crate) fn random_writes(p: SsdParams, n: usize, qd: u32) -> Bench {
     closed_loop(p, n, 0, qd, 7)
 }
 

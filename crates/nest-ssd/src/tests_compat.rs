@@ -3,7 +3,7 @@
 
 use crate::params::*;
 use crate::switches::GcPrecedence;
-use crate::tests::{read_tail, reads_beside_gc, small, two_die_chip, Bench};
+use crate::tests::{random_writes, read_tail, reads_beside_gc, small, two_die_chip, Bench};
 use nest_core::SimTime;
 
 /// One channel, one chip, one die of two planes.
@@ -302,4 +302,105 @@ fn a_program_takes_its_page_at_dispatch() {
     assert!(queued.is_none() && done.is_some(), "the page is taken when the program starts");
     let (queued, done) = run(true);
     assert!(queued.is_some() && queued == done, "the page taken at dispatch is the one programmed");
+}
+
+/// MQSim's GC-heavy regime on a small drive: up to ten jobs per plane and a floor of ten free
+/// blocks below which user writes wait; non-preemptible GC first. Returns the most jobs a plane
+/// ran at once, the jobs run, and their mean duration (ps).
+fn gc_heavy(jobs_per_plane: u32, floor: u32, reads_first: bool, pages_at_dispatch: bool) -> (u32, u64, f64) {
+    let mut p = small();
+    p.model.gc_jobs_per_plane = jobs_per_plane;
+    p.model.gc_floor_blocks = floor;
+    p.ftl.overprovisioning = 0.3;
+    p.ftl.gc_preemptible = false;
+    p.model.gc_precedence = GcPrecedence::First;
+    p.model.gc_reads_first = reads_first;
+    p.model.pages_at_dispatch = pages_at_dispatch;
+    let b = random_writes(p, 20_000, 16);
+    assert_eq!(b.lat.len(), 20_000, "every command completes");
+    assert_eq!(b.ssd.in_flight(), 0);
+    b.ssd.check().unwrap();
+    let jobs = b.ssd.ftl.counters.gc_jobs;
+    (b.ssd.gc_peak, jobs, b.ssd.counters.gc_time_ps as f64 / jobs as f64)
+}
+
+/// `gc_reads_first`: a die reads every page its jobs have to move before it writes any, so
+/// jobs running together end together — each lasts longer than when a job's writes follow its
+/// own reads in arrival order.
+#[test]
+fn gc_reads_before_writes_make_running_jobs_wait_for_each_other() {
+    let (peak_fifo, _, fifo) = gc_heavy(10, 10, false, false);
+    let (peak_first, _, first) = gc_heavy(10, 10, true, false);
+    assert!(peak_fifo > 1 && peak_first > 1, "several jobs at once: {peak_fifo}, {peak_first}");
+    assert!(first > 1.2 * fifo, "mean job {first:.0} ps with reads first, {fifo:.0} in arrival order");
+}
+
+/// `pages_at_dispatch` for GC: a move takes its page when its read is done (MQSim), so while
+/// the writes wait behind the reads GC's frontier takes blocks — and each block taken below the
+/// threshold starts another job.
+#[test]
+fn gc_pages_taken_as_reads_finish_start_more_jobs_at_once() {
+    let (peak_late, jobs_late, _) = gc_heavy(10, 10, true, false);
+    let (peak_early, jobs_early, _) = gc_heavy(10, 10, true, true);
+    assert!(peak_early > peak_late, "most jobs at once: {peak_early} taking pages at dispatch, {peak_late} at the program");
+    assert!(jobs_early > 100 && jobs_late > 100);
+}
+
+/// More jobs per plane than MQSim's ten, with its floor: jobs start only while the plane holds
+/// every page they owe (`gc_room`), so no plane runs dry — where MQSim's would, and crash.
+#[test]
+fn many_gc_jobs_per_plane_never_run_a_plane_dry() {
+    let (peak, jobs, _) = gc_heavy(64, 12, true, true);
+    assert!(peak > 10 && jobs > 100, "peak {peak}, jobs {jobs}");
+}
+
+/// The pages GC jobs owe (`gc_room`): a user write takes a free block only if the blocks left
+/// (and GC's frontier) hold them all, and another job starts only if its victim's pages fit too.
+#[test]
+fn user_writes_leave_gc_the_pages_its_jobs_owe() {
+    use crate::ftl::Ftl;
+    use crate::geometry::Layout;
+    let mut p = small();
+    p.geometry.channels = 1;
+    p.geometry.chips_per_channel = 1;
+    let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+    let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+    let (ppb, free) = (f.layout.pages_per_block, f.free_blocks(0) as u32);
+    f.gc_owe(0, (free - 1) * ppb);
+    assert!(f.can_alloc_user(0), "the blocks left after one more hold exactly what is owed");
+    assert!(f.room_for_gc_job(0, ppb) && !f.room_for_gc_job(0, ppb + 1));
+    f.gc_owe(0, 1);
+    assert!(!f.can_alloc_user(0), "one page more and a user write may not take a block");
+    assert!(f.can_alloc_user(1), "the other plane owes nothing");
+    f.gc_paid(0);
+    assert!(f.can_alloc_user(0));
+}
+
+/// `pages_at_dispatch`: writes that came while their plane was below GC's floor wait without a
+/// page; the erase that lifts the plane gives them theirs at once, in queue order, as MQSim
+/// serves its writes for an overfull plane — none waits without a page its plane could give.
+#[test]
+fn writes_held_below_the_floor_take_their_pages_at_the_erase() {
+    let mut p = small();
+    p.model.gc_jobs_per_plane = 10;
+    p.model.gc_floor_blocks = 10;
+    p.model.pages_at_dispatch = true;
+    p.ftl.overprovisioning = 0.3;
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false });
+    let mut b = Bench::new(p);
+    let pages = b.ssd.params.logical_pages() * 9 / 10;
+    let mut rng = nest_core::rng::RngStream::from_seed(7);
+    let (mut placeable, mut held) = (0usize, 0usize);
+    let mut top_up = |b: &mut Bench| {
+        placeable += b.ssd.unplaced_writes(true);
+        held += b.ssd.unplaced_writes(false);
+        while b.issued.len() < 20_000 && b.issued.len() - b.lat.len() < 16 {
+            b.submit(true, rng.below(pages) * 4096, 4096, 1);
+        }
+    };
+    top_up(&mut b);
+    b.run(top_up);
+    assert_eq!(b.lat.len(), 20_000);
+    assert!(held > 0, "writes waited below the floor");
+    assert_eq!(placeable, 0, "a write waited without a page its plane could give");
 }

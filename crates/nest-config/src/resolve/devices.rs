@@ -409,6 +409,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     sw.gc_floor_blocks = m.gc_floor_blocks.unwrap_or(sw.gc_floor_blocks);
     sw.pages_at_dispatch = m.pages_at_dispatch.unwrap_or(sw.pages_at_dispatch);
     sw.gc_jobs_per_plane = m.gc_jobs_per_plane.unwrap_or(sw.gc_jobs_per_plane);
+    sw.gc_reads_first = m.gc_reads_first.unwrap_or(sw.gc_reads_first);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();
     }

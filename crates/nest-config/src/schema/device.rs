@@ -150,6 +150,8 @@ pub struct ModelConfig {
     pub mapping_domains: Option<Vec<u64>>,
     /// GC jobs a plane runs at once at most (MQSim: 10).
     pub gc_jobs_per_plane: Option<u32>,
+    /// GC's page reads before its writes and erases (MQSim).
+    pub gc_reads_first: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

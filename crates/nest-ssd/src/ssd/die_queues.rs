@@ -1,6 +1,6 @@
 //! A die's transaction queues, allocated on the die's first transaction.
 //!
-//! Eleven `VecDeque`s are 352 bytes, half of a die's state; written for every die at set-up
+//! Eleven `VecDeque`s (twelve since GC reads got their own) are 352 bytes, half of a die's state; written for every die at set-up
 //! they were ~22 KB per drive of MQSim's stock geometry (64 dies), 220 MB over 10,000 drives
 //! most of whose dies never queue anything (issue 24). An idle die holds one null pointer, and
 //! the state the scheduler reads on every transaction (phase, batch, end) fits in fewer cache
@@ -67,7 +67,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "queue 11 of 11")]
+    #[should_panic(expected = "queue 12 of 12")]
     fn a_queue_past_the_last_panics_like_an_array_even_unallocated() {
         let q = DieQueues::default();
         let _ = &q[NQ];

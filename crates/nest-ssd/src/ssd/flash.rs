@@ -4,7 +4,7 @@
 
 use super::decomp::{CHANNEL, CHANNEL_WAIT, FLASH, SUSPENDED};
 use super::die::Phase;
-use super::txn::Kind;
+use super::txn::{Kind, Txn};
 use super::{Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use crate::switches::ProgramTransfer;
@@ -66,15 +66,8 @@ impl Ssd {
                     self.ftl.program_user(txn.lpa, ppa);
                     ppa
                 }
-                Kind::GcWrite => {
-                    let ppa = self.ftl.alloc(txn.plane, true);
-                    if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
-                        if let Some(c) = &mut self.cmt {
-                            c.note_update(txn.lpa);
-                        }
-                    }
-                    ppa
-                }
+                Kind::GcWrite if self.params.model.pages_at_dispatch => txn.ppa,
+                Kind::GcWrite => self.place_gc_write(&txn),
                 _ => NONE,
             };
             if txn.kind != Kind::MapWrite {
@@ -99,6 +92,18 @@ impl Ssd {
         } else {
             self.request_channel(now, d, bytes, out);
         }
+    }
+
+    /// A GC move's new page: the next of its plane's GC frontier, the mapping moved to it.
+    pub(super) fn place_gc_write(&mut self, txn: &Txn) -> u32 {
+        let ppa = self.ftl.alloc(txn.plane, true);
+        self.ftl.gc_paid(txn.plane);
+        if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
+            if let Some(c) = &mut self.cmt {
+                c.note_update(txn.lpa);
+            }
+        }
+        ppa
     }
 
     pub(super) fn start_program(&mut self, now: SimTime, d: u32, out: &mut Outbox) {

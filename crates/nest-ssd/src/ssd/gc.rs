@@ -49,7 +49,7 @@ impl Ssd {
         // last one started (MQSim checks at each block taken), or — below the GC floor, where
         // writes wait — at an erase (`erase_done`).
         let taken = self.ftl.planes[plane as usize].blocks_taken;
-        if running > 0 && (taken == self.gc_seen_blocks[plane as usize] || !self.ftl.room_for_gc_job(plane, running)) {
+        if running > 0 && taken == self.gc_seen_blocks[plane as usize] {
             return;
         }
         let mut need = self.ftl.gc_need(plane);
@@ -65,9 +65,15 @@ impl Ssd {
             // starts this job, among its deferred work).
             return self.plm_emergency(now, plane, out);
         }
-        let Some((victim, _wl)) = self.ftl.start_gc(plane, &mut self.rng) else { return };
+        let Some((victim, wl)) = self.ftl.pick_gc_victim(plane, &mut self.rng) else { return };
+        // Beside running jobs, only if the plane can hold all their moves (`gc_room`).
+        if running > 0 && !self.ftl.room_for_gc_job(plane, self.ftl.blocks[victim as usize].valid) {
+            return;
+        }
+        self.ftl.claim_victim(plane, victim, wl);
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.valid_pages(victim, &mut pages);
+        self.ftl.gc_owe(plane, pages.len() as u32);
         let job = GcJob { plane, victim, pending: pages.len() as u32, started: now };
         let id = match self.gc_free.pop() {
             Some(id) => {
@@ -83,8 +89,10 @@ impl Ssd {
         self.gc_peak = self.gc_peak.max(running + 1);
         self.gc_seen_blocks[plane as usize] = taken;
         for &(ppa, lpa) in &pages {
-            let t = self.new_txn(Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 });
-            self.queue_at(die, Q_GC, t);
+            let txn = Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 };
+            let qi = self.queue_index(&txn);
+            let t = self.new_txn(txn);
+            self.queue_at(die, qi, t);
         }
         let empty = pages.is_empty();
         self.scratch = pages;

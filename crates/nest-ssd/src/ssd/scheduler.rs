@@ -6,7 +6,7 @@
 use super::decomp::FLASH;
 use super::die::{Phase, Suspended};
 use super::sched::DieUnit;
-use super::txn::{Kind, Txn, Q_GC, Q_MAP_READ, Q_MAP_WRITE, SCAN};
+use super::txn::{Kind, Txn, Q_GC, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE, SCAN};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::cmt::{Lookup, Update};
 use crate::geometry::NONE;
@@ -144,6 +144,7 @@ impl Ssd {
         match txn.kind {
             Kind::MapRead | Kind::MapMerge => Q_MAP_READ,
             Kind::MapWrite => Q_MAP_WRITE,
+            Kind::GcRead if self.params.model.gc_reads_first => Q_GC_READ,
             Kind::GcRead | Kind::GcWrite | Kind::Erase => Q_GC,
             k => {
                 let class = if self.params.sched.device_qos { txn.class as usize } else { 0 };
@@ -201,6 +202,42 @@ impl Ssd {
         self.kick(now, die, out);
     }
 
+    /// `pages_at_dispatch`: the user writes queued for `plane` without a page (it was below GC's
+    /// floor when they came) take theirs now, in queue order, while it can give them — as
+    /// MQSim serves its writes for an overfull plane at each erase
+    /// (`Address_Mapping_Unit_Page_Level.cpp:1915-1934`), taking a new block (and starting GC)
+    /// at once rather than when the programs start.
+    fn place_waiting_writes(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
+        if !self.params.model.pages_at_dispatch {
+            return;
+        }
+        let die = self.layout.die_of_plane(plane) as usize;
+        // Collected first: starting GC below may kick the die, which takes from these queues.
+        let waiting: Vec<u32> = (0..CLASSES).flat_map(|c| self.dies[die].q[2 * c + 1].iter().copied()).collect();
+        for t in waiting {
+            let txn = self.txns[t as usize];
+            if txn.plane != plane || txn.ppa != NONE || !txn.kind.is_user_program() {
+                continue;
+            }
+            if !self.ftl.can_alloc_user(plane) {
+                return;
+            }
+            let ppa = self.ftl.alloc(plane, false);
+            self.ftl.program_user(txn.lpa, ppa);
+            self.txns[t as usize].ppa = ppa;
+            self.maybe_start_gc(now, plane, out);
+        }
+    }
+
+    /// Queued user writes without a page whose plane can (`room`) or cannot give one now.
+    #[cfg(test)]
+    pub(crate) fn unplaced_writes(&self, room: bool) -> usize {
+        let user_writes = (0..CLASSES).map(|c| 2 * c + 1);
+        let queued = |d: &super::die::Die| user_writes.clone().flat_map(|qi| d.q[qi].iter().copied()).collect::<Vec<_>>();
+        let txns = self.dies.iter().flat_map(queued).map(|t| self.txns[t as usize]);
+        txns.filter(|t| t.kind.is_user_program() && t.ppa == NONE && self.ftl.can_alloc_user(t.plane) == room).count()
+    }
+
     /// Dynamic allocation: the die of channel group `group` with the fewest queued
     /// transactions, planes in turn.
     pub(super) fn dynamic_plane(&mut self, group: u32) -> u32 {
@@ -241,6 +278,7 @@ impl Ssd {
         match txn.kind {
             Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => Some(self.layout.page_in_block(txn.ppa)),
             Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, false)),
+            Kind::GcWrite if self.params.model.pages_at_dispatch => Some(self.layout.page_in_block(txn.ppa)),
             Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, true)),
             Kind::MapRead | Kind::MapMerge => Some(MAP_PAGE_OFFSETS | (txn.owner & (MAP_PAGE_OFFSETS - 1))),
             Kind::MapWrite | Kind::Erase => None,
@@ -385,7 +423,7 @@ impl Ssd {
             m += 1;
             *planes_used |= bit;
             // GC work (moves, erases) goes one transaction at a time, in queue order.
-            if qi == Q_GC {
+            if qi == Q_GC || qi == Q_GC_READ {
                 break;
             }
         }
@@ -456,9 +494,18 @@ impl Ssd {
             Kind::MapWrite => {}
             Kind::GcRead => {
                 if self.ftl.is_valid(txn.ppa) {
-                    let w = self.new_txn(Txn { kind: Kind::GcWrite, ..txn });
+                    let mut wt = Txn { kind: Kind::GcWrite, ..txn };
+                    if self.params.model.pages_at_dispatch {
+                        // Its page now, as MQSim takes it when the read is done
+                        // (`GC_and_WL_Unit_Base.cpp:119, 134`): GC's frontier moves on while
+                        // the writes wait behind the reads, and a new block may start a job.
+                        wt.ppa = self.place_gc_write(&wt);
+                        self.maybe_start_gc(now, wt.plane, out);
+                    }
+                    let w = self.new_txn(wt);
                     self.enqueue(now, w, out);
                 } else {
+                    self.ftl.gc_paid(txn.plane);
                     self.gc_step(now, txn.owner, out);
                 }
             }
@@ -469,6 +516,7 @@ impl Ssd {
             Kind::Erase => {
                 self.ftl.erase(txn.ppa);
                 let plane = self.erase_done(now, txn.owner);
+                self.place_waiting_writes(now, plane, out);
                 self.maybe_start_gc(now, plane, out);
                 // Writes held for space on this plane may go now.
                 let die = self.layout.die_of_plane(plane);

@@ -60,7 +60,9 @@ pub(super) struct Txn {
 pub(super) const Q_MAP_READ: usize = 2 * CLASSES;
 pub(super) const Q_GC: usize = 2 * CLASSES + 1;
 pub(super) const Q_MAP_WRITE: usize = 2 * CLASSES + 2;
-pub(super) const NQ: usize = 2 * CLASSES + 3;
+/// GC's page reads, apart from its writes and erases (`gc_reads_first`).
+pub(super) const Q_GC_READ: usize = 2 * CLASSES + 3;
+pub(super) const NQ: usize = 2 * CLASSES + 4;
 /// How far down a queue the scheduler looks for transactions to join a multi-plane batch or
 /// to find a write whose plane has room (out-of-order within a die).
 pub(super) const SCAN: usize = 32;

@@ -1,7 +1,7 @@
 //! The queue order policies share (see the module comment of `sched`).
 
 use super::{DiePolicy, Unit};
-use crate::ssd::txn::{Q_GC, Q_MAP_READ, Q_MAP_WRITE};
+use crate::ssd::txn::{Q_GC, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE};
 use crate::ssd::CLASSES;
 
 /// The unit's next batch. With `gc_first` (non-preemptible GC, `GcPrecedence::First`):
@@ -11,9 +11,16 @@ use crate::ssd::CLASSES;
 #[inline]
 pub(crate) fn pick<P: DiePolicy>(p: &mut P, gc_first: bool, u: &mut impl Unit) -> bool {
     if gc_first {
-        return u.take(Q_MAP_READ) || u.take(Q_GC) || p.pick_kind(u, 0) || p.pick_kind(u, 1) || u.take(Q_MAP_WRITE);
+        return u.take(Q_MAP_READ) || take_gc(u) || p.pick_kind(u, 0) || p.pick_kind(u, 1) || u.take(Q_MAP_WRITE);
     }
-    u.gc_turn() || u.take(Q_MAP_READ) || p.pick_kind(u, 0) || p.pick_kind(u, 1) || u.take(Q_GC) || u.take(Q_MAP_WRITE)
+    u.gc_turn() || u.take(Q_MAP_READ) || p.pick_kind(u, 0) || p.pick_kind(u, 1) || take_gc(u) || u.take(Q_MAP_WRITE)
+}
+
+/// GC's next step: a page read (queued apart with `gc_reads_first`), else a move's write or an
+/// erase.
+#[inline]
+pub(crate) fn take_gc(u: &mut impl Unit) -> bool {
+    u.take(Q_GC_READ) || u.take(Q_GC)
 }
 
 /// User reads (`kind` 0) or writes (1): the class the policy chooses; if it cannot start

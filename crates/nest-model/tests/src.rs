@@ -11,11 +11,13 @@ use std::path::PathBuf;
 const MODEL: &str = r#"{"format":"nestsim-tpm","version":1,"model":"decision_tree","features":["read_share","scv_size_read","scv_size_write","scv_gap_read","scv_gap_write","speed_read","speed_write","w"],"outputs":["read_Bps","write_Bps"],"w_max":8,"trees":[{"feature":[7,-2,7,-2,7,-2,-2],"threshold":[1.5,-2,2.5,-2,3.5,-2,-2],"left":[1,-1,3,-1,5,-1,-1],"right":[2,-1,4,-1,6,-1,-1],"value":[[0,0],[1.2e9,1e8],[0,0],[0.6e9,2e8],[0,0],[0.4e9,3e8],[0.3e9,4e8]]}]}"#;
 
 /// A model file of its own for each call: tests run on threads of one process, and a shared
-/// file was rewritten by one test while another read it (a flaky "EOF while parsing").
+/// file was rewritten by one test while another read it (a flaky "EOF while parsing"). In
+/// cargo's scratch directory for integration tests, not the system's: each run left a dozen
+/// directories in /tmp.
 fn model_file(name: &str, text: &str) -> PathBuf {
     static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("nest-src-test-{}-{call}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nest-src-test-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();

@@ -283,3 +283,23 @@ def test_compat_import_names_each_flows_address_domain():
         assert len(starts) == 2 and starts[0] < starts[1]
         assert two["device"][0].get("model", {}).get("mapping_domains") == (starts if compat else None)
         assert "mapping_domains" not in trace["device"][0].get("model", {})
+
+
+@pytest.mark.parametrize("hot, expect", [(30, {"pattern": "hotcold", "hot_fraction": 0.3, "hot_share": 0.7}),
+                                         (0, {"pattern": "uniform"})])
+def test_hotcold_addresses_import_as_mqsim_draws_them(tmp_path, hot, expect):
+    """RANDOM_HOTCOLD: MQSim's hot region of r % of the space takes 100 - r % of the requests, each
+    region uniform (it was a Zipf(0.99) stand-in: a hot/cold run then did 23 k mapping reads
+    where MQSim did 40 k); with one region only it is uniform, with a warning."""
+    from nestsim.mqsim import load
+
+    text = (FIX / "workload-small.xml").read_text()
+    text = text.replace("<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>",
+                        "<Address_Distribution>RANDOM_HOTCOLD</Address_Distribution>"
+                        f"<Percentage_of_Hot_Region>{hot}</Percentage_of_Hot_Region>", 1)
+    wl = tmp_path / "workload.xml"
+    wl.write_text(text)
+    shutil.copy(FIX / "tiny.trace", tmp_path / "tiny.trace")
+    scs, warnings = load(FIX / "ssdconfig-small.xml", wl, [tmp_path])
+    assert scs[0]["workload"][0]["address"] == expect
+    assert any("Percentage_of_Hot_Region" in w for w in warnings) == (hot == 0)

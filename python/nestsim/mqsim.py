@@ -399,9 +399,15 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 w["read_fraction"] = read_pct / 100
                 addr = r.enum("Address_Distribution", {"RANDOM_UNIFORM": "uniform", "RANDOM_HOTCOLD": "hotcold", "STREAMING": "sequential"}, "uniform")
                 if addr == "hotcold":
+                    # MQSim: a hot region of r % of the flow's space takes 100 - r % of the
+                    # requests, each region uniform (src/host/IO_Flow_Synthetic.cpp:129-145).
                     hot = r.num("Percentage_of_Hot_Region", lo=0, hi=100, default=0)
-                    w["address"] = {"pattern": "zipf", "theta": 0.99}
-                    r.warn("Address_Distribution", f"RANDOM_HOTCOLD (hot region {hot}%) is approximated by a Zipf(0.99) address distribution")
+                    if 0 < hot < 100:
+                        w["address"] = {"pattern": "hotcold", "hot_fraction": hot / 100, "hot_share": 1 - hot / 100}
+                    else:
+                        w["address"] = {"pattern": "uniform"}
+                        r.warn("Percentage_of_Hot_Region", f"RANDOM_HOTCOLD with a hot region of {hot:g}% has one region only; "
+                               "simulated as uniform (MQSim sends every request to one address at 0 %)")
                 else:
                     r.num("Percentage_of_Hot_Region", lo=0, hi=100)
                     w["address"] = {"pattern": addr}

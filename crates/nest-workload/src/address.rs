@@ -1,5 +1,5 @@
 //! Address patterns: where on its volume a workload's next I/O lands (SPEC §3: uniform random,
-//! sequential, Zipf hotspot). Offsets are aligned to `align` bytes and an I/O never runs past
+//! sequential, Zipf hotspot, and MQSim's two-region hot/cold). Offsets are aligned to `align` bytes and an I/O never runs past
 //! the end of the range unless it is larger than the range itself.
 
 use crate::zipf::Zipf;
@@ -11,6 +11,14 @@ pub enum AddressPattern {
     Sequential,
     /// Rank 1 (hottest) is the first aligned block of the range; the exponent is fio's θ.
     Zipf(f64),
+    /// Two regions, each uniform: `hot_share` of the I/Os start in the first `hot_fraction` of
+    /// the range, the rest after it (MQSim's RANDOM_HOTCOLD: a hot region of r % of the space
+    /// takes 100 − r % of the requests, `src/host/IO_Flow_Synthetic.cpp:129-145`). An I/O
+    /// starting near the hot region's end may run into the cold one, as in MQSim.
+    HotCold {
+        hot_fraction: f64,
+        hot_share: f64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -54,6 +62,12 @@ impl AddressGen {
                 let rank = self.zipf.as_ref().expect("built with the pattern").sample(rng);
                 (rank - 1).min(slots - 1) * self.align
             }
+            AddressPattern::HotCold { hot_fraction, hot_share } => {
+                // At least one block in each region, where the range has two.
+                let hot = ((blocks as f64 * hot_fraction) as u64).clamp(1, blocks.saturating_sub(1).max(1));
+                let block = if blocks <= hot || rng.uniform() < hot_share { rng.below(hot) } else { hot + rng.below(blocks - hot) };
+                block.min(slots - 1) * self.align
+            }
         }
     }
 }
@@ -65,7 +79,8 @@ mod tests {
     #[test]
     fn offsets_are_aligned_and_in_range() {
         let mut r = RngStream::from_seed(1);
-        for p in [AddressPattern::Uniform, AddressPattern::Sequential, AddressPattern::Zipf(0.9)] {
+        for p in [AddressPattern::Uniform, AddressPattern::Sequential, AddressPattern::Zipf(0.9), AddressPattern::HotCold { hot_fraction: 0.2, hot_share: 0.8 }]
+        {
             let mut g = AddressGen::new(p.clone(), 1 << 20, 4096, 0).unwrap();
             for _ in 0..10_000 {
                 let off = g.next(8192, &mut r);
@@ -75,5 +90,21 @@ mod tests {
         }
         let mut s = AddressGen::new(AddressPattern::Sequential, 1 << 20, 4096, 0).unwrap();
         assert_eq!((s.next(4096, &mut r), s.next(4096, &mut r)), (0, 4096));
+    }
+
+    #[test]
+    fn hot_cold_sends_its_share_to_the_hot_region_uniformly() {
+        let mut r = RngStream::from_seed(3);
+        let range = 1000 * 4096;
+        let mut g = AddressGen::new(AddressPattern::HotCold { hot_fraction: 0.2, hot_share: 0.8 }, range, 4096, 0).unwrap();
+        let n = 100_000;
+        let offs: Vec<u64> = (0..n).map(|_| g.next(4096, &mut r)).collect();
+        let hot = offs.iter().filter(|&&o| o < 200 * 4096).count() as f64 / n as f64;
+        assert!((hot - 0.8).abs() < 0.01, "hot share {hot}");
+        // Uniform within each region: the hot region's halves, and the cold region's, alike.
+        let count = |lo: u64, hi: u64| offs.iter().filter(|&&o| o >= lo * 4096 && o < hi * 4096).count() as f64;
+        assert!((count(0, 100) / count(100, 200) - 1.0).abs() < 0.05);
+        assert!((count(200, 600) / count(600, 1000) - 1.0).abs() < 0.05);
+        assert!(offs.iter().all(|&o| o + 4096 <= range));
     }
 }

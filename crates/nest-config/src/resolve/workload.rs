@@ -427,6 +427,15 @@ pub(super) fn resolve_workload(
             }
             AddressPattern::Zipf(*theta)
         }
+        Some(AddressConfig::Hotcold { hot_fraction, hot_share }) => {
+            if !(*hot_fraction > 0.0 && *hot_fraction < 1.0) {
+                cx.err(&format!("{key}.address.hot_fraction"), format!("must be between 0 and 1 (exclusive), got {hot_fraction}"));
+            }
+            if !(0.0..=1.0).contains(hot_share) {
+                cx.err(&format!("{key}.address.hot_share"), format!("must be between 0 and 1, got {hot_share}"));
+            }
+            AddressPattern::HotCold { hot_fraction: *hot_fraction, hot_share: *hot_share }
+        }
     };
     let range_start = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
     if range_start >= capacity {

@@ -94,6 +94,7 @@ pub enum AddressConfig {
     Uniform,
     Sequential,
     Zipf { theta: f64 },
+    Hotcold { hot_fraction: f64, hot_share: f64 },
 }
 
 #[derive(Debug, Clone, Deserialize)]

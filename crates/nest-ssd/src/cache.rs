@@ -52,6 +52,9 @@ pub struct DataCache {
     eager_window: Option<u64>,
     window: u32,
     in_window: SlotIndex,
+    /// `HotReset::AfterWrite`: the window ends at the first admission after `milestone`.
+    reset_after_write: bool,
+    milestone: u64,
     pub read_hits: u64,
     pub read_misses: u64,
     pub write_hits: u64,
@@ -82,6 +85,8 @@ impl DataCache {
             eager_window,
             window: 0,
             in_window: SlotIndex::new(),
+            reset_after_write: false,
+            milestone: 0,
             read_hits: 0,
             read_misses: 0,
             write_hits: 0,
@@ -124,13 +129,30 @@ impl DataCache {
         Some(s)
     }
 
+    /// MQSim's hot-window reset (`HotReset::AfterWrite`).
+    pub fn reset_hot_window_after_writes(&mut self) {
+        self.reset_after_write = true;
+    }
+
+    /// An admission of host write pages ended at `now_ps`: with `HotReset::AfterWrite`, the
+    /// first one past the milestone forgets the pages written (its own too) and sets the next
+    /// milestone a window on.
+    pub fn admission_done(&mut self, now_ps: u64) {
+        if let (true, Some(window)) = (self.reset_after_write, self.eager_window) {
+            if now_ps > self.milestone {
+                self.in_window.clear();
+                self.milestone = now_ps + window;
+            }
+        }
+    }
+
     /// Places a host write of `bytes` of `lpa` at `now_ps` (the caller checked there is room).
     /// Returns the slot to write back at once under eager destage (a cold page), if any.
     pub fn write(&mut self, lpa: u32, class: u8, bytes: u32, now_ps: u64) -> Option<u32> {
         self.place(lpa, class, bytes);
         let window = self.eager_window?;
         let w = (now_ps / window + 1) as u32;
-        if w != self.window {
+        if w != self.window && !self.reset_after_write {
             self.window = w;
             self.in_window.clear();
         }
@@ -341,5 +363,32 @@ mod tests {
         c.flush_now(s2);
         c.flush_done(s2);
         assert_eq!((c.state[s2 as usize], c.slot_of(7)), (Slot::Free, None));
+    }
+
+    /// `HotReset::AfterWrite` (MQSim): the first admission past the milestone forgets every page
+    /// written — its own too — and the next milestone is a window after it, not on a grid.
+    #[test]
+    fn mqsims_hot_window_restarts_after_the_first_write_past_its_milestone() {
+        let ms = 1_000_000_000u64;
+        let mut c = DataCache::new(64, 0.125, 4096, Some(1000 * ms));
+        c.reset_hot_window_after_writes();
+        let cold = |c: &mut DataCache, lpa: u32, t: u64| {
+            let s = c.write(lpa, 0, 4096, t);
+            if let Some(s) = s {
+                c.flush_now(s);
+                c.flush_done(s);
+            }
+            c.admission_done(t);
+            s.is_some()
+        };
+        // Past the first milestone (0): written, then forgotten with the reset it triggers.
+        assert!(cold(&mut c, 7, 5 * ms));
+        assert!(cold(&mut c, 7, 10 * ms), "forgotten by the reset at 5 ms");
+        assert!(!cold(&mut c, 7, 20 * ms), "hot until the milestone at 1,005 ms");
+        // Past 1,000 ms — a grid's window edge — still hot; past 1,005 ms the write is judged
+        // hot, then the filter resets after it.
+        assert!(!cold(&mut c, 7, 1002 * ms));
+        assert!(!cold(&mut c, 7, 1006 * ms));
+        assert!(cold(&mut c, 7, 1007 * ms));
     }
 }

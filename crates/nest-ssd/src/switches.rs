@@ -32,6 +32,30 @@ impl Destage {
     }
 }
 
+/// When eager destage's hot window starts over (`Destage::Eager`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HotReset {
+    /// On a fixed grid from t = 0: a page is hot when written again within the same window.
+    Grid,
+    /// MQSim's (`src/ssd/Data_Cache_Manager_Flash_Advanced.cpp:349-352`, 7ec40e3): at the end
+    /// of the first admission of write pages after the milestone (0 at the start), the pages
+    /// written so far are forgotten — the admitted ones too — and the next milestone is a window
+    /// later. Windows drift with the writes, and a page written just before a reset is cold
+    /// again at once. MQSim keeps one filter per stream and clears the writing stream's; NeSt's
+    /// cache has one filter, cleared whole. Not a bug: a cheaper filter.
+    AfterWrite,
+}
+
+impl HotReset {
+    pub const ALL: [HotReset; 2] = [HotReset::Grid, HotReset::AfterWrite];
+    pub fn name(self) -> &'static str {
+        match self {
+            HotReset::Grid => "grid",
+            HotReset::AfterWrite => "after_write",
+        }
+    }
+}
+
 /// How a host write gets into the write cache.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum WriteAdmission {
@@ -301,6 +325,8 @@ pub struct ModelSwitches {
     pub gc_precedence: GcPrecedence,
     /// `Eager`: a page written again within this window is hot (MQSim: 1 s).
     pub hot_window: SimTime,
+    /// When the hot window starts over (`HotReset`).
+    pub hot_reset: HotReset,
     /// Write-backs in flight at most, in pages' worth of bytes; a host write waits for room
     /// (MQSim's back-pressure: one page per plane). `None`: no limit beyond the cache's slots.
     pub writeback_limit_pages: Option<u32>,
@@ -310,6 +336,14 @@ pub struct ModelSwitches {
     pub write_admission: WriteAdmission,
     /// How data transfers over PCIe are framed (`PcieFraming`).
     pub pcie_framing: PcieFraming,
+    /// NVMe's messages cross the link, each direction one first-come queue with the data: a
+    /// command's doorbell (2 B) in, its entry's fetch request (4 B) out and the 64 B entry in,
+    /// then for a write its data's fetch request out and the data in; a 16 B completion entry
+    /// out after a read's data or a write's admission. So a read waits behind the write data
+    /// ahead of it, and a completion behind the read data going out. MQSim
+    /// (`src/host/PCIe_Link.cpp:28-75`, `src/ssd/Host_Interface_NVMe.cpp:325-376`). Off: a
+    /// command starts after `command_overhead`, and only data crosses the link.
+    pub sqe_over_pcie: bool,
     /// How RGA draws its candidates (`RgaSampling`).
     pub rga_sampling: RgaSampling,
     /// GC starts below at least this many free blocks per plane, whatever `ftl.gc_soft` says.
@@ -373,10 +407,12 @@ impl Default for ModelSwitches {
             destage: Destage::Lazy,
             gc_precedence: GcPrecedence::Alternate,
             hot_window: SimTime::from_ms(1000),
+            hot_reset: HotReset::Grid,
             writeback_limit_pages: None,
             dram_timing: DramTiming::Linear,
             write_admission: WriteAdmission::Command,
             pcie_framing: PcieFraming::Tlp256,
+            sqe_over_pcie: false,
             rga_sampling: RgaSampling::FullBlocks,
             gc_floor_blocks: 0,
             pages_at_dispatch: false,
@@ -411,10 +447,12 @@ impl ModelSwitches {
             destage: Destage::Eager,
             gc_precedence: GcPrecedence::First,
             hot_window: SimTime::from_ms(1000),
+            hot_reset: HotReset::AfterWrite,
             writeback_limit_pages: Some(planes),
             dram_timing: DramTiming::MqsimRows,
             write_admission: WriteAdmission::Page,
             pcie_framing: PcieFraming::Mqsim,
+            sqe_over_pcie: true,
             rga_sampling: RgaSampling::Mqsim,
             gc_floor_blocks: 10,
             pages_at_dispatch: true,

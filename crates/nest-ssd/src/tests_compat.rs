@@ -404,3 +404,23 @@ fn writes_held_below_the_floor_take_their_pages_at_the_erase() {
     assert!(held > 0, "writes waited below the floor");
     assert_eq!(placeable, 0, "a write waited without a page its plane could give");
 }
+
+/// `sqe_over_pcie`: a read's submission entry crosses the link behind the write data queued
+/// ahead of it (MQSim's one queue per direction), so a read right after a large write starts
+/// only once that write's data is in; without the switch it starts at once.
+#[test]
+fn a_reads_submission_entry_waits_behind_write_data_on_the_link() {
+    let read_lat = |sqe: bool| {
+        let mut p = small();
+        p.model.sqe_over_pcie = sqe;
+        let mut b = Bench::new(p);
+        b.submit(true, 0, 256 * 1024, 1);
+        b.submit(false, 1 << 20, 4096, 1);
+        b.run(|_| {});
+        b.lat.iter().find(|l| !l.1).unwrap().2
+    };
+    let p = small();
+    let data = p.host.transfer_time_by(256 * 1024, p.model.pcie_framing);
+    let (alone, behind) = (read_lat(false), read_lat(true));
+    assert!(behind >= alone + data, "read {behind:?} with the entry over the link, {alone:?} without; the write's data take {data:?}");
+}

@@ -10,7 +10,7 @@ use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
 use nest_ssd::switches::{
-    CmtGranularity, Destage, DramTiming, GcPrecedence, MappingWrites, MergeRead, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
+    CmtGranularity, Destage, DramTiming, GcPrecedence, HotReset, MappingWrites, MergeRead, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
 };
 use nest_ssd::SsdParams;
 
@@ -393,6 +393,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     if let Some(n) = m.writeback_limit_pages {
         sw.writeback_limit_pages = (n > 0).then_some(n);
     }
+    choice(cx, &k("hot_reset"), &m.hot_reset, "a hot-window reset", &HotReset::ALL, HotReset::name, &mut sw.hot_reset);
     if let Some(s) = &m.hot_window {
         sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);
     }
@@ -410,6 +411,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     sw.pages_at_dispatch = m.pages_at_dispatch.unwrap_or(sw.pages_at_dispatch);
     sw.gc_jobs_per_plane = m.gc_jobs_per_plane.unwrap_or(sw.gc_jobs_per_plane);
     sw.gc_reads_first = m.gc_reads_first.unwrap_or(sw.gc_reads_first);
+    sw.sqe_over_pcie = m.sqe_over_pcie.unwrap_or(sw.sqe_over_pcie);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();
     }

@@ -132,6 +132,10 @@ pub struct ModelConfig {
     /// alternate | first
     pub gc_precedence: Option<String>,
     pub hot_window: Option<String>,
+    /// When the hot window starts over: "grid" or "after_write" (MQSim).
+    pub hot_reset: Option<String>,
+    /// A command's submission entry over the link, queued with write data (MQSim).
+    pub sqe_over_pcie: Option<bool>,
     /// Write-backs in flight at most, in pages; 0 = no limit.
     pub writeback_limit_pages: Option<u32>,
     /// linear | mqsim_rows

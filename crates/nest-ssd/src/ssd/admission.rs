@@ -56,6 +56,7 @@ impl Ssd {
         if all {
             self.cmds[c as usize].remaining -= 1;
         }
+        self.cache.as_mut().expect("a write cache").admission_done(now.0);
         all
     }
 

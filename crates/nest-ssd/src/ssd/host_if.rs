@@ -8,6 +8,14 @@ use super::{Done, Outbox, Ssd, SsdEvent};
 use crate::geometry::NONE;
 use nest_core::SimTime;
 
+/// An NVMe submission queue entry, a completion queue entry, a doorbell write and a read
+/// request's payload as MQSim sizes them (`sqe_over_pcie`; `src/ssd/Host_Interface_Base.cpp:58-76`,
+/// `src/host/PCIe_Root_Complex.cpp:31-38`).
+const SQE_BYTES: u64 = 64;
+const CQE_BYTES: u64 = 16;
+const DOORBELL_BYTES: u64 = 2;
+const FETCH_BYTES: u64 = 4;
+
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Cmd {
     pub(super) tag: u32,
@@ -72,13 +80,47 @@ impl Ssd {
     pub(super) fn begin_cmd(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
         let (write, size) = (self.cmds[c as usize].write, self.cmds[c as usize].bytes);
         let overhead = self.params.host.command_overhead;
-        if write {
-            let start = (now + overhead).max(self.pcie_in_free);
-            let t = start + self.params.host.transfer_time_by(size as u64, self.params.model.pcie_framing);
-            self.pcie_in_free = t;
+        if self.params.model.sqe_over_pcie {
+            // MQSim's messages, each queued on its direction of the link: the doorbell in, the
+            // entry's fetch request out, the entry in; for a write, its data's fetch request
+            // out and the data in.
+            let mut t = self.pcie_in(now + overhead, DOORBELL_BYTES);
+            t = self.pcie_out(t, FETCH_BYTES);
+            t = self.pcie_in(t, SQE_BYTES);
+            if write {
+                t = self.pcie_out(t, FETCH_BYTES);
+                t = self.pcie_in(t, size as u64);
+            }
+            out.events.push((t, SsdEvent::HostIn(c)));
+        } else if write {
+            let t = self.pcie_in(now + overhead, size as u64);
             out.events.push((t, SsdEvent::HostIn(c)));
         } else {
             self.start_read(now, c, out);
+        }
+    }
+
+    /// `bytes` over the link toward the drive, queued from `at`; when they are in.
+    fn pcie_in(&mut self, at: SimTime, bytes: u64) -> SimTime {
+        let t = at.max(self.pcie_in_free) + self.params.host.transfer_time_by(bytes, self.params.model.pcie_framing);
+        self.pcie_in_free = t;
+        t
+    }
+
+    /// `bytes` over the link toward the host, queued from `at`; when they are out.
+    fn pcie_out(&mut self, at: SimTime, bytes: u64) -> SimTime {
+        let t = at.max(self.pcie_out_free) + self.params.host.transfer_time_by(bytes, self.params.model.pcie_framing);
+        self.pcie_out_free = t;
+        t
+    }
+
+    /// Command `c`'s data (a write) or its submission entry (a read, `sqe_over_pcie`) arrived.
+    pub(super) fn host_in(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        if self.cmds[c as usize].write {
+            self.start_write(now, c, out)
+        } else {
+            self.cmd_stage(c, HOST_IF, now);
+            self.start_read(now, c, out)
         }
     }
 
@@ -226,6 +268,7 @@ impl Ssd {
                 }
             }
         }
+        self.cache.as_mut().unwrap().admission_done(now.0);
         self.cmds[c as usize].remaining = 1;
         self.dram_access(now, c, cmd.bytes as u64, out);
         self.flush_due(now, out, 0);
@@ -266,11 +309,19 @@ impl Ssd {
             }
             None => self.cmd_stage(c, DRAM, now),
         }
+        let cqe = self.params.model.sqe_over_pcie;
         if self.cmds[c as usize].write {
-            self.finish_cmd(now, c, out);
+            if cqe {
+                let t = self.pcie_out(now, CQE_BYTES);
+                out.events.push((t, SsdEvent::HostOut(c)));
+            } else {
+                self.finish_cmd(now, c, out);
+            }
         } else {
-            let t = now.max(self.pcie_out_free) + self.params.host.transfer_time_by(self.cmds[c as usize].bytes as u64, self.params.model.pcie_framing);
-            self.pcie_out_free = t;
+            let mut t = self.pcie_out(now, self.cmds[c as usize].bytes as u64);
+            if cqe {
+                t = self.pcie_out(t, CQE_BYTES);
+            }
             out.events.push((t + self.params.host.command_overhead, SsdEvent::HostOut(c)));
         }
     }

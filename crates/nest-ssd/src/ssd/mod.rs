@@ -64,7 +64,7 @@ pub enum SsdEvent {
     Channel(u32),
     /// The DRAM part of a command finished.
     Dram(u32),
-    /// A write command's data arrived over PCIe.
+    /// A write command's data (or, `sqe_over_pcie`, a read's submission entry) arrived over PCIe.
     HostIn(u32),
     /// A read command's data left over PCIe: the command completes.
     HostOut(u32),
@@ -215,7 +215,11 @@ impl Ssd {
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
             let eager = (m.destage == crate::switches::Destage::Eager).then_some(m.hot_window.0);
-            DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager)
+            let mut c = DataCache::new(params.cache_slots(), params.cache.flush_reserve, params.geometry.page_size, eager);
+            if m.hot_reset == crate::switches::HotReset::AfterWrite {
+                c.reset_hot_window_after_writes();
+            }
+            c
         });
         let dies = (0..layout.dies)
             .map(|_| Die {
@@ -298,7 +302,7 @@ impl Ssd {
             SsdEvent::Die(d) => self.on_die(now, d, out),
             SsdEvent::Channel(c) => self.on_channel(now, c, out),
             SsdEvent::Dram(c) => self.cmd_part_done(now, c, None, out),
-            SsdEvent::HostIn(c) => self.start_write(now, c, out),
+            SsdEvent::HostIn(c) => self.host_in(now, c, out),
             SsdEvent::HostOut(c) => self.finish_cmd(now, c, out),
             SsdEvent::Plm(s) => self.plm_timer(now, s, out),
             SsdEvent::Delayed(c) => self.plm_delayed(now, c, out),

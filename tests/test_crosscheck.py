@@ -76,3 +76,22 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
                             "-o", tmp_path / "crash", check=2).stderr
     assert "not an executable" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml",
                                       "--mqsim-bin", tmp_path / "nope", check=2).stderr
+
+
+def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_path):
+    """`--seeds N`: NeSt runs with seeds 1..N and each figure is their median with their range
+    beside (one run of a chaotic workload is one sample); N < 1 is refused."""
+    results = ("<?xml version=\"1.0\"?><MQSim_Results><Host><Host.IO_Flow><Name>Host.IO_Flow.Synth.No_0</Name>"
+               "<Request_Count>400</Request_Count><Read_Request_Count>200</Read_Request_Count><Write_Request_Count>200"
+               "</Write_Request_Count><Device_Response_Time>100</Device_Response_Time></Host.IO_Flow></Host></MQSim_Results>")
+    plain = _fake(tmp_path, f"w=$4; printf '%s' '{results}' > \"${{w%.xml}}_scenario_1.xml\"\necho done\n")
+    args = ("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", plain)
+    p = cli(*args, "--seeds", "3", "-o", tmp_path / "s", check=0)
+    doc = json.loads((tmp_path / "s" / "crosscheck.json").read_text())
+    assert doc["seeds"] == 3 and "median of seeds 1–3" in p.stdout and "seeds min–max" in p.stdout
+    assert all((tmp_path / "s" / f"nest-compat-seed{k}" / "scenario1" / "summary.json").exists() for k in (1, 2, 3))
+    mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
+    assert mean["compat_min"] <= mean["compat"] <= mean["compat_max"]
+    # The seeds differ: their random addresses do, and so do the latencies.
+    assert mean["compat_min"] < mean["compat_max"], mean
+    assert "at least 1" in cli(*args, "--seeds", "0", "-o", tmp_path / "z", check=2).stderr

@@ -377,7 +377,7 @@ def cmd_crosscheck(a) -> int:
 
     ssd, wl = Path(a.ssdconfig), Path(a.workload)
     out = Path(a.output) if a.output else Path("out") / f"crosscheck-{wl.stem}"
-    doc = crosscheck(ssd, wl, out, trace_dir=a.trace_dir, mqsim_bin=a.mqsim_bin, mode=a.mode, timeout_s=a.max_wall, overrides=a.overrides)
+    doc = crosscheck(ssd, wl, out, trace_dir=a.trace_dir, mqsim_bin=a.mqsim_bin, mode=a.mode, timeout_s=a.max_wall, overrides=a.overrides, seeds=a.seeds)
     print(doc["text"])
     print(f"\nwrote {out / 'crosscheck.json'} (MQSim's outputs in {out / 'mqsim'}, NeSt's runs beside)")
     return 0
@@ -481,6 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_argument("--max-wall", type=float, default=None, help="give MQSim at most this many seconds")
     cc.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override a key in NeSt's runs (e.g. device[0].model.dram_timing=linear: what one switch does)")
+    cc.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="run NeSt with seeds 1..N and compare their median, their range beside (a chaotic run is one sample)")
     cc.add_argument("-o", "--output", help="output directory (default out/crosscheck-<workload name>)")
     cc.set_defaults(fn=cmd_crosscheck)
 

@@ -183,6 +183,25 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
     return stats, counters
 
 
+def _median_of(runs: List[dict]) -> Tuple[dict, dict]:
+    """Nested dicts of numbers (one per seed) -> (their medians, their (min, max)), leaf by leaf;
+    a leaf some runs lack is left out, a non-number (a set of trace flows) is taken from the first."""
+    first = runs[0]
+    med, rng = {}, {}
+    for k, v in first.items():
+        vals = [r.get(k) for r in runs]
+        if isinstance(v, dict):
+            if all(isinstance(x, dict) for x in vals):
+                med[k], rng[k] = _median_of(vals)
+        elif isinstance(v, (int, float)) and all(isinstance(x, (int, float)) for x in vals):
+            xs = [float(x) for x in vals]
+            med[k] = float(np.median(xs))
+            rng[k] = (min(xs), max(xs))
+        else:
+            med[k] = v
+    return med, rng
+
+
 def _requests(path: Path) -> dict:
     import pyarrow.parquet as pq
 
@@ -192,9 +211,11 @@ def _requests(path: Path) -> dict:
             "lat_ns": (np.asarray(t["t_complete_ps"], dtype=np.int64) - np.asarray(t["t_sq_ps"], dtype=np.int64)) / 1000.0}
 
 
-def table(mq: dict, nest: Dict[str, dict], traces=frozenset()) -> List[dict]:
+def table(mq: dict, nest: Dict[str, dict], traces=frozenset(), ranges: Optional[Dict[str, dict]] = None) -> List[dict]:
     """One row per (scenario, flow, op, metric): MQSim's value, each NeSt mode's and its % diff.
-    ``traces``: (scenario, flow) of trace flows, whose IOPS is shown but not judged."""
+    ``traces``: (scenario, flow) of trace flows, whose IOPS is shown but not judged. ``ranges``:
+    per mode, the (min, max) over seeds of each figure (`--seeds`)."""
+    ranges = ranges or {}
     rows = []
     for scenario, flows in sorted(mq.items()):
         for flow, ops in sorted(flows.items()):
@@ -208,6 +229,9 @@ def table(mq: dict, nest: Dict[str, dict], traces=frozenset()) -> List[dict]:
                     for mode, runs in nest.items():
                         mine = runs.get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
                         row[mode] = mine
+                        span = ranges.get(mode, {}).get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
+                        if span is not None:
+                            row[f"{mode}_min"], row[f"{mode}_max"] = span
                         ok = mine is not None and theirs[metric] and not math.isnan(theirs[metric])
                         row[f"{mode}_diff_pct"] = round(100.0 * (mine - theirs[metric]) / theirs[metric], 2) if ok else None
                         if row["judged"] and row[f"{mode}_diff_pct"] is not None:
@@ -239,8 +263,10 @@ def _fmt(v) -> str:
     return f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
 
 
-def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool) -> str:
-    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + "".join(f" {m:>11} {'diff':>8}" for m in modes)
+def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool, seeds: int = 1) -> str:
+    spread = seeds > 1
+    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + "".join(
+        f" {m:>11} {'diff':>8}" + (f" {'seeds min–max':>23}" if spread else "") for m in modes)
     lines = [head, "-" * len(head)]
     for r in rows:
         cells = ""
@@ -248,12 +274,15 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
             d = r.get(f"{m}_diff_pct")
             mark = "" if not r["judged"] or d is None else (" " if r.get(f"{m}_within") else "*")
             cells += f" {_fmt(r.get(m)):>11} {(f'{d:+.1f}%' if d is not None else ''):>7}{mark}"
+            if spread:
+                lo, hi = r.get(f"{m}_min"), r.get(f"{m}_max")
+                cells += f" {(f'{_fmt(lo)}–{_fmt(hi)}' if lo is not None else ''):>23}"
         lines.append(f"{r['scenario']:>2} {r['flow']!s:>4} {r['op']:<5} {r['metric']:<6} {_fmt(r['mqsim']):>11}{cells}")
     judged = [(m, [r[f"{m}_within"] for r in rows if f"{m}_within" in r]) for m in modes]
     lines.append("")
     for m, v in judged:
         lines.append(f"{m}: {sum(v)} of {len(v)} judged figures within tolerance (mean, p50, p99, IOPS ±10 %, p99.9 ±15 %; "
-                     f"rows with n ≥ {MIN_N}); * marks the others")
+                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (NeSt: the median of seeds 1–{seeds})" if spread else ""))
     if not percentiles:
         lines.append("MQSim wrote no per-request dump (not the bundle's MQSim-instr): only its results XML's means are compared")
     if any(r["metric"] == "iops" and not r["judged"] and r.get("mqsim") for r in rows):
@@ -267,9 +296,13 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
 
 
 def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[Path] = None, mqsim_bin: Optional[str] = None,
-               mode: str = "compat", timeout_s: Optional[float] = None, overrides: Optional[List[str]] = None) -> dict:
+               mode: str = "compat", timeout_s: Optional[float] = None, overrides: Optional[List[str]] = None, seeds: int = 1) -> dict:
     """Runs both and writes ``out/crosscheck.json``; returns its document. ``overrides`` apply to
-    NeSt's runs (what one switch does: ``device[0].model.dram_timing=linear``)."""
+    NeSt's runs (what one switch does: ``device[0].model.dram_timing=linear``). ``seeds`` > 1:
+    NeSt runs with seeds 1..N and each figure is their median, with their range beside — one
+    run of a chaotic workload (GC bursts) is one sample (docs/mqsim.md)."""
+    if seeds < 1:
+        raise CrosscheckError(f"--seeds must be at least 1, got {seeds}")
     ssdconfig, workload = Path(ssdconfig), Path(workload)
     for p in (ssdconfig, workload):
         if not p.is_file():
@@ -278,18 +311,24 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     binary = mqsim_binary(mqsim_bin)
     mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)
     modes = {"compat": [True], "default": [False], "both": [True, False]}[mode]
-    nest, nest_counters = {}, {}
+    nest, nest_counters, ranges = {}, {}, {}
     for compat in modes:
         label = "compat" if compat else "default"
-        nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat, overrides)
+        if seeds == 1:
+            nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat, overrides)
+            continue
+        runs = [run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}-seed{k}", compat, list(overrides or []) + [f"run.seed={k}"])
+                for k in range(1, seeds + 1)]
+        nest[label], ranges[label] = _median_of([r[0] for r in runs])
+        nest_counters[label] = _median_of([r[1] for r in runs])[0]
     traces = set().union(*(c.get("_traces", set()) for runs in nest_counters.values() for c in runs.values()))
     for runs in nest_counters.values():
         for c in runs.values():
             c.pop("_traces", None)
-    rows, counters = table(mq, nest, traces), counter_rows(mq_counters, nest_counters)
+    rows, counters = table(mq, nest, traces, ranges), counter_rows(mq_counters, nest_counters)
     doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
-           "overrides": list(overrides or []),
+           "overrides": list(overrides or []), "seeds": seeds,
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
-           "text": render(rows, counters, list(nest), percentiles)}
+           "text": render(rows, counters, list(nest), percentiles, seeds)}
     (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")
     return doc

@@ -95,3 +95,19 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
     # The seeds differ: their random addresses do, and so do the latencies.
     assert mean["compat_min"] < mean["compat_max"], mean
     assert "at least 1" in cli(*args, "--seeds", "0", "-o", tmp_path / "z", check=2).stderr
+    # MQSim runs once per seed too, its synthetic flows' <Seed> moved by 0..N-1 (the stand-in
+    # reports the seed it was given as its mean response time).
+    seeded = _fake(tmp_path, "w=$4; s=$(sed -n 's:.*<Seed>\\([0-9]*\\)</Seed>.*:\\1:p' \"$w\" | head -1)\n"
+                   f"printf '%s' '{results}' | sed \"s:<Device_Response_Time>100<:<Device_Response_Time>$s<:\" "
+                   "> \"${w%.xml}_scenario_1.xml\"\necho done\n")
+    wl = tmp_path / "seeded.xml"
+    wl.write_text((FIX / "workload-small.xml").read_text().replace(
+        "<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>", "<Address_Distribution>RANDOM_UNIFORM</Address_Distribution><Seed>100</Seed>", 1))
+    p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", wl, "--mqsim-bin", seeded, "--trace-dir", FIX, "--seeds", "3",
+            "-o", tmp_path / "m", check=0)
+    doc = json.loads((tmp_path / "m" / "crosscheck.json").read_text())
+    mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
+    assert doc["mqsim_seeds"] == 3 and (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (101, 100, 102), mean
+    assert "MQSim seeds" in p.stdout and "the median of 3 seeds" in p.stdout
+    # A workload with no <Seed> (a trace, or MQSim's default) runs MQSim once.
+    assert doc["seeds"] == 3 and json.loads((tmp_path / "s" / "crosscheck.json").read_text())["mqsim_seeds"] == 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import shutil
 import signal
@@ -183,6 +184,10 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
     return stats, counters
 
 
+# A synthetic flow's seed in MQSim's workload.xml.
+SEED_RE = re.compile(r"(<Seed>\s*)(-?\d+)(\s*</Seed>)")
+
+
 def _median_of(runs: List[dict]) -> Tuple[dict, dict]:
     """Nested dicts of numbers (one per seed) -> (their medians, their (min, max)), leaf by leaf;
     a leaf some runs lack is left out, a non-number (a set of trace flows) is taken from the first."""
@@ -226,6 +231,9 @@ def table(mq: dict, nest: Dict[str, dict], traces=frozenset(), ranges: Optional[
                         continue
                     row = {"scenario": scenario, "flow": flow, "op": op, "metric": metric, "mqsim": theirs[metric],
                            "judged": metric != "n" and theirs.get("n", 0) >= MIN_N and not (metric == "iops" and (scenario, flow) in traces)}
+                    span = ranges.get("mqsim", {}).get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
+                    if span is not None:
+                        row["mqsim_min"], row["mqsim_max"] = span
                     for mode, runs in nest.items():
                         mine = runs.get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
                         row[mode] = mine
@@ -265,7 +273,8 @@ def _fmt(v) -> str:
 
 def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool, seeds: int = 1) -> str:
     spread = seeds > 1
-    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + "".join(
+    mq_spread = any("mqsim_min" in r for r in rows)
+    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + (f" {'MQSim seeds':>23}" if mq_spread else "") + "".join(
         f" {m:>11} {'diff':>8}" + (f" {'seeds min–max':>23}" if spread else "") for m in modes)
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -277,12 +286,17 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
             if spread:
                 lo, hi = r.get(f"{m}_min"), r.get(f"{m}_max")
                 cells += f" {(f'{_fmt(lo)}–{_fmt(hi)}' if lo is not None else ''):>23}"
-        lines.append(f"{r['scenario']:>2} {r['flow']!s:>4} {r['op']:<5} {r['metric']:<6} {_fmt(r['mqsim']):>11}{cells}")
+        theirs = ""
+        if mq_spread:
+            lo, hi = r.get("mqsim_min"), r.get("mqsim_max")
+            theirs = f" {(f'{_fmt(lo)}–{_fmt(hi)}' if lo is not None else ''):>23}"
+        lines.append(f"{r['scenario']:>2} {r['flow']!s:>4} {r['op']:<5} {r['metric']:<6} {_fmt(r['mqsim']):>11}{theirs}{cells}")
     judged = [(m, [r[f"{m}_within"] for r in rows if f"{m}_within" in r]) for m in modes]
     lines.append("")
     for m, v in judged:
         lines.append(f"{m}: {sum(v)} of {len(v)} judged figures within tolerance (mean, p50, p99, IOPS ±10 %, p99.9 ±15 %; "
-                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (NeSt: the median of seeds 1–{seeds})" if spread else ""))
+                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (each tool: the median of {seeds} seeds)" if mq_spread
+                                                                      else f" (NeSt: the median of seeds 1–{seeds})" if spread else ""))
     if not percentiles:
         lines.append("MQSim wrote no per-request dump (not the bundle's MQSim-instr): only its results XML's means are compared")
     if any(r["metric"] == "iops" and not r["judged"] and r.get("mqsim") for r in rows):
@@ -299,8 +313,9 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
                mode: str = "compat", timeout_s: Optional[float] = None, overrides: Optional[List[str]] = None, seeds: int = 1) -> dict:
     """Runs both and writes ``out/crosscheck.json``; returns its document. ``overrides`` apply to
     NeSt's runs (what one switch does: ``device[0].model.dram_timing=linear``). ``seeds`` > 1:
-    NeSt runs with seeds 1..N and each figure is their median, with their range beside — one
-    run of a chaotic workload (GC bursts) is one sample (docs/mqsim.md)."""
+    NeSt runs with seeds 1..N, and MQSim with its synthetic flows' ``<Seed>`` + 0..N-1 (once if it
+    has none: a trace replays alike); each figure is the median of a tool's runs, their range
+    beside — one run of a chaotic workload (GC bursts) is one sample (docs/mqsim.md)."""
     if seeds < 1:
         raise CrosscheckError(f"--seeds must be at least 1, got {seeds}")
     ssdconfig, workload = Path(ssdconfig), Path(workload)
@@ -309,7 +324,22 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             raise CrosscheckError(f"{p}: no such file")
     trace_dir = Path(trace_dir) if trace_dir else workload.resolve().parent
     binary = mqsim_binary(mqsim_bin)
-    mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)
+    text = workload.read_text(errors="replace")
+    mq_seeds = seeds if SEED_RE.search(text) else 1
+    mq_ranges: dict = {}
+    if mq_seeds == 1:
+        mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)
+    else:
+        mq_runs = []
+        for k in range(mq_seeds):
+            d = out / f"mqsim-seed{k + 1}"
+            d.mkdir(parents=True, exist_ok=True)
+            wl = d / "workload-reseeded.xml"
+            wl.write_text(SEED_RE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + k}{m.group(3)}", text))
+            mq_runs.append(run_mqsim(binary, ssdconfig, wl, trace_dir, d, timeout_s))
+        mq, mq_ranges = _median_of([r[0] for r in mq_runs])
+        mq_counters = _median_of([r[1] for r in mq_runs])[0]
+        percentiles = all(r[2] for r in mq_runs)
     modes = {"compat": [True], "default": [False], "both": [True, False]}[mode]
     nest, nest_counters, ranges = {}, {}, {}
     for compat in modes:
@@ -325,9 +355,9 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     for runs in nest_counters.values():
         for c in runs.values():
             c.pop("_traces", None)
-    rows, counters = table(mq, nest, traces, ranges), counter_rows(mq_counters, nest_counters)
+    rows, counters = table(mq, nest, traces, dict(ranges, mqsim=mq_ranges)), counter_rows(mq_counters, nest_counters)
     doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
-           "overrides": list(overrides or []), "seeds": seeds,
+           "overrides": list(overrides or []), "seeds": seeds, "mqsim_seeds": mq_seeds,
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
            "text": render(rows, counters, list(nest), percentiles, seeds)}
     (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")

@@ -109,5 +109,20 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
     mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
     assert doc["mqsim_seeds"] == 3 and (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (101, 100, 102), mean
     assert "MQSim seeds" in p.stdout and "the median of 3 seeds" in p.stdout
+    # An MQSim that crashes on one seed (its free pool run dry, as 7ec40e3 does) is left out of
+    # the medians and named; crashing on every seed is exit 2.
+    flaky = _fake(tmp_path, "w=$4; s=$(sed -n 's:.*<Seed>\\([0-9]*\\)</Seed>.*:\\1:p' \"$w\" | head -1)\n"
+                  "[ \"$s\" = 101 ] && kill -SEGV $$\n"
+                  f"printf '%s' '{results}' | sed \"s:<Device_Response_Time>100<:<Device_Response_Time>$s<:\" "
+                  "> \"${w%.xml}_scenario_1.xml\"\necho done\n")
+    p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", wl, "--mqsim-bin", flaky, "--trace-dir", FIX, "--seeds", "3",
+            "-o", tmp_path / "f", check=0)
+    doc = json.loads((tmp_path / "f" / "crosscheck.json").read_text())
+    mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
+    assert (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (101, 100, 102), mean
+    assert len(doc["mqsim_failed"]) == 1 and "seed 2" in doc["mqsim_failed"][0] and "SIGSEGV" in p.stdout
+    crash = _fake(tmp_path, "kill -SEGV $$\n")
+    assert "every seed" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", wl, "--mqsim-bin", crash, "--trace-dir", FIX,
+                               "--seeds", "2", "-o", tmp_path / "c", check=2).stderr
     # A workload with no <Seed> (a trace, or MQSim's default) runs MQSim once.
     assert doc["seeds"] == 3 and json.loads((tmp_path / "s" / "crosscheck.json").read_text())["mqsim_seeds"] == 1

@@ -379,7 +379,8 @@ def cmd_crosscheck(a) -> int:
     out = Path(a.output) if a.output else Path("out") / f"crosscheck-{wl.stem}"
     doc = crosscheck(ssd, wl, out, trace_dir=a.trace_dir, mqsim_bin=a.mqsim_bin, mode=a.mode, timeout_s=a.max_wall, overrides=a.overrides, seeds=a.seeds)
     print(doc["text"])
-    print(f"\nwrote {out / 'crosscheck.json'} (MQSim's outputs in {out / 'mqsim'}, NeSt's runs beside)")
+    mq = out / ("mqsim-seed*" if doc.get("mqsim_seeds", 1) > 1 else "mqsim")
+    print(f"\nwrote {out / 'crosscheck.json'} (MQSim's outputs in {mq}, NeSt's runs beside)")
     return 0
 
 

@@ -342,7 +342,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             except CrosscheckError as e:
                 # MQSim can crash on one seed (a plane's free pool run dry) and not another: the
                 # medians are of the seeds that finished, and the failure is reported.
-                mq_failed.append(f"seed {k + 1} (<Seed> + {k}): {str(e).splitlines()[0]}")
+                mq_failed.append(f"seed {k + 1} (<Seed> + {k}): {str(e).splitlines()[0].rstrip(':')}")
         if not mq_runs:
             raise CrosscheckError("MQSim failed on every seed:\n" + "\n".join(mq_failed))
         mq, mq_ranges = _median_of([r[0] for r in mq_runs])

@@ -61,11 +61,7 @@ impl Ssd {
             let txn = self.txns[t as usize];
             let ppa = match txn.kind {
                 Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => txn.ppa,
-                Kind::Write | Kind::Flush | Kind::NvFlush => {
-                    let ppa = self.ftl.alloc(txn.plane, false);
-                    self.ftl.program_user(txn.lpa, ppa);
-                    ppa
-                }
+                Kind::Write | Kind::Flush | Kind::NvFlush => self.place_user_write(&txn),
                 Kind::GcWrite if self.params.model.pages_at_dispatch => txn.ppa,
                 Kind::GcWrite => self.place_gc_write(&txn),
                 _ => NONE,
@@ -92,6 +88,13 @@ impl Ssd {
         } else {
             self.request_channel(now, d, bytes, out);
         }
+    }
+
+    /// A user program's page: the next of its plane's user frontier, the mapping moved to it.
+    pub(super) fn place_user_write(&mut self, txn: &Txn) -> u32 {
+        let ppa = self.ftl.alloc(txn.plane, false);
+        self.ftl.program_user(txn.lpa, ppa);
+        ppa
     }
 
     /// A GC move's new page: the next of its plane's GC frontier, the mapping moved to it.

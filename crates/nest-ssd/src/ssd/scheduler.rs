@@ -181,15 +181,21 @@ impl Ssd {
             let plane = self.dynamic_plane(group);
             self.txns[t as usize].plane = plane;
         }
-        if txn.kind.is_user_program() && self.params.model.pages_at_dispatch {
-            // The page now (`pages_at_dispatch`); where the plane cannot give one yet (GC's
-            // floor), when the program starts, as without the switch.
-            let plane = self.txns[t as usize].plane;
-            if self.ftl.can_alloc_user(plane) {
-                let ppa = self.ftl.alloc(plane, false);
-                self.ftl.program_user(txn.lpa, ppa);
+        if self.params.model.pages_at_dispatch {
+            // The page now (`pages_at_dispatch`): a user program's where the plane can give one
+            // (else, below GC's floor, when the program starts, as without the switch); a GC
+            // move's, as MQSim takes it when the read is done (`GC_and_WL_Unit_Base.cpp:119,
+            // 134`), so GC's frontier moves on while the writes wait behind the reads.
+            let txn = self.txns[t as usize];
+            let placed = match txn.kind {
+                k if k.is_user_program() && self.ftl.can_alloc_user(txn.plane) => Some(self.place_user_write(&txn)),
+                Kind::GcWrite => Some(self.place_gc_write(&txn)),
+                _ => None,
+            };
+            if let Some(ppa) = placed {
                 self.txns[t as usize].ppa = ppa;
-                self.maybe_start_gc(now, plane, out);
+                // A new block taken may start a GC job.
+                self.maybe_start_gc(now, txn.plane, out);
             }
         }
         self.txns[t as usize].seq = self.next_seq;
@@ -494,15 +500,7 @@ impl Ssd {
             Kind::MapWrite => {}
             Kind::GcRead => {
                 if self.ftl.is_valid(txn.ppa) {
-                    let mut wt = Txn { kind: Kind::GcWrite, ..txn };
-                    if self.params.model.pages_at_dispatch {
-                        // Its page now, as MQSim takes it when the read is done
-                        // (`GC_and_WL_Unit_Base.cpp:119, 134`): GC's frontier moves on while
-                        // the writes wait behind the reads, and a new block may start a job.
-                        wt.ppa = self.place_gc_write(&wt);
-                        self.maybe_start_gc(now, wt.plane, out);
-                    }
-                    let w = self.new_txn(wt);
+                    let w = self.new_txn(Txn { kind: Kind::GcWrite, ..txn });
                     self.enqueue(now, w, out);
                 } else {
                     self.ftl.gc_paid(txn.plane);

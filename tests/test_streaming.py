@@ -207,3 +207,16 @@ def test_drains_kept_while_the_tables_modules_load_give_the_same_outputs(small_s
     for name in ("requests.parquet", "timeseries.parquet"):
         a, b = (pq.read_table(tmp_path / d / name) for d in ("plain", "held"))
         assert a.num_rows > 0 and a.equals(b)
+
+
+def test_an_early_exit_waits_for_the_preload_instead_of_finalising_under_it():
+    """The interpreter leaving while numpy initialises on the preload thread could end the process
+    by a signal after its error was printed (seen once in the mutation run): the thread is not a
+    daemon, so a refused run exits with its own status, after the imports."""
+    import subprocess
+    import sys
+
+    code = "from nestsim._lazy import preload; t = preload(['numpy', 'pyarrow']); assert not t.daemon; raise SystemExit(2)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr == ""

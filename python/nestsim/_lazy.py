@@ -35,8 +35,13 @@ def lazy(name: str, into: MutableMapping[str, Any], alias: str) -> Any:
 
 
 def preload(names: Iterable[str]) -> threading.Thread:
-    """Starts importing ``names`` on a daemon thread and returns it. An import error is left for
-    the first real use to raise (with its usual traceback), not raised here."""
+    """Starts importing ``names`` on a thread and returns it. An import error is left for the
+    first real use to raise (with its usual traceback), not raised here.
+
+    The thread is not a daemon: an interpreter leaving early (a run refused with exit 2 after its
+    engine started) waits for the imports to finish instead of finalising under a thread that is
+    half-way through initialising numpy's C extension, which could end the process by a signal
+    after the error was printed (seen once in the mutation test, under its address-space cap)."""
 
     def load() -> None:
         for name in names:
@@ -45,6 +50,6 @@ def preload(names: Iterable[str]) -> threading.Thread:
             except Exception:  # noqa: BLE001 - reported where the module is used
                 return
 
-    t = threading.Thread(target=load, name="nestsim-preload", daemon=True)
+    t = threading.Thread(target=load, name="nestsim-preload", daemon=False)
     t.start()
     return t

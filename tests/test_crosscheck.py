@@ -17,8 +17,9 @@ def _small_workload(tmp_path, requests=5000):
     text = (SHARED / "mqsim" / "reference" / "rand4k-r70w30-qd64" / "workload.xml").read_text()
     text = text.replace("<Total_Requests_To_Generate>1000000", f"<Total_Requests_To_Generate>{requests}")
     text = text.replace("<Initial_Occupancy_Percentage>75", "<Initial_Occupancy_Percentage>0")
-    (tmp_path / "wl.xml").write_text(text)
-    return tmp_path / "wl.xml"
+    (tmp_path / "w").mkdir(exist_ok=True)
+    (tmp_path / "w" / "wl.xml").write_text(text)
+    return tmp_path / "w" / "wl.xml"
 
 
 def test_crosscheck_runs_both_and_gives_the_differences(cli, tmp_path):
@@ -27,8 +28,10 @@ def test_crosscheck_runs_both_and_gives_the_differences(cli, tmp_path):
     differences, the flash counters beside, a JSON of the table."""
     if not BUNDLE.is_file() or not (SHARED / "mqsim" / "reference").is_dir():
         pytest.skip(f"MQSim's bundle not found at {BUNDLE} (set NEST_SHARED to the shared/ folder)")
-    wl = _small_workload(tmp_path)
-    p = cli("crosscheck", "mqsim", SHARED / "mqsim" / "ssdconfig.xml", wl, "-o", tmp_path / "cc", check=0)
+    _small_workload(tmp_path)
+    # Paths relative to the working directory, the workload in a folder of its own (MQSim runs
+    # there): the per-request dump still lands in the output folder, so percentiles are compared.
+    p = cli("crosscheck", "mqsim", SHARED / "mqsim" / "ssdconfig.xml", "w/wl.xml", "-o", "cc", check=0)
     doc = json.loads((tmp_path / "cc" / "crosscheck.json").read_text())
     assert doc["percentiles"] and doc["modes"] == ["compat"]
     rows = {(r["op"], r["metric"]): r for r in doc["rows"] if r["scenario"] == 1 and r["flow"] == 0}

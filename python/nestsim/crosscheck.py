@@ -53,12 +53,20 @@ def mqsim_binary(explicit: Optional[str]) -> Path:
         if not p.is_file() or not os.access(p, os.X_OK):
             raise CrosscheckError(f"--mqsim-bin {p}: not an executable file")
         return p
-    shared = Path(os.environ.get("NEST_SHARED", Path(__file__).resolve().parents[2].parent / "shared"))
-    p = shared / "mqsim" / "bundle" / "bin" / "MQSim-instr"
-    if not p.is_file():
-        raise CrosscheckError(f"no MQSim to run: give --mqsim-bin PATH (the bundle's {p} is absent; NEST_SHARED "
-                              f"{'is set' if 'NEST_SHARED' in os.environ else 'is unset, ../shared was used'})")
-    return p
+    bundle = Path("mqsim") / "bundle" / "bin" / "MQSim-instr"
+    if "NEST_SHARED" in os.environ:
+        p = Path(os.environ["NEST_SHARED"]) / bundle
+        if not p.is_file():
+            raise CrosscheckError(f"no MQSim to run: give --mqsim-bin PATH (the bundle's {p} is absent; NEST_SHARED is set)")
+        return p
+    # Unset: ../shared beside the working directory (a clone's root), else beside the source
+    # tree this module runs from; an installed package's own folder says nothing of either.
+    tried = [Path.cwd().parent / "shared" / bundle, Path(__file__).resolve().parents[2].parent / "shared" / bundle]
+    for p in tried:
+        if p.is_file():
+            return p
+    raise CrosscheckError(f"no MQSim to run: give --mqsim-bin PATH or set NEST_SHARED (NEST_SHARED is unset and the "
+                          f"bundle is not at {' nor '.join(map(str, dict.fromkeys(tried)))})")
 
 
 def _stats(lat_ns: np.ndarray, sim_s: float) -> Dict[str, float]:
@@ -121,7 +129,8 @@ def run_mqsim(binary: Path, ssdconfig: Path, workload: Path, trace_dir: Path, ou
     out.mkdir(parents=True, exist_ok=True)
     wl = out / "workload.xml"
     shutil.copyfile(workload, wl)
-    dump = out / "latencies.txt"
+    # Absolute: MQSim runs in the trace folder, where a relative `-o` would name another place.
+    dump = (out / "latencies.txt").resolve()
     dump.unlink(missing_ok=True)
     env = dict(os.environ, MQSIM_LAT_DUMP=str(dump))
     try:

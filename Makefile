@@ -21,7 +21,8 @@ help:
 	@echo "make demo   - set up, run the default scenario, print a summary, write a report"
 	@echo "make test   - set up and run every test (rustfmt and clippy checks, cargo + pytest)"
 	@echo "make lint   - rustfmt and clippy checks only"
-	@echo "make bench  - engine, replay and whole-pipeline benchmarks (figures go in BENCHMARKS.md)"
+	@echo "make bench  - engine, replay and whole-pipeline benchmarks (figures go in BENCHMARKS.md);"
+	@echo "              ANCHORS=1 also installs ns-3's wheel (~500 MB with cppyy) to run it beside NeSt"
 
 $(STAMPS)/venv: Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (NeSt needs Python >= 3.9)"; exit 1; }
@@ -92,6 +93,7 @@ test: test-rust test-python
 endif
 
 bench: $(STAMPS)/build
+	@if [ -n "$(ANCHORS)" ]; then $(PY) -m pip install --quiet "ns3>=3.44"; fi
 	cargo run --release --quiet -p nest-bench
 	$(PY) benches/replay.py
 	$(PY) benches/pipeline.py

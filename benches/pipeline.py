@@ -13,6 +13,14 @@ The MQSim anchor (issue 64): where `$NEST_SHARED/mqsim/bundle/bin/MQSim` runs he
 and NeSt (`nestsim run --mqsim`, with and without per-request output) run the same files — the 1 M
 request 4 KiB 70/30 QD 64 reference workload on MQSim's stock ssdconfig.xml — in turn, `--repeat`
 rounds, and the speed-up is the ratio of the least CPU times of runs made in the same minutes.
+
+The ns-3 anchor: where a Python has ns-3's bindings (`pip install nestsim[anchors]`, the `ns3`
+wheel; this interpreter, or the one `NEST_NS3_PYTHON` names), `benches/ns3_dumbbell.py` runs
+examples/dctcp-dumbbell.toml's network in ns-3 and NeSt runs the scenario itself (tables off), in
+turn; the ratios are ns-3's `Simulator::Run` CPU time over NeSt's run phase (run.json) and over
+NeSt's whole process.
+
+    python benches/pipeline.py --only anchor-ns3
 """
 
 from __future__ import annotations
@@ -156,6 +164,46 @@ def anchor_mqsim(tmp: Path, repeat: int) -> Optional[dict]:
             "speedup_without_requests": round(m["cpu_s"] / best["NeSt-no-requests"]["cpu_s"], 2), "ios": n}
 
 
+def ns3_python() -> Optional[str]:
+    """A Python with ns-3's bindings: `NEST_NS3_PYTHON`, else this one if it has them."""
+    import importlib.util
+
+    explicit = os.environ.get("NEST_NS3_PYTHON")
+    if explicit:
+        return explicit
+    return sys.executable if importlib.util.find_spec("ns") is not None else None
+
+
+def anchor_ns3(tmp: Path, repeat: int) -> Optional[dict]:
+    """ns-3 and NeSt on the DCTCP dumbbell, interleaved round by round; None where ns-3 is absent."""
+    py = ns3_python()
+    if py is None:
+        print("(ns-3 anchor skipped: no Python with ns-3's bindings; `pip install nestsim[anchors]` or set NEST_NS3_PYTHON)")
+        return None
+    dumbbell = str(ROOT / "examples" / "dctcp-dumbbell.toml")
+    ns3, nest = [], []
+    for i in range(max(1, repeat)):
+        p = subprocess.run([py, str(HERE / "ns3_dumbbell.py")], capture_output=True, text=True)
+        lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
+        if p.returncode != 0 or not lines:
+            print(f"(ns-3 anchor failed: exit {p.returncode}: {(p.stderr or p.stdout)[-500:]})")
+            return None
+        ns3.append(json.loads(lines[-1]))
+        nest.append(measure(["run", dumbbell, "--set", "output.requests=false", "--set", "output.timeseries=false"],
+                            tmp / f"nest-dumbbell-{i}"))
+    n3 = min(ns3, key=lambda r: r["run_cpu_s"])
+    ne = min(nest, key=lambda r: r["cpu_s"])
+    ne_run = min(r["run_cpu_s"] for r in nest)
+    gbps = ne["summary"]["network"]["total_throughput_gbps"]
+    print(f"\n== ns-3 beside NeSt, the DCTCP dumbbell (0.5 s simulated), interleaved ({max(1, repeat)} rounds; least CPU time) ==")
+    print(f"{n3['simulator']}: Simulator::Run {n3['run_cpu_s']:.2f} CPU-s (its bindings' import {n3['import_cpu_s']:.1f} more), "
+          f"goodput {n3['goodput_gbps']:.2f} Gb/s")
+    print(f"NeSt: run {ne_run:.3f} CPU-s, whole process {ne['cpu_s']:.3f} CPU-s, goodput {gbps:.2f} Gb/s")
+    print(f"ns-3 ÷ NeSt: {n3['run_cpu_s'] / ne_run:.0f}x (run phases), {n3['run_cpu_s'] / ne['cpu_s']:.0f}x (NeSt's whole process)")
+    return {"ns3_run_cpu_s": n3["run_cpu_s"], "nest_run_cpu_s": round(ne_run, 4), "nest_process_cpu_s": round(ne["cpu_s"], 4),
+            "speedup_run": round(n3["run_cpu_s"] / ne_run, 1), "speedup_process": round(n3["run_cpu_s"] / ne["cpu_s"], 1)}
+
+
 def count(summary: dict, what: str) -> float:
     if what == "ios":
         return summary["requests"]["completed"]
@@ -198,6 +246,7 @@ def main() -> int:
         if a.only is None or any("startup".startswith(o) for o in a.only):
             startup(a.repeat)
         anchor = anchor_mqsim(Path(d), a.repeat) if a.only is None or any("anchor-mqsim".startswith(o) for o in a.only) else None
+        net_anchor = anchor_ns3(Path(d), a.repeat) if a.only is None or any("anchor-ns3".startswith(o) for o in a.only) else None
     for suffix, what in (("", "per-request output on"), ("-no-requests", "output off")):
         ssd, ideal = now.get(f"ssd-rand4k-qd64-1M{suffix}"), now.get(f"ideal-rand4k-qd64-1M{suffix}")
         if ssd and ideal:
@@ -208,6 +257,8 @@ def main() -> int:
         cases_all = {**prev, **now}
         if anchor:
             cases_all["anchor-mqsim"] = anchor
+        if net_anchor:
+            cases_all["anchor-ns3"] = net_anchor
         RECORDED.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
                                         f"{os.cpu_count()} CPUs, {platform.python_version()}", "cases": cases_all},
                                        indent=1, sort_keys=True) + "\n")

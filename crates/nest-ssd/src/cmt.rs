@@ -34,10 +34,13 @@ pub struct Cmt {
     per_page: Div32,
     granularity: CmtGranularity,
     mapping_writes: MappingWrites,
-    /// Cached units (translation pages or entries) at most.
+    /// Cached units (translation pages or entries) at most, per partition.
     capacity: u32,
-    /// Translation pages, or entry slots.
-    lru: LruList,
+    /// Translation pages, or entry slots: one list per partition — one, or one per address
+    /// domain with `per_domain` (`set_domains`).
+    lru: Vec<LruList>,
+    /// Each address domain caches in a partition of its own of the full `capacity`.
+    per_domain: bool,
     /// Page mode, per unit: dirty.
     dirty: LazyVec<bool>,
     /// Entry mode, per unit: 0 when clean, else 1 + its translation page's write-back count
@@ -154,7 +157,8 @@ impl Cmt {
             granularity,
             mapping_writes,
             capacity,
-            lru: LruList::new(units),
+            lru: vec![LruList::new(units)],
+            per_domain: false,
             dirty: LazyVec::new(if indexed > 0 { 0 } else { units }, false),
             dirty_mark: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
             tp_epoch: LazyVec::new(if indexed > 0 { tpages } else { 0 }, 0),
@@ -177,6 +181,40 @@ impl Cmt {
         }
     }
 
+    /// MQSim's address domains (`ModelSwitches::mapping_domains`) as their first LPAs, rising.
+    /// With `per_domain` each gets a partition of the full capacity of its own, as MQSim
+    /// 7ec40e3 builds one: its `SHARED` mode creates the "shared" table inside the loop over
+    /// the domains (`Address_Mapping_Unit_Page_Level.cpp:322-338` — a bug), so each flow
+    /// caches as much as the whole CMT and never evicts another's entries.
+    pub fn set_domains(&mut self, starts: Vec<u32>, per_domain: bool) {
+        let parts = if per_domain { starts.len().max(1) } else { 1 };
+        self.per_domain = parts > 1;
+        if self.per_domain {
+            let units = if self.granularity == CmtGranularity::Entry {
+                // Room for every partition's entries: the slots are shared out as they fill.
+                let all = self.capacity as usize * parts;
+                self.slot_lpa = vec![NONE; all];
+                self.dirty_mark = LazyVec::new(all, 0);
+                self.free = (0..all as u32).rev().collect();
+                all
+            } else {
+                self.waiting.len() // translation pages
+            };
+            self.lru = (0..parts).map(|_| LruList::new(units)).collect();
+        }
+        self.domains = starts;
+    }
+
+    /// The partition `lpa`'s entry caches in.
+    #[inline]
+    fn part(&self, lpa: u32) -> usize {
+        if self.per_domain {
+            self.domains.partition_point(|&b| b <= lpa).saturating_sub(1)
+        } else {
+            0
+        }
+    }
+
     #[inline]
     pub fn tpage(&self, lpa: u32) -> u32 {
         self.per_page.quotient(lpa)
@@ -188,7 +226,7 @@ impl Cmt {
         match self.granularity {
             CmtGranularity::TranslationPage => {
                 let tp = self.tpage(lpa);
-                self.lru.contains(tp).then_some(tp)
+                self.lru[self.part(lpa)].contains(tp).then_some(tp)
             }
             CmtGranularity::Entry => match self.index.get(lpa as usize) {
                 0 => None,
@@ -223,7 +261,8 @@ impl Cmt {
     pub fn lookup(&mut self, lpa: u32, update: Update) -> Lookup {
         if let Some(u) = self.unit(lpa) {
             self.hits += 1;
-            self.lru.touch(u);
+            let part = self.part(lpa);
+            self.lru[part].touch(u);
             if self.changes_cached(update) {
                 self.mark_dirty(u, lpa);
             }
@@ -321,15 +360,16 @@ impl Cmt {
     /// dirty unit evicted to make room is queued in `write_backs` (or, with
     /// `MappingWrites::Never`, its page marked departed).
     pub fn insert(&mut self, lpa: u32, update: Update) {
+        let part = self.part(lpa);
         if let Some(u) = self.unit(lpa) {
-            self.lru.touch(u);
+            self.lru[part].touch(u);
             if self.changes_cached(update) {
                 self.mark_dirty(u, lpa);
             }
             return;
         }
-        if self.lru.len() >= self.capacity {
-            if let Some(v) = self.lru.pop_lru() {
+        if self.lru[part].len() >= self.capacity {
+            if let Some(v) = self.lru[part].pop_lru() {
                 let mut evicted = NONE;
                 let tp = match self.granularity {
                     CmtGranularity::TranslationPage => v,
@@ -383,7 +423,7 @@ impl Cmt {
                 s
             }
         };
-        self.lru.touch(u);
+        self.lru[part].touch(u);
         let dirty = match update {
             Update::None => false,
             Update::Program => true,
@@ -505,6 +545,24 @@ mod tests {
         let (wb, _, own) = run(Vec::new());
         assert_eq!(wb, vec![52, 51], "one domain: each entry's own page");
         assert!(matches!(own, Lookup::Hit));
+    }
+
+    #[test]
+    fn with_a_cmt_per_domain_each_flow_caches_the_full_capacity_and_evicts_only_its_own() {
+        // Two domains of 5,000 LPAs, room for two entries; in page mode two translation pages.
+        for granularity in [CmtGranularity::Entry, CmtGranularity::TranslationPage] {
+            let run = |per_domain: bool| {
+                let mut c = Cmt::new(10_000, 4096, 2 * 4096, 100, granularity, 4096, MappingWrites::Flash, false, MergeRead::Page);
+                c.set_domains(vec![0, 5_000], per_domain);
+                for lpa in [10, 210, 5_010, 5_210] {
+                    c.insert(lpa, Update::Program);
+                }
+                c.insert(5_410, Update::None); // domain 1's third: evicts its own LRU (5,010)
+                [10, 210, 5_010, 5_210, 5_410].map(|lpa| matches!(c.lookup(lpa, Update::None), Lookup::Hit))
+            };
+            assert_eq!(run(true), [true, true, false, true, true], "{granularity:?}: two per domain");
+            assert_eq!(run(false), [false, false, false, true, true], "{granularity:?}: two in all");
+        }
     }
 
     #[test]

@@ -385,6 +385,13 @@ pub struct ModelSwitches {
     /// serves reads first (`src/ssd/TSU_Priority_OutOfOrder.cpp:352-372, 475-490`). Off: one GC
     /// queue in arrival order, a job's writes between the next job's reads.
     pub gc_reads_first: bool,
+    /// Each address domain (`mapping_domains`: an MQSim flow) caches mapping entries in a CMT
+    /// of its own of the full capacity, never evicting another's. MQSim 7ec40e3's `SHARED` CMT
+    /// mode creates its shared table inside the loop that builds the domains
+    /// (`src/ssd/Address_Mapping_Unit_Page_Level.cpp:322-338`), so every flow gets a whole one
+    /// — **a bug**: two flows cache twice what the configured capacity holds. Off: one table of
+    /// the configured capacity for all flows.
+    pub cmt_per_domain: bool,
 }
 
 impl Default for ModelSwitches {
@@ -419,6 +426,7 @@ impl Default for ModelSwitches {
             mapping_domains: Vec::new(),
             gc_jobs_per_plane: 1,
             gc_reads_first: false,
+            cmt_per_domain: false,
         }
     }
 }
@@ -459,6 +467,7 @@ impl ModelSwitches {
             mapping_domains: Vec::new(),
             gc_jobs_per_plane: 10,
             gc_reads_first: true,
+            cmt_per_domain: true,
         }
     }
 

@@ -156,6 +156,8 @@ pub struct ModelConfig {
     pub gc_jobs_per_plane: Option<u32>,
     /// GC's page reads before its writes and erases (MQSim).
     pub gc_reads_first: Option<bool>,
+    /// A CMT of the full capacity per MQSim flow (MQSim's bug).
+    pub cmt_per_domain: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

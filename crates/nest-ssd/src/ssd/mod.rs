@@ -210,7 +210,7 @@ impl Ssd {
             let mut starts: Vec<u32> = m.mapping_domains.iter().map(|&b| (b / params.geometry.page_size as u64).min(logical) as u32).collect();
             starts.sort_unstable();
             starts.dedup();
-            cmt.domains = starts;
+            cmt.set_domains(starts, m.cmt_per_domain);
             cmt
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {

@@ -77,6 +77,8 @@ pub struct Ftl {
     pub rga_mqsim: bool,
     /// `ModelSwitches::gc_floor_blocks`: user writes wait while a plane has fewer free blocks.
     pub write_floor: u32,
+    /// `ModelSwitches::open_frontiers` (`frontiers`).
+    pub open_frontiers: bool,
     static_wl: Option<u32>,
     pub counters: FtlCounters,
 }
@@ -95,7 +97,7 @@ fn erases_key(blocks: &LazyVec<Block>, b: u32) -> u64 {
 
 /// User writes stop taking new blocks when a plane is down to this many free blocks: they are
 /// kept for GC, whose moves always fit in one block (a victim has at least one invalid page).
-const GC_RESERVE: usize = 1;
+pub(crate) const GC_RESERVE: usize = 1;
 
 impl Ftl {
     pub fn new(layout: Layout, logical_pages: u64, ftl: &FtlParams, soft_free: u32, hard_free: u32) -> Self {
@@ -131,6 +133,7 @@ impl Ftl {
             rga_d: ftl.rga_d,
             rga_mqsim: false,
             write_floor: 0,
+            open_frontiers: false,
             static_wl: ftl.static_wl_threshold,
             counters: FtlCounters::default(),
         }
@@ -205,7 +208,7 @@ impl Ftl {
         }
     }
 
-    fn take_free_block(&mut self, plane: u32) -> u32 {
+    pub(crate) fn take_free_block(&mut self, plane: u32) -> u32 {
         // Dynamic wear levelling (the least-erased free block) is the free list's own order.
         let b = self.planes[plane as usize].free.take().expect("a free block");
         self.planes[plane as usize].blocks_taken += 1;
@@ -251,12 +254,7 @@ impl Ftl {
             // A full block is no longer a frontier. Left as one, GC could pick it as its victim
             // and erase it while the frontier still pointed at it: the next write would then
             // fill a block that was also in the free pool (found by the victim-index test).
-            let pb = &mut self.planes[plane as usize];
-            if for_gc {
-                pb.gc_front = None;
-            } else {
-                pb.user_front = None;
-            }
+            self.front_filled(plane, for_gc);
             self.indexed_full(plane, b);
         }
         ppa

@@ -15,6 +15,7 @@ pub mod cmt;
 pub mod divisor;
 pub mod dram;
 pub mod free_list;
+mod frontiers;
 pub mod ftl;
 mod gc_room;
 pub use nest_core::lazy_vec;

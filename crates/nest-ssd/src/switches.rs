@@ -392,6 +392,13 @@ pub struct ModelSwitches {
     /// — **a bug**: two flows cache twice what the configured capacity holds. Off: one table of
     /// the configured capacity for all flows.
     pub cmt_per_domain: bool,
+    /// Every plane's user and GC write frontiers are open from the start and a full one takes
+    /// its next free block at once (MQSim: `src/ssd/Flash_Block_Manager_Base.cpp:54-56`,
+    /// `Flash_Block_Manager.cpp:30-33, 49-52`). Off: a frontier takes a block when its first
+    /// page is wanted. With MQSim's GC triggers (a job per block taken below the threshold) the
+    /// choice sets how GC bursts grow: a burst's first job finds room in an open GC frontier
+    /// (`frontiers`).
+    pub open_frontiers: bool,
 }
 
 impl Default for ModelSwitches {
@@ -427,6 +434,7 @@ impl Default for ModelSwitches {
             gc_jobs_per_plane: 1,
             gc_reads_first: false,
             cmt_per_domain: false,
+            open_frontiers: false,
         }
     }
 }
@@ -468,6 +476,7 @@ impl ModelSwitches {
             gc_jobs_per_plane: 10,
             gc_reads_first: true,
             cmt_per_domain: true,
+            open_frontiers: true,
         }
     }
 

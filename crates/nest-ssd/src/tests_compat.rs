@@ -424,3 +424,40 @@ fn a_reads_submission_entry_waits_behind_write_data_on_the_link() {
     let (alone, behind) = (read_lat(false), read_lat(true));
     assert!(behind >= alone + data, "read {behind:?} with the entry over the link, {alone:?} without; the write's data take {data:?}");
 }
+
+/// `open_frontiers`: the user and GC frontiers are open from the start (the pool two blocks
+/// lower), and a frontier that fills takes its next block at once — so a GC job's moves find
+/// room in the GC frontier instead of taking a block when they start (MQSim). Without the
+/// switch each frontier takes a block when its first page is wanted.
+#[test]
+fn open_frontiers_take_their_blocks_up_front_and_replace_a_full_one_at_once() {
+    use crate::ftl::Ftl;
+    use crate::geometry::Layout;
+    let p = small();
+    let build = |open: bool| {
+        let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+        let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+        f.open_frontiers = open;
+        if open {
+            f.open_all_frontiers();
+        }
+        f
+    };
+    let (mut lazy, mut open) = (build(false), build(true));
+    let (free0, ppb) = (lazy.free_blocks(0), lazy.layout.pages_per_block);
+    assert_eq!(open.free_blocks(0), free0 - 2, "user and GC frontiers taken at the start");
+    // A GC frontier's first page: the lazy one takes a block now, the open one had it.
+    lazy.alloc(0, true);
+    open.alloc(0, true);
+    assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 1, free0 - 2));
+    // Its last page: the open one takes the next block at once, the lazy one at its next page.
+    for _ in 1..ppb {
+        lazy.alloc(0, true);
+        open.alloc(0, true);
+    }
+    assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 1, free0 - 3));
+    lazy.alloc(0, true);
+    open.alloc(0, true);
+    assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 2, free0 - 3));
+    assert!(open.planes[0].gc_front.is_some() && open.planes[0].user_front.is_some());
+}

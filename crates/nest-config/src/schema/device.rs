@@ -158,6 +158,8 @@ pub struct ModelConfig {
     pub gc_reads_first: Option<bool>,
     /// A CMT of the full capacity per MQSim flow (MQSim's bug).
     pub cmt_per_domain: Option<bool>,
+    /// Write frontiers open from the start, replaced at once when full (MQSim).
+    pub open_frontiers: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -194,6 +194,7 @@ impl Ssd {
         let mut ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         ftl.rga_mqsim = params.model.rga_sampling == crate::switches::RgaSampling::Mqsim;
         ftl.write_floor = params.model.gc_floor_blocks;
+        ftl.open_frontiers = params.model.open_frontiers;
         let m = &params.model;
         let cmt = params.ftl.cmt_bytes.map(|b| {
             let mut cmt = Cmt::new(
@@ -279,6 +280,9 @@ impl Ssd {
         };
         if let Some(p) = ssd.params.precondition.clone() {
             ssd.precondition(&p, seed, index)?;
+        }
+        if ssd.params.model.open_frontiers {
+            ssd.ftl.open_all_frontiers();
         }
         Ok(ssd)
     }

@@ -399,6 +399,11 @@ pub struct ModelSwitches {
     /// choice sets how GC bursts grow: a burst's first job finds room in an open GC frontier
     /// (`frontiers`).
     pub open_frontiers: bool,
+    /// User programs join a GC program's batch on the die's other planes (at its page offset
+    /// under `multiplane_same_page`), as MQSim issues a chip's GC writes with its user writes as
+    /// the second queue (`src/ssd/TSU_Priority_OutOfOrder.cpp:475-481`, `TSU_Base.cpp:102-117`;
+    /// `partners`). Off: GC work goes one transaction at a time.
+    pub gc_user_partners: bool,
 }
 
 impl Default for ModelSwitches {
@@ -435,6 +440,7 @@ impl Default for ModelSwitches {
             gc_reads_first: false,
             cmt_per_domain: false,
             open_frontiers: false,
+            gc_user_partners: false,
         }
     }
 }
@@ -477,6 +483,7 @@ impl ModelSwitches {
             gc_reads_first: true,
             cmt_per_domain: true,
             open_frontiers: true,
+            gc_user_partners: true,
         }
     }
 

@@ -461,3 +461,30 @@ fn open_frontiers_take_their_blocks_up_front_and_replace_a_full_one_at_once() {
     assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 2, free0 - 3));
     assert!(open.planes[0].gc_front.is_some() && open.planes[0].user_front.is_some());
 }
+
+/// `gc_user_partners`: in MQSim's GC-heavy regime, user programs queued on a GC program's die
+/// at its page offset on another plane go in its batch, so fewer of them wait for the chip's GC
+/// to finish; without the switch none does. Every command completes either way.
+#[test]
+fn user_programs_ride_with_gc_programs_when_partnered() {
+    let run = |partners: bool| {
+        let mut p = small();
+        p.model.gc_jobs_per_plane = 10;
+        p.model.gc_floor_blocks = 10;
+        p.ftl.overprovisioning = 0.3;
+        p.ftl.gc_preemptible = false;
+        p.model.gc_precedence = GcPrecedence::First;
+        p.model.gc_reads_first = true;
+        p.model.pages_at_dispatch = true;
+        p.model.multiplane_same_page = true;
+        p.model.gc_user_partners = partners;
+        let b = random_writes(p, 20_000, 16);
+        assert_eq!(b.lat.len(), 20_000, "every command completes");
+        b.ssd.check().unwrap();
+        assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
+        b.ssd.counters.gc_partnered_programs
+    };
+    assert_eq!(run(false), 0);
+    let with = run(true);
+    assert!(with > 100, "{with} user programs rode with GC programs");
+}

@@ -160,6 +160,8 @@ pub struct ModelConfig {
     pub cmt_per_domain: Option<bool>,
     /// Write frontiers open from the start, replaced at once when full (MQSim).
     pub open_frontiers: Option<bool>,
+    /// User programs ride with GC programs on other planes (MQSim).
+    pub gc_user_partners: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -41,6 +41,7 @@ mod die_queues;
 mod flash;
 mod gc;
 mod host_if;
+mod partners;
 mod plm;
 mod precondition;
 mod sched;
@@ -125,6 +126,8 @@ pub struct SsdCounters {
     pub gc_time_ps: u64,
     pub rmw_reads: u64,
     pub write_stalls: u64,
+    /// User programs that went in a GC program's batch (`gc_user_partners`).
+    pub gc_partnered_programs: u64,
     pub program_suspends: u64,
     pub erase_suspends: u64,
 }

@@ -384,6 +384,9 @@ impl Ssd {
                 }
             }
         }
+        if qi == Q_GC && self.params.model.gc_user_partners && (n as u32) < ppd {
+            self.user_partners(d, &mut planes_used, &mut n);
+        }
         self.dies[d as usize].n = n as u8;
         true
     }

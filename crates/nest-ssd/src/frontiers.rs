@@ -18,11 +18,16 @@ impl Ftl {
     /// `open_frontiers`, replaced by a free block now.
     pub(crate) fn front_filled(&mut self, plane: u32, for_gc: bool) {
         let next = (self.open_frontiers && self.may_open(plane, for_gc)).then(|| self.take_free_block(plane));
+        self.set_front(plane, for_gc, next);
+    }
+
+    /// Makes `block` (or none) `plane`'s user or GC frontier.
+    pub(crate) fn set_front(&mut self, plane: u32, for_gc: bool, block: Option<u32>) {
         let pb = &mut self.planes[plane as usize];
         if for_gc {
-            pb.gc_front = next;
+            pb.gc_front = block;
         } else {
-            pb.user_front = next;
+            pb.user_front = block;
         }
     }
 
@@ -45,12 +50,7 @@ impl Ftl {
                 let open = if for_gc { pb.gc_front } else { pb.user_front }.is_some();
                 if !open && self.may_open(plane, for_gc) {
                     let b = self.take_free_block(plane);
-                    let pb = &mut self.planes[plane as usize];
-                    if for_gc {
-                        pb.gc_front = Some(b);
-                    } else {
-                        pb.user_front = Some(b);
-                    }
+                    self.set_front(plane, for_gc, Some(b));
                 }
             }
         }

@@ -236,12 +236,7 @@ impl Ftl {
         } else {
             assert!(!self.planes[plane as usize].free.is_empty(), "plane {plane} has no free block (GC reserve violated)");
             let b = self.take_free_block(plane);
-            let pb = &mut self.planes[plane as usize];
-            if for_gc {
-                pb.gc_front = Some(b);
-            } else {
-                pb.user_front = Some(b);
-            }
+            self.set_front(plane, for_gc, Some(b));
             b
         };
         let blk = &mut self.blocks[b as usize];

@@ -40,12 +40,7 @@ impl Ssd {
                 m += 1;
                 *planes_used |= bit;
             }
-            let die = &mut self.dies[d as usize];
-            for k in (0..m).rev() {
-                let t = die.q[qi].remove(chosen[k]).expect("index in range");
-                die.batch[*n + k] = t;
-            }
-            *n += m;
+            self.move_to_batch(d, qi, &chosen[..m], n);
             self.counters.gc_partnered_programs += m as u64;
         }
     }

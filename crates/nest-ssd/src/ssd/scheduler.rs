@@ -436,12 +436,17 @@ impl Ssd {
                 break;
             }
         }
+        self.move_to_batch(d, qi, &chosen[..m], n);
+    }
+
+    /// Moves the transactions at queue positions `chosen` (rising) of die `d`'s queue `qi` into
+    /// its batch after the `n` already there.
+    pub(super) fn move_to_batch(&mut self, d: u32, qi: usize, chosen: &[usize], n: &mut usize) {
         let die = &mut self.dies[d as usize];
-        for k in (0..m).rev() {
-            let t = die.q[qi].remove(chosen[k]).expect("index in range");
-            die.batch[*n + k] = t;
+        for (k, &i) in chosen.iter().enumerate().rev() {
+            die.batch[*n + k] = die.q[qi].remove(i).expect("index in range");
         }
-        *n += m;
+        *n += chosen.len();
     }
 
     pub(super) fn txn_done(&mut self, now: SimTime, t: u32, out: &mut Outbox) {

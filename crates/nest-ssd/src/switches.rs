@@ -404,6 +404,13 @@ pub struct ModelSwitches {
     /// the second queue (`src/ssd/TSU_Priority_OutOfOrder.cpp:475-481`, `TSU_Base.cpp:102-117`;
     /// `partners`). Off: GC work goes one transaction at a time.
     pub gc_user_partners: bool,
+    /// A GC job's erase waits until its chip (its die, with die interleaving) has no GC read
+    /// or GC write queued — of any job — as MQSim keeps erases in a queue of their own, served
+    /// only when the GC read and write queues are empty (`src/ssd/TSU_Priority_OutOfOrder.cpp:
+    /// 352-372, 475-490, 537-552`). So with several jobs running, the blocks they free come
+    /// back together at the end of the burst. Off: an erase queues with GC's writes, in order,
+    /// as soon as its job has moved its last page.
+    pub gc_erases_last: bool,
 }
 
 impl Default for ModelSwitches {
@@ -441,6 +448,7 @@ impl Default for ModelSwitches {
             cmt_per_domain: false,
             open_frontiers: false,
             gc_user_partners: false,
+            gc_erases_last: false,
         }
     }
 }
@@ -484,6 +492,7 @@ impl ModelSwitches {
             cmt_per_domain: true,
             open_frontiers: true,
             gc_user_partners: true,
+            gc_erases_last: true,
         }
     }
 

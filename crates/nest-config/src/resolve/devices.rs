@@ -414,6 +414,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     sw.cmt_per_domain = m.cmt_per_domain.unwrap_or(sw.cmt_per_domain);
     sw.open_frontiers = m.open_frontiers.unwrap_or(sw.open_frontiers);
     sw.gc_user_partners = m.gc_user_partners.unwrap_or(sw.gc_user_partners);
+    sw.gc_erases_last = m.gc_erases_last.unwrap_or(sw.gc_erases_last);
     sw.sqe_over_pcie = m.sqe_over_pcie.unwrap_or(sw.sqe_over_pcie);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();

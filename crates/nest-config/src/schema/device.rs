@@ -162,6 +162,8 @@ pub struct ModelConfig {
     pub open_frontiers: Option<bool>,
     /// User programs ride with GC programs on other planes (MQSim).
     pub gc_user_partners: Option<bool>,
+    /// A chip's GC erases wait until no GC read or write is queued (MQSim).
+    pub gc_erases_last: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -67,7 +67,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "queue 12 of 12")]
+    #[should_panic(expected = "queue 13 of 13")]
     fn a_queue_past_the_last_panics_like_an_array_even_unallocated() {
         let q = DieQueues::default();
         let _ = &q[NQ];

@@ -2,7 +2,7 @@
 //! soft or hard free-block threshold, or by a GC storm; soft GC can be held off (PLM's
 //! deterministic window).
 
-use super::txn::{Kind, Txn, Q_GC};
+use super::txn::{Kind, Txn, Q_GC, Q_GC_ERASE};
 use super::{Outbox, Ssd};
 use crate::ftl::GcNeed;
 use crate::geometry::NONE;
@@ -106,7 +106,8 @@ impl Ssd {
         let GcJob { plane, victim, .. } = self.gc_jobs[id as usize];
         let t = self.new_txn(Txn { kind: Kind::Erase, class: 3, lpa: NONE, ppa: victim, plane, owner: id, bytes: 0, next: NONE, seq: 0 });
         let die = self.layout.die_of_plane(plane);
-        self.queue_at(die, Q_GC, t);
+        let qi = if self.params.model.gc_erases_last { Q_GC_ERASE } else { Q_GC };
+        self.queue_at(die, qi, t);
     }
 
     /// A page of job `id` moved (or found stale): after the last, its victim is erased.

@@ -62,7 +62,9 @@ pub(super) const Q_GC: usize = 2 * CLASSES + 1;
 pub(super) const Q_MAP_WRITE: usize = 2 * CLASSES + 2;
 /// GC's page reads, apart from its writes and erases (`gc_reads_first`).
 pub(super) const Q_GC_READ: usize = 2 * CLASSES + 3;
-pub(super) const NQ: usize = 2 * CLASSES + 4;
+/// GC's erases, apart from its moves (`gc_erases_last`).
+pub(super) const Q_GC_ERASE: usize = 2 * CLASSES + 4;
+pub(super) const NQ: usize = 2 * CLASSES + 5;
 /// How far down a queue the scheduler looks for transactions to join a multi-plane batch or
 /// to find a write whose plane has room (out-of-order within a die).
 pub(super) const SCAN: usize = 32;

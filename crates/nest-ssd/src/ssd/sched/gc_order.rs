@@ -3,7 +3,7 @@
 //! with non-preemptible GC and `GcPrecedence::First`, always (see `order::pick`).
 
 use crate::ftl::GcNeed;
-use crate::ssd::txn::{Q_GC, Q_GC_READ};
+use crate::ssd::txn::{Q_GC, Q_GC_ERASE, Q_GC_READ};
 use crate::ssd::Ssd;
 use crate::switches::GcPrecedence;
 
@@ -24,12 +24,13 @@ impl GcOrder {
 impl Ssd {
     /// Takes a GC batch at die `d` if GC must go before user I/O now.
     pub(super) fn take_gc_turn(&mut self, d: u32) -> bool {
-        if self.dies[d as usize].q[Q_GC].is_empty() && self.dies[d as usize].q[Q_GC_READ].is_empty() {
+        let q = &self.dies[d as usize].q;
+        if q[Q_GC].is_empty() && q[Q_GC_READ].is_empty() && q[Q_GC_ERASE].is_empty() {
             return false;
         }
         let turn = &mut self.gc_order.turn[d as usize];
         let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(turn, false);
-        if (gc_turn || self.die_in_hard_gc(d)) && (self.take_batch(d, Q_GC_READ) || self.take_batch(d, Q_GC)) {
+        if (gc_turn || self.die_in_hard_gc(d)) && (self.take_batch(d, Q_GC_READ) || self.take_batch(d, Q_GC) || self.take_batch(d, Q_GC_ERASE)) {
             return true;
         }
         self.gc_order.turn[d as usize] = true;

@@ -129,3 +129,21 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
                                "--seeds", "2", "-o", tmp_path / "c", check=2).stderr
     # A workload with no <Seed> (a trace, or MQSim's default) runs MQSim once.
     assert doc["seeds"] == 3 and json.loads((tmp_path / "s" / "crosscheck.json").read_text())["mqsim_seeds"] == 1
+
+
+def test_the_bundle_is_found_beside_the_clone_whose_virtualenv_runs_it(tmp_path, monkeypatch):
+    """Without NEST_SHARED, run from a folder elsewhere, `crosscheck` finds MQSim's bundle in the
+    shared/ folder beside the clone whose .venv runs it (the set-up `make` leaves)."""
+    import sys
+    from pathlib import Path
+
+    from nestsim import crosscheck as cc
+
+    want = Path(sys.prefix).resolve().parent.parent / "shared" / "mqsim" / "bundle" / "bin" / "MQSim-instr"
+    if not want.is_file():
+        pytest.skip(f"no MQSim bundle beside this virtualenv's clone ({want})")
+    monkeypatch.delenv("NEST_SHARED", raising=False)
+    monkeypatch.chdir(tmp_path)
+    # Not through the source tree's own location: as an installed package sees it.
+    monkeypatch.setattr(cc, "__file__", str(tmp_path / "site-packages" / "nestsim" / "crosscheck.py"))
+    assert cc.mqsim_binary(None) == want

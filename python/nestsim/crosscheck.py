@@ -25,6 +25,7 @@ import json
 import math
 import re
 import os
+import sys
 import shutil
 import signal
 import subprocess
@@ -59,9 +60,12 @@ def mqsim_binary(explicit: Optional[str]) -> Path:
         if not p.is_file():
             raise CrosscheckError(f"no MQSim to run: give --mqsim-bin PATH (the bundle's {p} is absent; NEST_SHARED is set)")
         return p
-    # Unset: ../shared beside the working directory (a clone's root), else beside the source
-    # tree this module runs from; an installed package's own folder says nothing of either.
-    tried = [Path.cwd().parent / "shared" / bundle, Path(__file__).resolve().parents[2].parent / "shared" / bundle]
+    # Unset: ../shared beside the working directory (a clone's root), beside the source tree
+    # this module runs from, or beside the clone whose virtualenv runs it (`make` puts it in
+    # the clone's .venv); an installed package's own folder says nothing of any of them.
+    clone_of_venv = Path(sys.prefix).resolve().parent
+    tried = [Path.cwd().parent / "shared" / bundle, Path(__file__).resolve().parents[2].parent / "shared" / bundle,
+             clone_of_venv.parent / "shared" / bundle]
     for p in tried:
         if p.is_file():
             return p

@@ -258,6 +258,42 @@ impl MappingWrites {
     }
 }
 
+/// Which type (LSB, CSB, MSB, …) each page of a block is (`ModelSwitches::page_types`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PageTypes {
+    /// Page `p` is type `p mod bits per cell`: the types alternate down the block.
+    Modulo,
+    /// MQSim's map (`src/nvm_chip/flash_memory/Flash_Chip.h:85-93`): on TLC the first six
+    /// pages are LSB, the next two CSB, then pairs of pages cycle LSB, CSB, MSB — the
+    /// programming order of TLC word lines after Yaakobi et al. (ICNC 2012); MLC and SLC as
+    /// `Modulo`.
+    Mqsim,
+}
+
+impl PageTypes {
+    /// Every value, for parsing by `name`.
+    pub const ALL: [PageTypes; 2] = [PageTypes::Modulo, PageTypes::Mqsim];
+    /// The scenario key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            PageTypes::Modulo => "modulo",
+            PageTypes::Mqsim => "mqsim",
+        }
+    }
+    /// The type of page `p` of a block on a part with `bits` bits per cell.
+    #[inline]
+    pub fn of(self, p: u32, bits: u32) -> usize {
+        match self {
+            PageTypes::Mqsim if bits == 3 => match p {
+                0..=5 => 0,
+                6..=7 => 1,
+                _ => (((p - 8) >> 1) % 3) as usize,
+            },
+            _ => (p % bits) as usize,
+        }
+    }
+}
+
 /// When non-preemptible GC work at a die (or chip) is served.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GcPrecedence {
@@ -411,6 +447,19 @@ pub struct ModelSwitches {
     /// back together at the end of the burst. Off: an erase queues with GC's writes, in order,
     /// as soon as its job has moved its last page.
     pub gc_erases_last: bool,
+    /// Which type (LSB, CSB, MSB) a block's page `p` is, so which tR and tPROG it takes.
+    pub page_types: PageTypes,
+    /// A mapping read senses the translation page where it lies: laid out in order over the
+    /// planes when the drive is built and moved to the frontier's next page at each
+    /// write-back, as MQSim does (`map_pages`), so on MLC/TLC parts it takes the sense time of
+    /// that page's type. Off: a mapping read is timed as a block's first page (its LSB, the
+    /// fastest) — NeSt does not otherwise track where translation pages lie.
+    pub map_page_offsets: bool,
+    /// Channel transfers timed as MQSim times them: two transfers take `1000 / rate` ns cut to
+    /// whole nanoseconds, doubled (`src/exec/SSD_Device.cpp:97`, `src/ssd/ONFI_Channel_NVDDR2.h:9`)
+    /// — **a bug**: 333 MT/s stays 333 MB/s a byte wide, but 800 MT/s moves 1,000 MB/s and a
+    /// rate above 1,000 MT/s moves data in no time. Off: bytes / width / rate.
+    pub channel_whole_ns: bool,
 }
 
 impl Default for ModelSwitches {
@@ -449,6 +498,9 @@ impl Default for ModelSwitches {
             open_frontiers: false,
             gc_user_partners: false,
             gc_erases_last: false,
+            page_types: PageTypes::Modulo,
+            map_page_offsets: false,
+            channel_whole_ns: false,
         }
     }
 }
@@ -493,6 +545,9 @@ impl ModelSwitches {
             open_frontiers: true,
             gc_user_partners: true,
             gc_erases_last: true,
+            page_types: PageTypes::Mqsim,
+            map_page_offsets: true,
+            channel_whole_ns: true,
         }
     }
 
@@ -509,5 +564,20 @@ impl ModelSwitches {
         if self.hot_window.0 == 0 {
             e.push(("model.hot_window".into(), "expected a positive duration".into()));
         }
+    }
+}
+
+#[cfg(test)]
+mod page_type_tests {
+    use super::PageTypes;
+
+    #[test]
+    fn mqsims_tlc_map_starts_with_lsb_pages_then_cycles_pairs() {
+        let mq: Vec<usize> = (0..16).map(|p| PageTypes::Mqsim.of(p, 3)).collect();
+        assert_eq!(mq, vec![0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 0, 0]);
+        let modulo: Vec<usize> = (0..6).map(|p| PageTypes::Modulo.of(p, 3)).collect();
+        assert_eq!(modulo, vec![0, 1, 2, 0, 1, 2]);
+        // MLC and SLC alike under both.
+        assert!((0..64).all(|p| PageTypes::Mqsim.of(p, 2) == PageTypes::Modulo.of(p, 2) && PageTypes::Mqsim.of(p, 1) == 0));
     }
 }

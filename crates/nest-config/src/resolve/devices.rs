@@ -10,7 +10,7 @@ use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
 use nest_ssd::switches::{
-    CmtGranularity, Destage, DramTiming, GcPrecedence, HotReset, MappingWrites, MergeRead, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
+    CmtGranularity, Destage, DramTiming, GcPrecedence, HotReset, MappingWrites, MergeRead, PageTypes, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
 };
 use nest_ssd::SsdParams;
 
@@ -415,6 +415,9 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     sw.open_frontiers = m.open_frontiers.unwrap_or(sw.open_frontiers);
     sw.gc_user_partners = m.gc_user_partners.unwrap_or(sw.gc_user_partners);
     sw.gc_erases_last = m.gc_erases_last.unwrap_or(sw.gc_erases_last);
+    choice(cx, &k("page_types"), &m.page_types, "a page-type map", &PageTypes::ALL, PageTypes::name, &mut sw.page_types);
+    sw.map_page_offsets = m.map_page_offsets.unwrap_or(sw.map_page_offsets);
+    sw.channel_whole_ns = m.channel_whole_ns.unwrap_or(sw.channel_whole_ns);
     sw.sqe_over_pcie = m.sqe_over_pcie.unwrap_or(sw.sqe_over_pcie);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();

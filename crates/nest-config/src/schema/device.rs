@@ -164,6 +164,12 @@ pub struct ModelConfig {
     pub gc_user_partners: Option<bool>,
     /// A chip's GC erases wait until no GC read or write is queued (MQSim).
     pub gc_erases_last: Option<bool>,
+    /// Which type each page of a block is: "modulo" or MQSim's TLC map ("mqsim").
+    pub page_types: Option<String>,
+    /// Mapping reads timed at the translation page's own page type (MQSim).
+    pub map_page_offsets: Option<bool>,
+    /// Channel transfers in MQSim's whole nanoseconds per two transfers (MQSim's bug).
+    pub channel_whole_ns: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

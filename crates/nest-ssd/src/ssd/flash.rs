@@ -11,16 +11,56 @@ use crate::switches::ProgramTransfer;
 use nest_core::SimTime;
 
 impl Ssd {
+    /// The type (LSB 0, CSB 1, …) of page `ppa`, by its offset in its block (`page_types`); a
+    /// page without an address (a translation page without `map_page_offsets`) counts as a
+    /// block's first.
+    #[inline]
+    fn page_type(&self, ppa: u32) -> usize {
+        if ppa == NONE {
+            0
+        } else {
+            self.params.model.page_types.of(self.layout.page_in_block(ppa), self.params.timing.cell.bits())
+        }
+    }
+
     pub(super) fn read_time(&self, ppa: u32) -> SimTime {
-        let t = &self.params.timing;
-        let ty = if ppa == NONE { 0 } else { (self.layout.page_in_block(ppa) % t.cell.bits()) as usize };
-        t.read[ty]
+        self.params.timing.read[self.page_type(ppa)]
     }
 
     pub(super) fn program_time(&self, ppa: u32) -> SimTime {
+        self.params.timing.program[self.page_type(ppa)]
+    }
+
+    /// Time to move `bytes` over a channel — in MQSim's whole nanoseconds per two transfers
+    /// with `channel_whole_ns` (`src/exec/SSD_Device.cpp:97`, `ONFI_Channel_NVDDR2.h:9`).
+    #[inline]
+    fn channel_time(&self, bytes: u64) -> SimTime {
         let t = &self.params.timing;
-        let ty = if ppa == NONE { 0 } else { (self.layout.page_in_block(ppa) % t.cell.bits()) as usize };
-        t.program[ty]
+        if !self.params.model.channel_whole_ns {
+            return t.channel_time(bytes);
+        }
+        let two_ns = (1000 / t.channel_mts as u64) * 2;
+        SimTime::from_ns(bytes / t.channel_width as u64 / 2 * two_ns)
+    }
+
+    /// tR of transaction `t`'s page: a translation page's where it lies (`map_page_offsets`).
+    #[inline]
+    pub(super) fn sense_time(&self, t: &Txn) -> SimTime {
+        match (&self.map_pages, t.kind) {
+            (Some(m), Kind::MapRead | Kind::MapMerge) => {
+                self.params.timing.read[self.params.model.page_types.of(m.offset(t.owner), self.params.timing.cell.bits())]
+            }
+            _ => self.read_time(t.ppa),
+        }
+    }
+
+    /// tPROG of transaction `t`'s page: a translation page's where it goes (`map_page_offsets`).
+    #[inline]
+    fn prog_time(&self, t: &Txn) -> SimTime {
+        match (&self.map_pages, t.kind) {
+            (Some(m), Kind::MapWrite) => self.params.timing.program[self.params.model.page_types.of(m.offset(t.owner), self.params.timing.cell.bits())],
+            _ => self.program_time(t.ppa),
+        }
     }
 
     pub(super) fn start_batch(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
@@ -45,7 +85,7 @@ impl Ssd {
             let mut tr = SimTime::ZERO;
             for k in 0..n {
                 let t = self.dies[d as usize].batch[k];
-                tr = tr.max(self.read_time(self.txns[t as usize].ppa));
+                tr = tr.max(self.sense_time(&self.txns[t as usize]));
             }
             self.counters.flash_reads += n as u64;
             self.dies[d as usize].phase = Phase::Sense;
@@ -114,7 +154,7 @@ impl Ssd {
         let mut tp = SimTime::ZERO;
         for k in 0..n {
             let t = self.dies[d as usize].batch[k];
-            tp = tp.max(self.program_time(self.txns[t as usize].ppa));
+            tp = tp.max(self.prog_time(&self.txns[t as usize]));
         }
         let die = &mut self.dies[d as usize];
         die.phase = Phase::Program;
@@ -164,7 +204,8 @@ impl Ssd {
         self.stamp_batch(d, from, to, CHANNEL_WAIT, now);
         let die = &mut self.dies[d as usize];
         die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
-        let dt = self.params.timing.channel_time(die.xfer_bytes);
+        let bytes = die.xfer_bytes;
+        let dt = self.channel_time(bytes);
         let ch = &mut self.channels[c as usize];
         ch.busy = true;
         ch.die = d;

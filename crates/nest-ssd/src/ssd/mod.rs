@@ -41,6 +41,7 @@ mod die_queues;
 mod flash;
 mod gc;
 mod host_if;
+mod map_pages;
 mod partners;
 mod plm;
 mod precondition;
@@ -137,6 +138,8 @@ pub struct Ssd {
     pub layout: Layout,
     pub ftl: Ftl,
     cmt: Option<Cmt>,
+    /// Where each translation page lies (`map_page_offsets`).
+    map_pages: Option<map_pages::MapPages>,
     cache: Option<DataCache>,
     txns: Pool<Txn>,
     /// The clocks of user transactions, by transaction slot (`decomp`).
@@ -256,6 +259,7 @@ impl Ssd {
             layout,
             ftl,
             cmt,
+            map_pages: None,
             cache,
             txns: Pool::with_capacity(1024),
             times: Vec::new(),
@@ -286,6 +290,12 @@ impl Ssd {
         }
         if ssd.params.model.open_frontiers {
             ssd.ftl.open_all_frontiers();
+        }
+        if ssd.params.model.map_page_offsets && ssd.cmt.is_some() {
+            let entries = ssd.layout.page_size / ssd.params.model.map_entry_bytes;
+            let pages = (logical as u32).div_ceil(entries.max(1));
+            let m = map_pages::MapPages::new(pages, ssd.layout.planes, ssd.layout.pages_per_block, |tp| ssd.map_plane(tp));
+            ssd.map_pages = Some(m);
         }
         Ok(ssd)
     }

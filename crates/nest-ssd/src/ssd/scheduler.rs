@@ -122,6 +122,13 @@ impl Ssd {
 
     /// Programs translation page `tp` (unless mapping writes are never served).
     fn map_write(&mut self, now: SimTime, tp: u32, out: &mut Outbox) {
+        if self.params.model.mapping_writes != MappingWrites::Never {
+            // Its frontier's next page, programmed or not (`map_page_offsets`).
+            let plane = self.map_plane(tp);
+            if let Some(m) = &mut self.map_pages {
+                m.place(tp, plane);
+            }
+        }
         match self.params.model.mapping_writes {
             MappingWrites::Flash => {}
             MappingWrites::Never => return,

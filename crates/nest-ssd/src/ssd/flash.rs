@@ -11,15 +11,20 @@ use crate::switches::ProgramTransfer;
 use nest_core::SimTime;
 
 impl Ssd {
-    /// The type (LSB 0, CSB 1, …) of page `ppa`, by its offset in its block (`page_types`); a
-    /// page without an address (a translation page without `map_page_offsets`) counts as a
-    /// block's first.
+    /// The type (LSB 0, CSB 1, …) of a block's page `p` (`page_types`).
+    #[inline]
+    fn type_at(&self, p: u32) -> usize {
+        self.params.model.page_types.of(p, self.params.timing.cell.bits())
+    }
+
+    /// The type of page `ppa`; a page without an address (a translation page without
+    /// `map_page_offsets`) counts as a block's first.
     #[inline]
     fn page_type(&self, ppa: u32) -> usize {
         if ppa == NONE {
             0
         } else {
-            self.params.model.page_types.of(self.layout.page_in_block(ppa), self.params.timing.cell.bits())
+            self.type_at(self.layout.page_in_block(ppa))
         }
     }
 
@@ -47,9 +52,7 @@ impl Ssd {
     #[inline]
     pub(super) fn sense_time(&self, t: &Txn) -> SimTime {
         match (&self.map_pages, t.kind) {
-            (Some(m), Kind::MapRead | Kind::MapMerge) => {
-                self.params.timing.read[self.params.model.page_types.of(m.offset(t.owner), self.params.timing.cell.bits())]
-            }
+            (Some(m), Kind::MapRead | Kind::MapMerge) => self.params.timing.read[self.type_at(m.offset(t.owner))],
             _ => self.read_time(t.ppa),
         }
     }
@@ -58,7 +61,7 @@ impl Ssd {
     #[inline]
     fn prog_time(&self, t: &Txn) -> SimTime {
         match (&self.map_pages, t.kind) {
-            (Some(m), Kind::MapWrite) => self.params.timing.program[self.params.model.page_types.of(m.offset(t.owner), self.params.timing.cell.bits())],
+            (Some(m), Kind::MapWrite) => self.params.timing.program[self.type_at(m.offset(t.owner))],
             _ => self.program_time(t.ppa),
         }
     }

@@ -122,27 +122,22 @@ impl Ssd {
 
     /// Programs translation page `tp` (unless mapping writes are never served).
     fn map_write(&mut self, now: SimTime, tp: u32, out: &mut Outbox) {
-        if self.params.model.mapping_writes != MappingWrites::Never {
-            // Its frontier's next page, programmed or not (`map_page_offsets`).
-            let plane = self.map_plane(tp);
-            if let Some(m) = &mut self.map_pages {
-                m.place(tp, plane);
-            }
+        if self.params.model.mapping_writes == MappingWrites::Never {
+            return;
         }
-        match self.params.model.mapping_writes {
-            MappingWrites::Flash => {}
-            MappingWrites::Never => return,
-            MappingWrites::Pinned => {
-                let plane = self.map_plane(tp);
-                if self.ftl.pin_translation_page(plane) {
-                    // A free block went for good: GC may be due.
-                    self.maybe_start_gc(now, plane, out);
-                }
-                return;
+        let plane = self.map_plane(tp);
+        // Its frontier's next page, programmed or not (`map_page_offsets`).
+        if let Some(m) = &mut self.map_pages {
+            m.place(tp, plane);
+        }
+        if self.params.model.mapping_writes == MappingWrites::Pinned {
+            if self.ftl.pin_translation_page(plane) {
+                // A free block went for good: GC may be due.
+                self.maybe_start_gc(now, plane, out);
             }
+            return;
         }
         self.counters.map_writes += 1;
-        let plane = self.map_plane(tp);
         let m = self.new_txn(Txn { kind: Kind::MapWrite, class: 3, lpa: NONE, ppa: NONE, plane, owner: tp, bytes: self.layout.page_size, next: NONE, seq: 0 });
         self.enqueue(now, m, out);
     }

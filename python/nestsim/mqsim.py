@@ -411,6 +411,10 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 else:
                     r.num("Percentage_of_Hot_Region", lo=0, hi=100)
                     w["address"] = {"pattern": addr}
+                    if addr == "sequential":
+                        # MQSim starts a stream at a random aligned address of the flow's space,
+                        # drawn from its seed (src/host/IO_Flow_Synthetic.cpp:201-205).
+                        w["address"]["random_start"] = True
                 aligned = r.flag("Generated_Aligned_Addresses", True)
                 unit = r.num("Address_Alignment_Unit", kind=int, lo=1, default=8)
                 w["align"] = f"{unit * 512 if aligned else 512}B"

@@ -8,7 +8,12 @@ use nest_core::rng::RngStream;
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddressPattern {
     Uniform,
-    Sequential,
+    /// In order from the range's start, or (`random_start`) from a seeded uniform aligned
+    /// offset in it, as MQSim starts a `STREAMING` flow (`src/host/IO_Flow_Synthetic.cpp:
+    /// 201-205`); back to the range's start at its end.
+    Sequential {
+        random_start: bool,
+    },
     /// Rank 1 (hottest) is the first aligned block of the range; the exponent is fio's θ.
     Zipf(f64),
     /// Two regions, each uniform: `hot_share` of the I/Os start in the first `hot_fraction` of
@@ -50,7 +55,7 @@ impl AddressGen {
         let slots = blocks.saturating_sub(span) + 1;
         match self.pattern {
             AddressPattern::Uniform => rng.below(slots) * self.align,
-            AddressPattern::Sequential => {
+            AddressPattern::Sequential { .. } => {
                 if self.next_seq + size as u64 > self.range {
                     self.next_seq = 0;
                 }
@@ -79,8 +84,12 @@ mod tests {
     #[test]
     fn offsets_are_aligned_and_in_range() {
         let mut r = RngStream::from_seed(1);
-        for p in [AddressPattern::Uniform, AddressPattern::Sequential, AddressPattern::Zipf(0.9), AddressPattern::HotCold { hot_fraction: 0.2, hot_share: 0.8 }]
-        {
+        for p in [
+            AddressPattern::Uniform,
+            AddressPattern::Sequential { random_start: false },
+            AddressPattern::Zipf(0.9),
+            AddressPattern::HotCold { hot_fraction: 0.2, hot_share: 0.8 },
+        ] {
             let mut g = AddressGen::new(p.clone(), 1 << 20, 4096, 0).unwrap();
             for _ in 0..10_000 {
                 let off = g.next(8192, &mut r);
@@ -88,7 +97,7 @@ mod tests {
                 assert!(off + 8192 <= 1 << 20, "{p:?} {off}");
             }
         }
-        let mut s = AddressGen::new(AddressPattern::Sequential, 1 << 20, 4096, 0).unwrap();
+        let mut s = AddressGen::new(AddressPattern::Sequential { random_start: false }, 1 << 20, 4096, 0).unwrap();
         assert_eq!((s.next(4096, &mut r), s.next(4096, &mut r)), (0, 4096));
     }
 

@@ -303,7 +303,7 @@ impl JobBuilder<'_> {
         let runtime = dur("runtime", PS_PER_S)?;
         let start = dur("startdelay", PS_PER_S)?.unwrap_or(SimTime::ZERO);
         let address = match self.get("random_distribution") {
-            _ if !random => AddressPattern::Sequential,
+            _ if !random => AddressPattern::Sequential { random_start: false },
             None => AddressPattern::Uniform,
             Some((v, l)) => {
                 let mut parts = v.split(':');
@@ -510,7 +510,7 @@ mod tests {
         let jobs = parse_job_file("[j]\nrw=write\nbs=64k\nsize=1m\niodepth=8\n", "x").unwrap();
         assert_eq!(jobs[0].spec.max_ios, Some(16));
         assert_eq!(jobs[0].spec.arrival, ArrivalSpec::Burst { outstanding: 8 });
-        assert_eq!(jobs[0].spec.address, AddressPattern::Sequential);
+        assert_eq!(jobs[0].spec.address, AddressPattern::Sequential { random_start: false });
     }
 
     #[test]

@@ -420,7 +420,7 @@ pub(super) fn resolve_workload(
     let arrival_spec = arrival(cx, &format!("{key}.arrival"), w.arrival.as_ref().expect("checked above"), mean_size.max(1.0));
     let address = match &w.address {
         None | Some(AddressConfig::Uniform) => AddressPattern::Uniform,
-        Some(AddressConfig::Sequential) => AddressPattern::Sequential,
+        Some(AddressConfig::Sequential { random_start }) => AddressPattern::Sequential { random_start: *random_start },
         Some(AddressConfig::Zipf { theta }) => {
             if !(*theta > 0.0 && theta.is_finite()) {
                 cx.err(&format!("{key}.address.theta"), format!("must be positive, got {theta}"));

@@ -92,9 +92,18 @@ pub enum SizeConfig {
 #[serde(deny_unknown_fields, tag = "pattern", rename_all = "snake_case")]
 pub enum AddressConfig {
     Uniform,
-    Sequential,
-    Zipf { theta: f64 },
-    Hotcold { hot_fraction: f64, hot_share: f64 },
+    /// `random_start`: from a seeded uniform offset in the range (MQSim's `STREAMING`), not its start.
+    Sequential {
+        #[serde(default)]
+        random_start: bool,
+    },
+    Zipf {
+        theta: f64,
+    },
+    Hotcold {
+        hot_fraction: f64,
+        hot_share: f64,
+    },
 }
 
 #[derive(Debug, Clone, Deserialize)]

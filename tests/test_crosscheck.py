@@ -133,17 +133,24 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
 
 def test_the_bundle_is_found_beside_the_clone_whose_virtualenv_runs_it(tmp_path, monkeypatch):
     """Without NEST_SHARED, run from a folder elsewhere, `crosscheck` finds MQSim's bundle in the
-    shared/ folder beside the clone whose .venv runs it (the set-up `make` leaves)."""
+    shared/ folder beside the clone whose .venv runs it (the set-up `make` leaves): a clone and
+    bundle of our own, so it runs everywhere."""
     import sys
-    from pathlib import Path
 
     from nestsim import crosscheck as cc
 
-    want = Path(sys.prefix).resolve().parent.parent / "shared" / "mqsim" / "bundle" / "bin" / "MQSim-instr"
-    if not want.is_file():
-        pytest.skip(f"no MQSim bundle beside this virtualenv's clone ({want})")
+    want = tmp_path / "shared" / "mqsim" / "bundle" / "bin" / "MQSim-instr"
+    want.parent.mkdir(parents=True)
+    want.write_text("#!/bin/sh\n")
+    want.chmod(0o755)
+    (tmp_path / "clone" / ".venv").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "cwd").mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "clone" / ".venv"))
     monkeypatch.delenv("NEST_SHARED", raising=False)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path / "elsewhere" / "cwd")
     # Not through the source tree's own location: as an installed package sees it.
-    monkeypatch.setattr(cc, "__file__", str(tmp_path / "site-packages" / "nestsim" / "crosscheck.py"))
-    assert cc.mqsim_binary(None) == want
+    monkeypatch.setattr(cc, "__file__", str(tmp_path / "site" / "lib" / "site-packages" / "nestsim" / "crosscheck.py"))
+    assert cc.mqsim_binary(None) == want.resolve()
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "elsewhere" / "cwd" / ".venv"))  # no shared/ beside that one
+    with pytest.raises(cc.CrosscheckError, match="no MQSim to run"):
+        cc.mqsim_binary(None)

@@ -37,10 +37,8 @@ pub struct Cmt {
     /// Cached units (translation pages or entries) at most, per partition.
     capacity: u32,
     /// Translation pages, or entry slots: one list per partition — one, or one per address
-    /// domain with `per_domain` (`set_domains`).
+    /// domain, each of the full `capacity`, with `per_domain` (`set_domains`).
     lru: Vec<LruList>,
-    /// Each address domain caches in a partition of its own of the full `capacity`.
-    per_domain: bool,
     /// Page mode, per unit: dirty.
     dirty: LazyVec<bool>,
     /// Entry mode, per unit: 0 when clean, else 1 + its translation page's write-back count
@@ -158,7 +156,6 @@ impl Cmt {
             mapping_writes,
             capacity,
             lru: vec![LruList::new(units)],
-            per_domain: false,
             dirty: LazyVec::new(if indexed > 0 { 0 } else { units }, false),
             dirty_mark: LazyVec::new(if indexed > 0 { units } else { 0 }, 0),
             tp_epoch: LazyVec::new(if indexed > 0 { tpages } else { 0 }, 0),
@@ -188,8 +185,7 @@ impl Cmt {
     /// caches as much as the whole CMT and never evicts another's entries.
     pub fn set_domains(&mut self, starts: Vec<u32>, per_domain: bool) {
         let parts = if per_domain { starts.len().max(1) } else { 1 };
-        self.per_domain = parts > 1;
-        if self.per_domain {
+        if parts > 1 {
             let units = if self.granularity == CmtGranularity::Entry {
                 // Room for every partition's entries: the slots are shared out as they fill.
                 let all = self.capacity as usize * parts;
@@ -205,14 +201,24 @@ impl Cmt {
         self.domains = starts;
     }
 
-    /// The partition `lpa`'s entry caches in.
+    /// The address domain `lpa` lies in (0 without domains).
+    fn domain(&self, lpa: u32) -> usize {
+        self.domains.partition_point(|&b| b <= lpa).saturating_sub(1)
+    }
+
+    /// The partition `lpa`'s entry caches in: its domain's with `per_domain`, else the one.
     #[inline]
     fn part(&self, lpa: u32) -> usize {
-        if self.per_domain {
-            self.domains.partition_point(|&b| b <= lpa).saturating_sub(1)
+        if self.lru.len() > 1 {
+            self.domain(lpa)
         } else {
             0
         }
+    }
+
+    /// The number of translation pages.
+    pub fn translation_pages(&self) -> u32 {
+        self.waiting.len() as u32
     }
 
     #[inline]
@@ -220,13 +226,13 @@ impl Cmt {
         self.per_page.quotient(lpa)
     }
 
-    /// The cached unit holding `lpa`'s entry, if cached.
+    /// The cached unit holding `lpa`'s entry, if cached; `part` is `lpa`'s partition.
     #[inline]
-    fn unit(&self, lpa: u32) -> Option<u32> {
+    fn unit(&self, lpa: u32, part: usize) -> Option<u32> {
         match self.granularity {
             CmtGranularity::TranslationPage => {
                 let tp = self.tpage(lpa);
-                self.lru[self.part(lpa)].contains(tp).then_some(tp)
+                self.lru[part].contains(tp).then_some(tp)
             }
             CmtGranularity::Entry => match self.index.get(lpa as usize) {
                 0 => None,
@@ -246,8 +252,7 @@ impl Cmt {
     /// an entry evicted by a miss of another stream (`Address_Mapping_Unit_Page_Level.cpp:1549-1564`
     /// writes the evicted, stream-local LPA back in the missing stream's domain).
     fn in_domain_of(&self, lpa: u32, of: u32) -> u32 {
-        let domain = |x: u32| self.domains.partition_point(|&b| b <= x).saturating_sub(1);
-        let (a, b) = (domain(lpa), domain(of));
+        let (a, b) = (self.domain(lpa), self.domain(of));
         if a == b {
             return lpa;
         }
@@ -259,9 +264,9 @@ impl Cmt {
     /// Looks `lpa` up; `update` says whether the access changes its entry.
     #[inline]
     pub fn lookup(&mut self, lpa: u32, update: Update) -> Lookup {
-        if let Some(u) = self.unit(lpa) {
+        let part = self.part(lpa);
+        if let Some(u) = self.unit(lpa, part) {
             self.hits += 1;
-            let part = self.part(lpa);
             self.lru[part].touch(u);
             if self.changes_cached(update) {
                 self.mark_dirty(u, lpa);
@@ -283,7 +288,7 @@ impl Cmt {
     /// translation page lazily, at no modelled cost.
     #[inline]
     pub fn note_update(&mut self, lpa: u32) {
-        if let Some(u) = self.unit(lpa) {
+        if let Some(u) = self.unit(lpa, self.part(lpa)) {
             self.mark_dirty(u, lpa);
         }
     }
@@ -361,7 +366,7 @@ impl Cmt {
     /// `MappingWrites::Never`, its page marked departed).
     pub fn insert(&mut self, lpa: u32, update: Update) {
         let part = self.part(lpa);
-        if let Some(u) = self.unit(lpa) {
+        if let Some(u) = self.unit(lpa, part) {
             self.lru[part].touch(u);
             if self.changes_cached(update) {
                 self.mark_dirty(u, lpa);

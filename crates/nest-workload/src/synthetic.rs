@@ -71,8 +71,8 @@ impl SyntheticWorkload {
         // A stream's first offset, on a stream of its own so the other draws stay as they were.
         let start = match spec.address {
             AddressPattern::Sequential { random_start: true } => {
-                let blocks = (spec.range_bytes / spec.align.max(1) as u64).max(1);
-                RngStream::derive(seed, "workload", index, "stream-start").below(blocks) * spec.align.max(1) as u64
+                let align = spec.align.max(1) as u64;
+                RngStream::derive(seed, "workload", index, "stream-start").below((spec.range_bytes / align).max(1)) * align
             }
             _ => 0,
         };

@@ -291,9 +291,7 @@ impl Ssd {
         if ssd.params.model.open_frontiers {
             ssd.ftl.open_all_frontiers();
         }
-        if ssd.params.model.map_page_offsets && ssd.cmt.is_some() {
-            let entries = ssd.layout.page_size / ssd.params.model.map_entry_bytes;
-            let pages = (logical as u32).div_ceil(entries.max(1));
+        if let Some(pages) = ssd.cmt.as_ref().filter(|_| ssd.params.model.map_page_offsets).map(Cmt::translation_pages) {
             let m = map_pages::MapPages::new(pages, ssd.layout.planes, ssd.layout.pages_per_block, |tp| ssd.map_plane(tp));
             ssd.map_pages = Some(m);
         }

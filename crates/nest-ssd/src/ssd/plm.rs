@@ -19,7 +19,7 @@
 //! nothing to do lets the run end).
 
 use super::decomp::{ND_DELAY, WRITE_CACHE};
-use super::txn::{Kind, Txn, Q_GC, Q_GC_ERASE, Q_GC_READ, Q_MAP_WRITE};
+use super::txn::{gc_queue, Kind, Txn, Q_MAP_WRITE};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::ftl::GcNeed;
 use crate::geometry::{Layout, NONE};
@@ -116,7 +116,7 @@ impl Plm {
 /// writes.
 #[inline]
 fn held_queue(qi: usize) -> bool {
-    user_write_queue(qi) || qi == Q_GC || qi == Q_GC_READ || qi == Q_GC_ERASE || qi == Q_MAP_WRITE
+    user_write_queue(qi) || gc_queue(qi) || qi == Q_MAP_WRITE
 }
 
 /// A user-write queue: its work belongs to one set (the page's), where GC and mapping writes

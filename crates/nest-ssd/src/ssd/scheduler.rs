@@ -6,7 +6,7 @@
 use super::decomp::FLASH;
 use super::die::{Phase, Suspended};
 use super::sched::DieUnit;
-use super::txn::{Kind, Txn, Q_GC, Q_GC_ERASE, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE, SCAN};
+use super::txn::{gc_queue, Kind, Txn, Q_GC, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE, SCAN};
 use super::{Outbox, Ssd, SsdEvent, CLASSES};
 use crate::cmt::{Lookup, Update};
 use crate::geometry::NONE;
@@ -434,7 +434,7 @@ impl Ssd {
             m += 1;
             *planes_used |= bit;
             // GC work (moves, erases) goes one transaction at a time, in queue order.
-            if qi == Q_GC || qi == Q_GC_READ || qi == Q_GC_ERASE {
+            if gc_queue(qi) {
                 break;
             }
         }

@@ -65,6 +65,11 @@ pub(super) const Q_GC_READ: usize = 2 * CLASSES + 3;
 /// GC's erases, apart from its moves (`gc_erases_last`).
 pub(super) const Q_GC_ERASE: usize = 2 * CLASSES + 4;
 pub(super) const NQ: usize = 2 * CLASSES + 5;
+/// GC's queues: its page reads, its moves' writes (and erases, unless apart), its erases.
+#[inline]
+pub(super) fn gc_queue(qi: usize) -> bool {
+    qi == Q_GC || qi == Q_GC_READ || qi == Q_GC_ERASE
+}
 /// How far down a queue the scheduler looks for transactions to join a multi-plane batch or
 /// to find a write whose plane has room (out-of-order within a die).
 pub(super) const SCAN: usize = 32;

@@ -2,8 +2,10 @@
 //! every other turn of its die, so a long job neither starves nor is starved by user I/O; or,
 //! with non-preemptible GC and `GcPrecedence::First`, always (see `order::pick`).
 
+use super::order::take_gc;
+use super::DieUnit;
 use crate::ftl::GcNeed;
-use crate::ssd::txn::{Q_GC, Q_GC_ERASE, Q_GC_READ};
+use crate::ssd::txn::{gc_queue, NQ};
 use crate::ssd::Ssd;
 use crate::switches::GcPrecedence;
 
@@ -24,13 +26,12 @@ impl GcOrder {
 impl Ssd {
     /// Takes a GC batch at die `d` if GC must go before user I/O now.
     pub(super) fn take_gc_turn(&mut self, d: u32) -> bool {
-        let q = &self.dies[d as usize].q;
-        if q[Q_GC].is_empty() && q[Q_GC_READ].is_empty() && q[Q_GC_ERASE].is_empty() {
+        if !(0..NQ).any(|qi| gc_queue(qi) && !self.dies[d as usize].q[qi].is_empty()) {
             return false;
         }
         let turn = &mut self.gc_order.turn[d as usize];
         let gc_turn = !self.params.ftl.gc_preemptible && std::mem::replace(turn, false);
-        if (gc_turn || self.die_in_hard_gc(d)) && (self.take_batch(d, Q_GC_READ) || self.take_batch(d, Q_GC) || self.take_batch(d, Q_GC_ERASE)) {
+        if (gc_turn || self.die_in_hard_gc(d)) && take_gc(&mut DieUnit { ssd: self, d }) {
             return true;
         }
         self.gc_order.turn[d as usize] = true;

@@ -1,6 +1,7 @@
 """A run killed outright leaves outputs that can be read (issue 25, item 6; issue 57, item 6):
-every row group is a closed Parquet part file of its own, written by pyarrow, beside the whole
-file being written; the whole file is moved into place when the run ends."""
+every row group is a closed Arrow IPC part file of its own, written by pyarrow, beside the whole
+Parquet file being written; the whole file is moved into place when the run ends (issue 64: the
+parts are Arrow's layout written out, so each row group is encoded as Parquet once)."""
 
 import os
 import signal
@@ -11,6 +12,7 @@ import time
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 import tomllib
@@ -40,9 +42,9 @@ def test_every_append_is_a_closed_part_and_finishing_leaves_one_file(tmp_path):
         t = _table(100 + i, sum(len(w) for w in written))
         app.append(t)
         written.append(t)
-        # The parts on disk are one table for any Parquet reader right now.
+        # The parts on disk are one table for any Arrow reader right now.
         assert len(ps.parts(partial)) == i + 1
-        assert pq.read_table(partial).equals(pa.concat_tables(written))
+        assert ds.dataset(partial, format="ipc").to_table().equals(pa.concat_tables(written))
         assert ps.read_partial(base).equals(pa.concat_tables(written))
     app.finish(base)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.parquet"]
@@ -58,9 +60,9 @@ def test_a_part_cut_off_mid_write_is_not_taken_for_one(tmp_path):
     app.append(_table(200))
     app.append(_table(300, 200))
     # A kill in the middle of the third append: its part is still under its hidden name.
-    (partial / ".part-00003.parquet.tmp").write_bytes(b"PAR1 half a row group")
+    (partial / ".part-00003.arrow.tmp").write_bytes(b"ARROW1 half a row group")
     assert ps.read_partial(tmp_path / "r.parquet").equals(pa.concat_tables([_table(200), _table(300, 200)]))
-    assert pq.read_table(partial).equals(pa.concat_tables([_table(200), _table(300, 200)]))
+    assert ds.dataset(partial, format="ipc").to_table().equals(pa.concat_tables([_table(200), _table(300, 200)]))
     assert ps.read_partial(tmp_path / "nothing.parquet") is None
 
 
@@ -93,8 +95,8 @@ def test_a_run_killed_outright_leaves_outputs_that_read_as_a_prefix_of_the_run(t
     assert len(found) >= 3
     got = nestsim.read_partial(out)
     assert got.num_rows >= 3 * 2_000
-    # Any Parquet reader reads the parts as one table.
-    assert pq.read_table(out / "requests.parquet.partial").num_rows == got.num_rows
+    # Any Arrow reader reads the parts as one table.
+    assert ds.dataset(out / "requests.parquet.partial", format="ipc").count_rows() == got.num_rows
     # `nestsim report` and `plot` on it say where its outputs are.
     from nestsim import plots, report
     for write in (report.write_report, plots.write_plots):
@@ -109,7 +111,7 @@ def test_a_run_killed_outright_leaves_outputs_that_read_as_a_prefix_of_the_run(t
 
 def test_a_new_run_clears_a_killed_runs_parts(tmp_path):
     (tmp_path / "requests.parquet.partial").mkdir()
-    (tmp_path / "requests.parquet.partial" / "part-00001.parquet").write_bytes(b"PAR1 left by a killed run")
+    (tmp_path / "requests.parquet.partial" / "part-00001.arrow").write_bytes(b"ARROW1 left by a killed run")
     (tmp_path / "timeseries.parquet.partial").write_bytes(b"PAR1")
     nestsim.run(tomllib.loads(SMALL), out_dir=tmp_path, progress=False, keep_tables=False)
     assert not list(tmp_path.glob("*.partial*"))

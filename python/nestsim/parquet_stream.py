@@ -2,19 +2,20 @@
 
 A Parquet reader starts from the footer at the end of the file, so a file being written is
 unreadable until it is closed. Each output table is therefore written twice as it goes, both
-times by pyarrow's own writer (no codec of NeSt's):
+times by pyarrow's own writers (no codec of NeSt's):
 
-- ``NAME.partial/part-00001.parquet``, ``part-00002.parquet``, …: one closed Parquet file per
-  row group, each written under a hidden name and renamed when whole. The directory is one
-  table for any Parquet reader (``pq.read_table(dir)``, ``pyarrow.dataset``,
-  ``polars.read_parquet("dir/*.parquet")``, DuckDB's ``read_parquet('dir/*.parquet')``), and a
-  kill at any moment loses at most the row group being written: :func:`read_partial` reads it;
+- ``NAME.partial/part-00001.arrow``, ``part-00002.arrow``, …: one closed Arrow IPC file (Feather
+  v2, LZ4-compressed buffers) per row group, each written under a hidden name and renamed when
+  whole. The directory is one table for any Arrow reader (``pyarrow.dataset.dataset(dir,
+  format="ipc")``, ``polars.scan_ipc("dir/*.arrow")``), and a kill at any moment loses at most
+  the row group being written: :func:`read_partial` reads it;
 - ``NAME.partial/.whole.parquet``: the final file, the same row groups through one
   ``pq.ParquetWriter``; closed and moved to ``NAME`` when the run ends, and the parts deleted.
 
-So every row group is encoded twice (on the writer thread beside the engine: ~0.3 CPU-s per
-million requests) and the parts take the final file's size on disk until the run ends; nothing
-is decoded or copied at the end.
+So every row group is encoded once as Parquet; the parts are Arrow's own layout written out
+with LZ4 (0.29–0.31 CPU-s per million requests where a Parquet part cost 0.41–0.43; raw Arrow
+would cost 0.06–0.10 but take 4× the final file's size on disk, LZ4 1.55×; BENCHMARKS.md). The
+parts stay until the run ends; nothing is decoded or copied at the end.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ from pathlib import Path
 from typing import Optional, Union
 
 import pyarrow as pa
+import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 WHOLE = ".whole.parquet"
+#: The parts' buffers are LZ4-compressed: raw Arrow is cheaper to write but 4× the final file on
+#: disk while the run goes (a 10⁸-request run: ~28 GB); LZ4 is read by every Arrow implementation.
+PART_OPTIONS = ipc.IpcWriteOptions(compression="lz4")
 
 
 def _part_name(n: int) -> str:
-    return f"part-{n:05d}.parquet"
+    return f"part-{n:05d}.arrow"
 
 
 class ParquetAppender:
@@ -52,7 +57,8 @@ class ParquetAppender:
         rows = max(1, len(table))
         self.parts += 1
         tmp = self.dir / f".{_part_name(self.parts)}.tmp"
-        pq.write_table(table, tmp, row_group_size=rows, **self.options)
+        with ipc.new_file(tmp, table.schema, options=PART_OPTIONS) as part:
+            part.write_table(table)
         tmp.replace(self.dir / _part_name(self.parts))
         self.writer.write_table(table, row_group_size=rows)
 
@@ -70,7 +76,7 @@ class ParquetAppender:
 
 def parts(partial: Path) -> list:
     """The closed part files of a table being written (``NAME.partial``), in order."""
-    return sorted(partial.glob("part-*.parquet")) if partial.is_dir() else []
+    return sorted(partial.glob("part-*.arrow")) if partial.is_dir() else []
 
 
 def unfinished(root: Path) -> str:
@@ -94,7 +100,13 @@ def read_partial(path: Union[str, os.PathLike], columns=None) -> Optional[pa.Tab
     found = parts(path.with_name(path.name + ".partial"))
     if not found:
         return None
-    return pa.concat_tables([pq.read_table(p, columns=columns) for p in found])
+    return pa.concat_tables([_read_part(p, columns) for p in found])
+
+
+def _read_part(path: Path, columns=None) -> pa.Table:
+    with pa.OSFile(str(path)) as source:
+        table = ipc.open_file(source).read_all()
+    return table.select(columns) if columns is not None else table
 
 
 __all__ = ["ParquetAppender", "read_partial", "parts"]

@@ -182,7 +182,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "dram_timing": m.dram_timing.name(), "write_admission": m.write_admission.name(),
             "pcie_framing": m.pcie_framing.name(), "sqe_over_pcie": m.sqe_over_pcie, "rga_sampling": m.rga_sampling.name(), "gc_floor_blocks": m.gc_floor_blocks,
             "pages_at_dispatch": m.pages_at_dispatch, "mapping_domains": m.mapping_domains, "gc_jobs_per_plane": m.gc_jobs_per_plane,
-            "gc_reads_first": m.gc_reads_first, "cmt_per_domain": m.cmt_per_domain, "open_frontiers": m.open_frontiers, "gc_user_partners": m.gc_user_partners, "gc_erases_last": m.gc_erases_last, "page_types": m.page_types.name(), "map_page_offsets": m.map_page_offsets, "channel_whole_ns": m.channel_whole_ns, "gc_partnered_programs": s.counters.gc_partnered_programs, "free_mapping_misses": s.cmt_free_misses(),
+            "gc_reads_first": m.gc_reads_first, "cmt_per_domain": m.cmt_per_domain, "open_frontiers": m.open_frontiers, "gc_user_partners": m.gc_user_partners, "gc_erases_last": m.gc_erases_last, "page_types": m.page_types.name(), "map_page_offsets": m.map_page_offsets, "channel_whole_ns": m.channel_whole_ns, "schedule_after_submit": m.schedule_after_submit, "gc_partnered_programs": s.counters.gc_partnered_programs, "free_mapping_misses": s.cmt_free_misses(),
             "pinned_translation_blocks": f.pinned_blocks, "pinned_unplaced": f.pinned_unplaced,
         });
     }

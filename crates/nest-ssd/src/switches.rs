@@ -460,6 +460,13 @@ pub struct ModelSwitches {
     /// — **a bug**: 333 MT/s stays 333 MB/s a byte wide, but 800 MT/s moves 1,000 MB/s and a
     /// rate above 1,000 MT/s moves data in no time. Off: bytes / width / rate.
     pub channel_whole_ns: bool,
+    /// Transactions that reach the scheduler in one step (a mapping read's waiters, a
+    /// command's pages, GC's batch) are all queued before any channel is offered a command,
+    /// then the idle channels in order, as MQSim's `Prepare_for_transaction_submit` …
+    /// `Schedule()` does (`src/ssd/TSU_Base.h:36-50`, `TSU_Priority_OutOfOrder.cpp:196-296`):
+    /// a channel's round-robin turn then picks among all the new work. Off: each transaction
+    /// is offered as it is queued (`command_waits_for_channel` only).
+    pub schedule_after_submit: bool,
 }
 
 impl Default for ModelSwitches {
@@ -501,6 +508,7 @@ impl Default for ModelSwitches {
             page_types: PageTypes::Modulo,
             map_page_offsets: false,
             channel_whole_ns: false,
+            schedule_after_submit: false,
         }
     }
 }
@@ -548,6 +556,7 @@ impl ModelSwitches {
             page_types: PageTypes::Mqsim,
             map_page_offsets: true,
             channel_whole_ns: true,
+            schedule_after_submit: true,
         }
     }
 

@@ -488,3 +488,40 @@ fn user_programs_ride_with_gc_programs_when_partnered() {
     let with = run(true);
     assert!(with > 100, "{with} user programs rode with GC programs");
 }
+
+/// `schedule_after_submit`: a write's pages on two chips of one channel, queued in one step.
+/// The first page queued is on chip 1, but the channel's round-robin turn is at chip 0: with the
+/// switch both pages are in before the channel is offered a command, so chip 0's data goes
+/// first (as MQSim's `Schedule()` finds it); without, chip 1's goes as its page is queued, and
+/// chip 0 waits for the channel.
+#[test]
+fn a_steps_transactions_are_all_queued_before_the_channel_picks_a_chip() {
+    let first_chip = |after_submit: bool| {
+        let mut p = small();
+        p.geometry.channels = 1;
+        p.geometry.planes_per_die = 1;
+        p.model.command_waits_for_channel = true;
+        p.model.die_interleave = false;
+        p.model.schedule_after_submit = after_submit;
+        let mut b = Bench::new(p);
+        // LPA 1 (chip 1), then LPA 2 (chip 0).
+        b.submit(true, 4096, 8192, 1);
+        // Step until a chip has started: which one?
+        let mut t = SimTime::ZERO;
+        let busy = loop {
+            t += SimTime::from_ns(100);
+            b.run_until(t);
+            let (chips, _) = b.ssd.utilisation(t);
+            let busy: Vec<usize> = (0..2).filter(|&c| chips[c] > 0.0).collect();
+            if !busy.is_empty() || t > SimTime::from_ms(1) {
+                break busy;
+            }
+        };
+        b.run(|_| {});
+        assert_eq!(b.lat.len(), 1, "the command completes");
+        b.ssd.check().unwrap();
+        busy
+    };
+    assert_eq!(first_chip(false), vec![1], "without the switch the first page queued goes first");
+    assert_eq!(first_chip(true), vec![0], "with it the channel's turn picks among both");
+}

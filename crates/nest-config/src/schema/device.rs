@@ -170,6 +170,8 @@ pub struct ModelConfig {
     pub map_page_offsets: Option<bool>,
     /// Channel transfers in MQSim's whole nanoseconds per two transfers (MQSim's bug).
     pub channel_whole_ns: Option<bool>,
+    /// A step's transactions all queued before any channel is offered a command (MQSim).
+    pub schedule_after_submit: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

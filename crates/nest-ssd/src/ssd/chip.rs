@@ -8,6 +8,9 @@
 //! - `command_waits_for_channel`: a command is issued only while the chip's channel is idle and
 //!   no data transfer waits for it; when the channel frees, its chips are offered a command in
 //!   round-robin turn until a transfer takes the channel again.
+//! - `schedule_after_submit`: within one step (an event, a command's arrival) the channels
+//!   are offered commands only at its end, in channel order, once every transaction the step
+//!   queued is in (MQSim's `Prepare_for_transaction_submit` … `Schedule()`).
 
 use super::die::Phase;
 use super::sched::ChipUnit;
@@ -20,6 +23,45 @@ impl Ssd {
     fn channel_free(&self, c: u32) -> bool {
         let ch = &self.channels[c as usize];
         !ch.busy && ch.waiting.is_empty()
+    }
+
+    /// Opens a step whose channel offers wait for its end (`schedule_after_submit`); true if
+    /// this call opened it (an outer step may already be open).
+    #[inline]
+    pub(super) fn open_submission(&mut self) -> bool {
+        let open = self.params.model.schedule_after_submit && !self.submitting;
+        self.submitting |= open;
+        open
+    }
+
+    /// Offers channel `c` a command now, or at the end of the step under way.
+    pub(super) fn offer_channel(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        if !self.submitting {
+            return self.dispatch_channel(now, c, out);
+        }
+        let ch = &mut self.channels[c as usize];
+        if !ch.deferred {
+            ch.deferred = true;
+            self.deferred_channels += 1;
+        }
+    }
+
+    /// Closes the step `opened` opened: the channels with work queued in it are offered
+    /// commands, lowest first (MQSim's `Schedule()` walks its idle channels in order). An offer
+    /// may queue more work (a GC job a new block starts), for its channel's turn in this walk.
+    pub(super) fn schedule(&mut self, opened: bool, now: SimTime, out: &mut Outbox) {
+        if !opened {
+            return;
+        }
+        while self.deferred_channels > 0 {
+            for c in 0..self.channels.len() as u32 {
+                if std::mem::take(&mut self.channels[c as usize].deferred) {
+                    self.deferred_channels -= 1;
+                    self.dispatch_channel(now, c, out);
+                }
+            }
+        }
+        self.submitting = false;
     }
 
     /// Offers channel `c`'s chips a command each, round robin from the channel's turn, while

@@ -67,4 +67,6 @@ pub(super) struct Channel {
     pub(super) busy_ps: u64,
     /// The chip whose turn it is to be offered a command (`command_waits_for_channel`).
     pub(super) rr: u32,
+    /// Work was queued for the channel's chips in the step under way (`schedule_after_submit`).
+    pub(super) deferred: bool,
 }

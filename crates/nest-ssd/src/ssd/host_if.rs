@@ -42,6 +42,13 @@ impl Ssd {
     /// Accepts a host command (`class`: 0 urgent, 1 high, 2 medium, 3 low).
     #[allow(clippy::too_many_arguments)]
     pub fn submit(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
+        let opened = self.open_submission();
+        self.accept(now, tag, write, offset, size, class, out);
+        self.schedule(opened, now, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accept(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
         let ps = self.layout.page;
         let size = size.max(1);
         let first = ps.quotient(offset);

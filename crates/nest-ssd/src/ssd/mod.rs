@@ -184,6 +184,10 @@ pub struct Ssd {
     scratch_txns: Vec<u32>,
     /// Arrival stamp of the next transaction queued at a die (`Txn::seq`).
     next_seq: u32,
+    /// A step is under way whose channel offers wait for its end (`schedule_after_submit`),
+    /// and how many channels have one waiting.
+    submitting: bool,
+    deferred_channels: u32,
     in_flight: u32,
     pub counters: SsdCounters,
     logical_pages: u32,
@@ -248,7 +252,8 @@ impl Ssd {
                 gc_since: None,
             })
             .collect();
-        let channels = (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0 }).collect();
+        let channels =
+            (0..params.geometry.channels).map(|_| Channel { busy: false, die: NONE, waiting: VecDeque::new(), busy_ps: 0, rr: 0, deferred: false }).collect();
         let mut ssd = Ssd {
             gc_jobs: Vec::new(),
             gc_free: Vec::new(),
@@ -280,6 +285,8 @@ impl Ssd {
             scratch: Vec::new(),
             scratch_txns: Vec::new(),
             next_seq: 0,
+            submitting: false,
+            deferred_channels: 0,
             in_flight: 0,
             counters: SsdCounters::default(),
             logical_pages: logical as u32,
@@ -313,6 +320,7 @@ impl Ssd {
     }
 
     pub fn handle(&mut self, now: SimTime, ev: SsdEvent, out: &mut Outbox) {
+        let opened = self.open_submission();
         match ev {
             SsdEvent::Die(d) => self.on_die(now, d, out),
             SsdEvent::Channel(c) => self.on_channel(now, c, out),
@@ -322,6 +330,7 @@ impl Ssd {
             SsdEvent::Plm(s) => self.plm_timer(now, s, out),
             SsdEvent::Delayed(c) => self.plm_delayed(now, c, out),
         }
+        self.schedule(opened, now, out);
     }
 
     /// The name of the dies' scheduling policy (`sched`).

@@ -146,11 +146,13 @@ impl Ssd {
     /// Brings the windows of idle PLM sets up to `now` (an idle set changes windows without
     /// events, see the module comment) — before reading their log pages from outside.
     pub fn plm_sync(&mut self, now: SimTime, out: &mut Outbox) {
+        let opened = self.open_submission();
         for s in 0..self.layout.sets {
             if self.plm_window(s).is_some() {
                 self.plm_catch_up(now, s, out);
             }
         }
+        self.schedule(opened, now, out);
     }
 
     /// Host set-feature on set `s`: ask for NDWin now, or DTWin as soon as NDWin may end.
@@ -158,11 +160,13 @@ impl Ssd {
         if self.plm_window(s).is_none() {
             return;
         }
+        let opened = self.open_submission();
         self.plm_catch_up(now, s, out);
         let tr = self.plm_set(s).win.host_request(now, to);
         self.plm_after(now, s, tr, out);
         // A pool member asked for DTWin needs less done than one that decides alone.
         self.plm_check_done(now, s, out);
+        self.schedule(opened, now, out);
     }
 
     /// Makes set `s` a pool member: it leaves NDWin only when the host asks for DTWin.

@@ -267,7 +267,7 @@ impl Ssd {
         let (waits_for_channel, interleave) = (self.params.model.command_waits_for_channel, self.params.model.die_interleave);
         let phase = self.dies[d as usize].phase;
         match phase {
-            Phase::Idle if waits_for_channel => self.dispatch_channel(now, self.layout.channel_of_die(d), out),
+            Phase::Idle if waits_for_channel => self.offer_channel(now, self.layout.channel_of_die(d), out),
             Phase::Idle if !interleave => self.start_chip(now, self.layout.chip_of_die(d), out),
             Phase::Idle if self.pick(d) => self.start_batch(now, d, out),
             Phase::Program if self.params.sched.suspend.program => self.try_suspend(now, d, out),

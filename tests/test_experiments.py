@@ -527,6 +527,11 @@ def test_src_dynamic_quick_runs_the_control_loop_on_synthetic_events(cli, tmp_pa
     assert src["params"]["events_ms_gbps"] == [[60.0, 6.0], [100.0, 3.0], [140.0, 6.0], [180.0, 10.0]]
     assert src["report"]["synthetic_events"] == 4 and s["devices"]["ssd"]["ssd"]["ssq_write_weight"] == src["report"]["final_w"]
     assert src["params"]["model"] == "shipped:ssd-b"
+    # Whether w reaches the reads at all: w fixed at 1 and 8 at SPEC §13.8's depth, with the map.
+    reach = by["w-reaches-the-drive"]
+    assert reach["holds"] or "NVMe SQ" in reach["why"], reach
+    stems = [r["stem"] for r in doc["regions"]]
+    assert stems == ["src-dynamic-vs-depth"] and (out / "src-dynamic-vs-depth.region.json").exists()
     _figures_and_report(cli, out, "src-dynamic")
 
 

@@ -17,10 +17,18 @@ controls.
 Control delay (NeSt's reading of the paper's): from an event until the read throughput at the
 initiator (completed bytes, 1 ms bins, 3 ms moving average) first comes within 20 % of the
 demand; an event whose demand is not reached before the next event has not converged.
+
+Does w reach the reads at all in this set-up (issue 65)? The same streams with the split SQs'
+weight fixed at 1 and at 8 (no SRC): the claim `w-reaches-the-drive` at SPEC §13.8's reading
+(ssd-b, 128 commands per connection), and the region map `src-dynamic-vs-depth` over the
+NVMe-oF queue depth (128, 512, 2048) for ssd-b, ssd-a and ssd-a as MQSim models it. A full run
+also trains a forest on MQSim's model of ssd-a and runs Fig 9's events there behind a 2048-deep
+initiator, beside the same run without SRC (DCQCN only): `src-acts-on-mqsim-model`.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from statistics import mean
 from typing import Dict, List, Optional, Tuple
@@ -43,7 +51,17 @@ PAPER_MEAN_DELAY_MS = 7.3
 BAND = 0.2
 
 
-def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float, cap: Tuple[float, float], seed: int) -> dict:
+#: The region map's drives: label → (preset, device keys).
+DRIVES = {"ssd-b": ("ssd-b", {}), "ssd-a": ("ssd-a", {}), "ssd-a, MQSim's model": ("ssd-a", {"compat": "mqsim"})}
+#: NVMe-oF queue depths per connection the map sweeps (SPEC §13.8: 128).
+DEPTHS = [128, 512, 2048]
+MAP_MS = 100.0
+#: The initiator depth of the run on MQSim's model: deep enough for the drive's SQs to back up.
+DEEP = 2048
+
+
+def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float, cap: Tuple[float, float], seed: int,
+              preset: str = PRESET, device: Optional[dict] = None, queue_depth: Optional[int] = None) -> dict:
     def stream(name: str, mean_b: int, rf: float, bytes_per_s: float) -> dict:
         return {"name": name, "host": "s0", "device": "ssd", "class": "high",
                 "arrival": {"kind": "poisson", "rate_iops": bytes_per_s / mean_b},
@@ -52,13 +70,121 @@ def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float,
         "schema": 1, "name": "src-dynamic",
         "run": {"seed": seed, "duration": f"{duration_ms:g}ms", "interval": "1ms", "drain": False},
         "network": {"topology": "dumbbell", "senders": 1, "receivers": 1, "link_rate": "100Gbps", "link_delay": "1us"},
-        "nvmeof": {"transport": "dcqcn"},
+        "nvmeof": {"transport": "dcqcn", **({"queue_depth": queue_depth} if queue_depth else {})},
         "host": [{"name": "s0", "queue_depth": 1 << 20}],
-        "device": [{"name": "ssd", "kind": "ssd", "preset": PRESET, "server": "r0", "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16}}],
+        "device": [{"name": "ssd", "kind": "ssd", "preset": preset, "server": "r0", "nvme": {"arbitration": "ssq", "sq_depth": 1 << 16},
+                    **(device or {})}],
         "workload": [stream("reads", 44_000, 1.0, cap[0]), stream("writes", 23_000, 0.0, cap[1])],
         "coordinator": [{"name": "src", "kind": "src", "device": "ssd", "model": str(model),
                          "events": [[f"{t:g}ms", f"{r:g}Gbps"] for t, r in events]}],
     }
+
+
+def _fixed_w(preset: str, device: dict, queue_depth: int, w: int, cap: Tuple[float, float]) -> dict:
+    """The streams of Fig 9's set-up with the split SQs' weight fixed at `w` and no SRC."""
+    sc = _scenario("", [], MAP_MS, cap, 1, preset, device, queue_depth)
+    del sc["coordinator"]
+    sc["device"][0]["nvme"]["write_weight"] = w
+    return sc
+
+
+def delivered(run_dir: Path, t0_ms: float, t1_ms: float) -> Dict[str, float]:
+    """Reads and writes completed in [t0, t1) ms (Gb/s), and the longest wait of a command there
+    in an NVMe SQ (µs): the time the split SQs' arbitration decides."""
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(str(run_dir / "requests.parquet"), columns=["t_complete_ps", "size", "op", "nvme_queue_us"]).to_pydict()
+    done = np.asarray(t["t_complete_ps"], dtype=float) / 1e9
+    size = np.asarray(t["size"], dtype=float)
+    write = np.asarray([o == "write" for o in t["op"]])
+    inside = (done >= t0_ms) & (done < t1_ms)
+    gbps = lambda m: float(size[m].sum() * 8 / ((t1_ms - t0_ms) / 1e3) / 1e9)  # noqa: E731
+    wait = np.asarray(t["nvme_queue_us"], dtype=float)[inside]
+    return {"read": gbps(inside & ~write), "write": gbps(inside & write), "sq_wait_us": float(wait.max()) if len(wait) else 0.0}
+
+
+def _depth_map(out_dir: Path, quick: bool, found: Dict[tuple, dict]) -> dict:
+    """Region map: w = 8 against w = 1 over the initiator's queue depth, per drive; ``found``
+    collects each point's measures."""
+    from .regions import Axis, region_map
+    from .. import tpm
+
+    depths, drives = ([128], ["ssd-b"]) if quick else (DEPTHS, list(DRIVES))
+    caps = {d: tpm.capacity(DRIVES[d][0], DRIVES[d][1] or None) for d in drives}
+
+    def build(qd: float, drive: str, var: str) -> dict:
+        preset, dev = DRIVES[drive]
+        return _fixed_w(preset, dev, int(qd), int(var[1:]), caps[drive])
+
+    def measure(_s, dirs: Dict[str, Path], at) -> Dict[str, float]:
+        a, b = delivered(dirs["w1"], 20, MAP_MS), delivered(dirs["w8"], 20, MAP_MS)
+        found[(int(at["qd"]), at["drive"])] = {"w1": a, "w8": b}
+        return {"reads w8/w1": b["read"] / max(a["read"], 1e-9), "writes w8/w1": b["write"] / max(a["write"], 1e-9)}
+
+    return region_map(out_dir, "src-dynamic-vs-depth", title="Does w move Fig 9's reads? w = 8 against w = 1 over the initiator's depth",
+                      x=Axis("qd", "NVMe-oF queue depth per connection", depths), series=Axis("drive", "drive", drives),
+                      variants=["w1", "w8"], build=build, measure=measure, ylabel="w = 8 / w = 1", reference={"qd": 128, "drive": "ssd-b"},
+                      holds=lambda curve, y, point: point["reads w8/w1"] <= 0.9 and point["writes w8/w1"] >= 1.1,
+                      effect="reads ≤ 0.9× and writes ≥ 1.1× from w = 1 to 8", logx=True)
+
+
+def _reach_claim(found: Dict[tuple, dict]) -> Claim:
+    """`w-reaches-the-drive` at the reference point, with where the map finds the effect."""
+    from .src_weights import TABLE2_QD
+
+    ref = found[(128, "ssd-b")]
+    a, b = ref["w1"], ref["w8"]
+    rf, wf = b["read"] / max(a["read"], 1e-9), b["write"] / max(a["write"], 1e-9)
+    ok = rf <= 0.9 and wf >= 1.1
+    where = [f"{d} at depth {q}: reads {v['w8']['read'] / max(v['w1']['read'], 1e-9):.2f}×, writes "
+             f"{v['w8']['write'] / max(v['w1']['write'], 1e-9):.2f}×" for (q, d), v in sorted(found.items())
+             if v["w8"]["read"] <= 0.9 * v["w1"]["read"] and v["w8"]["write"] >= 1.1 * v["w1"]["write"]]
+    elsewhere = ("; the map finds it at " + "; ".join(where)) if where else \
+        ("; the map (full runs) finds where it exists" if len(found) == 1 else "; the map finds it nowhere")
+    why = None if ok else (
+        f"the longest wait of a command in an NVMe SQ is {max(a['sq_wait_us'], b['sq_wait_us']):.0f} µs: the initiator keeps at most 128 "
+        f"commands per connection (SPEC §13.8) and ssd-b takes {TABLE2_QD['ssd-b']} into the drive, so the split SQs never hold a "
+        f"backlog for the WRR to share and w cannot act, whatever the forest predicts (reads {a['read']:.2f} → {b['read']:.2f} Gb/s, "
+        f"writes {a['write']:.2f} → {b['write']:.2f})" + elsewhere + " (region map src-dynamic-vs-depth)")
+    return Claim("w-reaches-the-drive", "SPEC §13.8; issue 65", "In Fig 9's set-up a larger w throttles the reads and raises the "
+                 "writes (the actuator SRC's control loop needs; ssd-b, 128 commands per connection, w fixed, no SRC)",
+                 "w = 8 against w = 1: reads ≤ 0.9×, writes ≥ 1.1×", f"reads {rf:.2f}×, writes {wf:.2f}×", ok, why,
+                 cause=None if ok else "set-up")
+
+
+def _on_mqsim_model(out_dir: Path, fig9: List[Tuple[float, float]]) -> Tuple[List[Claim], dict]:
+    """A forest trained on MQSim's model of ssd-a (as the shipped ones are trained) and Fig 9's
+    events run there behind a `DEEP` initiator, with SRC and with DCQCN only (`observe`)."""
+    from .. import tpm
+
+    dev = {"compat": "mqsim"}
+    cap = tpm.capacity("ssd-a", dev)
+    samples = tpm.join(tpm.samples("ssd-a", 500, 21, "micro", device=dev), tpm.samples("ssd-a", 500, 22, "synthetic", device=dev))
+    forest = tpm.fit(samples)
+    w_importance = float(forest.feature_importances_[tpm.FEATURES.index("w")])
+    path = out_dir / "models" / "ssd-a-mqsim.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tpm.export(forest, path, preset="ssd-a", device=dev, samples=len(samples.y), seeds=[21, 22])
+    src = _scenario(str(path), fig9, 220, cap, 1, "ssd-a", dev, DEEP)
+    observe = json.loads(json.dumps(src))
+    observe["coordinator"][0]["observe"] = True
+    done = run_all(out_dir, {"fig9-mqsim": src, "fig9-mqsim-dcqcn": observe})
+    times, ws = _weights(out_dir / "fig9-mqsim")
+    chosen = [_w_after(times, ws, t) for t, _ in fig9]
+    a, b = delivered(out_dir / "fig9-mqsim-dcqcn", 60, 100), delivered(out_dir / "fig9-mqsim", 60, 100)
+    gain = b["write"] / max(a["write"], 1e-9)
+    ok = chosen[0] > 1 and gain >= 1.1
+    g = read_gbps(out_dir / "fig9-mqsim", 220)
+    delays = control_delays(g, fig9, 220)
+    measured = (f"w after the four events {chosen} (paper: 3, 5); 60–100 ms: writes {a['write']:.2f} → {b['write']:.2f} Gb/s "
+                f"({gain:.2f}×), reads {a['read']:.2f} → {b['read']:.2f} Gb/s against DCQCN only; reads within {BAND:.0%} of the demand "
+                f"after {sum(d is not None for d in delays)} of 4 events")
+    why = (f"the forest trained on MQSim's model gives w {w_importance:.3f} of its importance, so Algorithm 1 stops where a step "
+           f"changes its prediction by less than τ; the drive's SQs hold {b['sq_wait_us'] / 1e3:.1f} ms of commands at most")
+    claim = Claim("src-acts-on-mqsim-model", "issue 65", "On MQSim's model of ssd-a, behind an initiator deep enough to back up "
+                  f"the drive's SQs ({DEEP} commands), SRC raises w at the 60 ms event and the writes gain over DCQCN only",
+                  "w > 1 after 60 ms; writes ≥ 1.1× over 60–100 ms", measured, ok, None if ok else why, cause=None if ok else "model")
+    return [claim], done
 
 
 def read_gbps(run_dir: Path, duration_ms: float) -> np.ndarray:
@@ -118,6 +244,9 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
             break
         long_events.append((round(t, 3), round(float(rng.uniform(2, 12)), 2)))
     done = run_all(out_dir, {"fig9": _scenario(model_path, fig9, 220, cap, 1), "long": _scenario(model_path, long_events, long_ms, cap, 2)})
+    found: Dict[tuple, dict] = {}
+    regions = [_depth_map(out_dir, quick, found)]
+    ref = found[(128, "ssd-b")]
 
     g9 = read_gbps(out_dir / "fig9", 220)
     times, ws = _weights(out_dir / "fig9")
@@ -148,7 +277,9 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
     why_w = (f"the forest shipped for NeSt's {PRESET} predicts read throughput that hardly moves with w (e.g. {flat[0]:.2f} Gb/s at "
              f"w = 1, {flat[-1]:.2f} at w = 8 for the most saturated sample's Ch), so Algorithm 1 stops at the first step (change < τ): on NeSt's "
              f"drive the reads keep ⌈QD / (1 + w)⌉ ≥ 57 of the 512 slots, more than the flash needs, and the writes are bound "
-             f"by the DRAM (docs/src.md); reads before the events: {before(60):.1f} Gb/s")
+             f"by the DRAM (docs/src.md); nor could any w act here: no command waits in an NVMe SQ (longest wait "
+             f"{max(ref['w1']['sq_wait_us'], ref['w8']['sq_wait_us']):.0f} µs) — the initiator's 128 commands per connection fit in the "
+             f"drive (w-reaches-the-drive); reads before the events: {before(60):.1f} Gb/s")
     for (t, r, w_paper, _), w in zip(FIG9, chosen):
         if w_paper is not None:
             claims.append(expect(f"w-at-{t}ms", "SRC Fig 9", f"The event at {t} ms demanding {r:g} Gb/s sets w = {w_paper}",
@@ -171,6 +302,11 @@ def run_experiment(out_dir: Path, quick: bool = False) -> dict:
                         f"{len(fig9)} and {len(long_events)}", f"{rep9['synthetic_events']:.0f} and "
                         f"{done['long']['coordinators']['src']['report']['synthetic_events']:.0f}",
                         rep9["synthetic_events"] == len(fig9) and done["long"]["coordinators"]["src"]["report"]["synthetic_events"] == len(long_events)))
+    claims.append(_reach_claim(found))
+    if not quick:
+        extra, more = _on_mqsim_model(out_dir, fig9)
+        claims.extend(extra)
+        done = {**done, **more}
     claims.append(conservation_claim(done))
     claims = sc.caused(claims, {"": sc.SET_UP})
-    return write_claims(out_dir, NAME, claims)
+    return write_claims(out_dir, NAME, claims, regions=regions)

@@ -75,6 +75,26 @@ def shipped_model(preset: str) -> Model:
     return Model(f"shipped:{preset}", float(tpm.shipped(preset)["trained_on"]["importances"]["w"]))
 
 
+#: The drive as MQSim 7ec40e3 models it (the simulator the paper ran), and how deep an initiator
+#: must be for its split SQs to back up (128 commands per connection fit in the drive: issue 65).
+MQSIM_MODEL = {"compat": "mqsim"}
+DEEP_INITIATOR = 2048
+
+
+def mqsim_model(out_dir: Path, preset: str = PRESET) -> Model:
+    """A forest trained on MQSim's model of `preset` as the shipped ones are trained (500 micro +
+    500 synthetic samples, seeds 21/22), written to `out_dir/models/PRESET-mqsim.json`."""
+    from .. import tpm
+
+    samples = tpm.join(tpm.samples(preset, 500, 21, "micro", device=MQSIM_MODEL),
+                       tpm.samples(preset, 500, 22, "synthetic", device=MQSIM_MODEL))
+    forest = tpm.fit(samples)
+    path = Path(out_dir) / "models" / f"{preset}-mqsim.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tpm.export(forest, path, preset=preset, device=MQSIM_MODEL, samples=len(samples.y), seeds=[21, 22])
+    return Model(str(path), float(forest.feature_importances_[tpm.FEATURES.index("w")]))
+
+
 @dataclass(frozen=True)
 class Load:
     """The trace: reads and writes per second summed over every initiator → target pair (each pair

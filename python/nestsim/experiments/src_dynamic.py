@@ -52,12 +52,11 @@ BAND = 0.2
 
 
 #: The region map's drives: label → (preset, device keys).
-DRIVES = {"ssd-b": ("ssd-b", {}), "ssd-a": ("ssd-a", {}), "ssd-a, MQSim's model": ("ssd-a", {"compat": "mqsim"})}
+DRIVES = {"ssd-b": ("ssd-b", {}), "ssd-a": ("ssd-a", {}), "ssd-a, MQSim's model": ("ssd-a", sc.MQSIM_MODEL)}
 #: NVMe-oF queue depths per connection the map sweeps (SPEC §13.8: 128).
 DEPTHS = [128, 512, 2048]
 MAP_MS = 100.0
-#: The initiator depth of the run on MQSim's model: deep enough for the drive's SQs to back up.
-DEEP = 2048
+DEEP = sc.DEEP_INITIATOR
 
 
 def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float, cap: Tuple[float, float], seed: int,
@@ -157,15 +156,10 @@ def _on_mqsim_model(out_dir: Path, fig9: List[Tuple[float, float]]) -> Tuple[Lis
     events run there behind a `DEEP` initiator, with SRC and with DCQCN only (`observe`)."""
     from .. import tpm
 
-    dev = {"compat": "mqsim"}
+    dev = sc.MQSIM_MODEL
     cap = tpm.capacity("ssd-a", dev)
-    samples = tpm.join(tpm.samples("ssd-a", 500, 21, "micro", device=dev), tpm.samples("ssd-a", 500, 22, "synthetic", device=dev))
-    forest = tpm.fit(samples)
-    w_importance = float(forest.feature_importances_[tpm.FEATURES.index("w")])
-    path = out_dir / "models" / "ssd-a-mqsim.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tpm.export(forest, path, preset="ssd-a", device=dev, samples=len(samples.y), seeds=[21, 22])
-    src = _scenario(str(path), fig9, 220, cap, 1, "ssd-a", dev, DEEP)
+    model = sc.mqsim_model(out_dir, "ssd-a")
+    src = _scenario(model.path, fig9, 220, cap, 1, "ssd-a", dev, DEEP)
     observe = json.loads(json.dumps(src))
     observe["coordinator"][0]["observe"] = True
     done = run_all(out_dir, {"fig9-mqsim": src, "fig9-mqsim-dcqcn": observe})
@@ -179,7 +173,7 @@ def _on_mqsim_model(out_dir: Path, fig9: List[Tuple[float, float]]) -> Tuple[Lis
     measured = (f"w after the four events {chosen} (paper: 3, 5); 60–100 ms: writes {a['write']:.2f} → {b['write']:.2f} Gb/s "
                 f"({gain:.2f}×), reads {a['read']:.2f} → {b['read']:.2f} Gb/s against DCQCN only; reads within {BAND:.0%} of the demand "
                 f"after {sum(d is not None for d in delays)} of 4 events")
-    why = (f"the forest trained on MQSim's model gives w {w_importance:.3f} of its importance, so Algorithm 1 stops where a step "
+    why = (f"the forest trained on MQSim's model gives w {model.w_importance:.3f} of its importance, so Algorithm 1 stops where a step "
            f"changes its prediction by less than τ; the drive's SQs hold {b['sq_wait_us'] / 1e3:.1f} ms of commands at most")
     claim = Claim("src-acts-on-mqsim-model", "issue 65", "On MQSim's model of ssd-a, behind an initiator deep enough to back up "
                   f"the drive's SQs ({DEEP} commands), SRC raises w at the 60 ms event and the writes gain over DCQCN only",

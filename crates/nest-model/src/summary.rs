@@ -41,8 +41,7 @@ fn op_json(a: &OpAcc, seconds: f64) -> Value {
     v
 }
 
-/// `{ios, mean_us {PART: µs}, p99_tail {from_us, ios, mean_us}}` of the SSD decomposition
-/// (docs/outputs.md), or `None` when no request was served by an SSD.
+/// `{ios, mean_us {PART: µs}, p99_tail {from_us, ios, mean_us}}` of the SSD decomposition (docs/outputs.md); `None` without SSD requests.
 fn decomposition_json(d: &crate::ssd_decomp::DevDecomp) -> Option<Value> {
     let parts = |ps: &[f64]| -> Value { Value::Object(nest_ssd::DEV_PARTS.iter().zip(ps).map(|(k, &v)| ((*k).to_string(), json!(r6(v / 1e6)))).collect()) };
     let (ios, mean) = d.mean()?;
@@ -182,9 +181,11 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
             "dram_timing": m.dram_timing.name(), "write_admission": m.write_admission.name(),
             "pcie_framing": m.pcie_framing.name(), "sqe_over_pcie": m.sqe_over_pcie, "rga_sampling": m.rga_sampling.name(), "gc_floor_blocks": m.gc_floor_blocks,
             "pages_at_dispatch": m.pages_at_dispatch, "mapping_domains": m.mapping_domains, "gc_jobs_per_plane": m.gc_jobs_per_plane,
-            "gc_reads_first": m.gc_reads_first, "cmt_per_domain": m.cmt_per_domain, "open_frontiers": m.open_frontiers, "gc_user_partners": m.gc_user_partners, "gc_erases_last": m.gc_erases_last, "page_types": m.page_types.name(), "map_page_offsets": m.map_page_offsets, "channel_whole_ns": m.channel_whole_ns, "schedule_after_submit": m.schedule_after_submit, "gc_partnered_programs": s.counters.gc_partnered_programs, "free_mapping_misses": s.cmt_free_misses(),
+            "gc_reads_first": m.gc_reads_first, "cmt_per_domain": m.cmt_per_domain, "open_frontiers": m.open_frontiers, "gc_user_partners": m.gc_user_partners, "gc_erases_last": m.gc_erases_last, "page_types": m.page_types.name(), "map_page_offsets": m.map_page_offsets, "channel_whole_ns": m.channel_whole_ns, "gc_partnered_programs": s.counters.gc_partnered_programs, "free_mapping_misses": s.cmt_free_misses(),
             "pinned_translation_blocks": f.pinned_blocks, "pinned_unplaced": f.pinned_unplaced,
         });
+        out["model"]["schedule_after_submit"] = json!(m.schedule_after_submit); // (json!'s recursion limit)
+        out["model"]["onfi_command_phases"] = json!(m.onfi_command_phases);
     }
     if let Some(p) = crate::plm_summary::plm_json(s, end) {
         out["plm"] = p;
@@ -195,8 +196,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
     out
 }
 
-/// Gb/s through the storage end (`RunStats::passed_device`) and the response side (the
-/// class's completions in the window, `carried_bytes`).
+/// Gb/s through the storage end (`RunStats::passed_device`) and the response side (the class's completions in the window).
 fn passed_json(device: &[u64; 2], class: &[OpAcc; 2], secs: f64) -> Value {
     let gbps = |b: u64| if secs > 0.0 { b as f64 * 8.0 / secs / 1e9 } else { 0.0 };
     let point = |x: [u64; 2]| json!({"read": gbps(x[0]), "write": gbps(x[1]), "all": gbps(x[0] + x[1])});

@@ -467,6 +467,11 @@ pub struct ModelSwitches {
     /// a channel's round-robin turn then picks among all the new work. Off: each transaction
     /// is offered as it is queued (`command_waits_for_channel` only).
     pub schedule_after_submit: bool,
+    /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die
+    /// starts: reads 290 ns for one plane + 650 ns per more, programs 361 + 816 ns (before their
+    /// data), erases 220 + 700 ns (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:
+    /// 170-310`; `onfi`). Off: `timing.command` on the die, the channel free.
+    pub onfi_command_phases: bool,
 }
 
 impl Default for ModelSwitches {
@@ -509,6 +514,7 @@ impl Default for ModelSwitches {
             map_page_offsets: false,
             channel_whole_ns: false,
             schedule_after_submit: false,
+            onfi_command_phases: false,
         }
     }
 }
@@ -557,6 +563,7 @@ impl ModelSwitches {
             map_page_offsets: true,
             channel_whole_ns: true,
             schedule_after_submit: true,
+            onfi_command_phases: true,
         }
     }
 

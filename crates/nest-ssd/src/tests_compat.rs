@@ -525,3 +525,27 @@ fn a_steps_transactions_are_all_queued_before_the_channel_picks_a_chip() {
     assert_eq!(first_chip(false), vec![1], "without the switch the first page queued goes first");
     assert_eq!(first_chip(true), vec![0], "with it the channel's turn picks among both");
 }
+
+/// `onfi_command_phases`: a one-plane read's command holds the channel MQSim's 290 ns in place
+/// of `timing.command` on the die, and the channel's busy time counts it.
+#[test]
+fn an_onfi_command_phase_holds_the_channel_before_the_sense() {
+    let mut p = small();
+    p.geometry.channels = 1;
+    p.geometry.planes_per_die = 1;
+    p.model.command_waits_for_channel = true;
+    let idle = idle_read(&p);
+    let run = |onfi: bool| {
+        let mut p = p.clone();
+        p.model.onfi_command_phases = onfi;
+        let mut b = Bench::new(p);
+        b.submit(false, 0, 4096, 1);
+        b.run(|_| {});
+        let (_, chans) = b.ssd.utilisation(b.now);
+        (b.lat[0].2, SimTime((chans[0] * b.now.0 as f64).round() as u64))
+    };
+    let ((off, busy_off), (on, busy_on)) = (run(false), run(true));
+    assert_eq!(off, idle);
+    assert_eq!(on, idle - p.timing.command + SimTime::from_ns(290));
+    assert_eq!(busy_on, busy_off + SimTime::from_ns(290), "the phase is channel time");
+}

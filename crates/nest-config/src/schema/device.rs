@@ -172,6 +172,8 @@ pub struct ModelConfig {
     pub channel_whole_ns: Option<bool>,
     /// A step's transactions all queued before any channel is offered a command (MQSim).
     pub schedule_after_submit: Option<bool>,
+    /// ONFI command phases in MQSim's NV-DDR2 times, holding the channel (MQSim).
+    pub onfi_command_phases: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

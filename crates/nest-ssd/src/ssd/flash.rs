@@ -75,9 +75,9 @@ impl Ssd {
         self.clock_batch_start(d, now);
         self.gc_clock(d, first.is_gc(), now);
         self.dies[d as usize].started = now;
-        let cmd_t = self.params.timing.command;
         self.dies[d as usize].op_suspends = 0;
         if first == Kind::Erase {
+            let cmd_t = self.command_phase(now, d, first, n, out);
             let die = &mut self.dies[d as usize];
             die.phase = Phase::Erase;
             die.end = now + cmd_t + self.params.timing.erase;
@@ -92,6 +92,7 @@ impl Ssd {
             }
             self.counters.flash_reads += n as u64;
             self.dies[d as usize].phase = Phase::Sense;
+            let cmd_t = self.command_phase(now, d, first, n, out);
             out.events.push((now + cmd_t + tr, SsdEvent::Die(d)));
             return;
         }
@@ -133,6 +134,25 @@ impl Ssd {
         }
     }
 
+    /// The command phase before die `d`'s batch of `n` (led by `kind`) starts: `timing.command`
+    /// on the die, or with `onfi_command_phases` MQSim's NV-DDR2 phase holding the channel (free
+    /// then: commands wait for it in that mode; were it busy, the phase stays on the die).
+    fn command_phase(&mut self, now: SimTime, d: u32, kind: Kind, n: usize, out: &mut Outbox) -> SimTime {
+        if !self.params.model.onfi_command_phases {
+            return self.params.timing.command;
+        }
+        let phase = super::onfi::command_phase(kind, n);
+        let c = self.layout.channel_of_die(d);
+        let ch = &mut self.channels[c as usize];
+        if !ch.busy {
+            ch.busy = true;
+            ch.die = NONE;
+            ch.busy_ps += phase.0;
+            out.events.push((now + phase, SsdEvent::Channel(c)));
+        }
+        phase
+    }
+
     /// A user program's page: the next of its plane's user frontier, the mapping moved to it.
     pub(super) fn place_user_write(&mut self, txn: &Txn) -> u32 {
         let ppa = self.ftl.alloc(txn.plane, false);
@@ -159,9 +179,11 @@ impl Ssd {
             let t = self.dies[d as usize].batch[k];
             tp = tp.max(self.prog_time(&self.txns[t as usize]));
         }
+        // The command phase went before the data with `onfi_command_phases` (`start_transfer`).
+        let cmd_t = if self.params.model.onfi_command_phases { SimTime::ZERO } else { self.params.timing.command };
         let die = &mut self.dies[d as usize];
         die.phase = Phase::Program;
-        die.end = now + self.params.timing.command + tp;
+        die.end = now + cmd_t + tp;
         out.events.push((die.end, SsdEvent::Die(d)));
     }
 
@@ -207,8 +229,12 @@ impl Ssd {
         self.stamp_batch(d, from, to, CHANNEL_WAIT, now);
         let die = &mut self.dies[d as usize];
         die.phase = if die.phase == Phase::WaitIn { Phase::In } else { Phase::Out };
-        let bytes = die.xfer_bytes;
-        let dt = self.channel_time(bytes);
+        let (bytes, program, n) = (die.xfer_bytes, die.phase == Phase::In, die.n as usize);
+        let mut dt = self.channel_time(bytes);
+        if program && self.params.model.onfi_command_phases {
+            // MQSim sends a program's command and its data in one hold of the channel.
+            dt += super::onfi::command_phase(self.txns[self.dies[d as usize].batch[0] as usize].kind, n);
+        }
         let ch = &mut self.channels[c as usize];
         ch.busy = true;
         ch.die = d;
@@ -269,6 +295,16 @@ impl Ssd {
     pub(super) fn on_channel(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
         let d = self.channels[c as usize].die;
         self.channels[c as usize].busy = false;
+        if d == NONE {
+            // A command phase ended (`onfi_command_phases`): the channel is free again.
+            if let Some(next) = self.channels[c as usize].waiting.pop_front() {
+                self.start_transfer(now, c, next, out);
+            }
+            if self.params.model.command_waits_for_channel {
+                self.dispatch_channel(now, c, out);
+            }
+            return;
+        }
         // Page by page out: a page that is not the batch's last completes on its own, and the
         // die waits for its next page's turn (already queued) before the channel moves on.
         let die = &mut self.dies[d as usize];

@@ -42,6 +42,7 @@ mod flash;
 mod gc;
 mod host_if;
 mod map_pages;
+mod onfi;
 mod partners;
 mod plm;
 mod precondition;

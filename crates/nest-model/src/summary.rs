@@ -11,9 +11,8 @@ use crate::NEST_VERSION;
 use nest_core::SimTime;
 use serde_json::{json, Map, Value};
 
-/// Objects are assembled by moving their parts in: `json!` serializes an interpolated `Value`
-/// into a copy, which for the entity maps of a 10,000-drive run was a deep copy of the whole
-/// summary (a third of building it, most of it page faults).
+/// Objects are assembled by moving their parts in: `json!` serializes an interpolated `Value` into a copy, which for the entity
+/// maps of a 10,000-drive run was a deep copy of the whole summary (a third of building it, most of it page faults).
 fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
@@ -186,6 +185,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         });
         out["model"]["schedule_after_submit"] = json!(m.schedule_after_submit); // (json!'s recursion limit)
         out["model"]["onfi_command_phases"] = json!(m.onfi_command_phases);
+        out["model"]["gc_multiplane"] = json!(m.gc_multiplane);
     }
     if let Some(p) = crate::plm_summary::plm_json(s, end) {
         out["plm"] = p;

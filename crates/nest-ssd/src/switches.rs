@@ -455,23 +455,21 @@ pub struct ModelSwitches {
     /// that page's type. Off: a mapping read is timed as a block's first page (its LSB, the
     /// fastest) — NeSt does not otherwise track where translation pages lie.
     pub map_page_offsets: bool,
-    /// Channel transfers timed as MQSim times them: two transfers take `1000 / rate` ns cut to
-    /// whole nanoseconds, doubled (`src/exec/SSD_Device.cpp:97`, `src/ssd/ONFI_Channel_NVDDR2.h:9`)
-    /// — **a bug**: 333 MT/s stays 333 MB/s a byte wide, but 800 MT/s moves 1,000 MB/s and a
-    /// rate above 1,000 MT/s moves data in no time. Off: bytes / width / rate.
+    /// Channel transfers timed as MQSim times them: two transfers take `1000 / rate` ns cut to whole nanoseconds, doubled
+    /// (`src/exec/SSD_Device.cpp:97`, `src/ssd/ONFI_Channel_NVDDR2.h:9`) — **a bug**: 333 MT/s stays 333 MB/s a byte wide, but 800 MT/s
+    /// moves 1,000 MB/s and a rate above 1,000 MT/s moves data in no time. Off: bytes / width / rate.
     pub channel_whole_ns: bool,
-    /// Transactions that reach the scheduler in one step (a mapping read's waiters, a
-    /// command's pages, GC's batch) are all queued before any channel is offered a command,
-    /// then the idle channels in order, as MQSim's `Prepare_for_transaction_submit` …
-    /// `Schedule()` does (`src/ssd/TSU_Base.h:36-50`, `TSU_Priority_OutOfOrder.cpp:196-296`):
-    /// a channel's round-robin turn then picks among all the new work. Off: each transaction
-    /// is offered as it is queued (`command_waits_for_channel` only).
+    /// Transactions that reach the scheduler in one step (a mapping read's waiters, a command's pages, GC's batch) are all queued
+    /// before any channel is offered a command, then the idle channels in order, as MQSim's `Prepare_for_transaction_submit` …
+    /// `Schedule()` does (`src/ssd/TSU_Base.h:36-50`, `TSU_Priority_OutOfOrder.cpp:196-296`): a channel's round-robin turn then
+    /// picks among all the new work. Off: each transaction is offered as it is queued (`command_waits_for_channel` only).
     pub schedule_after_submit: bool,
-    /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die
-    /// starts: reads 290 ns for one plane + 650 ns per more, programs 361 + 816 ns (before their
-    /// data), erases 220 + 700 ns (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:
-    /// 170-310`; `onfi`). Off: `timing.command` on the die, the channel free.
+    /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die starts
+    /// (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:170-310`; `onfi`). Off: `timing.command` on the die.
     pub onfi_command_phases: bool,
+    /// GC's reads, writes and erases go in multi-plane batches as user work does, a die's whole GC
+    /// queue scanned for partners (MQSim: `TSU_Base.cpp:72-139`). Off: one GC transaction at a time.
+    pub gc_multiplane: bool,
 }
 
 impl Default for ModelSwitches {
@@ -515,6 +513,7 @@ impl Default for ModelSwitches {
             channel_whole_ns: false,
             schedule_after_submit: false,
             onfi_command_phases: false,
+            gc_multiplane: false,
         }
     }
 }
@@ -564,6 +563,7 @@ impl ModelSwitches {
             channel_whole_ns: true,
             schedule_after_submit: true,
             onfi_command_phases: true,
+            gc_multiplane: true,
         }
     }
 

@@ -549,3 +549,22 @@ fn an_onfi_command_phase_holds_the_channel_before_the_sense() {
     assert_eq!(on, idle - p.timing.command + SimTime::from_ns(290));
     assert_eq!(busy_on, busy_off + SimTime::from_ns(290), "the phase is channel time");
 }
+
+/// `gc_multiplane`: GC's reads, writes and erases pair across a die's planes as MQSim issues
+/// them; without the switch each goes alone. Every command completes either way.
+#[test]
+fn gc_work_goes_in_multi_plane_batches_when_asked_to() {
+    let run = |multiplane: bool| {
+        let mut p = small();
+        p.ftl.overprovisioning = 0.3;
+        p.model.gc_multiplane = multiplane;
+        let b = random_writes(p, 20_000, 16);
+        assert_eq!(b.lat.len(), 20_000, "every command completes");
+        b.ssd.check().unwrap();
+        assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
+        b.ssd.counters.gc_batched
+    };
+    assert_eq!(run(false), 0);
+    let paired = run(true);
+    assert!(paired > 1000, "{paired} GC transactions went in multi-plane batches");
+}

@@ -420,6 +420,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     sw.channel_whole_ns = m.channel_whole_ns.unwrap_or(sw.channel_whole_ns);
     sw.schedule_after_submit = m.schedule_after_submit.unwrap_or(sw.schedule_after_submit);
     sw.onfi_command_phases = m.onfi_command_phases.unwrap_or(sw.onfi_command_phases);
+    sw.gc_multiplane = m.gc_multiplane.unwrap_or(sw.gc_multiplane);
     sw.sqe_over_pcie = m.sqe_over_pcie.unwrap_or(sw.sqe_over_pcie);
     if let Some(d) = &m.mapping_domains {
         sw.mapping_domains = d.clone();

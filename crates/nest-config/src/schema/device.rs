@@ -174,6 +174,8 @@ pub struct ModelConfig {
     pub schedule_after_submit: Option<bool>,
     /// ONFI command phases in MQSim's NV-DDR2 times, holding the channel (MQSim).
     pub onfi_command_phases: Option<bool>,
+    /// GC's reads, writes and erases in multi-plane batches (MQSim).
+    pub gc_multiplane: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -130,6 +130,8 @@ pub struct SsdCounters {
     pub write_stalls: u64,
     /// User programs that went in a GC program's batch (`gc_user_partners`).
     pub gc_partnered_programs: u64,
+    /// Transactions (GC's, and user partners) that went in GC batches of more than one (`gc_multiplane`).
+    pub gc_batched: u64,
     pub program_suspends: u64,
     pub erase_suspends: u64,
 }

@@ -389,6 +389,9 @@ impl Ssd {
         if qi == Q_GC && self.params.model.gc_user_partners && (n as u32) < ppd {
             self.user_partners(d, &mut planes_used, &mut n);
         }
+        if n > 1 && gc_queue(qi) {
+            self.counters.gc_batched += n as u64;
+        }
         self.dies[d as usize].n = n as u8;
         true
     }
@@ -398,7 +401,8 @@ impl Ssd {
         let ppd = self.layout.dims[3];
         let mut chosen: [usize; MAX_PLANES_PER_DIE as usize] = [0; MAX_PLANES_PER_DIE as usize];
         let mut m = 0usize;
-        let len = self.dies[d as usize].q[qi].len().min(SCAN);
+        let gc_alone = gc_queue(qi) && !self.params.model.gc_multiplane;
+        let len = if gc_queue(qi) && !gc_alone { self.dies[d as usize].q[qi].len() } else { self.dies[d as usize].q[qi].len().min(SCAN) };
         let same_page = self.params.model.multiplane_same_page;
         for i in 0..len {
             if *n + m == ppd as usize {
@@ -433,8 +437,9 @@ impl Ssd {
             chosen[m] = i;
             m += 1;
             *planes_used |= bit;
-            // GC work (moves, erases) goes one transaction at a time, in queue order.
-            if gc_queue(qi) {
+            // GC work (moves, erases) goes one transaction at a time, in queue order — or, as
+            // MQSim issues it (`gc_multiplane`), with partners from anywhere in the queue.
+            if gc_alone {
                 break;
             }
         }

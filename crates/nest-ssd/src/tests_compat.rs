@@ -478,15 +478,21 @@ fn user_programs_ride_with_gc_programs_when_partnered() {
         p.model.pages_at_dispatch = true;
         p.model.multiplane_same_page = true;
         p.model.gc_user_partners = partners;
-        let b = random_writes(p, 20_000, 16);
-        assert_eq!(b.lat.len(), 20_000, "every command completes");
-        b.ssd.check().unwrap();
-        assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
-        b.ssd.counters.gc_partnered_programs
+        gc_writes(p).ssd.counters.gc_partnered_programs
     };
     assert_eq!(run(false), 0);
     let with = run(true);
     assert!(with > 100, "{with} user programs rode with GC programs");
+}
+
+/// 20,000 random 4 KiB writes at QD 16 on `p`, which must run GC: every command completes and
+/// the books balance.
+fn gc_writes(p: SsdParams) -> Bench {
+    let b = random_writes(p, 20_000, 16);
+    assert_eq!(b.lat.len(), 20_000, "every command completes");
+    b.ssd.check().unwrap();
+    assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
+    b
 }
 
 /// `schedule_after_submit`: a write's pages on two chips of one channel, queued in one step.
@@ -558,11 +564,7 @@ fn gc_work_goes_in_multi_plane_batches_when_asked_to() {
         let mut p = small();
         p.ftl.overprovisioning = 0.3;
         p.model.gc_multiplane = multiplane;
-        let b = random_writes(p, 20_000, 16);
-        assert_eq!(b.lat.len(), 20_000, "every command completes");
-        b.ssd.check().unwrap();
-        assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
-        b.ssd.counters.gc_batched
+        gc_writes(p).ssd.counters.gc_batched
     };
     assert_eq!(run(false), 0);
     let paired = run(true);

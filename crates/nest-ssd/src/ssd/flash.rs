@@ -128,7 +128,9 @@ impl Ssd {
             }
         }
         if bytes == 0 {
-            self.start_program(now, d, out);
+            // No data to move (copyback): the command phase alone, then the program.
+            let cmd_t = self.command_phase(now, d, first, n, out);
+            self.start_program(now, d, cmd_t, out);
         } else {
             self.request_channel(now, d, bytes, out);
         }
@@ -172,15 +174,14 @@ impl Ssd {
         ppa
     }
 
-    pub(super) fn start_program(&mut self, now: SimTime, d: u32, out: &mut Outbox) {
+    /// Die `d`'s batch programs, after `cmd_t` of command phase on the die.
+    pub(super) fn start_program(&mut self, now: SimTime, d: u32, cmd_t: SimTime, out: &mut Outbox) {
         let n = self.dies[d as usize].n as usize;
         let mut tp = SimTime::ZERO;
         for k in 0..n {
             let t = self.dies[d as usize].batch[k];
             tp = tp.max(self.prog_time(&self.txns[t as usize]));
         }
-        // The command phase went before the data with `onfi_command_phases` (`start_transfer`).
-        let cmd_t = if self.params.model.onfi_command_phases { SimTime::ZERO } else { self.params.timing.command };
         let die = &mut self.dies[d as usize];
         die.phase = Phase::Program;
         die.end = now + cmd_t + tp;
@@ -327,7 +328,11 @@ impl Ssd {
         }
         match (page_done, self.dies[d as usize].phase) {
             (Some(t), _) => self.txn_done(now, t, out),
-            (None, Phase::In) => self.start_program(now, d, out),
+            // With `onfi_command_phases` the command phase went with the data (`start_transfer`).
+            (None, Phase::In) => {
+                let cmd_t = if self.params.model.onfi_command_phases { SimTime::ZERO } else { self.params.timing.command };
+                self.start_program(now, d, cmd_t, out)
+            }
             // Pages before `out_next` completed one by one (it stays 0 moving the batch at once).
             (None, Phase::Out) => self.batch_done_from(now, d, self.dies[d as usize].out_next as usize, out),
             (None, p) => unreachable!("channel event for a die in phase {p:?}"),

@@ -81,10 +81,10 @@ def _scenario(model: str, events: List[Tuple[float, float]], duration_ms: float,
 
 def _fixed_w(preset: str, device: dict, queue_depth: int, w: int, cap: Tuple[float, float]) -> dict:
     """The streams of Fig 9's set-up with the split SQs' weight fixed at `w` and no SRC."""
-    sc = _scenario("", [], MAP_MS, cap, 1, preset, device, queue_depth)
-    del sc["coordinator"]
-    sc["device"][0]["nvme"]["write_weight"] = w
-    return sc
+    s = _scenario("", [], MAP_MS, cap, 1, preset, device, queue_depth)
+    del s["coordinator"]
+    s["device"][0]["nvme"]["write_weight"] = w
+    return s
 
 
 def delivered(run_dir: Path, t0_ms: float, t1_ms: float) -> Dict[str, float]:
@@ -174,7 +174,7 @@ def _on_mqsim_model(out_dir: Path, fig9: List[Tuple[float, float]]) -> Tuple[Lis
                 f"({gain:.2f}×), reads {a['read']:.2f} → {b['read']:.2f} Gb/s against DCQCN only; reads within {BAND:.0%} of the demand "
                 f"after {sum(d is not None for d in delays)} of 4 events")
     why = (f"the forest trained on MQSim's model gives w {model.w_importance:.3f} of its importance, so Algorithm 1 stops where a step "
-           f"changes its prediction by less than τ; the drive's SQs hold {b['sq_wait_us'] / 1e3:.1f} ms of commands at most")
+           f"changes its prediction by less than τ (commands wait up to {b['sq_wait_us'] / 1e3:.1f} ms in the drive's SQs there)")
     claim = Claim("src-acts-on-mqsim-model", "issue 65", "On MQSim's model of ssd-a, behind an initiator deep enough to back up "
                   f"the drive's SQs ({DEEP} commands), SRC raises w at the 60 ms event and the writes gain over DCQCN only",
                   "w > 1 after 60 ms; writes ≥ 1.1× over 60–100 ms", measured, ok, None if ok else why, cause=None if ok else "model")

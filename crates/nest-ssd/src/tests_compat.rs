@@ -14,6 +14,16 @@ fn two_plane_die() -> SsdParams {
     p
 }
 
+/// One channel, two chips of one single-plane die each, commands waiting for the channel: LPA 0
+/// on chip 0, LPA 1 on chip 1.
+fn two_chip_channel() -> SsdParams {
+    let mut p = small();
+    p.geometry.channels = 1;
+    p.geometry.planes_per_die = 1;
+    p.model.command_waits_for_channel = true;
+    p
+}
+
 fn idle_read(p: &SsdParams) -> SimTime {
     p.timing.command + p.timing.read[0] + p.timing.channel_time(4096) + p.host.transfer_time(4096) + p.host.command_overhead
 }
@@ -33,10 +43,7 @@ fn done_at(b: &Bench) -> Vec<SimTime> {
 
 #[test]
 fn a_command_waits_for_its_channel_when_asked_to() {
-    // One channel, two chips: LPA 0 on chip 0, LPA 1 on chip 1.
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.planes_per_die = 1;
+    let p = two_chip_channel();
     let idle = idle_read(&p);
     let x = p.timing.channel_time(4096);
     let lat = |gate: bool| {
@@ -140,9 +147,7 @@ fn non_preemptible_gc_that_goes_first_lengthens_the_read_tail() {
 fn pinned_translation_write_backs_use_up_free_blocks_for_good() {
     use crate::ftl::Ftl;
     use crate::geometry::Layout;
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.chips_per_channel = 1;
+    let p = two_plane_die();
     let layout = Layout::new(&p.geometry, &p.ftl.allocation);
     let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
     let (ppb, free0) = (f.layout.pages_per_block as u64, f.free_blocks(0) as u64);
@@ -169,9 +174,7 @@ fn mqsim_rga_draws_any_block_and_skips_gc_when_the_draw_finds_nothing() {
     use crate::ftl::{BlockState, Ftl};
     use crate::geometry::Layout;
     use nest_core::rng::RngStream;
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.chips_per_channel = 1;
+    let mut p = two_plane_die();
     p.ftl.victim = VictimPolicy::Rga;
     let layout = Layout::new(&p.geometry, &p.ftl.allocation);
     let (bpp, ppb) = (layout.blocks_per_plane, layout.pages_per_block);
@@ -219,9 +222,7 @@ fn mqsim_rga_draws_any_block_and_skips_gc_when_the_draw_finds_nothing() {
 fn the_gc_floor_raises_the_threshold_and_holds_writes_below_it() {
     use crate::ftl::{Ftl, GcNeed};
     use crate::geometry::Layout;
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.chips_per_channel = 1;
+    let mut p = two_plane_die();
     let base = p.soft_free_blocks();
     p.model.gc_floor_blocks = base + 5;
     assert_eq!(p.soft_free_blocks(), base + 5);
@@ -360,9 +361,7 @@ fn many_gc_jobs_per_plane_never_run_a_plane_dry() {
 fn user_writes_leave_gc_the_pages_its_jobs_owe() {
     use crate::ftl::Ftl;
     use crate::geometry::Layout;
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.chips_per_channel = 1;
+    let p = two_plane_die();
     let layout = Layout::new(&p.geometry, &p.ftl.allocation);
     let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
     let (ppb, free) = (f.layout.pages_per_block, f.free_blocks(0) as u32);
@@ -503,10 +502,7 @@ fn gc_writes(p: SsdParams) -> Bench {
 #[test]
 fn a_steps_transactions_are_all_queued_before_the_channel_picks_a_chip() {
     let first_chip = |after_submit: bool| {
-        let mut p = small();
-        p.geometry.channels = 1;
-        p.geometry.planes_per_die = 1;
-        p.model.command_waits_for_channel = true;
+        let mut p = two_chip_channel();
         p.model.die_interleave = false;
         p.model.schedule_after_submit = after_submit;
         let mut b = Bench::new(p);
@@ -536,10 +532,7 @@ fn a_steps_transactions_are_all_queued_before_the_channel_picks_a_chip() {
 /// of `timing.command` on the die, and the channel's busy time counts it.
 #[test]
 fn an_onfi_command_phase_holds_the_channel_before_the_sense() {
-    let mut p = small();
-    p.geometry.channels = 1;
-    p.geometry.planes_per_die = 1;
-    p.model.command_waits_for_channel = true;
+    let p = two_chip_channel();
     let idle = idle_read(&p);
     let run = |onfi: bool| {
         let mut p = p.clone();

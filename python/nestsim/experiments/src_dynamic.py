@@ -151,33 +151,46 @@ def _reach_claim(found: Dict[tuple, dict]) -> Claim:
                  cause=None if ok else "set-up")
 
 
+#: Seeds of the runs on MQSim's model (SPEC §13.1: a stochastic outcome on three).
+MQSIM_SEEDS = (1, 2, 3)
+
+
 def _on_mqsim_model(out_dir: Path, fig9: List[Tuple[float, float]]) -> Tuple[List[Claim], dict]:
     """A forest trained on MQSim's model of ssd-a (as the shipped ones are trained) and Fig 9's
-    events run there behind a `DEEP` initiator, with SRC and with DCQCN only (`observe`)."""
+    events run there behind a `DEEP` initiator, with SRC and with DCQCN only (`observe`), on each
+    of `MQSIM_SEEDS`; the claim holds on a majority of them."""
     from .. import tpm
 
     dev = sc.MQSIM_MODEL
     cap = tpm.capacity("ssd-a", dev)
     model = sc.mqsim_model(out_dir, "ssd-a")
-    src = _scenario(model.path, fig9, 220, cap, 1, "ssd-a", dev, DEEP)
-    observe = json.loads(json.dumps(src))
-    observe["coordinator"][0]["observe"] = True
-    done = run_all(out_dir, {"fig9-mqsim": src, "fig9-mqsim-dcqcn": observe})
-    times, ws = _weights(out_dir / "fig9-mqsim")
-    chosen = [_w_after(times, ws, t) for t, _ in fig9]
-    a, b = delivered(out_dir / "fig9-mqsim-dcqcn", 60, 100), delivered(out_dir / "fig9-mqsim", 60, 100)
-    gain = b["write"] / max(a["write"], 1e-9)
-    ok = chosen[0] > 1 and gain >= 1.1
-    g = read_gbps(out_dir / "fig9-mqsim", 220)
-    delays = control_delays(g, fig9, 220)
-    measured = (f"w after the four events {chosen} (paper: 3, 5); 60–100 ms: writes {a['write']:.2f} → {b['write']:.2f} Gb/s "
-                f"({gain:.2f}×), reads {a['read']:.2f} → {b['read']:.2f} Gb/s against DCQCN only; reads within {BAND:.0%} of the demand "
-                f"after {sum(d is not None for d in delays)} of 4 events")
+    scenarios = {}
+    for seed in MQSIM_SEEDS:
+        src = _scenario(model.path, fig9, 220, cap, seed, "ssd-a", dev, DEEP)
+        observe = json.loads(json.dumps(src))
+        observe["coordinator"][0]["observe"] = True
+        scenarios.update({f"fig9-mqsim-s{seed}": src, f"fig9-mqsim-dcqcn-s{seed}": observe})
+    done = run_all(out_dir, scenarios)
+    per_seed, held, longest_wait = [], 0, 0.0
+    for seed in MQSIM_SEEDS:
+        times, ws = _weights(out_dir / f"fig9-mqsim-s{seed}")
+        chosen = [_w_after(times, ws, t) for t, _ in fig9]
+        a, b = delivered(out_dir / f"fig9-mqsim-dcqcn-s{seed}", 60, 100), delivered(out_dir / f"fig9-mqsim-s{seed}", 60, 100)
+        gain = b["write"] / max(a["write"], 1e-9)
+        held += chosen[0] > 1 and gain >= 1.1
+        longest_wait = max(longest_wait, b["sq_wait_us"])
+        delays = control_delays(read_gbps(out_dir / f"fig9-mqsim-s{seed}", 220), fig9, 220)
+        per_seed.append(f"seed {seed}: w after the four events {chosen}, 60–100 ms writes {a['write']:.2f} → {b['write']:.2f} Gb/s "
+                        f"({gain:.2f}×), reads {a['read']:.2f} → {b['read']:.2f}, reads within {BAND:.0%} of the demand after "
+                        f"{sum(d is not None for d in delays)} of 4 events")
+    ok = 2 * held > len(MQSIM_SEEDS)
+    measured = f"holds on {held} of {len(MQSIM_SEEDS)} seeds (paper: w = 3, 5); " + "; ".join(per_seed)
     why = (f"the forest trained on MQSim's model gives w {model.w_importance:.3f} of its importance, so Algorithm 1 stops where a step "
-           f"changes its prediction by less than τ (commands wait up to {b['sq_wait_us'] / 1e3:.1f} ms in the drive's SQs there)")
+           f"changes its prediction by less than τ (commands wait up to {longest_wait / 1e3:.1f} ms in the drive's SQs there)")
     claim = Claim("src-acts-on-mqsim-model", "issue 65", "On MQSim's model of ssd-a, behind an initiator deep enough to back up "
                   f"the drive's SQs ({DEEP} commands), SRC raises w at the 60 ms event and the writes gain over DCQCN only",
-                  "w > 1 after 60 ms; writes ≥ 1.1× over 60–100 ms", measured, ok, None if ok else why, cause=None if ok else "model")
+                  "w > 1 after 60 ms and writes ≥ 1.1× over 60–100 ms, on most seeds", measured, ok, None if ok else why,
+                  cause=None if ok else "model")
     return [claim], done
 
 

@@ -380,16 +380,14 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     let Some(m) = &c.model else { return };
     let k = |f: &str| format!("{key}.model.{f}");
     let sw = &mut p.model;
-    sw.die_interleave = m.die_interleave.unwrap_or(sw.die_interleave);
-    sw.command_waits_for_channel = m.command_waits_for_channel.unwrap_or(sw.command_waits_for_channel);
-    sw.multiplane_same_page = m.multiplane_same_page.unwrap_or(sw.multiplane_same_page);
-    sw.data_out_per_page = m.data_out_per_page.unwrap_or(sw.data_out_per_page);
-    sw.mapping_out_first = m.mapping_out_first.unwrap_or(sw.mapping_out_first);
-    sw.multiplane_across_classes = m.multiplane_across_classes.unwrap_or(sw.multiplane_across_classes);
-    sw.unwritten_read_maps = m.unwritten_read_maps.unwrap_or(sw.unwritten_read_maps);
-    sw.evicted_entry_misfiled = m.evicted_entry_misfiled.unwrap_or(sw.evicted_entry_misfiled);
-    sw.cmt_entry_bytes = m.cmt_entry_bytes.unwrap_or(sw.cmt_entry_bytes);
-    sw.map_entry_bytes = m.map_entry_bytes.unwrap_or(sw.map_entry_bytes);
+    // The keys that set their switch as given; the others are checked or converted below.
+    macro_rules! given { ($($f:ident),* $(,)?) => { $( if let Some(v) = m.$f.clone() { sw.$f = v; } )* }; }
+    given! {
+        die_interleave, command_waits_for_channel, multiplane_same_page, data_out_per_page, mapping_out_first, multiplane_across_classes, unwritten_read_maps,
+        evicted_entry_misfiled, cmt_entry_bytes, map_entry_bytes, gc_floor_blocks, pages_at_dispatch, gc_jobs_per_plane, gc_reads_first, cmt_per_domain,
+        open_frontiers, gc_user_partners, gc_erases_last, map_page_offsets, channel_whole_ns, schedule_after_submit, onfi_command_phases, gc_multiplane,
+        sqe_over_pcie, mapping_domains
+    }
     if let Some(n) = m.writeback_limit_pages {
         sw.writeback_limit_pages = (n > 0).then_some(n);
     }
@@ -407,24 +405,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     choice(cx, &k("write_admission"), &m.write_admission, "a write admission", &WriteAdmission::ALL, WriteAdmission::name, &mut sw.write_admission);
     choice(cx, &k("pcie_framing"), &m.pcie_framing, "a PCIe framing", &PcieFraming::ALL, PcieFraming::name, &mut sw.pcie_framing);
     choice(cx, &k("rga_sampling"), &m.rga_sampling, "an RGA sampling", &RgaSampling::ALL, RgaSampling::name, &mut sw.rga_sampling);
-    sw.gc_floor_blocks = m.gc_floor_blocks.unwrap_or(sw.gc_floor_blocks);
-    sw.pages_at_dispatch = m.pages_at_dispatch.unwrap_or(sw.pages_at_dispatch);
-    sw.gc_jobs_per_plane = m.gc_jobs_per_plane.unwrap_or(sw.gc_jobs_per_plane);
-    sw.gc_reads_first = m.gc_reads_first.unwrap_or(sw.gc_reads_first);
-    sw.cmt_per_domain = m.cmt_per_domain.unwrap_or(sw.cmt_per_domain);
-    sw.open_frontiers = m.open_frontiers.unwrap_or(sw.open_frontiers);
-    sw.gc_user_partners = m.gc_user_partners.unwrap_or(sw.gc_user_partners);
-    sw.gc_erases_last = m.gc_erases_last.unwrap_or(sw.gc_erases_last);
     choice(cx, &k("page_types"), &m.page_types, "a page-type map", &PageTypes::ALL, PageTypes::name, &mut sw.page_types);
-    sw.map_page_offsets = m.map_page_offsets.unwrap_or(sw.map_page_offsets);
-    sw.channel_whole_ns = m.channel_whole_ns.unwrap_or(sw.channel_whole_ns);
-    sw.schedule_after_submit = m.schedule_after_submit.unwrap_or(sw.schedule_after_submit);
-    sw.onfi_command_phases = m.onfi_command_phases.unwrap_or(sw.onfi_command_phases);
-    sw.gc_multiplane = m.gc_multiplane.unwrap_or(sw.gc_multiplane);
-    sw.sqe_over_pcie = m.sqe_over_pcie.unwrap_or(sw.sqe_over_pcie);
-    if let Some(d) = &m.mapping_domains {
-        sw.mapping_domains = d.clone();
-    }
 }
 
 /// Sets `slot` to the option `name`d by `value`, or reports the key with the names expected.

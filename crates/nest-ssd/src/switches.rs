@@ -373,11 +373,12 @@ pub struct ModelSwitches {
     /// How data transfers over PCIe are framed (`PcieFraming`).
     pub pcie_framing: PcieFraming,
     /// NVMe's messages cross the link, each direction one first-come queue with the data: a
-    /// command's doorbell (2 B) in, its entry's fetch request (4 B) out and the 64 B entry in,
-    /// then for a write its data's fetch request out and the data in; a 16 B completion entry
-    /// out after a read's data or a write's admission. So a read waits behind the write data
-    /// ahead of it, and a completion behind the read data going out. MQSim
-    /// (`src/host/PCIe_Link.cpp:28-75`, `src/ssd/Host_Interface_NVMe.cpp:325-376`). Off: a
+    /// command's doorbell (2 B) in, its entry's fetch request (4 B) out and the 72 B entry in,
+    /// then for a write its data's fetch request out and the data in, each message queued when
+    /// the one before it has crossed; a 16 B completion entry out after a read's data or a
+    /// write's admission, answered by the host's 2 B head doorbell. So a read waits behind
+    /// write data already on the link but passes data not yet asked for. MQSim
+    /// (`src/host/PCIe_Link.cpp:28-75`, `src/ssd/Host_Interface_NVMe.cpp:220-376`). Off: a
     /// command starts after `command_overhead`, and only data crosses the link.
     pub sqe_over_pcie: bool,
     /// How RGA draws its candidates (`RgaSampling`).

@@ -10,8 +10,10 @@ use nest_core::SimTime;
 
 /// An NVMe submission queue entry, a completion queue entry, a doorbell write and a read
 /// request's payload as MQSim sizes them (`sqe_over_pcie`; `src/ssd/Host_Interface_Base.cpp:58-76`,
-/// `src/host/PCIe_Root_Complex.cpp:31-38`).
-const SQE_BYTES: u64 = 64;
+/// `src/host/PCIe_Root_Complex.cpp:31-38`). MQSim sends `sizeof(Submission_Queue_Entry)`, 72
+/// bytes with the struct's padding (`src/ssd/Host_Interface_Defs.h:50-61`), where NVMe's entry
+/// is 64.
+const SQE_BYTES: u64 = 72;
 const CQE_BYTES: u64 = 16;
 const DOORBELL_BYTES: u64 = 2;
 const FETCH_BYTES: u64 = 4;
@@ -36,6 +38,8 @@ pub(super) struct Cmd {
     /// a DTWin write bound for the NV buffer.
     pub(super) plm: u8,
     pub(super) nv: bool,
+    /// `sqe_over_pcie`: how many of the command's NVMe messages have crossed the link.
+    pub(super) messages: u8,
 }
 
 impl Ssd {
@@ -69,6 +73,7 @@ impl Ssd {
             mark: now,
             plm: 0,
             nv: false,
+            messages: 0,
         };
         let c = self.cmds.alloc(cmd);
         self.in_flight += 1;
@@ -88,23 +93,38 @@ impl Ssd {
         let (write, size) = (self.cmds[c as usize].write, self.cmds[c as usize].bytes);
         let overhead = self.params.host.command_overhead;
         if self.params.model.sqe_over_pcie {
-            // MQSim's messages, each queued on its direction of the link: the doorbell in, the
-            // entry's fetch request out, the entry in; for a write, its data's fetch request
-            // out and the data in.
-            let mut t = self.pcie_in(now + overhead, DOORBELL_BYTES);
-            t = self.pcie_out(t, FETCH_BYTES);
-            t = self.pcie_in(t, SQE_BYTES);
-            if write {
-                t = self.pcie_out(t, FETCH_BYTES);
-                t = self.pcie_in(t, size as u64);
-            }
-            out.events.push((t, SsdEvent::HostIn(c)));
+            // The host rings the doorbell after the command overhead; each later message is
+            // queued on its direction when the one before it has crossed (`nvme_message`).
+            out.events.push((now + overhead, SsdEvent::HostIn(c)));
         } else if write {
             let t = self.pcie_in(now + overhead, size as u64);
             out.events.push((t, SsdEvent::HostIn(c)));
         } else {
             self.start_read(now, c, out);
         }
+    }
+
+    /// `sqe_over_pcie`: command `c`'s next NVMe message, as MQSim sends them — the doorbell in,
+    /// the entry's fetch request out and the entry in, then for a write its data's fetch
+    /// request out and the data in — each queued on its direction of the link only when the
+    /// one before it has crossed (`src/host/PCIe_Link.cpp:28-75`,
+    /// `src/ssd/Host_Interface_NVMe.cpp:220-345`). So a later command's doorbell and entry
+    /// pass an earlier write's data that has not been asked for yet, as they do in MQSim; the
+    /// whole chain booked at once put every read behind all the write data ahead of it.
+    /// True when the command's last message (a read's entry, a write's data) is in.
+    fn nvme_message(&mut self, now: SimTime, c: u32, out: &mut Outbox) -> bool {
+        let cmd = &mut self.cmds[c as usize];
+        let (sent, write, size) = (cmd.messages, cmd.write, cmd.bytes as u64);
+        cmd.messages += 1;
+        let t = match (sent, write) {
+            (0, _) => self.pcie_in(now, DOORBELL_BYTES),
+            (1, _) | (3, true) => self.pcie_out(now, FETCH_BYTES),
+            (2, _) => self.pcie_in(now, SQE_BYTES),
+            (4, true) => self.pcie_in(now, size),
+            _ => return true,
+        };
+        out.events.push((t, SsdEvent::HostIn(c)));
+        false
     }
 
     /// `bytes` over the link toward the drive, queued from `at`; when they are in.
@@ -123,6 +143,9 @@ impl Ssd {
 
     /// Command `c`'s data (a write) or its submission entry (a read, `sqe_over_pcie`) arrived.
     pub(super) fn host_in(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        if self.params.model.sqe_over_pcie && !self.nvme_message(now, c, out) {
+            return;
+        }
         if self.cmds[c as usize].write {
             self.start_write(now, c, out)
         } else {
@@ -339,6 +362,15 @@ impl Ssd {
         let cmd = &mut self.cmds[c as usize];
         cmd.parts[part] += (now - cmd.mark).0;
         cmd.mark = now;
+    }
+
+    /// Command `c`'s completion reached the host. With `sqe_over_pcie` the host answers a
+    /// completion entry with the completion queue's head doorbell (`src/host/IO_Flow_Base.cpp:439`).
+    pub(super) fn host_out(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
+        if self.params.model.sqe_over_pcie {
+            self.pcie_in(now, DOORBELL_BYTES);
+        }
+        self.finish_cmd(now, c, out)
     }
 
     pub(super) fn finish_cmd(&mut self, now: SimTime, c: u32, out: &mut Outbox) {

@@ -67,7 +67,8 @@ pub enum SsdEvent {
     Channel(u32),
     /// The DRAM part of a command finished.
     Dram(u32),
-    /// A write command's data (or, `sqe_over_pcie`, a read's submission entry) arrived over PCIe.
+    /// A write command's data arrived over PCIe (`sqe_over_pcie`: the command's next NVMe message
+    /// crossed the link).
     HostIn(u32),
     /// A read command's data left over PCIe: the command completes.
     HostOut(u32),
@@ -329,7 +330,7 @@ impl Ssd {
             SsdEvent::Channel(c) => self.on_channel(now, c, out),
             SsdEvent::Dram(c) => self.cmd_part_done(now, c, None, out),
             SsdEvent::HostIn(c) => self.host_in(now, c, out),
-            SsdEvent::HostOut(c) => self.finish_cmd(now, c, out),
+            SsdEvent::HostOut(c) => self.host_out(now, c, out),
             SsdEvent::Plm(s) => self.plm_timer(now, s, out),
             SsdEvent::Delayed(c) => self.plm_delayed(now, c, out),
         }

@@ -353,13 +353,36 @@ _CACHE = {"WRITE_CACHE": "write", "READ_CACHE": "read", "WRITE_READ_CACHE": "wri
 _TIME_UNIT = {"PICOSECOND": "ps", "NANOSECOND": "ns", "MICROSECOND": "us", "MILLISECOND": "ms", "SECOND": "s"}
 
 
+_RESOURCE_TAGS = ("Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs")
+_GEOMETRY_KEYS = ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die")
+
+
+def _flow_domains(flow_ids: dict, geometry: dict) -> Optional[List[Tuple[float, dict]]]:
+    """Per flow, (its share of the logical space, its resources as a `model.domains` entry
+    without the start) when some flow does not use the whole drive; None when every flow does.
+    MQSim gives a flow each of its planes' logical pages, split evenly among the flows that
+    share a plane (`src/utils/Logical_Address_Partitioning_Unit.cpp:79-145`)."""
+    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
+    n = len(flow_ids[_RESOURCE_TAGS[0]])
+    res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
+           for i in range(n)]
+    if all(r == [list(range(d)) for d in dims] for r in res):
+        return None
+    planes = lambda r: [(c, w, d, p) for c in r[0] for w in r[1] for d in r[2] for p in r[3]]
+    sharers: Dict[tuple, int] = {}
+    for r in res:
+        for pl in planes(r):
+            sharers[pl] = sharers.get(pl, 0) + 1
+    total = dims[0] * dims[1] * dims[2] * dims[3]
+    keys = ("channels", "chips", "dies", "planes")
+    return [(sum(1 / sharers[pl] for pl in planes(r)) / total, dict(zip(keys, r))) for r in res]
+
+
 def _flow_common(r: _Reader, flow_ids: dict) -> dict:
     prio = r.enum("Priority_Class", _PRIO, "high")
     mode = r.enum("Device_Level_Data_Caching_Mode", _CACHE)
-    for tag in ("Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"):
-        ids = r.ids(tag)
-        if ids is not None:
-            flow_ids.setdefault(tag, []).append(ids)
+    for tag in _RESOURCE_TAGS:
+        flow_ids.setdefault(tag, []).append(r.ids(tag))
     occ = r.num("Initial_Occupancy_Percentage", lo=0, hi=100)
     return {"priority": prio, "cache_mode": mode, "occupancy": occ}
 
@@ -483,10 +506,18 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
         if len({m for _, m in modes}) > 1:
             warnings.append(f"{path.name}:{modes[1][0]}: Device_Level_Data_Caching_Mode: flows ask for different cache modes; "
                             f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
-        for tag, lists in flow_ids.items():
-            if any(sorted(x) != sorted(lists[0]) for x in lists):
-                warnings.append(f"{path.name}:{sc.line}: {tag}: flows on disjoint flash resources are not modelled; every flow uses the whole drive")
         d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
+        domains = _flow_domains(flow_ids, dev["geometry"])
+        if domains is not None and any("trace" in w for w in workloads):
+            warnings.append(f"{path.name}:{sc.line}: Channel_IDs: trace flows on part of the drive are not modelled; every flow uses the whole drive")
+        elif domains is not None:
+            # Each flow's slice of the logical space is its planes' share, and its pages live
+            # on its own channels, chips, dies and planes (`model.domains`, docs/mqsim.md).
+            start = 0.0
+            for w, (share, ids) in zip(workloads, domains):
+                w["_share"] = (start, share)
+                w["_domain"] = ids
+                start += share
         if modes:
             d["cache"] = dict(d.get("cache", {}), mode=modes[0][1])
         if run.get("_precondition") and occs:
@@ -528,13 +559,19 @@ def finalize(sc: dict, capacity: int) -> dict:
             continue
         align = int(w.get("align", "4096B")[:-1])
         span = int(capacity * share) // align * align
-        start = int(capacity * start_frac) // align * align
+        # A domain (`model.domains`) starts on a page.
+        step = int(sc["device"][0]["geometry"]["page_size"][:-1]) if "_domain" in w else align
+        start = int(capacity * start_frac) // step * step
         rng = max(align, int(span * ws) // align * align)
         w["range_start"] = f"{start}B"
         w["range"] = f"{rng}B"
     # MQSim numbers each flow's addresses from zero (its stream's domain), and its shared CMT
     # writes an entry evicted by another stream's miss back in that stream's domain
     # (`mapping_domains`, docs/mqsim.md): the compat device is told where the domains start.
+    doms = [dict(start=int(w["range_start"][:-1]), **w.pop("_domain")) for w in sc["workload"] if "_domain" in w]
+    if doms:
+        for dev in sc["device"]:
+            dev.setdefault("model", {})["domains"] = doms
     starts = sorted({int(w["range_start"][:-1]) for w in sc["workload"] if "range_start" in w})
     for dev in sc["device"]:
         if dev.get("compat") == "mqsim" and len(starts) > 1 and all("range_start" in w for w in sc["workload"]):

@@ -17,6 +17,7 @@ pub mod host;
 pub mod host_cache;
 pub mod ideal_device;
 pub mod messages;
+mod model_summary;
 pub mod net;
 pub mod nvmeof;
 mod outputs;

@@ -6,6 +6,7 @@
 //! block·pages_per_block + page. Dense ids let every per-component table be a `Vec`.
 
 use crate::divisor::{Div32, Div64};
+use crate::domains::{DomainResources, Domains};
 use crate::params::{Allocation, Geometry};
 
 pub const NONE: u32 = u32::MAX;
@@ -38,6 +39,9 @@ pub struct Layout {
     /// Channel groups the sets live on: `sets` when each set owns its own channels, 1 when
     /// the sets share every die (address ranges of one drive, as PLMC's MQSim set-up).
     pub groups: u32,
+    /// Address domains on resources of their own (`with_domains`): they place user and
+    /// translation pages instead of the sets.
+    pub domains: Option<Box<Domains>>,
 }
 
 impl Layout {
@@ -64,6 +68,7 @@ impl Layout {
             sets: 1,
             set_lpas: u64::MAX,
             groups: 1,
+            domains: None,
         }
         .with_digit_bases()
     }
@@ -84,6 +89,17 @@ impl Layout {
         self.set_lpas = if self.sets == 1 { u64::MAX } else { (logical_pages / self.sets as u64).max(1) };
         self.groups = if share_dies { 1 } else { self.sets };
         self.with_digit_bases()
+    }
+
+    /// Address domains, each striping its pages over its own channel, chip, die and plane ids
+    /// (`ModelSwitches::domains`).
+    pub fn with_domains(mut self, domains: &[DomainResources], logical_pages: u64) -> Self {
+        if !domains.is_empty() {
+            let starts: Vec<u64> = domains.iter().map(|d| d.start / self.page_size as u64).collect();
+            let ids: Vec<[Vec<u32>; 4]> = domains.iter().map(|d| d.ids.clone()).collect();
+            self.domains = Some(Box::new(Domains::new(&starts, &ids, self.order, self.dims, logical_pages)));
+        }
+        self
     }
 
     /// The plane a logical unit `x` (an LPA or a translation page) maps to under the static
@@ -129,6 +145,9 @@ impl Layout {
     /// (over the whole drive when the sets share dies).
     #[inline]
     pub fn data_plane(&self, lpa: u64) -> u32 {
+        if let Some(d) = &self.domains {
+            return d.data_plane(lpa);
+        }
         if self.groups == 1 {
             return self.plane_in_set(0, lpa);
         }

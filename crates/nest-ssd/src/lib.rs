@@ -13,6 +13,7 @@ pub mod block_heap;
 pub mod cache;
 pub mod cmt;
 pub mod divisor;
+pub mod domains;
 pub mod dram;
 pub mod free_list;
 mod frontiers;
@@ -29,6 +30,7 @@ mod rga_mqsim;
 pub mod slot_index;
 pub mod sparse;
 pub mod ssd;
+pub mod switch_kinds;
 pub mod switches;
 
 pub use params::SsdParams;

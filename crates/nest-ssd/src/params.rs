@@ -572,7 +572,8 @@ impl SsdParams {
                 "expected at least 1 and a divisor of geometry.channels (a set is a group of whole channels)",
             );
         }
-        self.model.validate(g.page_size, &mut e);
+        need("model.domains", self.model.domains.is_empty() || self.nvm_sets == 1, "expected one NVM set with address domains");
+        self.model.validate(g.page_size, [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die], &mut e);
         if let Some(plm) = &self.plm {
             if plm.sets.is_empty() || plm.sets.iter().any(|&s| s >= self.nvm_sets) {
                 e.push(("plm.sets".into(), "expected set indices below nvm_sets".into()));

@@ -699,3 +699,32 @@ fn a_fail_slow_timing_scales_the_array_not_the_bus() {
     assert_eq!(s.channel_time(16384), t.channel_time(16384), "the channel keeps its rate");
     assert_eq!(t.scaled(1.0), t);
 }
+
+/// `model.domains`: each address range's pages live on its own channels — preconditioned to
+/// the occupancy of its own share (half the drive each here), and written afterwards — and a
+/// domain on one channel takes half the logical pages, however long its address range.
+#[test]
+fn address_domains_keep_their_pages_on_their_own_channels() {
+    use crate::domains::DomainResources;
+    let mut p = small();
+    let half = p.logical_pages() / 2 * p.geometry.page_size as u64;
+    let on = |start: u64, channel: u32| DomainResources { start, ids: [vec![channel], vec![0, 1], vec![0], vec![0, 1]] };
+    p.model.domains = vec![on(0, 1), on(half, 0)];
+    p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false });
+    let logical = p.logical_pages() as u32;
+    let mut b = Bench::new(p.clone());
+    let channel_of =
+        |b: &Bench, lpa: u32| b.ssd.ftl.lookup(lpa).map(|ppa| b.ssd.layout.channel_of_die(b.ssd.layout.die_of_plane(b.ssd.layout.plane_of_ppa(ppa))));
+    let mapped = |b: &Bench, r: std::ops::Range<u32>, ch: u32| r.filter(|&l| channel_of(b, l).inspect(|&c| assert_eq!(c, ch, "LPA {l}")).is_some()).count();
+    // Each domain holds half the drive's pages, half of them filled.
+    let per = (logical / 2) as usize;
+    assert!((mapped(&b, 0..logical / 2, 1) as f64 - per as f64 / 2.0).abs() <= 2.0);
+    assert!((mapped(&b, logical / 2..logical, 0) as f64 - per as f64 / 2.0).abs() <= 2.0);
+    for i in 0..200u64 {
+        b.submit(true, (i * 7919 % logical as u64) * p.geometry.page_size as u64, 4096, 1);
+        b.run(|_| {});
+    }
+    mapped(&b, 0..logical / 2, 1);
+    mapped(&b, logical / 2..logical, 0);
+    assert_eq!(b.lat.len(), 200);
+}

@@ -391,6 +391,17 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
     if let Some(n) = m.writeback_limit_pages {
         sw.writeback_limit_pages = (n > 0).then_some(n);
     }
+    if let Some(doms) = &m.domains {
+        let g = &p.geometry;
+        let all = |l: &Option<Vec<u32>>, n: u32| l.clone().unwrap_or_else(|| (0..n).collect());
+        sw.domains = doms
+            .iter()
+            .map(|d| nest_ssd::domains::DomainResources {
+                start: d.start,
+                ids: [all(&d.channels, g.channels), all(&d.chips, g.chips_per_channel), all(&d.dies, g.dies_per_chip), all(&d.planes, g.planes_per_die)],
+            })
+            .collect();
+    }
     choice(cx, &k("hot_reset"), &m.hot_reset, "a hot-window reset", &HotReset::ALL, HotReset::name, &mut sw.hot_reset);
     if let Some(s) = &m.hot_window {
         sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);

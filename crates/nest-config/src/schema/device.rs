@@ -106,6 +106,18 @@ pub struct PlmConfig {
 }
 
 /// The model switches where MQSim differs from NeSt's default (nest_ssd::switches).
+/// An address domain (`[[device.model.domains]]`): from byte `start` on, its pages are striped
+/// over these channels, chips, dies and planes (every one of a kind when a list is absent).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainConfig {
+    pub start: u64,
+    pub channels: Option<Vec<u32>>,
+    pub chips: Option<Vec<u32>>,
+    pub dies: Option<Vec<u32>>,
+    pub planes: Option<Vec<u32>>,
+}
+
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
@@ -152,6 +164,9 @@ pub struct ModelConfig {
     pub pages_at_dispatch: Option<bool>,
     /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).
     pub mapping_domains: Option<Vec<u64>>,
+    /// Address ranges on flash resources of their own (MQSim's per-flow `Channel_IDs` …
+    /// `Plane_IDs`).
+    pub domains: Option<Vec<DomainConfig>>,
     /// GC jobs a plane runs at once at most (MQSim: 10).
     pub gc_jobs_per_plane: Option<u32>,
     /// GC's page reads before its writes and erases (MQSim).

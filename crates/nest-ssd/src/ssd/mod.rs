@@ -203,7 +203,9 @@ impl Ssd {
             return Err(format!("{k}: {m}"));
         }
         let logical = params.logical_pages();
-        let layout = Layout::new(&params.geometry, &params.ftl.allocation).with_sets(params.nvm_sets, logical, params.nvm_sets_share_dies);
+        let layout = Layout::new(&params.geometry, &params.ftl.allocation)
+            .with_sets(params.nvm_sets, logical, params.nvm_sets_share_dies)
+            .with_domains(&params.model.domains, logical);
         let plm = params.plm.as_ref().map(|p| plm::Plm::new(&layout, &p.sets, &p.attrs, seed, index));
         let mut ftl = Ftl::new(layout.clone(), logical, &params.ftl, params.soft_free_blocks(), params.hard_free_blocks());
         ftl.rga_mqsim = params.model.rga_sampling == crate::switches::RgaSampling::Mqsim;

@@ -15,6 +15,13 @@ impl Ssd {
         if self.layout.sets > 1 {
             n = n.min(self.layout.set_lpas * self.layout.sets as u64);
         }
+        // With address domains each is filled to the occupancy of its own pages, as MQSim
+        // preconditions each flow's (`precondition_lpa`).
+        let filled: Vec<(u64, u64)> =
+            self.layout.domains.as_ref().map_or(Vec::new(), |d| d.list().iter().map(|d| (d.first_lpa, (d.pages as f64 * occupancy) as u64)).collect());
+        if !filled.is_empty() {
+            n = filled.iter().map(|f| f.1).sum();
+        }
         let m = (n as f64 * overwrites) as u64;
         let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -30,7 +37,7 @@ impl Ssd {
                     n + m
                 ));
             }
-            let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) });
+            let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) }, &filled);
             let plane = match self.params.ftl.allocation {
                 Allocation::Static(_) => self.layout.data_plane(lpa),
                 Allocation::Dynamic => {
@@ -81,7 +88,17 @@ impl Ssd {
 
     /// The `i`-th page preconditioning fills: LPA `i` on a one-set drive; with NVM sets, the
     /// sets in turn from the start of each one's range, so every set is filled alike.
-    fn precondition_lpa(&self, i: u64) -> u64 {
+    fn precondition_lpa(&self, i: u64, filled: &[(u64, u64)]) -> u64 {
+        if !filled.is_empty() {
+            // The `i`th page written: the domains' filled pages one after another.
+            let mut i = i;
+            for &(first, n) in filled {
+                if i < n {
+                    return first + i;
+                }
+                i -= n;
+            }
+        }
         let sets = self.layout.sets as u64;
         if sets == 1 {
             return i;

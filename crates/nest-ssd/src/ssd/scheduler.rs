@@ -72,10 +72,13 @@ impl Ssd {
     /// The plane translation page `tp` lives on: striped over the set of the pages it maps.
     #[inline]
     pub(super) fn map_plane(&self, tp: u32) -> u32 {
+        let entries = (self.layout.page_size / self.params.model.map_entry_bytes) as u64;
+        if let Some(d) = &self.layout.domains {
+            return d.map_plane(tp as u64, entries);
+        }
         if self.layout.groups == 1 {
             return self.layout.static_plane(tp as u64);
         }
-        let entries = (self.layout.page_size / self.params.model.map_entry_bytes) as u64;
         self.layout.plane_in_set(self.layout.group_of_lpa(tp as u64 * entries), tp as u64)
     }
 

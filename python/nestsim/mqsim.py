@@ -508,9 +508,7 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                             f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
         d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
         domains = _flow_domains(flow_ids, dev["geometry"])
-        if domains is not None and any("trace" in w for w in workloads):
-            warnings.append(f"{path.name}:{sc.line}: Channel_IDs: trace flows on part of the drive are not modelled; every flow uses the whole drive")
-        elif domains is not None:
+        if domains is not None:
             # Each flow's slice of the logical space is its planes' share, and its pages live
             # on its own channels, chips, dies and planes (`model.domains`, docs/mqsim.md).
             start = 0.0
@@ -556,6 +554,13 @@ def finalize(sc: dict, capacity: int) -> dict:
         start_frac, share = w.pop("_share")
         ws = w.pop("_ws", 1.0)
         if "trace" in w:
+            if len(sc["workload"]) > 1 or "_domain" in w:
+                # MQSim keeps each trace flow to its own slice, an address past it wrapping
+                # (`src/host/IO_Flow_Trace_Based.cpp:49-57`).
+                step = int(sc["device"][0]["geometry"]["page_size"][:-1]) if "_domain" in w else 512
+                start = int(capacity * start_frac) // step * step
+                w["range_start"] = f"{start}B"
+                w["range"] = f"{int(capacity * share) // 512 * 512}B"
             continue
         align = int(w.get("align", "4096B")[:-1])
         span = int(capacity * share) // align * align

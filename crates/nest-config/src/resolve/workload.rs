@@ -291,8 +291,10 @@ pub(super) fn resolve_workload(
             (w.write_size.is_some(), "write_size"),
             (w.read_fraction.is_some(), "read_fraction"),
             (w.address.is_some(), "address"),
-            (w.range.is_some(), "range"),
-            (w.range_start.is_some(), "range_start"),
+            // A trace may keep to a slice of the device (`range_start`, `range`); a fio job
+            // sets its own (`offset`, `size`).
+            (w.range.is_some() && w.fio.is_some(), "range"),
+            (w.range_start.is_some() && w.fio.is_some(), "range_start"),
             (w.align.is_some(), "align"),
             (w.on_off.is_some(), "on_off"),
             (w.max_ios.is_some(), "max_ios"),
@@ -327,11 +329,22 @@ pub(super) fn resolve_workload(
         if repeat == 0 {
             cx.err(&format!("{tk}.repeat"), "the times the trace is replayed: at least 1, got 0");
         }
+        // Its slice of the device: the whole of it unless `range_start` or `range` is given.
+        let base = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
+        if base >= capacity {
+            cx.err(&format!("{key}.range_start"), format!("must be below the device capacity ({capacity} B)"));
+        }
+        let room = capacity.saturating_sub(base);
+        let span = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(room);
+        if span == 0 || span > room {
+            cx.err(&format!("{key}.range"), format!("must be between 1 B and the space after range_start ({room} B)"));
+        }
         let opts = TraceOptions {
             time_scale,
             time_unit_ps: unit,
             offset_shift: shift,
-            range: if trace.wrap.unwrap_or(true) { Some(capacity) } else { None },
+            range: if trace.wrap.unwrap_or(true) { Some(span) } else { None },
+            base,
             align: 512,
             device: trace.trace_device,
             reorder_window: trace.reorder_window.unwrap_or(65_536).clamp(1, 1 << 24),

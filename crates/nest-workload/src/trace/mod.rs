@@ -105,6 +105,9 @@ pub struct TraceOptions {
     pub offset_shift: u64,
     /// Offsets are wrapped into [0, range) (keeping `align` alignment) when set.
     pub range: Option<u64>,
+    /// Added to every offset after wrapping: where the trace's slice of the device starts (the
+    /// workload's `range_start`; MQSim puts each trace flow in a slice of its own).
+    pub base: u64,
     pub align: u32,
     /// Only records of this device/volume/LUN (None: all).
     pub device: Option<u64>,
@@ -134,6 +137,7 @@ impl Default for TraceOptions {
             time_unit_ps: None,
             offset_shift: 0,
             range: None,
+            base: 0,
             align: 512,
             device: None,
             reorder_window: 65_536,
@@ -417,6 +421,7 @@ impl TraceSource {
             let slots = (range.saturating_sub(size as u64) / align).max(1);
             offset = (offset / align % slots) * align;
         }
+        offset = offset.wrapping_add(self.opts.base);
         self.emitted += 1;
         self.stats.records += 1;
         Ok(Some(TraceRecord { time, op: r.op, offset, size, device: r.device }))

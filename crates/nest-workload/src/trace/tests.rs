@@ -178,3 +178,15 @@ fn repeat_begins_each_round_where_the_last_one_ended_as_mqsim_relay_count_does()
     assert!(v.is_empty());
     assert!(read_all(text, TraceFormat::Mqsim, TraceOptions { repeat: 0, ..TraceOptions::default() }).is_err());
 }
+
+#[test]
+fn a_trace_kept_to_a_slice_wraps_its_offsets_into_the_slice() {
+    // Sectors 0, 8 and 4096 (byte 2 MiB) of a trace kept to 1 MiB from byte 10 MiB.
+    let text = "10 0 0 8 1\n40 0 8 8 0\n100 0 4096 8 1\n";
+    let opts = TraceOptions { range: Some(1 << 20), base: 10 << 20, align: 4096, ..TraceOptions::default() };
+    let (v, _) = read_all(text, TraceFormat::Mqsim, opts).unwrap();
+    let offsets: Vec<u64> = v.iter().map(|r| r.offset).collect();
+    // 2 MiB wraps by the slice's 255 whole 4 KiB slots that leave room for a request.
+    assert_eq!(offsets, vec![10 << 20, (10 << 20) + 4096, (10 << 20) + (512 % 255) * 4096]);
+    assert!(v.iter().all(|r| r.offset >= 10 << 20 && r.offset + r.size as u64 <= 11 << 20));
+}

@@ -42,8 +42,11 @@ def test_fixture_setup_maps_every_parameter(cli, tmp_path):
     assert w1["arrival"]["kind"] == "poisson" and w1["class"] == "low"
     assert int(w1["range_start"][:-1]) >= int(w0["range"][:-1])
     assert s1["classes"]["high"]["read"]["ios"] > 100 and s1["classes"]["low"]["write"]["ios"] > 10
-    # NORMAL sizes are approximated, and said so.
-    assert "NORMAL sizes are simulated as uniform" in p.stderr
+    # NORMAL sizes are MQSim's (the variance read as the standard deviation), and the draws it
+    # turns into giant requests are named.
+    assert "with the variance as the standard deviation" in p.stderr and "~2^32 sectors" in p.stderr
+    sizes = s1["config"]["workload"][1]["size"]
+    assert sizes["dist"] == "empirical" and sizes["values"][0] == "512B" and len(sizes["values"]) == len(sizes["weights"])
     # Trace flow: half of 200 records.
     assert s2["workloads"]["flow0"]["issued"] == 100
     assert s2["conservation"] == "ok"
@@ -374,3 +377,22 @@ def test_trace_flows_side_by_side_each_keep_to_their_own_slice(cli, tmp_path):
         assert offs and all(start <= o < start + span for o in offs), name
     lone = load(FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", [FIX])[0][1]
     assert "range_start" not in lone["workload"][0]
+
+
+def test_normal_sizes_are_drawn_as_mqsim_draws_them():
+    """MQSim's NORMAL: ceil(Normal(avg, var)) sectors with the variance passed as the standard
+    deviation (a draw of 0 gives 1 sector). NeSt had read it as a variance and drawn uniformly
+    (a 16 KiB-average flow at variance 4: sizes within ±3.5 sectors where MQSim's spread ±12)."""
+    import math
+
+    from nestsim.mqsim import _mqsim_normal_sizes
+
+    d, giant = _mqsim_normal_sizes(24, 4)
+    ks = [int(v[:-1]) // 512 for v in d["values"]]
+    w = d["weights"]
+    mean = sum(k * p for k, p in zip(ks, w)) / sum(w)
+    sd = math.sqrt(sum((k - mean) ** 2 * p for k, p in zip(ks, w)) / sum(w))
+    assert mean == pytest.approx(24.5, abs=0.05) and sd == pytest.approx(4.0, abs=0.05)  # ceil adds half a sector
+    assert giant < 1e-9 and sum(p for k, p in zip(ks, w) if not 8 <= k <= 48) < 1e-4
+    _, giant = _mqsim_normal_sizes(24, 64)
+    assert giant == pytest.approx(0.5 * (1 + math.erf(-25 / 64 / math.sqrt(2))))

@@ -378,6 +378,24 @@ def _flow_domains(flow_ids: dict, geometry: dict) -> Optional[List[Tuple[float, 
     return [(sum(1 / sharers[pl] for pl in planes(r)) / total, dict(zip(keys, r))) for r in res]
 
 
+def _mqsim_normal_sizes(avg: int, var: float) -> Tuple[dict, float]:
+    """MQSim's NORMAL request sizes as an empirical distribution, and the share of draws it
+    turns into giant requests. MQSim takes `ceil(Normal(avg, var))` sectors with the variance
+    passed as the standard deviation, and a draw of 0 as 1 (`src/host/IO_Flow_Synthetic.cpp:97-103`,
+    `src/utils/RandomGenerator.cpp:101-121`); a draw at or below -1 cast to `unsigned int` is a
+    request of ~2^32 sectors, left out here."""
+    sd = float(var)
+    cdf = lambda x: 0.5 * (1 + math.erf((x - avg) / (sd * math.sqrt(2))))
+    hi = int(math.ceil(avg + 6 * sd))
+    values, weights = [], []
+    for k in range(1, hi + 1):
+        wgt = cdf(k) - (cdf(-1) if k == 1 else cdf(k - 1))
+        if wgt > 1e-12:
+            values.append(f"{k * 512}B")
+            weights.append(wgt)
+    return {"dist": "empirical", "values": values, "weights": weights}, cdf(-1)
+
+
 def _flow_common(r: _Reader, flow_ids: dict) -> dict:
     prio = r.enum("Priority_Class", _PRIO, "high")
     mode = r.enum("Device_Level_Data_Caching_Mode", _CACHE)
@@ -449,10 +467,11 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 if dist == "fixed" or var == 0:
                     w["size"] = {"dist": "fixed", "bytes": f"{avg * 512}B"}
                 else:
-                    half = max(1, int(round((3 * var) ** 0.5)))
-                    lo, hi = max(1, avg - half), avg + half
-                    w["size"] = {"dist": "uniform_blocks", "min": lo, "max": hi, "block": "512B"}
-                    r.warn("Request_Size_Distribution", f"NORMAL sizes are simulated as uniform over {lo}–{hi} sectors (same mean; variance within rounding)")
+                    w["size"], giant = _mqsim_normal_sizes(avg, var)
+                    if giant > 1e-4:
+                        r.warn("Variance_Request_Size", f"MQSim draws sizes from Normal({avg}, {var:g}) with the variance as the standard deviation, "
+                               f"and a draw below -1 sector ({giant:.1%} of them here) becomes a request of ~2^32 sectors (an unsigned cast); "
+                               "NeSt leaves those draws out")
                 r.ignore("Seed", "flow seeds are replaced by NeSt's per-component streams derived from the run seed")
                 ws = r.num("Working_Set_Percentage", lo=0.001, hi=100, default=100)
                 w["_ws"] = ws / 100

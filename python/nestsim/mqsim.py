@@ -364,6 +364,10 @@ def _flow_domains(flow_ids: dict, geometry: dict) -> Optional[List[Tuple[float, 
     share a plane (`src/utils/Logical_Address_Partitioning_Unit.cpp:79-145`)."""
     dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
     n = len(flow_ids[_RESOURCE_TAGS[0]])
+    if all(ids is None for t in _RESOURCE_TAGS for ids in flow_ids[t]):
+        return None
+    if math.prod(dims) > 1 << 20:
+        return None  # no such drive: the device's own check names the geometry
     res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
            for i in range(n)]
     if all(r == [list(range(d)) for d in dims] for r in res):
@@ -386,13 +390,19 @@ def _mqsim_normal_sizes(avg: int, var: float) -> Tuple[dict, float]:
     request of ~2^32 sectors, left out here."""
     sd = float(var)
     cdf = lambda x: 0.5 * (1 + math.erf((x - avg) / (sd * math.sqrt(2))))
-    hi = int(math.ceil(avg + 6 * sd))
+    # Sizes of 1 sector up to six deviations above the mean, at most 4 GiB (2^23 sectors); a
+    # wide spread is drawn in at most 4,096 bins (each its middle size), a narrow one exactly.
+    hi = math.ceil(min(avg + 6 * sd, float(1 << 23)))
+    step = max(1, math.ceil(hi / 4096))
     values, weights = [], []
-    for k in range(1, hi + 1):
-        wgt = cdf(k) - (cdf(-1) if k == 1 else cdf(k - 1))
+    for a in range(1, hi + 1, step):
+        b = min(a + step - 1, hi)
+        wgt = cdf(b) - (cdf(-1) if a == 1 else cdf(a - 1))
         if wgt > 1e-12:
-            values.append(f"{k * 512}B")
+            values.append(f"{(a + b) // 2 * 512}B")
             weights.append(wgt)
+    if not values:  # every draw below -1 sector: nothing MQSim could run either
+        values, weights = ["512B"], [1.0]
     return {"dist": "empirical", "values": values, "weights": weights}, cdf(-1)
 
 

@@ -573,6 +573,11 @@ impl SsdParams {
             );
         }
         need("model.domains", self.model.domains.is_empty() || self.nvm_sets == 1, "expected one NVM set with address domains");
+        need(
+            "model.domains",
+            self.model.domains.is_empty() || matches!(self.ftl.allocation, Allocation::Static(_)),
+            "expected a static allocation (ftl.allocation a plane order such as \"CWDP\"): a dynamic one writes on any plane",
+        );
         self.model.validate(g.page_size, [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die], &mut e);
         if let Some(plm) = &self.plm {
             if plm.sets.is_empty() || plm.sets.iter().any(|&s| s >= self.nvm_sets) {

@@ -727,4 +727,7 @@ fn address_domains_keep_their_pages_on_their_own_channels() {
     mapped(&b, 0..logical / 2, 1);
     mapped(&b, logical / 2..logical, 0);
     assert_eq!(b.lat.len(), 200);
+    // A dynamic allocation would write anywhere: refused.
+    p.ftl.allocation = Allocation::Dynamic;
+    assert!(p.validate().iter().any(|(k, m)| k == "model.domains" && m.contains("static")));
 }

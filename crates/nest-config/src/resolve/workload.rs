@@ -41,6 +41,19 @@ pub(crate) fn time_dist(cx: &mut Ctx, key: &str, c: &TimeDistConfig) -> Option<T
     })
 }
 
+/// A workload's slice of its device: where it starts (`range_start`, refused at or past the
+/// capacity), the room after that, and its length (`range`, the room by default; the caller
+/// checks it against its own lower bound).
+fn slice(cx: &mut Ctx, key: &str, w: &WorkloadConfig, capacity: u64) -> (u64, u64, u64) {
+    let start = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
+    if start >= capacity {
+        cx.err(&format!("{key}.range_start"), format!("must be below the device capacity ({capacity} B)"));
+    }
+    let room = capacity.saturating_sub(start);
+    let range = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(room);
+    (start, room, range)
+}
+
 pub(crate) fn size_dist(cx: &mut Ctx, key: &str, c: &SizeConfig) -> Option<SizeDist> {
     Some(match c {
         SizeConfig::Fixed { bytes } => SizeDist::Fixed(cx.size32(&format!("{key}.bytes"), bytes)?),
@@ -330,12 +343,7 @@ pub(super) fn resolve_workload(
             cx.err(&format!("{tk}.repeat"), "the times the trace is replayed: at least 1, got 0");
         }
         // Its slice of the device: the whole of it unless `range_start` or `range` is given.
-        let base = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
-        if base >= capacity {
-            cx.err(&format!("{key}.range_start"), format!("must be below the device capacity ({capacity} B)"));
-        }
-        let room = capacity.saturating_sub(base);
-        let span = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(room);
+        let (base, room, span) = slice(cx, &key, w, capacity);
         if span == 0 || span > room {
             cx.err(&format!("{key}.range"), format!("must be between 1 B and the space after range_start ({room} B)"));
         }
@@ -450,12 +458,7 @@ pub(super) fn resolve_workload(
             AddressPattern::HotCold { hot_fraction: *hot_fraction, hot_share: *hot_share }
         }
     };
-    let range_start = w.range_start.as_ref().and_then(|r| cx.size(&format!("{key}.range_start"), r)).unwrap_or(0);
-    if range_start >= capacity {
-        cx.err(&format!("{key}.range_start"), format!("must be below the device capacity ({capacity} B)"));
-    }
-    let room = capacity.saturating_sub(range_start);
-    let range = w.range.as_ref().and_then(|r| cx.size(&format!("{key}.range"), r)).unwrap_or(room);
+    let (range_start, room, range) = slice(cx, &key, w, capacity);
     let align = w.align.as_ref().and_then(|a| cx.size32(&format!("{key}.align"), a)).unwrap_or(4096);
     if range < align as u64 || range > room {
         cx.err(&format!("{key}.range"), format!("must be between the alignment ({align} B) and the space after range_start ({room} B)"));

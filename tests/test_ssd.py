@@ -158,6 +158,7 @@ def test_optane_preset_is_10_to_20_us(tmp_path):
     ({"model": {"hot_window": "soon"}}, "device[0].model.hot_window"),
     ({"model": {"cmt_entry_bytes": 0}}, "device[0].model.cmt_entry_bytes"),
     ({"model": {"gc_precedence": "never"}}, "device[0].model.gc_precedence"),
+    ({"model": {"class_wrr": "lottery"}}, "device[0].model.class_wrr"),
     ({"nvm_sets": 3}, "device[0].nvm_sets"),
     ({"plm": {"sets": [1]}}, "device[0].plm.sets"),
     ({"plm": {"t_dw": "soon"}}, "device[0].plm.t_dw"),
@@ -227,12 +228,13 @@ def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
     assert (m["command_waits_for_channel"], m["data_out_per_page"], m["mapping_out_first"], m["multiplane_across_classes"],
             m["evicted_entry_misfiled"], m["gc_precedence"], m["merge_read"]) == (True, True, True, False, False, "first", "clean_cached_sectors")
     assert (m["pages_at_dispatch"], m["mapping_domains"], m["gc_jobs_per_plane"], m["gc_reads_first"]) == (True, [], 10, True)
-    assert (m["hot_reset"], m["sqe_over_pcie"]) == ("after_write", True)
+    assert (m["hot_reset"], m["sqe_over_pcie"], m["class_wrr"]) == ("after_write", True, "mqsim")
     # MQSim's entry sizes for the stock drive (2^26 pages of 16 sectors) and one page per plane in flight.
     assert (m["cmt_entry_bytes"], m["map_entry_bytes"], m["writeback_limit_pages"]) == (9, 6, 128)
     assert compat["suspension"] == "off"
     # Eager destage sends cold writes to flash at once; the write-back cache holds them.
     assert compat["user_page_programs"] > 0 and default["user_page_programs"] == 0
-    mixed = run("mixed", compat="mqsim", model={"destage": "lazy", "writeback_limit_pages": 0})
+    mixed = run("mixed", compat="mqsim", model={"destage": "lazy", "writeback_limit_pages": 0, "class_wrr": "credits"})
     assert mixed["model"]["destage"] == "lazy" and mixed["model"]["writeback_limit_pages"] is None
+    assert mixed["model"]["class_wrr"] == "credits"
     assert mixed["user_page_programs"] == 0

@@ -309,6 +309,27 @@ impl GcPrecedence {
     }
 }
 
+/// How device-level QoS picks among High, Medium and Low (`sched::urgent_wrr`, `sched::mqsim_wrr`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ClassWrr {
+    /// Credits per class, refilled when no class with work has any left: every class with work
+    /// is found at once.
+    Credits,
+    /// MQSim's pointer and running weight (`TSU_Priority_OutOfOrder.cpp:301-333`): a lone
+    /// low-weight class is found only once the running weight has come down to it.
+    Mqsim,
+}
+
+impl ClassWrr {
+    pub const ALL: [ClassWrr; 2] = [ClassWrr::Credits, ClassWrr::Mqsim];
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassWrr::Credits => "credits",
+            ClassWrr::Mqsim => "mqsim",
+        }
+    }
+}
+
 #[cfg(test)]
 mod page_type_tests {
     use super::PageTypes;

@@ -106,6 +106,8 @@ pub struct ModelSwitches {
     /// are striped over its channel, chip, die and plane ids — an MQSim flow's `Channel_IDs`,
     /// `Chip_IDs`, `Die_IDs` and `Plane_IDs` (`crate::domains`). Empty: the whole drive.
     pub domains: Vec<crate::domains::DomainResources>,
+    /// How device-level QoS picks among High, Medium and Low (`ClassWrr`).
+    pub class_wrr: ClassWrr,
     /// GC jobs a plane runs at once at most. Beyond the first, a job starts only when a frontier
     /// of the plane has taken a free block since the last one started (or at an erase while
     /// user writes wait below the GC floor), as MQSim's `Check_gc_required` is called
@@ -201,6 +203,7 @@ impl Default for ModelSwitches {
             pages_at_dispatch: false,
             mapping_domains: Vec::new(),
             domains: Vec::new(),
+            class_wrr: ClassWrr::Credits,
             gc_jobs_per_plane: 1,
             gc_reads_first: false,
             cmt_per_domain: false,
@@ -252,6 +255,7 @@ impl ModelSwitches {
             pages_at_dispatch: true,
             mapping_domains: Vec::new(),
             domains: Vec::new(),
+            class_wrr: ClassWrr::Mqsim,
             gc_jobs_per_plane: 10,
             gc_reads_first: true,
             cmt_per_domain: true,

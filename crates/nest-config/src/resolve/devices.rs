@@ -10,7 +10,8 @@ use nest_pm::PmParams;
 use nest_ssd::params::{Allocation, CacheMode, Cell, Precondition, VictimPolicy};
 use nest_ssd::presets;
 use nest_ssd::switches::{
-    CmtGranularity, Destage, DramTiming, GcPrecedence, HotReset, MappingWrites, MergeRead, PageTypes, PcieFraming, ProgramTransfer, RgaSampling, WriteAdmission,
+    ClassWrr, CmtGranularity, Destage, DramTiming, GcPrecedence, HotReset, MappingWrites, MergeRead, PageTypes, PcieFraming, ProgramTransfer, RgaSampling,
+    WriteAdmission,
 };
 use nest_ssd::SsdParams;
 
@@ -403,6 +404,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
             .collect();
     }
     choice(cx, &k("hot_reset"), &m.hot_reset, "a hot-window reset", &HotReset::ALL, HotReset::name, &mut sw.hot_reset);
+    choice(cx, &k("class_wrr"), &m.class_wrr, "a class round-robin", &ClassWrr::ALL, ClassWrr::name, &mut sw.class_wrr);
     if let Some(s) = &m.hot_window {
         sw.hot_window = cx.dur(&k("hot_window"), s).unwrap_or(sw.hot_window);
     }

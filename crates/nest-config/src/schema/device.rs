@@ -167,6 +167,8 @@ pub struct ModelConfig {
     /// Address ranges on flash resources of their own (MQSim's per-flow `Channel_IDs` …
     /// `Plane_IDs`).
     pub domains: Option<Vec<DomainConfig>>,
+    /// How device-level QoS picks among High, Medium and Low: "credits" or "mqsim".
+    pub class_wrr: Option<String>,
     /// GC jobs a plane runs at once at most (MQSim: 10).
     pub gc_jobs_per_plane: Option<u32>,
     /// GC's page reads before its writes and erases (MQSim).

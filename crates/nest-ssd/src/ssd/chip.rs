@@ -15,6 +15,7 @@
 use super::die::Phase;
 use super::sched::ChipUnit;
 use super::{Outbox, Ssd};
+use crate::switches::ClassWrr;
 use nest_core::SimTime;
 
 impl Ssd {
@@ -93,6 +94,13 @@ impl Ssd {
             return;
         }
         if (first..first + dpc).any(|e| self.dies[e as usize].phase != Phase::Idle) {
+            if self.params.model.class_wrr == ClassWrr::Mqsim {
+                // MQSim's scheduler looks at a busy chip too, and each look moves its round-robin.
+                let mut p = std::mem::take(&mut self.policies[first as usize]);
+                let gc_first = self.gc_order.first;
+                p.visit_busy(gc_first, &ChipUnit { ssd: self, first, dies: dpc, picked: None });
+                self.policies[first as usize] = p;
+            }
             return;
         }
         if let Some(e) = self.pick_chip(first) {

@@ -265,7 +265,7 @@ impl Ssd {
             gc_free: Vec::new(),
             gc_seen_blocks: vec![0; layout.planes as usize],
             gc_peak: 0,
-            policies: (0..layout.dies).map(|_| sched::Policy::for_params(&params.sched)).collect(),
+            policies: (0..layout.dies).map(|_| sched::Policy::for_params(&params.sched, params.model.class_wrr == crate::switches::ClassWrr::Mqsim)).collect(),
             gc_order: sched::GcOrder::new(layout.dies, params.ftl.gc_preemptible, params.model.gc_precedence),
             layout,
             ftl,

@@ -20,6 +20,7 @@
 
 pub(super) mod fifo;
 pub(super) mod gc_order;
+pub(super) mod mqsim_wrr;
 pub(super) mod order;
 #[cfg(test)]
 pub(crate) mod test_strict;
@@ -63,6 +64,10 @@ pub(crate) trait DiePolicy: Sized {
     fn pick_kind(&mut self, u: &mut impl Unit, kind: usize) -> bool {
         order::pick_kind(self, u, kind)
     }
+    /// The chip-level scheduler visited a chip still busy (a policy whose state moves on each
+    /// look, as MQSim's round-robin does, moves it).
+    #[inline]
+    fn visit_busy(&mut self, _gc_first: bool, _u: &impl Unit) {}
 }
 
 /// Registers the policies: `Variant = module::Type,` per line (doc comments, then an optional
@@ -93,6 +98,10 @@ macro_rules! die_policies {
             pub(super) fn pick_kind(&mut self, u: &mut impl Unit, kind: usize) -> bool {
                 match self { $($(#[cfg($cfg)])? Policy::$variant(p) => p.pick_kind(u, kind),)* }
             }
+            #[inline]
+            pub(super) fn visit_busy(&mut self, gc_first: bool, u: &impl Unit) {
+                match self { $($(#[cfg($cfg)])? Policy::$variant(p) => p.visit_busy(gc_first, u),)* }
+            }
         }
     };
 }
@@ -103,6 +112,8 @@ die_policies! {
     /// Device-level QoS (thesis 4.4.2, Fig 4.6): urgent strictly first, then WRR over
     /// High/Medium/Low (MQSim's `PRIORITY_OUT_OF_ORDER`).
     UrgentWrr = urgent_wrr::UrgentWrr,
+    /// Device-level QoS with MQSim's own round-robin, as written (`model.class_wrr = "mqsim"`).
+    MqsimWrr = mqsim_wrr::MqsimWrr,
     /// Test-only: shows that a policy is one file plus this line.
     #[cfg(test)]
     TestStrict = test_strict::TestStrict,
@@ -115,9 +126,14 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// The policy the parameters ask for: device-level QoS or FIFO.
-    pub(crate) fn for_params(p: &SchedParams) -> Policy {
-        let name = if p.device_qos { urgent_wrr::UrgentWrr::NAME } else { fifo::Fifo::NAME };
+    /// The policy the parameters ask for: FIFO, or device-level QoS with credit-based WRR or
+    /// (`mqsim_wrr`, `model.class_wrr`) MQSim's round-robin.
+    pub(crate) fn for_params(p: &SchedParams, mqsim_wrr: bool) -> Policy {
+        let name = match (p.device_qos, mqsim_wrr) {
+            (false, _) => fifo::Fifo::NAME,
+            (true, false) => urgent_wrr::UrgentWrr::NAME,
+            (true, true) => mqsim_wrr::MqsimWrr::NAME,
+        };
         Policy::from_name(name, p).expect("a registered policy")
     }
 }

@@ -209,6 +209,30 @@ def test_pm_memory_and_storage_model(tmp_path):
     assert s["conservation"] == "ok"
 
 
+def test_mqsims_class_round_robin_strands_a_lone_low_class_and_credits_do_not(tmp_path):
+    """MQSim's round-robin (`model.class_wrr = "mqsim"`, compat) finds a lone Low class on every
+    other ask; an idle chip whose ask finds nothing issues nothing, and once the High flow is done
+    nothing visits it again: the run ends, its events spent, with Low's requests in flight —
+    MQSim 7ec40e3 does the same (docs/mqsim.md). Credit-based WRR finishes every request."""
+    def run(wrr, seed):
+        dev = {"name": "d", "kind": "ssd", "preset": "mqsim-default", "compat": "mqsim",
+               "geometry": {"channels": 2, "chips_per_channel": 1, "blocks_per_plane": 64},
+               "scheduler": {"device_qos": True, "weights": [4, 2, 1]}, "model": {"class_wrr": wrr}}
+        wl = lambda name, cls, qd, n: {"name": name, "device": "d", "class": cls, "read_fraction": 0.7,  # noqa: E731
+                                       "size": {"dist": "fixed", "bytes": "16KiB"}, "arrival": {"kind": "burst", "outstanding": qd},
+                                       "max_ios": n}
+        sc = {"schema": 1, "run": {"seed": seed}, "output": {"requests": False}, "device": [dev],
+              "workload": [wl("hi", "high", 16, 600), wl("lo", "low", 4, 400)]}
+        s = nestsim.run(sc, out_dir=tmp_path / f"{wrr}{seed}", progress=False).summary
+        assert s["conservation"] == "ok"
+        return s["workloads"]
+    for seed in (1, 2):
+        stranded, credits = run("mqsim", seed), run("credits", seed)
+        assert stranded["hi"]["completed"] == 600 and stranded["lo"]["in_flight"] == 4, stranded
+        assert stranded["lo"]["completed"] + 4 < 400
+        assert (credits["lo"]["completed"], credits["lo"]["in_flight"]) == (400, 0)
+
+
 def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
     """`compat = "mqsim"` takes MQSim's model choices (named in the summary); a `model` key still
     overrides one; the default drive names none."""

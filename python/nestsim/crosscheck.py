@@ -199,6 +199,33 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
 
 # A synthetic flow's seed in MQSim's workload.xml.
 SEED_RE = re.compile(r"(<Seed>\s*)(-?\d+)(\s*</Seed>)")
+SCENARIO_RE = re.compile(r"<IO_Scenario>(.*?)</IO_Scenario>", re.S)
+FLOW_RE = re.compile(r"<(IO_Flow_Parameter_Set_\w+)>(.*?)</\1>", re.S)
+
+
+def expected_requests(text: str) -> Dict[int, Dict[int, int]]:
+    """{scenario: {flow: requests}} of the synthetic flows that end by a request count (no
+    `Stop_Time`): what each must complete for its run to have finished."""
+    out: Dict[int, Dict[int, int]] = {}
+    for i, sc in enumerate(SCENARIO_RE.findall(text), 1):
+        for j, (kind, body) in enumerate(FLOW_RE.findall(sc)):
+            get = lambda tag: re.search(rf"<{tag}>\s*(-?\d+)\s*</{tag}>", body)  # noqa: E731
+            total, stop = get("Total_Requests_To_Generate"), get("Stop_Time")
+            if kind.endswith("Synthetic") and total and int(total.group(1)) > 0 and not (stop and int(stop.group(1)) > 0):
+                out.setdefault(i, {})[j] = int(total.group(1))
+    return out
+
+
+def stalled(who: str, stats: dict, expected: Dict[int, Dict[int, int]]) -> List[str]:
+    """A line per flow of one run that completed fewer requests than it generates: the run
+    ended (its events ran out) with the rest outstanding — a stalled run, not a slow one."""
+    out = []
+    for scenario, flows in sorted(expected.items()):
+        for flow, want in sorted(flows.items()):
+            got = int(stats.get(scenario, {}).get(flow, {}).get("all", {}).get("n", 0))
+            if got < want:
+                out.append(f"{who}: scenario {scenario} flow {flow} completed {got:,} of its {want:,} requests")
+    return out
 
 
 def _median_of(runs: List[dict]) -> Tuple[dict, dict]:
@@ -341,8 +368,11 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     mq_seeds = seeds if SEED_RE.search(text) else 1
     mq_ranges: dict = {}
     mq_failed: List[str] = []
+    expected = expected_requests(text)
+    stalls: List[str] = []
     if mq_seeds == 1:
         mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)
+        stalls += stalled("MQSim", mq, expected)
     else:
         mq_runs = []
         for k in range(mq_seeds):
@@ -352,6 +382,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             wl.write_text(SEED_RE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + k}{m.group(3)}", text))
             try:
                 mq_runs.append(run_mqsim(binary, ssdconfig, wl, trace_dir, d, timeout_s))
+                stalls += stalled(f"MQSim seed {k + 1}", mq_runs[-1][0], expected)
             except CrosscheckError as e:
                 # MQSim can crash on one seed (a plane's free pool run dry) and not another: the
                 # medians are of the seeds that finished, and the failure is reported.
@@ -367,9 +398,11 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
         label = "compat" if compat else "default"
         if seeds == 1:
             nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat, overrides)
+            stalls += stalled(f"NeSt {label}", nest[label], expected)
             continue
         runs = [run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}-seed{k}", compat, list(overrides or []) + [f"run.seed={k}"])
                 for k in range(1, seeds + 1)]
+        stalls += [line for k, r in enumerate(runs, 1) for line in stalled(f"NeSt {label} seed {k}", r[0], expected)]
         nest[label], ranges[label] = _median_of([r[0] for r in runs])
         nest_counters[label] = _median_of([r[1] for r in runs])[0]
     traces = set().union(*(c.get("_traces", set()) for runs in nest_counters.values() for c in runs.values()))
@@ -379,8 +412,13 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     rows, counters = table(mq, nest, traces, dict(ranges, mqsim=mq_ranges)), counter_rows(mq_counters, nest_counters)
     doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
            "overrides": list(overrides or []), "seeds": seeds, "mqsim_seeds": mq_seeds, "mqsim_failed": mq_failed,
+           "stalled": stalls,
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
            "text": render(rows, counters, list(nest), percentiles, seeds)
-           + "".join(f"\nMQSim failed on {f}; left out of its medians" for f in mq_failed)}
+           + "".join(f"\nMQSim failed on {f}; left out of its medians" for f in mq_failed)
+           + "".join(f"\n{line}" for line in stalls)
+           + ("\na run that ends short of its requests stalled (its events ran out with requests outstanding): its figures "
+              "cover only what completed, up to a point that moves with the seed; MQSim's class round-robin strands a "
+              "lone LOW class so, and NeSt's compat mode reproduces it (docs/mqsim.md)" if stalls else "")}
     (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")
     return doc

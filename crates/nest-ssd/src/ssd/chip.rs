@@ -94,12 +94,11 @@ impl Ssd {
             return;
         }
         if (first..first + dpc).any(|e| self.dies[e as usize].phase != Phase::Idle) {
-            if self.params.model.class_wrr == ClassWrr::Mqsim {
+            if self.params.model.class_wrr == ClassWrr::Mqsim && self.params.sched.device_qos {
                 // MQSim's scheduler looks at a busy chip too, and each look moves its round-robin.
-                let mut p = std::mem::take(&mut self.policies[first as usize]);
+                let work = (first..first + dpc).fold(0, |m, e| m | self.dies[e as usize].q.nonempty());
                 let gc_first = self.gc_order.first;
-                p.visit_busy(gc_first, &ChipUnit { ssd: self, first, dies: dpc, picked: None });
-                self.policies[first as usize] = p;
+                self.policies[first as usize].visit_busy(gc_first, work);
             }
             return;
         }

@@ -22,6 +22,12 @@ impl DieQueues {
         (0..NQ).map(move |qi| &self[qi])
     }
 
+    /// Bit `qi` set for each queue holding a transaction.
+    #[inline]
+    pub(super) fn nonempty(&self) -> u32 {
+        self.0.as_ref().map_or(0, |q| q.iter().enumerate().fold(0, |m, (qi, q)| m | ((!q.is_empty() as u32) << qi)))
+    }
+
     /// The number of queues (`NQ`).
     pub(super) fn len(&self) -> usize {
         NQ
@@ -57,13 +63,16 @@ mod tests {
     #[test]
     fn queues_exist_once_written_and_read_empty_before() {
         let mut q = DieQueues::default();
-        assert!(q.0.is_none() && q.iter().all(VecDeque::is_empty) && q[NQ - 1].is_empty());
+        assert!(q.0.is_none() && q.iter().all(VecDeque::is_empty) && q[NQ - 1].is_empty() && q.nonempty() == 0);
         q[3].push_back(7);
         q[3].push_back(9);
         assert!(q.0.is_some());
         assert_eq!(q.iter().map(VecDeque::len).collect::<Vec<_>>(), (0..NQ).map(|i| if i == 3 { 2 } else { 0 }).collect::<Vec<_>>());
         assert_eq!(q[3].front(), Some(&7));
         assert_eq!(q.len(), NQ);
+        assert_eq!(q.nonempty(), 1 << 3);
+        q[NQ - 1].push_back(1);
+        assert_eq!(q.nonempty(), 1 << 3 | 1 << (NQ - 1));
     }
 
     #[test]

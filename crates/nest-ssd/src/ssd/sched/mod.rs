@@ -64,10 +64,11 @@ pub(crate) trait DiePolicy: Sized {
     fn pick_kind(&mut self, u: &mut impl Unit, kind: usize) -> bool {
         order::pick_kind(self, u, kind)
     }
-    /// The chip-level scheduler visited a chip still busy (a policy whose state moves on each
-    /// look, as MQSim's round-robin does, moves it).
+    /// The chip-level scheduler visited a chip still busy, whose queues holding work are the
+    /// bits of `work` (a policy whose state moves on each look, as MQSim's round-robin does,
+    /// moves it).
     #[inline]
-    fn visit_busy(&mut self, _gc_first: bool, _u: &impl Unit) {}
+    fn visit_busy(&mut self, _gc_first: bool, _work: u32) {}
 }
 
 /// Registers the policies: `Variant = module::Type,` per line (doc comments, then an optional
@@ -99,8 +100,8 @@ macro_rules! die_policies {
                 match self { $($(#[cfg($cfg)])? Policy::$variant(p) => p.pick_kind(u, kind),)* }
             }
             #[inline]
-            pub(super) fn visit_busy(&mut self, gc_first: bool, u: &impl Unit) {
-                match self { $($(#[cfg($cfg)])? Policy::$variant(p) => p.visit_busy(gc_first, u),)* }
+            pub(super) fn visit_busy(&mut self, gc_first: bool, work: u32) {
+                match self { $($(#[cfg($cfg)])? Policy::$variant(p) => p.visit_busy(gc_first, work),)* }
             }
         }
     };

@@ -22,6 +22,7 @@ use super::{order, DiePolicy, Unit};
 use crate::params::SchedParams;
 use crate::ssd::txn::{Q_GC, Q_GC_ERASE, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE};
 use crate::ssd::CLASSES;
+use std::sync::OnceLock;
 
 /// Whether `u` holds user work of `kind` (0 reads, 1 writes) in class `c`.
 #[inline]
@@ -35,6 +36,46 @@ fn take_class(u: &mut impl Unit, kind: usize, c: usize) -> bool {
     u.take(2 * c + kind) || (0..CLASSES).any(|c2| c2 != c && has(u, kind, c2) && u.take(2 * c2 + kind))
 }
 
+/// MQSim's High, Medium and Low weights (`Host_Interface_NVMe_Priorities.h:20-35`).
+const MQSIM_WEIGHTS: [u32; 3] = [4, 2, 1];
+
+/// One ask of MQSim's round-robin, as written: from the pointer `next` (0 before the first
+/// step, then 1 High … 3 Low) and the running weight `current`, over the classes whose bit
+/// (`c - 1`) is set in `work`: the new pointer and weight, and the class found.
+fn step(weights: [u32; 3], mut next: usize, mut current: i64, work: usize) -> (usize, i64, Option<usize>) {
+    let high = weights[0] as i64;
+    let mut tries = 0;
+    while tries < high {
+        next = next % 3 + 1;
+        if next == 1 {
+            tries += 1;
+            current -= 1;
+            if current <= 0 {
+                current = high;
+            }
+        }
+        if weights[next - 1] as i64 >= current && work & (1 << (next - 1)) != 0 {
+            return (next, current, Some(next));
+        }
+    }
+    (next, current, None)
+}
+
+/// `step` under MQSim's weights for every pointer (0–3), running weight (1–4) and work (3
+/// bits): the new pointer (bits 0–1), weight − 1 (bits 2–3) and class found (bits 4–5, 0 none).
+fn mqsim_steps() -> &'static [u8; 128] {
+    static STEPS: OnceLock<[u8; 128]> = OnceLock::new();
+    STEPS.get_or_init(|| {
+        let mut t = [0u8; 128];
+        for (i, e) in t.iter_mut().enumerate() {
+            let (next, current, work) = (i / 32, (i / 8) % 4 + 1, i % 8);
+            let (n, c, got) = step(MQSIM_WEIGHTS, next, current as i64, work);
+            *e = (n | (c as usize - 1) << 2 | got.unwrap_or(0) << 4) as u8;
+        }
+        t
+    })
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct MqsimWrr {
     /// High, Medium and Low's weights.
@@ -46,15 +87,23 @@ pub(crate) struct MqsimWrr {
 }
 
 impl MqsimWrr {
-    /// `get_next_read_service_queue` (`kind` 0) or `get_next_write_service_queue` (1).
+    /// `get_next_read_service_queue` (`kind` 0) or `get_next_write_service_queue` (1), over
+    /// the queues for which `h` holds.
+    #[inline]
+    fn ask_of(&mut self, h: impl Fn(usize) -> bool, kind: usize) -> Option<usize> {
+        self.class(kind, |c| h(2 * c + kind))
+    }
+
+    #[inline]
     fn ask(&mut self, u: &impl Unit, kind: usize) -> Option<usize> {
-        self.class(kind, |c| has(u, kind, c))
+        self.ask_of(|qi| u.has(qi), kind)
     }
 
     /// The asks of MQSim's read service on a chip, in GC's urgent mode: whether it asked.
-    fn urgent_read_asks(u: &impl Unit) -> bool {
-        let (map, gc_read) = (u.has(Q_MAP_READ), u.has(Q_GC_READ));
-        map != gc_read || (!map && !u.has(Q_GC) && !u.has(Q_GC_ERASE))
+    #[inline]
+    fn urgent_read_asks(h: impl Fn(usize) -> bool) -> bool {
+        let (map, gc_read) = (h(Q_MAP_READ), h(Q_GC_READ));
+        map != gc_read || (!map && !h(Q_GC) && !h(Q_GC_ERASE))
     }
 }
 
@@ -70,23 +119,17 @@ impl DiePolicy for MqsimWrr {
         if has(0) {
             return Some(0);
         }
-        let high = self.weights[0] as i64;
-        let mut tries = 0;
-        while tries < high {
-            self.next[kind] = self.next[kind] % 3 + 1;
-            let c = self.next[kind];
-            if c == 1 {
-                tries += 1;
-                self.current[kind] -= 1;
-                if self.current[kind] <= 0 {
-                    self.current[kind] = high;
-                }
-            }
-            if self.weights[c - 1] as i64 >= self.current[kind] && has(c) {
-                return Some(c);
-            }
+        let work = (1..=3).fold(0, |m, c| m | (has(c) as usize) << (c - 1));
+        if self.weights == MQSIM_WEIGHTS {
+            // A busy chip's visits ask by the million: MQSim's weights' outcomes are looked up.
+            let e = mqsim_steps()[(self.next[kind] * 4 + self.current[kind] as usize - 1) * 8 + work];
+            self.next[kind] = (e & 3) as usize;
+            self.current[kind] = ((e >> 2) & 3) as i64 + 1;
+            return (e >> 4 != 0).then_some((e >> 4) as usize);
         }
-        None
+        let (next, current, got) = step(self.weights, self.next[kind], self.current[kind], work);
+        (self.next[kind], self.current[kind]) = (next, current);
+        got
     }
 
     /// MQSim's read service, then its write service, then its erase service on an idle chip
@@ -97,7 +140,7 @@ impl DiePolicy for MqsimWrr {
             // queue (a GC read's partner wins over a mapping read's); a GC write or erase
             // waiting keeps user reads out; a GC write asks the write round-robin likewise.
             if u.has(Q_MAP_READ) || u.has(Q_GC_READ) {
-                if Self::urgent_read_asks(u) {
+                if Self::urgent_read_asks(|qi| u.has(qi)) {
                     self.ask(u, 0);
                 }
                 return u.take(Q_MAP_READ) || u.take(Q_GC_READ);
@@ -133,20 +176,21 @@ impl DiePolicy for MqsimWrr {
     /// The asks of a visit to a busy chip: the read service's, then the write service's
     /// (`Schedule()` and the channel-idle handler visit a channel's chips in turn, busy or
     /// not, `TSU_Priority_OutOfOrder.cpp:276-297`, `TSU_Base.cpp:47-59`).
-    fn visit_busy(&mut self, gc_first: bool, u: &impl Unit) {
+    fn visit_busy(&mut self, gc_first: bool, work: u32) {
+        let h = |qi: usize| work & (1 << qi) != 0;
         if gc_first {
-            if Self::urgent_read_asks(u) {
-                self.ask(u, 0);
+            if Self::urgent_read_asks(h) {
+                self.ask_of(h, 0);
             }
-            if u.has(Q_GC) || !u.has(Q_GC_ERASE) {
-                self.ask(u, 1);
+            if h(Q_GC) || !h(Q_GC_ERASE) {
+                self.ask_of(h, 1);
             }
             return;
         }
-        if self.ask(u, 0).is_none() && !u.has(Q_MAP_READ) {
-            self.ask(u, 1);
+        if self.ask_of(h, 0).is_none() && !h(Q_MAP_READ) {
+            self.ask_of(h, 1);
         }
-        self.ask(u, 1);
+        self.ask_of(h, 1);
     }
 }
 
@@ -177,6 +221,25 @@ mod tests {
         assert_eq!(shares(&[2, 3]), [0, 0, 4667, 2333]);
         assert_eq!(shares(&[3]), [3500, 0, 0, 3500]);
         assert_eq!(policy().class(1, |c| c == 0 || c == 3), Some(0), "urgent first");
+    }
+
+    #[test]
+    fn the_looked_up_asks_are_the_loops_and_other_weights_loop() {
+        for next in 0..=3 {
+            for current in 1..=4 {
+                for work in 0..8usize {
+                    let mut p = policy();
+                    (p.next, p.current) = ([next; 2], [current; 2]);
+                    let got = p.class(0, |c| c > 0 && work & (1 << (c - 1)) != 0);
+                    assert_eq!((p.next[0], p.current[0], got), step(MQSIM_WEIGHTS, next, current, work), "{next} {current} {work}");
+                }
+            }
+        }
+        // Weights of one's own: the loop itself (8:2:1, every class backlogged).
+        let mut p = MqsimWrr::new(&SchedParams { weights: [8, 2, 1], ..SchedParams::default() });
+        let mut n = [0; 4];
+        (0..1100).for_each(|_| n[p.class(0, |c| c > 0).unwrap()] += 1);
+        assert_eq!(n, [0, 800, 200, 100]);
     }
 
     /// A unit whose queues hold `work` (queue indices); `take` always succeeds.
@@ -222,9 +285,9 @@ mod tests {
     fn a_visit_to_a_busy_chip_moves_the_pointer_and_a_gc_erase_keeps_both_round_robins_still() {
         let idle_after_visits = |visits: usize, work: Vec<usize>| {
             let mut p = policy();
-            let u = Fake { work, taken: Vec::new() };
+            let bits = work.iter().fold(0u32, |m, &qi| m | 1 << qi);
             for _ in 0..visits {
-                p.visit_busy(true, &u);
+                p.visit_busy(true, bits);
             }
             (p.next, p.current)
         };

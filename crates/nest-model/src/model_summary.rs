@@ -33,7 +33,6 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["onfi_command_phases"] = json!(m.onfi_command_phases);
     out["gc_multiplane"] = json!(m.gc_multiplane);
     out["class_wrr"] = json!(m.class_wrr.name());
-
     out["domains"] = json!(m
         .domains
         .iter()

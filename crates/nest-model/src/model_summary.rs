@@ -33,6 +33,8 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["onfi_command_phases"] = json!(m.onfi_command_phases);
     out["gc_multiplane"] = json!(m.gc_multiplane);
     out["class_wrr"] = json!(m.class_wrr.name());
+    out["gc_lock_loses_writebacks"] = json!(m.gc_lock_loses_writebacks);
+    out["writebacks_lost_at_gc_lock"] = json!(s.counters.writebacks_lost);
     out["domains"] = json!(m
         .domains
         .iter()

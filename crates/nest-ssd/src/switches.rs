@@ -140,6 +140,16 @@ pub struct ModelSwitches {
     /// the second queue (`src/ssd/TSU_Priority_OutOfOrder.cpp:475-481`, `TSU_Base.cpp:102-117`;
     /// `partners`). Off: GC work goes one transaction at a time.
     pub gc_user_partners: bool,
+    /// A write-back whose LPA a running GC job has locked (from the job's start until that
+    /// page's GC write completes) is lost, as MQSim 7ec40e3 loses it: the mapping unit parks it
+    /// behind the lock (`Address_Mapping_Unit_Page_Level.cpp:484-486`), then "services" it by a
+    /// call that returns at once for anything but mapping transactions (`:1665-1670`, from
+    /// `Remove_barrier_for_accessing_lpa`, `:1813-1819`) — so it is never programmed, the GC
+    /// copy stays mapped, and the cache never hears of it: its sectors count against the
+    /// write-back limit for good (`Data_Cache_Manager_Flash_Advanced.cpp:455`). **A bug**; the
+    /// GC-heavy run loses 68, shrinking the limit from 128 pages to 60. NeSt takes the write-back
+    /// as lost when it is issued (MQSim's outcome, without the wait; its cache slot is freed).
+    pub gc_lock_loses_writebacks: bool,
     /// A GC job's erase waits until its chip (its die, with die interleaving) has no GC read
     /// or GC write queued — of any job — as MQSim keeps erases in a queue of their own, served
     /// only when the GC read and write queues are empty (`src/ssd/TSU_Priority_OutOfOrder.cpp:
@@ -209,6 +219,7 @@ impl Default for ModelSwitches {
             cmt_per_domain: false,
             open_frontiers: false,
             gc_user_partners: false,
+            gc_lock_loses_writebacks: false,
             gc_erases_last: false,
             page_types: PageTypes::Modulo,
             map_page_offsets: false,
@@ -261,6 +272,7 @@ impl ModelSwitches {
             cmt_per_domain: true,
             open_frontiers: true,
             gc_user_partners: true,
+            gc_lock_loses_writebacks: true,
             gc_erases_last: true,
             page_types: PageTypes::Mqsim,
             map_page_offsets: true,

@@ -467,19 +467,27 @@ fn open_frontiers_take_their_blocks_up_front_and_replace_a_full_one_at_once() {
     assert!(open.planes[0].gc_front.is_some() && open.planes[0].user_front.is_some());
 }
 
+/// The small drive in MQSim's GC-heavy regime: ten jobs per plane at once from a floor of ten
+/// free blocks, GC non-preemptible and first, each chip reading every page its jobs move
+/// before writing one.
+fn mqsim_gc_regime() -> SsdParams {
+    let mut p = small();
+    p.model.gc_jobs_per_plane = 10;
+    p.model.gc_floor_blocks = 10;
+    p.ftl.overprovisioning = 0.3;
+    p.ftl.gc_preemptible = false;
+    p.model.gc_precedence = GcPrecedence::First;
+    p.model.gc_reads_first = true;
+    p
+}
+
 /// `gc_user_partners`: in MQSim's GC-heavy regime, user programs queued on a GC program's die
 /// at its page offset on another plane go in its batch, so fewer of them wait for the chip's GC
 /// to finish; without the switch none does. Every command completes either way.
 #[test]
 fn user_programs_ride_with_gc_programs_when_partnered() {
     let run = |partners: bool| {
-        let mut p = small();
-        p.model.gc_jobs_per_plane = 10;
-        p.model.gc_floor_blocks = 10;
-        p.ftl.overprovisioning = 0.3;
-        p.ftl.gc_preemptible = false;
-        p.model.gc_precedence = GcPrecedence::First;
-        p.model.gc_reads_first = true;
+        let mut p = mqsim_gc_regime();
         p.model.pages_at_dispatch = true;
         p.model.multiplane_same_page = true;
         p.model.gc_user_partners = partners;
@@ -568,4 +576,27 @@ fn gc_work_goes_in_multi_plane_batches_when_asked_to() {
     assert_eq!(run(false), 0);
     let paired = run(true);
     assert!(paired > 1000, "{paired} GC transactions went in multi-plane batches");
+}
+
+/// `gc_lock_loses_writebacks`: in MQSim's GC-heavy regime (jobs reading every page before
+/// writing one, so a victim's LPAs stay locked long), a write-back to an LPA a running job has
+/// locked is lost as MQSim loses it — never programmed, its page kept against the write-back
+/// limit for good; without the switch none is. Every host command completes either way (each was
+/// done once in DRAM) and the books balance: the GC copy stays mapped.
+#[test]
+fn write_backs_to_gc_locked_lpas_are_lost_and_keep_their_room() {
+    use crate::switches::Destage;
+    let run = |lose: bool| {
+        let mut p = mqsim_gc_regime();
+        p.cache.mode = CacheMode::Write;
+        p.model.destage = Destage::Eager;
+        p.model.writeback_limit_pages = Some(256);
+        p.model.gc_lock_loses_writebacks = lose;
+        let b = gc_writes(p);
+        (b.ssd.counters.writebacks_lost, b.ssd.ftl.counters.user_programs)
+    };
+    let (lost_off, _) = run(false);
+    assert_eq!(lost_off, 0);
+    let (lost, programs) = run(true);
+    assert!(lost > 0 && lost < 256, "{lost} write-backs lost to GC locks ({programs} user programs)");
 }

@@ -179,6 +179,8 @@ pub struct ModelConfig {
     pub open_frontiers: Option<bool>,
     /// User programs ride with GC programs on other planes (MQSim).
     pub gc_user_partners: Option<bool>,
+    /// A write-back to an LPA a running GC job has locked is lost (MQSim's bug).
+    pub gc_lock_loses_writebacks: Option<bool>,
     /// A chip's GC erases wait until no GC read or write is queued (MQSim).
     pub gc_erases_last: Option<bool>,
     /// Which type each page of a block is: "modulo" or MQSim's TLC map ("mqsim").

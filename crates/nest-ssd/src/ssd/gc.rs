@@ -89,6 +89,7 @@ impl Ssd {
         self.gc_peak = self.gc_peak.max(running + 1);
         self.gc_seen_blocks[plane as usize] = taken;
         for &(ppa, lpa) in &pages {
+            self.gc_locks.lock(lpa);
             let txn = Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 };
             let qi = self.queue_index(&txn);
             let t = self.new_txn(txn);

@@ -40,6 +40,7 @@ mod die;
 mod die_queues;
 mod flash;
 mod gc;
+mod gc_lock;
 mod host_if;
 mod map_pages;
 mod onfi;
@@ -133,6 +134,8 @@ pub struct SsdCounters {
     pub gc_partnered_programs: u64,
     /// Transactions (GC's, and user partners) that went in GC batches of more than one (`gc_multiplane`).
     pub gc_batched: u64,
+    /// Write-backs lost to a GC job's lock on their LPA (`gc_lock_loses_writebacks`).
+    pub writebacks_lost: u64,
     pub program_suspends: u64,
     pub erase_suspends: u64,
 }
@@ -176,8 +179,11 @@ pub struct Ssd {
     /// per-class service.
     cache_wait: [VecDeque<u32>; CLASSES],
     cache_wrr: Wrr,
-    /// Bytes of cache write-backs in flight (`writeback_limit_pages`).
+    /// Bytes of cache write-backs in flight (`writeback_limit_pages`), and of those lost to a
+    /// GC lock, which stay counted (`gc_lock_loses_writebacks`).
     writeback_bytes: u64,
+    /// The LPAs running GC jobs have locked (`gc_lock_loses_writebacks`).
+    gc_locks: gc_lock::GcLocks,
     pcie_in_free: SimTime,
     pcie_out_free: SimTime,
     dram_free: SimTime,
@@ -283,6 +289,7 @@ impl Ssd {
             cache_wait: Default::default(),
             cache_wrr: Wrr::new(params.sched.weights),
             writeback_bytes: 0,
+            gc_locks: gc_lock::GcLocks::new(params.model.gc_lock_loses_writebacks, logical),
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,

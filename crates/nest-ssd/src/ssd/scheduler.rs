@@ -521,11 +521,13 @@ impl Ssd {
                     let w = self.new_txn(Txn { kind: Kind::GcWrite, ..txn });
                     self.enqueue(now, w, out);
                 } else {
+                    self.gc_locks.unlock(txn.lpa);
                     self.ftl.gc_paid(txn.plane);
                     self.gc_step(now, txn.owner, out);
                 }
             }
             Kind::GcWrite => {
+                self.gc_locks.unlock(txn.lpa);
                 self.counters.gc_moves += 1;
                 self.gc_step(now, txn.owner, out);
             }

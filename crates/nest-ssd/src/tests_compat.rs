@@ -578,11 +578,9 @@ fn gc_work_goes_in_multi_plane_batches_when_asked_to() {
     assert!(paired > 1000, "{paired} GC transactions went in multi-plane batches");
 }
 
-/// `gc_lock_loses_writebacks`: in MQSim's GC-heavy regime (jobs reading every page before
-/// writing one, so a victim's LPAs stay locked long), a write-back to an LPA a running job has
-/// locked is lost as MQSim loses it — never programmed, its page kept against the write-back
-/// limit for good; without the switch none is. Every host command completes either way (each was
-/// done once in DRAM) and the books balance: the GC copy stays mapped.
+/// `gc_lock_loses_writebacks`: in MQSim's GC regime a write-back to an LPA a running job has
+/// locked is lost as MQSim loses it (never programmed, its room kept); without the switch none
+/// is. Every command completes either way and the books balance: the GC copy stays mapped.
 #[test]
 fn write_backs_to_gc_locked_lpas_are_lost_and_keep_their_room() {
     use crate::switches::Destage;

@@ -52,9 +52,10 @@ def test_a_run_that_ends_short_of_its_requests_is_named_stalled(cli, tmp_path):
     on every other ask), and crosscheck names each stalled run rather than comparing it silently;
     the flows' expected counts come from the workload (a `Stop_Time` flow has none)."""
     from nestsim.crosscheck import expected_requests, stalled
-    text = (FIX / "workload-small.xml").read_text()
-    assert expected_requests(text) == {}, "flows ending at a Stop_Time expect no count"
-    counted = text.replace("<Stop_Time>20000000", "<Stop_Time>0").replace("<Total_Requests_To_Generate>0", "<Total_Requests_To_Generate>500")
+    assert expected_requests(FIX / "workload-small.xml") == {}, "flows ending at a Stop_Time expect no count"
+    counted = tmp_path / "counted.xml"
+    counted.write_text((FIX / "workload-small.xml").read_text().replace("<Stop_Time>20000000", "<Stop_Time>0")
+                       .replace("<Total_Requests_To_Generate>0", "<Total_Requests_To_Generate>500"))
     assert expected_requests(counted) == {1: {0: 500, 1: 500}}
     runs = {1: {0: {"all": {"n": 500}}, 1: {"all": {"n": 321}}}}
     assert stalled("MQSim", runs, {1: {0: 500, 1: 500}}) == ["MQSim: scenario 1 flow 1 completed 321 of its 500 requests"]

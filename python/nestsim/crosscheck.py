@@ -199,20 +199,28 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
 
 # A synthetic flow's seed in MQSim's workload.xml.
 SEED_RE = re.compile(r"(<Seed>\s*)(-?\d+)(\s*</Seed>)")
-SCENARIO_RE = re.compile(r"<IO_Scenario>(.*?)</IO_Scenario>", re.S)
-FLOW_RE = re.compile(r"<(IO_Flow_Parameter_Set_\w+)>(.*?)</\1>", re.S)
 
 
-def expected_requests(text: str) -> Dict[int, Dict[int, int]]:
+def expected_requests(workload: Path) -> Dict[int, Dict[int, int]]:
     """{scenario: {flow: requests}} of the synthetic flows that end by a request count (no
-    `Stop_Time`): what each must complete for its run to have finished."""
+    `Stop_Time`): what each must complete for its run to have finished (the importer's parser)."""
+    from .mqsim import MqsimError, parse_xml
+
+    try:
+        root = parse_xml(workload)
+    except MqsimError as e:
+        raise CrosscheckError(str(e)) from None
+
+    def num(flow, tag: str) -> int:
+        n = flow.child(tag)
+        return int(n.text) if n is not None and n.text.isdigit() else 0
+
     out: Dict[int, Dict[int, int]] = {}
-    for i, sc in enumerate(SCENARIO_RE.findall(text), 1):
-        for j, (kind, body) in enumerate(FLOW_RE.findall(sc)):
-            get = lambda tag: re.search(rf"<{tag}>\s*(-?\d+)\s*</{tag}>", body)  # noqa: E731
-            total, stop = get("Total_Requests_To_Generate"), get("Stop_Time")
-            if kind.endswith("Synthetic") and total and int(total.group(1)) > 0 and not (stop and int(stop.group(1)) > 0):
-                out.setdefault(i, {})[j] = int(total.group(1))
+    for i, sc in enumerate((c for c in root.children if c.tag == "IO_Scenario"), 1):
+        for j, fl in enumerate(c for c in sc.children if c.tag.startswith("IO_Flow_Parameter_Set")):
+            total = num(fl, "Total_Requests_To_Generate")
+            if fl.tag.endswith("Synthetic") and total > 0 and num(fl, "Stop_Time") == 0:
+                out.setdefault(i, {})[j] = total
     return out
 
 
@@ -368,7 +376,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     mq_seeds = seeds if SEED_RE.search(text) else 1
     mq_ranges: dict = {}
     mq_failed: List[str] = []
-    expected = expected_requests(text)
+    expected = expected_requests(workload)
     stalls: List[str] = []
     if mq_seeds == 1:
         mq, mq_counters, percentiles = run_mqsim(binary, ssdconfig, workload, trace_dir, out / "mqsim", timeout_s)

@@ -18,23 +18,11 @@
 //! Against credit-based WRR (`urgent_wrr`) on a four-class mix (docs/mqsim.md): MQSim's serves
 //! Low reads later (their p99 5.3 ms, against 1.9 with credits) and Low writes sooner.
 
-use super::{order, DiePolicy, Unit};
+use super::order::{self, take_class};
+use super::{DiePolicy, Unit};
 use crate::params::SchedParams;
 use crate::ssd::txn::{Q_GC, Q_GC_ERASE, Q_GC_READ, Q_MAP_READ, Q_MAP_WRITE};
-use crate::ssd::CLASSES;
 use std::sync::OnceLock;
-
-/// Whether `u` holds user work of `kind` (0 reads, 1 writes) in class `c`.
-#[inline]
-fn has(u: &impl Unit, kind: usize, c: usize) -> bool {
-    u.has(2 * c + kind)
-}
-
-/// Takes a batch of `kind` from class `c`, or (writes waiting for room) from another class.
-#[inline]
-fn take_class(u: &mut impl Unit, kind: usize, c: usize) -> bool {
-    u.take(2 * c + kind) || (0..CLASSES).any(|c2| c2 != c && has(u, kind, c2) && u.take(2 * c2 + kind))
-}
 
 /// MQSim's High, Medium and Low weights (`Host_Interface_NVMe_Priorities.h:20-35`).
 const MQSIM_WEIGHTS: [u32; 3] = [4, 2, 1];

@@ -28,6 +28,13 @@ pub(crate) fn take_gc(u: &mut impl Unit) -> bool {
 #[inline]
 pub(crate) fn pick_kind<P: DiePolicy>(p: &mut P, u: &mut impl Unit, kind: usize) -> bool {
     let Some(c) = p.class(kind, |c| u.has(2 * c + kind)) else { return false };
+    take_class(u, kind, c)
+}
+
+/// A batch of `kind` from class `c`, or, if nothing there can start (writes waiting for room),
+/// from the other classes with work in priority order.
+#[inline]
+pub(crate) fn take_class(u: &mut impl Unit, kind: usize, c: usize) -> bool {
     u.take(2 * c + kind) || (0..CLASSES).any(|c2| c2 != c && u.has(2 * c2 + kind) && u.take(2 * c2 + kind))
 }
 

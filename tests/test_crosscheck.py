@@ -137,8 +137,8 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
     # The seeds differ: their random addresses do, and so do the latencies.
     assert mean["compat_min"] < mean["compat_max"], mean
     assert "at least 1" in cli(*args, "--seeds", "0", "-o", tmp_path / "z", check=2).stderr
-    # MQSim runs once per seed too, its synthetic flows' <Seed> moved by 0..N-1 (the stand-in
-    # reports the seed it was given as its mean response time).
+    # MQSim runs once per seed too, its synthetic flows' <Seed> moved by 0, 6, 12 (one flow's six
+    # streams; the stand-in reports the seed it was given as its mean response time).
     seeded = _fake(tmp_path, "w=$4; s=$(sed -n 's:.*<Seed>\\([0-9]*\\)</Seed>.*:\\1:p' \"$w\" | head -1)\n"
                    f"printf '%s' '{results}' | sed \"s:<Device_Response_Time>100<:<Device_Response_Time>$s<:\" "
                    "> \"${w%.xml}_scenario_1.xml\"\necho done\n")
@@ -149,25 +149,44 @@ def test_crosscheck_over_several_seeds_gives_the_median_and_the_range(cli, tmp_p
             "-o", tmp_path / "m", check=0)
     doc = json.loads((tmp_path / "m" / "crosscheck.json").read_text())
     mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
-    assert doc["mqsim_seeds"] == 3 and (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (101, 100, 102), mean
+    assert doc["mqsim_seeds"] == 3 and (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (106, 100, 112), mean
     assert "MQSim seeds" in p.stdout and "the median of 3 seeds" in p.stdout
     # An MQSim that crashes on one seed (its free pool run dry, as 7ec40e3 does) is left out of
     # the medians and named; crashing on every seed is exit 2.
     flaky = _fake(tmp_path, "w=$4; s=$(sed -n 's:.*<Seed>\\([0-9]*\\)</Seed>.*:\\1:p' \"$w\" | head -1)\n"
-                  "[ \"$s\" = 101 ] && kill -SEGV $$\n"
+                  "[ \"$s\" = 106 ] && kill -SEGV $$\n"
                   f"printf '%s' '{results}' | sed \"s:<Device_Response_Time>100<:<Device_Response_Time>$s<:\" "
                   "> \"${w%.xml}_scenario_1.xml\"\necho done\n")
     p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", wl, "--mqsim-bin", flaky, "--trace-dir", FIX, "--seeds", "3",
             "-o", tmp_path / "f", check=0)
     doc = json.loads((tmp_path / "f" / "crosscheck.json").read_text())
     mean = next(r for r in doc["rows"] if (r["scenario"], r["flow"], r["op"], r["metric"]) == (1, 0, "all", "mean"))
-    assert (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (101, 100, 102), mean
+    assert (mean["mqsim"], mean["mqsim_min"], mean["mqsim_max"]) == (106, 100, 112), mean
     assert len(doc["mqsim_failed"]) == 1 and "seed 2" in doc["mqsim_failed"][0] and "SIGSEGV" in p.stdout
     crash = _fake(tmp_path, "kill -SEGV $$\n")
     assert "every seed" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", wl, "--mqsim-bin", crash, "--trace-dir", FIX,
                                "--seeds", "2", "-o", tmp_path / "c", check=2).stderr
     # A workload with no <Seed> (a trace, or MQSim's default) runs MQSim once.
     assert doc["seeds"] == 3 and json.loads((tmp_path / "s" / "crosscheck.json").read_text())["mqsim_seeds"] == 1
+
+
+def test_mqsims_seeds_share_no_generator_between_runs():
+    """MQSim seeds a flow's generators with <Seed>, <Seed> + 1, ... (type, address, ...): moving
+    every flow's seed by the run's number made flow 0 of run 2 draw flow 1's streams of run 1 (the
+    four-class mix's seven "seeds" were ten streams). Moved by the flows' span, no stream repeats."""
+    from nestsim.crosscheck import STREAMS_PER_FLOW, SEED_RE, reseeded
+
+    text = "".join(f"<Flow><Seed>{s}</Seed></Flow>" for s in (100, 101, 102, 103))
+    assert reseeded(text, 0) == text
+    seen = set()
+    for k in range(7):
+        seeds = [int(m.group(2)) for m in SEED_RE.finditer(reseeded(text, k))]
+        assert len(seeds) == 4 and seeds == sorted(seeds) and seeds[1] - seeds[0] == 1  # the flows keep their spacing
+        streams = {s + j for s in seeds for j in range(STREAMS_PER_FLOW)}
+        assert not streams & seen, k
+        seen |= streams
+    # A file with no seed (a trace flow) is left as it is.
+    assert reseeded("<Trace/>", 3) == "<Trace/>"
 
 
 def test_the_bundle_is_found_beside_the_clone_whose_virtualenv_runs_it(tmp_path, monkeypatch):

@@ -199,6 +199,22 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
 
 # A synthetic flow's seed in MQSim's workload.xml.
 SEED_RE = re.compile(r"(<Seed>\s*)(-?\d+)(\s*</Seed>)")
+# A synthetic flow seeds up to six generators from its <Seed>: seed, seed + 1, ... (request type,
+# address, hot address, hot/cold, size, interval; `src/host/IO_Flow_Synthetic.cpp:28-55`).
+STREAMS_PER_FLOW = 6
+
+
+def reseeded(text: str, k: int) -> str:
+    """The workload text for MQSim's k-th seed (k = 0: as written). Every flow's <Seed> moves by
+    k times the span of the streams the flows draw from, so no generator of one run is a generator
+    of another: moved by k alone, flow i of run k + 1 drew flow i + 1's streams of run k (flows
+    seeded 100, 101, … share all but one stream between runs, and seven runs are ten streams),
+    and a single flow's request types of run k + 1 were its addresses of run k."""
+    seeds = [int(m.group(2)) for m in SEED_RE.finditer(text)]
+    if not seeds or k == 0:
+        return text
+    stride = max(seeds) - min(seeds) + STREAMS_PER_FLOW
+    return SEED_RE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + k * stride}{m.group(3)}", text)
 
 
 def expected_requests(workload: Path) -> Dict[int, Dict[int, int]]:
@@ -361,8 +377,8 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
                mode: str = "compat", timeout_s: Optional[float] = None, overrides: Optional[List[str]] = None, seeds: int = 1) -> dict:
     """Runs both and writes ``out/crosscheck.json``; returns its document. ``overrides`` apply to
     NeSt's runs (what one switch does: ``device[0].model.dram_timing=linear``). ``seeds`` > 1:
-    NeSt runs with seeds 1..N, and MQSim with its synthetic flows' ``<Seed>`` + 0..N-1 (once if it
-    has none: a trace replays alike); each figure is the median of a tool's runs, their range
+    NeSt runs with seeds 1..N, and MQSim N times with its synthetic flows' ``<Seed>`` moved apart
+    (``reseeded``; once if it has none: a trace replays alike); each figure is the median of a tool's runs, their range
     beside — one run of a chaotic workload (GC bursts) is one sample (docs/mqsim.md)."""
     if seeds < 1:
         raise CrosscheckError(f"--seeds must be at least 1, got {seeds}")
@@ -387,14 +403,14 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             d = out / f"mqsim-seed{k + 1}"
             d.mkdir(parents=True, exist_ok=True)
             wl = d / "workload-reseeded.xml"
-            wl.write_text(SEED_RE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + k}{m.group(3)}", text))
+            wl.write_text(reseeded(text, k))
             try:
                 mq_runs.append(run_mqsim(binary, ssdconfig, wl, trace_dir, d, timeout_s))
                 stalls += stalled(f"MQSim seed {k + 1}", mq_runs[-1][0], expected)
             except CrosscheckError as e:
                 # MQSim can crash on one seed (a plane's free pool run dry) and not another: the
                 # medians are of the seeds that finished, and the failure is reported.
-                mq_failed.append(f"seed {k + 1} (<Seed> + {k}): {str(e).splitlines()[0].rstrip(':')}")
+                mq_failed.append(f"seed {k + 1}: {str(e).splitlines()[0].rstrip(':')}")
         if not mq_runs:
             raise CrosscheckError("MQSim failed on every seed:\n" + "\n".join(mq_failed))
         mq, mq_ranges = _median_of([r[0] for r in mq_runs])

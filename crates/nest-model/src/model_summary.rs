@@ -30,6 +30,7 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
         "pinned_translation_blocks": f.pinned_blocks, "pinned_unplaced": f.pinned_unplaced,
     });
     out["schedule_after_submit"] = json!(m.schedule_after_submit); // (json!'s recursion limit)
+    out["walk_idle_channels"] = json!(m.walk_idle_channels);
     out["onfi_command_phases"] = json!(m.onfi_command_phases);
     out["gc_multiplane"] = json!(m.gc_multiplane);
     out["class_wrr"] = json!(m.class_wrr.name());

@@ -39,6 +39,8 @@ pub use ssd::{DevParts, Done, Outbox, PlmReport, Ssd, SsdEvent, DEV_PARTS};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_classes;
+#[cfg(test)]
 mod tests_compat;
 #[cfg(test)]
 mod tests_plm;

@@ -174,6 +174,11 @@ pub struct ModelSwitches {
     /// `Schedule()` does (`src/ssd/TSU_Base.h:36-50`, `TSU_Priority_OutOfOrder.cpp:196-296`): a channel's round-robin turn then
     /// picks among all the new work. Off: each transaction is offered as it is queued (`command_waits_for_channel` only).
     pub schedule_after_submit: bool,
+    /// With `schedule_after_submit`, a step that queued work offers *every* idle channel its chips in turn, as MQSim's `Schedule()`
+    /// walks all idle channels after each submission (`src/ssd/TSU_Priority_OutOfOrder.cpp:281-296`): each visit moves the
+    /// channel's chip turn and, with `class_wrr = "mqsim"`, asks a busy chip's class round-robin. Off: only the channels the step
+    /// queued work for.
+    pub walk_idle_channels: bool,
     /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die starts
     /// (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:170-310`; `onfi`). Off: `timing.command` on the die.
     pub onfi_command_phases: bool,
@@ -225,6 +230,7 @@ impl Default for ModelSwitches {
             map_page_offsets: false,
             channel_whole_ns: false,
             schedule_after_submit: false,
+            walk_idle_channels: false,
             onfi_command_phases: false,
             gc_multiplane: false,
         }
@@ -278,6 +284,7 @@ impl ModelSwitches {
             map_page_offsets: true,
             channel_whole_ns: true,
             schedule_after_submit: true,
+            walk_idle_channels: false,
             onfi_command_phases: true,
             gc_multiplane: true,
         }

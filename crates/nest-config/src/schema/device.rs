@@ -191,6 +191,8 @@ pub struct ModelConfig {
     pub channel_whole_ns: Option<bool>,
     /// A step's transactions all queued before any channel is offered a command (MQSim).
     pub schedule_after_submit: Option<bool>,
+    /// Each submission offers every idle channel its chips, as MQSim's `Schedule()` walks them.
+    pub walk_idle_channels: Option<bool>,
     /// ONFI command phases in MQSim's NV-DDR2 times, holding the channel (MQSim).
     pub onfi_command_phases: Option<bool>,
     /// GC's reads, writes and erases in multi-plane batches (MQSim).

@@ -15,8 +15,11 @@ impl Ssd {
     pub(super) fn start_page_admission(&mut self, now: SimTime, c: u32, out: &mut Outbox) {
         self.cmds[c as usize].remaining = 1;
         if !self.admit_pages(now, c, out) {
-            let q = if self.params.sched.device_qos { self.cmds[c as usize].class as usize } else { 0 };
-            self.cache_wait[q].push_back(c);
+            // One queue whatever the class: MQSim keeps the waiting writes of a shared cache in
+            // one list (`waiting_user_requests_queue_for_dram_free_slot[0]`, `:251-258`), so a
+            // Medium write that waits is retried before a High one that came later. (By class,
+            // a busy High flow's waiting writes held a Medium write back until High finished.)
+            self.cache_wait[0].push_back(c);
             self.counters.write_stalls += 1;
         }
         self.flush_due(now, out, 0);
@@ -60,8 +63,9 @@ impl Ssd {
         all
     }
 
-    /// A write-back finished: the waiting writes in order (by class with device QoS), each
-    /// taking what fits, until the write-backs in flight fill the limit again.
+    /// A write-back finished: the waiting writes in arrival order, each taking what fits, until
+    /// the write-backs in flight fill the limit again (`:467-479`). They are all in queue 0
+    /// (`start_page_admission`); the other queues are the command admission's, by class.
     pub(super) fn admit_waiting_pages(&mut self, now: SimTime, out: &mut Outbox) {
         'queues: for q in 0..self.cache_wait.len() {
             let mut k = 0;

@@ -54,6 +54,15 @@ impl Ssd {
         if !opened {
             return;
         }
+        if self.params.model.walk_idle_channels && self.deferred_channels > 0 {
+            // MQSim's walk: every idle channel, in order, whether the step queued work for it or not.
+            for c in 0..self.channels.len() as u32 {
+                if std::mem::take(&mut self.channels[c as usize].deferred) {
+                    self.deferred_channels -= 1;
+                }
+                self.dispatch_channel(now, c, out);
+            }
+        }
         while self.deferred_channels > 0 {
             for c in 0..self.channels.len() as u32 {
                 if std::mem::take(&mut self.channels[c as usize].deferred) {

@@ -253,6 +253,7 @@ def test_mqsim_compat_switches_each_act_and_keys_override_the_set(tmp_path):
             m["evicted_entry_misfiled"], m["gc_precedence"], m["merge_read"]) == (True, True, True, False, False, "first", "clean_cached_sectors")
     assert (m["pages_at_dispatch"], m["mapping_domains"], m["gc_jobs_per_plane"], m["gc_reads_first"]) == (True, [], 10, True)
     assert (m["hot_reset"], m["sqe_over_pcie"], m["class_wrr"], m["gc_lock_loses_writebacks"]) == ("after_write", True, "mqsim", True)
+    assert (m["schedule_after_submit"], m["walk_idle_channels"]) == (True, True)
     assert m["writebacks_lost_at_gc_lock"] == 0, "no GC on an empty drive, no lock"
     # MQSim's entry sizes for the stock drive (2^26 pages of 16 sectors) and one page per plane in flight.
     assert (m["cmt_entry_bytes"], m["map_entry_bytes"], m["writeback_limit_pages"]) == (9, 6, 128)

@@ -284,7 +284,7 @@ impl ModelSwitches {
             map_page_offsets: true,
             channel_whole_ns: true,
             schedule_after_submit: true,
-            walk_idle_channels: false,
+            walk_idle_channels: true,
             onfi_command_phases: true,
             gc_multiplane: true,
         }

@@ -12,6 +12,11 @@ use nest_core::SimTime;
 /// Closed-loop 8 KiB random reads of High (QD 8) and, if `medium`, Medium (QD 4) on a
 /// preconditioned four-channel drive run with MQSim's chip and channel discipline.
 fn two_classes(walk: bool, medium: bool) -> Bench {
+    two_classes_asked(walk, medium, false)
+}
+
+/// `two_classes`, each busy visit's round-robin asks made at the visit (`eager`) or settled later.
+fn two_classes_asked(walk: bool, medium: bool, eager: bool) -> Bench {
     let mut p = small();
     p.geometry.channels = 4;
     p.geometry.planes_per_die = 4;
@@ -23,6 +28,7 @@ fn two_classes(walk: bool, medium: bool) -> Bench {
     p.model.class_wrr = ClassWrr::Mqsim;
     p.model.walk_idle_channels = walk;
     let mut b = Bench::new(p);
+    b.ssd.eager_visits = eager;
     let pages = b.ssd.params.logical_pages() * 7 / 10 - 2;
     let mut rng = RngStream::from_seed(5);
     let (n, mut issued, mut seen) = (6_000usize, 0usize, 0usize);
@@ -67,6 +73,19 @@ fn walking_every_idle_channel_moves_a_busy_chips_class_turn_and_nothing_else() {
     // class a freed chip serves, and so the latencies, differ.
     let (off, on) = (two_classes(false, true), two_classes(true, true));
     assert_ne!(latencies(&off, 2), latencies(&on, 2));
+}
+
+/// A busy chip's visits are counted and their asks made when its queues next change or it picks
+/// (`settle_visits`): the same answers as asking at each visit, as MQSim does.
+#[test]
+fn busy_visits_asked_late_answer_as_asked_at_once() {
+    for walk in [false, true] {
+        let (late, at_once) = (two_classes_asked(walk, true, false), two_classes_asked(walk, true, true));
+        for c in [1, 2] {
+            assert_eq!(latencies(&late, c), latencies(&at_once, c), "class {c}, walk {walk}");
+        }
+        assert_eq!(format!("{:?}", late.ssd.counters), format!("{:?}", at_once.ssd.counters));
+    }
 }
 
 /// Closed-loop 8 KiB random writes of High (QD 16) and Medium (QD 2) through a write cache

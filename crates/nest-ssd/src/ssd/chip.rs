@@ -32,6 +32,7 @@ impl Ssd {
     pub(super) fn open_submission(&mut self) -> bool {
         let open = self.params.model.schedule_after_submit && !self.submitting;
         self.submitting |= open;
+        self.queued_in_step &= !open;
         open
     }
 
@@ -54,8 +55,10 @@ impl Ssd {
         if !opened {
             return;
         }
-        if self.params.model.walk_idle_channels && self.deferred_channels > 0 {
-            // MQSim's walk: every idle channel, in order, whether the step queued work for it or not.
+        if self.params.model.walk_idle_channels && self.queued_in_step {
+            // MQSim's walk after a submission (`Schedule()` returns at once when nothing was
+            // submitted: a chip or channel turning idle offers only its own chips): every idle
+            // channel, in order, whether the step queued work for it or not.
             for c in 0..self.channels.len() as u32 {
                 if std::mem::take(&mut self.channels[c as usize].deferred) {
                     self.deferred_channels -= 1;
@@ -104,15 +107,57 @@ impl Ssd {
         }
         if (first..first + dpc).any(|e| self.dies[e as usize].phase != Phase::Idle) {
             if self.params.model.class_wrr == ClassWrr::Mqsim && self.params.sched.device_qos {
-                // MQSim's scheduler looks at a busy chip too, and each look moves its round-robin.
-                let work = (first..first + dpc).fold(0, |m, e| m | self.dies[e as usize].q.nonempty());
-                let gc_first = self.gc_order.first;
-                self.policies[first as usize].visit_busy(gc_first, work);
+                // MQSim's scheduler looks at a busy chip too, and each look moves its round-robin:
+                // counted here, asked when the chip's queues next change or it picks.
+                self.busy_visits[chip as usize] += 1;
+                #[cfg(test)]
+                if self.eager_visits {
+                    self.settle_visits(chip);
+                }
             }
             return;
         }
+        self.settle_visits(chip);
         if let Some(e) = self.pick_chip(first) {
             self.start_batch(now, e, out);
+        }
+    }
+
+    /// Makes the class round-robin asks of `chip`'s counted busy visits. Each ask's outcome
+    /// depends only on the round-robin's state and which of the chip's queues hold work, and the
+    /// queues change only by a transaction queued (`queue_at`, PLM's held work) or taken (a
+    /// pick), each of which settles first: so asking late, all at once, asks as MQSim did at
+    /// each visit — a walk over every idle channel (`walk_idle_channels`) costs a count per busy
+    /// chip instead of a look at its dies' queues.
+    #[inline]
+    pub(super) fn settle_visits(&mut self, chip: u32) {
+        let Some(k) = self.busy_visits.get_mut(chip as usize).map(std::mem::take) else { return };
+        if k == 0 {
+            return;
+        }
+        let dpc = self.layout.dims[2];
+        let first = chip * dpc;
+        let work = (first..first + dpc).fold(0, |m, e| m | self.dies[e as usize].q.nonempty());
+        let gc_first = self.gc_order.first;
+        let p = &mut self.policies[first as usize];
+        for _ in 0..k {
+            p.visit_busy(gc_first, work);
+        }
+    }
+
+    /// `settle_visits` for the chip of die `d`, where visits are counted at all.
+    #[inline]
+    pub(super) fn settle_visits_of_die(&mut self, d: u32) {
+        if !self.busy_visits.is_empty() {
+            self.settle_visits(self.layout.chip_of_die(d));
+        }
+    }
+
+    /// Settles every chip's busy visits (before PLM moves work between its held lists and many
+    /// dies' queues).
+    pub(super) fn settle_all_visits(&mut self) {
+        for chip in 0..self.busy_visits.len() as u32 {
+            self.settle_visits(chip);
         }
     }
 

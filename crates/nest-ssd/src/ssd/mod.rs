@@ -198,6 +198,14 @@ pub struct Ssd {
     /// and how many channels have one waiting.
     submitting: bool,
     deferred_channels: u32,
+    /// A transaction was queued at a die in the step under way (`walk_idle_channels`).
+    queued_in_step: bool,
+    /// Per chip: visits of the scheduler to it while busy whose class round-robin asks are yet to
+    /// be made (`class_wrr = "mqsim"` with device QoS, else empty; `settle_visits`).
+    busy_visits: Vec<u32>,
+    /// Tests: make each busy visit's asks at the visit, as MQSim does (`settle_visits` must agree).
+    #[cfg(test)]
+    pub(crate) eager_visits: bool,
     in_flight: u32,
     pub counters: SsdCounters,
     logical_pages: u32,
@@ -300,6 +308,15 @@ impl Ssd {
             next_seq: 0,
             submitting: false,
             deferred_channels: 0,
+            queued_in_step: false,
+            // Counted only where they ask something: MQSim's round-robin over device QoS classes.
+            busy_visits: if params.model.class_wrr == crate::switches::ClassWrr::Mqsim && params.sched.device_qos {
+                vec![0; (params.geometry.channels * params.geometry.chips_per_channel) as usize]
+            } else {
+                Vec::new()
+            },
+            #[cfg(test)]
+            eager_visits: false,
             in_flight: 0,
             counters: SsdCounters::default(),
             logical_pages: logical as u32,

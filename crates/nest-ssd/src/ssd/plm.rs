@@ -196,6 +196,8 @@ impl Ssd {
     /// Queues transaction `t` at die `d`, or holds it while the set it belongs to is in DTWin.
     #[inline]
     pub(super) fn queue_at(&mut self, d: u32, qi: usize, t: u32) {
+        self.settle_visits_of_die(d);
+        self.queued_in_step = true;
         if held_queue(qi) {
             if let Some(s) = self.holder(d, qi, t) {
                 let set = self.plm_set(s);
@@ -412,6 +414,7 @@ impl Ssd {
     }
 
     fn enter_nd(&mut self, now: SimTime, s: u32, out: &mut Outbox) -> Option<Transition> {
+        self.settle_all_visits();
         self.close_gc(now, s, Window::Dt);
         let dies = self.layout.dies_of_set(s);
         for d in dies.clone() {
@@ -447,6 +450,7 @@ impl Ssd {
     }
 
     fn enter_dt(&mut self, now: SimTime, s: u32) -> Option<Transition> {
+        self.settle_all_visits();
         self.close_gc(now, s, Window::Nd);
         let mut held = std::mem::take(&mut self.plm_set(s).held);
         for d in self.layout.dies_of_set(s) {

@@ -346,6 +346,7 @@ impl Ssd {
 
     /// The next batch of user reads (`kind` 0) or writes (1), by die `d`'s policy.
     pub(super) fn pick_kind(&mut self, d: u32, kind: usize) -> bool {
+        self.settle_visits_of_die(d);
         let mut p = std::mem::take(&mut self.policies[d as usize]);
         let got = p.pick_kind(&mut DieUnit { ssd: self, d }, kind);
         self.policies[d as usize] = p;
@@ -354,6 +355,7 @@ impl Ssd {
 
     /// Die `d`'s next batch, by its policy (`sched`).
     pub(super) fn pick(&mut self, d: u32) -> bool {
+        self.settle_visits_of_die(d);
         let mut p = std::mem::take(&mut self.policies[d as usize]);
         let got = p.pick(self.gc_order.first, &mut DieUnit { ssd: self, d });
         self.policies[d as usize] = p;

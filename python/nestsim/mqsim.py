@@ -382,6 +382,29 @@ def _flow_domains(flow_ids: dict, geometry: dict) -> Optional[List[Tuple[float, 
     return [(sum(1 / sharers[pl] for pl in planes(r)) / total, dict(zip(keys, r))) for r in res]
 
 
+def _trace_moduli(flow_ids: dict, geometry: dict, op: float) -> Optional[List[int]]:
+    """Per flow, MQSim's `end − start` of its logical slice in sectors: each of its planes gives
+    blocks × pages × sectors × (1 − overprovisioning) sectors, split among the flows on the plane
+    and cut to a whole number per plane (`src/utils/Logical_Address_Partitioning_Unit.cpp:135-157`);
+    the slice ends one before the sum. A trace flow keeps an address up to it and takes a larger
+    one modulo it (`src/host/IO_Flow_Trace_Based.cpp:49-57`). None for a geometry too large to
+    walk (the device's own check names it)."""
+    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
+    if math.prod(dims) > 1 << 20:
+        return None
+    n = len(flow_ids[_RESOURCE_TAGS[0]])
+    res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
+           for i in range(n)]
+    planes = lambda r: [(c, w, d, p) for c in r[0] for w in r[1] for d in r[2] for p in r[3]]  # noqa: E731
+    sharers: Dict[tuple, int] = {}
+    for r in res:
+        for pl in planes(r):
+            sharers[pl] = sharers.get(pl, 0) + 1
+    sectors = int(geometry["blocks_per_plane"]) * int(geometry["pages_per_block"]) * (int(str(geometry["page_size"]).rstrip("B")) // 512)
+    # In MQSim's order of operations: the product in integers, then (1 − op) × 1.0 / sharers in doubles.
+    return [sum(int(sectors * (1.0 - op) * 1.0 / sharers[pl]) for pl in planes(r)) - 1 for r in res]
+
+
 def _mqsim_normal_sizes(avg: int, var: float) -> Tuple[dict, float]:
     """MQSim's NORMAL request sizes as an empirical distribution, and the share of draws it
     turns into giant requests. MQSim takes `ceil(Normal(avg, var))` sectors with the variance
@@ -536,6 +559,11 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             warnings.append(f"{path.name}:{modes[1][0]}: Device_Level_Data_Caching_Mode: flows ask for different cache modes; "
                             f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
         d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
+        if any("trace" in w for w in workloads):
+            moduli = _trace_moduli(flow_ids, dev["geometry"], float(dev["ftl"].get("overprovisioning", 0.07)))
+            for w, m in zip(workloads, moduli or []):
+                if "trace" in w and m > 0:
+                    w["trace"]["wrap_at"] = f"{m * 512}B"
         domains = _flow_domains(flow_ids, dev["geometry"])
         if domains is not None:
             # Each flow's slice of the logical space is its planes' share, and its pages live

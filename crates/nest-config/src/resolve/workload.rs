@@ -338,6 +338,10 @@ pub(super) fn resolve_workload(
         }
         let unit = trace.time_unit.as_ref().and_then(|u| time_unit(cx, &format!("{tk}.time_unit"), u));
         let shift = trace.offset_shift.as_ref().and_then(|s| cx.size(&format!("{tk}.offset_shift"), s)).unwrap_or(0);
+        let wrap_at = trace.wrap_at.as_ref().and_then(|s| cx.size(&format!("{tk}.wrap_at"), s));
+        if wrap_at == Some(0) {
+            cx.err(&format!("{tk}.wrap_at"), "the offset past which offsets are taken modulo it: at least 1 B, got 0");
+        }
         let repeat = trace.repeat.unwrap_or(1);
         if repeat == 0 {
             cx.err(&format!("{tk}.repeat"), "the times the trace is replayed: at least 1, got 0");
@@ -351,6 +355,7 @@ pub(super) fn resolve_workload(
             time_scale,
             time_unit_ps: unit,
             offset_shift: shift,
+            wrap_at: wrap_at.filter(|&m| m > 0),
             range: if trace.wrap.unwrap_or(true) { Some(span) } else { None },
             base,
             align: 512,

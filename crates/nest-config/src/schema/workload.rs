@@ -128,6 +128,9 @@ pub struct TraceConfig {
     /// Wrap offsets into this range (defaults to the device capacity when `wrap = true`).
     #[serde(default)]
     pub wrap: Option<bool>,
+    /// An offset past this is first taken modulo it (MQSim's trace flow: `Start_LBA % (end − start)`).
+    #[serde(default)]
+    pub wrap_at: Option<String>,
     #[serde(default)]
     pub trace_device: Option<u64>,
     #[serde(default)]

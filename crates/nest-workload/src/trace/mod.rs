@@ -103,6 +103,11 @@ pub struct TraceOptions {
     pub time_unit_ps: Option<u64>,
     /// Added to every offset (bytes), before `range` wrapping.
     pub offset_shift: u64,
+    /// An offset past this (bytes) is first taken modulo it, before `range` wrapping: MQSim's
+    /// trace flow keeps an address up to its slice's `end − start` and takes a larger one modulo
+    /// that (`src/host/IO_Flow_Trace_Based.cpp:49-57`) — a modulus that does not depend on the
+    /// request's size, where `range` wrapping keeps the whole request inside.
+    pub wrap_at: Option<u64>,
     /// Offsets are wrapped into [0, range) (keeping `align` alignment) when set.
     pub range: Option<u64>,
     /// Added to every offset after wrapping: where the trace's slice of the device starts (the
@@ -136,6 +141,7 @@ impl Default for TraceOptions {
             time_scale: 1.0,
             time_unit_ps: None,
             offset_shift: 0,
+            wrap_at: None,
             range: None,
             base: 0,
             align: 512,
@@ -416,6 +422,9 @@ impl TraceSource {
         }
         let size: u32 = r.size.try_into().map_err(|_| self.err(format!("request size {} B exceeds 4 GiB", r.size)))?;
         let mut offset = r.offset.wrapping_add(self.opts.offset_shift);
+        if let Some(m) = self.opts.wrap_at.filter(|&m| offset > m) {
+            offset %= m;
+        }
         if let Some(range) = self.opts.range {
             let align = self.opts.align.max(1) as u64;
             let slots = (range.saturating_sub(size as u64) / align).max(1);

@@ -190,3 +190,19 @@ fn a_trace_kept_to_a_slice_wraps_its_offsets_into_the_slice() {
     assert_eq!(offsets, vec![10 << 20, (10 << 20) + 4096, (10 << 20) + (512 % 255) * 4096]);
     assert!(v.iter().all(|r| r.offset >= 10 << 20 && r.offset + r.size as u64 <= 11 << 20));
 }
+
+#[test]
+fn wrap_at_takes_an_offset_past_it_modulo_it_whatever_the_request_size() {
+    // MQSim's trace flow over M = 1,000 sectors: sector 1,000 stays (it keeps addresses up to
+    // `end − start`), 1,001 becomes 1 and 2,500 becomes 500 — for 8-sector and 64-sector
+    // requests alike, where `range` wrapping alone takes its modulus from the room each request
+    // needs. A request the modulo leaves running past the slice is wrapped by `range` as before.
+    let text = "10 0 1000 8 1\n20 0 1001 8 1\n30 0 2500 64 1\n40 0 2500 8 1\n";
+    let opts = TraceOptions { wrap_at: Some(1000 * 512), range: Some(1200 * 512), ..TraceOptions::default() };
+    let (v, _) = read_all(text, TraceFormat::Mqsim, opts.clone()).unwrap();
+    let sectors: Vec<u64> = v.iter().map(|r| r.offset / 512).collect();
+    assert_eq!(sectors, vec![1000, 1, 500, 500]);
+    let (v, _) = read_all(text, TraceFormat::Mqsim, TraceOptions { wrap_at: None, ..opts }).unwrap();
+    let sectors: Vec<u64> = v.iter().map(|r| r.offset / 512).collect();
+    assert_eq!(sectors, vec![1000, 1001, 2500 % (1200 - 64), 2500 % (1200 - 8)]);
+}

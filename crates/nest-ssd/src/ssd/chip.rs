@@ -11,6 +11,9 @@
 //! - `schedule_after_submit`: within one step (an event, a command's arrival) the channels
 //!   are offered commands only at its end, in channel order, once every transaction the step
 //!   queued is in (MQSim's `Prepare_for_transaction_submit` … `Schedule()`).
+//! - `walk_idle_channels`: a step that queued work offers every idle channel its chips, not
+//!   only the channels it queued work for (`Schedule()`'s walk); with MQSim's class round-robin
+//!   each visit to a busy chip moves it (`settle_visits`).
 
 use super::die::Phase;
 use super::sched::ChipUnit;
@@ -48,9 +51,10 @@ impl Ssd {
         }
     }
 
-    /// Closes the step `opened` opened: the channels with work queued in it are offered
-    /// commands, lowest first (MQSim's `Schedule()` walks its idle channels in order). An offer
-    /// may queue more work (a GC job a new block starts), for its channel's turn in this walk.
+    /// Closes the step `opened` opened: the channels with work queued in it (every idle one with
+    /// `walk_idle_channels`) are offered commands, lowest first (MQSim's `Schedule()` walks its
+    /// idle channels in order). An offer may queue more work (a GC job a new block starts), for
+    /// its channel's turn in this walk.
     pub(super) fn schedule(&mut self, opened: bool, now: SimTime, out: &mut Outbox) {
         if !opened {
             return;

@@ -98,7 +98,7 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
     results = ("<?xml version=\"1.0\"?><MQSim_Results><Host><Host.IO_Flow><Name>Host.IO_Flow.Synth.No_0</Name>"
                "<Request_Count>400</Request_Count><Read_Request_Count>200</Read_Request_Count><Write_Request_Count>200"
                "</Write_Request_Count><Device_Response_Time>100</Device_Response_Time></Host.IO_Flow></Host>"
-               "<SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD_For_Mapping=\"7\" Issued_Flash_Program_CMD=\"9\" "
+               "<SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD_For_Mapping=\"7\" Issued_Flash_Program_CMD=\"9\" Issued_Flash_Multiplane_Program_CMD=\"3\" "
                "Issued_Flash_Erase_CMD=\"0\" Total_GC_Executions=\"0\" CMT_Hits=\"1\" Total_CMT_Queries=\"4\"/></SSDDevice></MQSim_Results>")
     # MQSim writes <workload>_scenario_N.xml beside the workload file it was given (-w).
     plain = _fake(tmp_path, f"w=$4; printf '%s' '{results}' > \"${{w%.xml}}_scenario_1.xml\"\necho done\n")
@@ -108,7 +108,12 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
     assert not doc["percentiles"] and "no per-request dump" in p.stdout
     metrics = {(r["op"], r["metric"]) for r in doc["rows"]}
     assert metrics == {("all", "n"), ("all", "mean"), ("read", "n"), ("write", "n")}, metrics
-    assert {c["counter"]: c["mqsim"] for c in doc["counters"]}["CMT hit rate"] == 0.25
+    counters = {c["counter"]: c for c in doc["counters"]}
+    assert counters["CMT hit rate"]["mqsim"] == 0.25
+    # MQSim counts single- and multi-plane program commands apart; the row adds them, and NeSt's
+    # side counts its program batches the same way.
+    assert (counters["program commands"]["mqsim"], counters["multi-plane programs"]["mqsim"]) == (12, 3)
+    assert counters["program commands"]["compat"] >= counters["multi-plane programs"]["compat"] >= 0
     bad = _fake(tmp_path, "echo 'ERROR: the trace file cannot be opened'\n")
     e = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", bad,
             "-o", tmp_path / "bad", check=2).stderr

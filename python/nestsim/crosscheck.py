@@ -120,7 +120,17 @@ def parse_results_xml(path: Path) -> Tuple[Dict[int, Dict[str, Dict[str, float]]
         a = {k: float(v) if v not in ("-nan", "nan", "inf") else float("nan") for k, v in ftl.attrib.items()}
         queries = a.get("Total_CMT_Queries", 0.0)
         counters = {"mapping reads": a.get("Issued_Flash_Read_CMD_For_Mapping", float("nan")),
-                    "programs": a.get("Issued_Flash_Program_CMD", float("nan")),
+                    # Single-plane and multi-plane commands are counted apart (`NVM_PHY_ONFI_NVDDR2.cpp:215-222`).
+                    "program commands": sum(a.get(k, 0.0) for k in ("Issued_Flash_Program_CMD", "Issued_Flash_Multiplane_Program_CMD",
+                                                                       "Issued_Flash_Interleaved_Program_CMD",
+                                                                       "Issued_Flash_Interleaved_Multiplane_Program_CMD",
+                                                                       "Issued_Flash_Copyback_Program_CMD",
+                                                                       "Issued_Flash_Multiplane_Copyback_Program_CMD"))
+                    if "Issued_Flash_Program_CMD" in a else float("nan"),
+                    "multi-plane programs": sum(a.get(k, 0.0) for k in ("Issued_Flash_Multiplane_Program_CMD",
+                                                                          "Issued_Flash_Interleaved_Multiplane_Program_CMD",
+                                                                          "Issued_Flash_Multiplane_Copyback_Program_CMD"))
+                    if "Issued_Flash_Multiplane_Program_CMD" in a else float("nan"),
                     "erases": a.get("Issued_Flash_Erase_CMD", float("nan")),
                     "GC executions": a.get("Total_GC_Executions", float("nan")),
                     "CMT hit rate": a.get("CMT_Hits", 0.0) / queries if queries else float("nan")}
@@ -192,7 +202,8 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
                            "write": _stats(lat[~t["read"][m]], sim_s)}
         stats[i] = flows
         ssd = next((d["ssd"] for d in s["devices"].values() if "ssd" in d), {})
-        counters[i] = {"_traces": traces, "mapping reads": ssd.get("mapping_reads"), "programs": (ssd.get("user_page_programs") or 0) + (ssd.get("gc_page_programs") or 0),
+        counters[i] = {"_traces": traces, "mapping reads": ssd.get("mapping_reads"), "program commands": ssd.get("program_commands"),
+                       "multi-plane programs": ssd.get("multiplane_program_commands"),
                        "erases": ssd.get("erases"), "GC executions": ssd.get("gc_jobs"), "CMT hit rate": ssd.get("cmt_hit_rate")}
     return stats, counters
 
@@ -367,9 +378,9 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
         lines.append("a trace flow's IOPS is shown, not judged: MQSim counts its time from 0, NeSt from the first record")
     if counters:
         lines.append("")
-        lines.append(f"{'sc':>2} {'counter':<14} {'MQSim':>12}" + "".join(f" {m:>12}" for m in modes) + "   (MQSim: commands; NeSt: pages)")
+        lines.append(f"{'sc':>2} {'counter':<20} {'MQSim':>12}" + "".join(f" {m:>12}" for m in modes) + "   (commands, both tools)")
         for c in counters:
-            lines.append(f"{c['scenario']:>2} {c['counter']:<14} {_fmt(c['mqsim']):>12}" + "".join(f" {_fmt(c.get(m)):>12}" for m in modes))
+            lines.append(f"{c['scenario']:>2} {c['counter']:<20} {_fmt(c['mqsim']):>12}" + "".join(f" {_fmt(c.get(m)):>12}" for m in modes))
     return "\n".join(lines)
 
 

@@ -31,6 +31,8 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     });
     out["schedule_after_submit"] = json!(m.schedule_after_submit); // (json!'s recursion limit)
     out["walk_idle_channels"] = json!(m.walk_idle_channels);
+    out["precondition_closes_frontiers"] = json!(m.precondition_closes_frontiers);
+    out["stream_frontiers"] = json!(m.stream_frontiers);
     out["onfi_command_phases"] = json!(m.onfi_command_phases);
     out["gc_multiplane"] = json!(m.gc_multiplane);
     out["class_wrr"] = json!(m.class_wrr.name());

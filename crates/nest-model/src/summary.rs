@@ -141,6 +141,8 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         "sq_waiting_at_end": q.iter().sum::<usize>(),
         "flash_reads": c.flash_reads,
         "user_page_programs": f.user_programs,
+        "program_commands": c.program_commands,
+        "multiplane_program_commands": c.multiplane_program_commands,
         "gc_page_programs": f.gc_programs,
         "write_amplification": r6(s.write_amplification()),
         "gc_jobs": f.gc_jobs,

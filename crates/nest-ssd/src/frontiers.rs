@@ -7,50 +7,104 @@
 //! that already has room instead of taking a block, which would start another job.
 //!
 //! Kept from MQSim's: only the user and GC frontiers (the translation one stays as
-//! `pin_translation_page` takes it), one set per plane rather than one per flow, and a user
-//! frontier replaced only while a free block stays for GC (`gc_room`): MQSim would run the
-//! pool dry and crash (`Flash_Block_Manager_Base.cpp:108`).
+//! `pin_translation_page` takes it), and a user frontier replaced only while a free block stays
+//! for GC (`gc_room`): MQSim would run the pool dry and crash (`Flash_Block_Manager_Base.cpp:108`).
+//!
+//! Streams (`ModelSwitches::stream_frontiers`): MQSim keeps a user frontier per plane *per flow*
+//! (`Data_wf[stream_id]`, `Flash_Block_Manager.cpp:20-35`), a flow's pages — including the ones
+//! its reads of never-written pages take (`online_create_entry_for_reads`) — on its own blocks.
+//! NeSt finds a page's stream by its address (each MQSim flow has a slice of its own). One GC
+//! frontier per plane.
 
 use crate::ftl::{Ftl, GC_RESERVE};
 
+/// Which frontier of a plane: GC's, or the user frontier of a stream (0 without streams).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Front {
+    Gc,
+    User(u32),
+}
+
 impl Ftl {
-    /// The user (`for_gc` false) or GC frontier of `plane` has just filled: closed, or, with
-    /// `open_frontiers`, replaced by a free block now.
-    pub(crate) fn front_filled(&mut self, plane: u32, for_gc: bool) {
-        let next = (self.open_frontiers && self.may_open(plane, for_gc)).then(|| self.take_free_block(plane));
-        self.set_front(plane, for_gc, next);
+    /// `stream_frontiers`: the streams' first LPAs, rising (the first is stream 0's); each
+    /// stream after the first gets a user frontier of its own on every plane.
+    pub fn set_streams(&mut self, starts: &[u32]) {
+        self.stream_starts = starts.iter().skip(1).copied().collect();
+        self.stream_fronts = vec![None; self.planes.len() * self.stream_starts.len()];
     }
 
-    /// Makes `block` (or none) `plane`'s user or GC frontier.
-    pub(crate) fn set_front(&mut self, plane: u32, for_gc: bool, block: Option<u32>) {
-        let pb = &mut self.planes[plane as usize];
-        if for_gc {
-            pb.gc_front = block;
-        } else {
-            pb.user_front = block;
+    /// The user frontier `lpa` writes to: its stream's.
+    #[inline]
+    pub fn user_front_of(&self, lpa: u32) -> Front {
+        Front::User(if self.stream_starts.is_empty() { 0 } else { self.stream_starts.partition_point(|&b| b <= lpa) as u32 })
+    }
+
+    /// Every frontier a plane has: each stream's user frontier, then GC's.
+    fn fronts(&self) -> impl Iterator<Item = Front> {
+        (0..=self.stream_starts.len() as u32).map(Front::User).chain(std::iter::once(Front::Gc))
+    }
+
+    /// `plane`'s frontier `f`, if open.
+    #[inline]
+    pub(crate) fn front(&self, plane: u32, f: Front) -> Option<u32> {
+        match f {
+            Front::Gc => self.planes[plane as usize].gc_front,
+            Front::User(0) => self.planes[plane as usize].user_front,
+            Front::User(s) => self.stream_fronts[plane as usize * self.stream_starts.len() + s as usize - 1],
+        }
+    }
+
+    /// `plane`'s frontier `f` has just filled: closed, or, with `open_frontiers`, replaced by a
+    /// free block now.
+    pub(crate) fn front_filled(&mut self, plane: u32, f: Front) {
+        let next = (self.open_frontiers && self.may_open(plane, f)).then(|| self.take_free_block(plane));
+        self.set_front(plane, f, next);
+    }
+
+    /// Makes `block` (or none) `plane`'s frontier `f`.
+    pub(crate) fn set_front(&mut self, plane: u32, f: Front, block: Option<u32>) {
+        match f {
+            Front::Gc => self.planes[plane as usize].gc_front = block,
+            Front::User(0) => self.planes[plane as usize].user_front = block,
+            Front::User(s) => {
+                let n = self.stream_starts.len();
+                self.stream_fronts[plane as usize * n + s as usize - 1] = block;
+            }
         }
     }
 
     /// Whether a frontier of `plane` may take a free block ahead of any write.
-    fn may_open(&self, plane: u32, for_gc: bool) -> bool {
+    fn may_open(&self, plane: u32, f: Front) -> bool {
         let free = self.planes[plane as usize].free.len();
-        if for_gc {
-            free > 0
-        } else {
-            free > GC_RESERVE && self.block_spare_for_gc(plane)
+        match f {
+            Front::Gc => free > 0,
+            Front::User(_) => free > GC_RESERVE && self.block_spare_for_gc(plane),
         }
     }
 
-    /// `open_frontiers`: opens every plane's user and GC frontier that is not open yet (once
-    /// the drive is built and preconditioned).
+    /// `precondition_closes_frontiers`: every plane's partly written frontier is closed, the
+    /// rest of its pages left invalid, as MQSim's preconditioning fills each block it writes to
+    /// the end and then takes a fresh one (`Flash_Block_Manager.cpp:57-90`): the run's first
+    /// writes start every plane at a block's first page, so the planes of a die write the same
+    /// page offsets and pair in multi-plane programs (`multiplane_same_page`).
+    pub fn close_partial_frontiers(&mut self) {
+        for plane in 0..self.planes.len() as u32 {
+            for f in self.fronts().collect::<Vec<_>>() {
+                if let Some(b) = self.front(plane, f).filter(|&b| self.blocks[b as usize].written > 0) {
+                    self.close_block(plane, b, f);
+                }
+            }
+        }
+    }
+
+    /// `open_frontiers`: opens every plane's frontiers that are not open yet (once the drive is
+    /// built and preconditioned).
     pub fn open_all_frontiers(&mut self) {
         for plane in 0..self.planes.len() as u32 {
-            for for_gc in [false, true] {
-                let pb = &self.planes[plane as usize];
-                let open = if for_gc { pb.gc_front } else { pb.user_front }.is_some();
-                if !open && self.may_open(plane, for_gc) {
+            for f in self.fronts().collect::<Vec<_>>() {
+                if self.front(plane, f).is_none() && self.may_open(plane, f) {
                     let b = self.take_free_block(plane);
-                    self.set_front(plane, for_gc, Some(b));
+                    self.set_front(plane, f, Some(b));
                 }
             }
         }

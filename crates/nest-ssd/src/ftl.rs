@@ -7,6 +7,7 @@
 
 use crate::block_heap::BlockHeap;
 use crate::free_list::FreeList;
+use crate::frontiers::Front;
 use crate::geometry::Layout;
 use crate::lazy_vec::LazyVec;
 use crate::params::{FtlParams, VictimPolicy};
@@ -79,6 +80,10 @@ pub struct Ftl {
     pub write_floor: u32,
     /// `ModelSwitches::open_frontiers` (`frontiers`).
     pub open_frontiers: bool,
+    /// `ModelSwitches::stream_frontiers` (`frontiers`): the first LPA of each stream after the
+    /// first, and those streams' user frontiers, `plane × streams-after-the-first + stream − 1`.
+    pub(crate) stream_starts: Vec<u32>,
+    pub(crate) stream_fronts: Vec<Option<u32>>,
     static_wl: Option<u32>,
     pub counters: FtlCounters,
 }
@@ -134,6 +139,8 @@ impl Ftl {
             rga_mqsim: false,
             write_floor: 0,
             open_frontiers: false,
+            stream_starts: Vec::new(),
+            stream_fronts: Vec::new(),
             static_wl: ftl.static_wl_threshold,
             counters: FtlCounters::default(),
         }
@@ -191,8 +198,19 @@ impl Ftl {
     /// taken only beyond the reserve and what GC is owed (`gc_room`).
     #[inline]
     pub fn can_alloc_user(&self, plane: u32) -> bool {
+        self.can_alloc_in(plane, Front::User(0))
+    }
+
+    /// `can_alloc_user` for a write of `lpa` (its stream's frontier, `stream_frontiers`).
+    #[inline]
+    pub fn can_alloc_user_for(&self, plane: u32, lpa: u32) -> bool {
+        self.can_alloc_in(plane, self.user_front_of(lpa))
+    }
+
+    #[inline]
+    fn can_alloc_in(&self, plane: u32, f: Front) -> bool {
         let pb = &self.planes[plane as usize];
-        let room = self.front_has_room(pb.user_front);
+        let room = self.front_has_room(self.front(plane, f));
         // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
         (self.write_floor == 0 || pb.free.len() as u32 >= self.write_floor) && (room || (pb.free.len() > GC_RESERVE && self.block_spare_for_gc(plane)))
     }
@@ -216,11 +234,10 @@ impl Ftl {
         b
     }
 
-    /// The page offset (in its block) the next `alloc(plane, for_gc)` will return.
+    /// The page offset (in its block) the next `alloc(plane, f)` will return.
     #[inline]
-    pub fn next_page_offset(&self, plane: u32, for_gc: bool) -> u32 {
-        let pb = &self.planes[plane as usize];
-        let front = if for_gc { pb.gc_front } else { pb.user_front };
+    pub fn next_page_offset(&self, plane: u32, f: Front) -> u32 {
+        let front = self.front(plane, f);
         match front {
             Some(b) if self.front_has_room(front) => self.blocks[b as usize].written,
             _ => 0,
@@ -229,30 +246,38 @@ impl Ftl {
 
     /// Takes the next page of the plane's user or GC frontier. Callers check `can_alloc_user`
     /// for user writes; GC always finds a page while the reserve holds.
-    pub fn alloc(&mut self, plane: u32, for_gc: bool) -> u32 {
-        let front = if for_gc { self.planes[plane as usize].gc_front } else { self.planes[plane as usize].user_front };
+    pub fn alloc(&mut self, plane: u32, f: Front) -> u32 {
+        let front = self.front(plane, f);
         let b = if self.front_has_room(front) {
             front.unwrap()
         } else {
             assert!(!self.planes[plane as usize].free.is_empty(), "plane {plane} has no free block (GC reserve violated)");
             let b = self.take_free_block(plane);
-            self.set_front(plane, for_gc, Some(b));
+            self.set_front(plane, f, Some(b));
             b
         };
         let blk = &mut self.blocks[b as usize];
         let ppa = b * self.layout.pages_per_block + blk.written;
         blk.written += 1;
         if blk.written == self.layout.pages_per_block {
-            blk.state = BlockState::Full;
-            blk.closed_at = self.close_seq;
-            self.close_seq += 1;
-            // A full block is no longer a frontier. Left as one, GC could pick it as its victim
-            // and erase it while the frontier still pointed at it: the next write would then
-            // fill a block that was also in the free pool (found by the victim-index test).
-            self.front_filled(plane, for_gc);
-            self.indexed_full(plane, b);
+            self.close_block(plane, b, f);
         }
         ppa
+    }
+
+    /// Frontier block `b` of `plane` is written to its end (the rest of its pages left invalid
+    /// if it was not): full, no longer a frontier, a GC candidate.
+    pub(crate) fn close_block(&mut self, plane: u32, b: u32, f: Front) {
+        let blk = &mut self.blocks[b as usize];
+        blk.written = self.layout.pages_per_block;
+        blk.state = BlockState::Full;
+        blk.closed_at = self.close_seq;
+        self.close_seq += 1;
+        // A full block is no longer a frontier. Left as one, GC could pick it as its victim
+        // and erase it while the frontier still pointed at it: the next write would then
+        // fill a block that was also in the free pool (found by the victim-index test).
+        self.front_filled(plane, f);
+        self.indexed_full(plane, b);
     }
 
     /// `MappingWrites::Pinned`: a translation write-back takes the next page of `plane`'s pinned
@@ -321,10 +346,10 @@ impl Ftl {
     /// `Address_Mapping_Unit_Page_Level.cpp:1225-1388`): the page is valid from then on and the
     /// frontier has moved. `None` (nothing placed) where a user write could not take a page now.
     pub fn place_unwritten(&mut self, lpa: u32, plane: u32) -> Option<u32> {
-        if self.lookup(lpa).is_some() || !self.can_alloc_user(plane) {
+        if self.lookup(lpa).is_some() || !self.can_alloc_user_for(plane, lpa) {
             return None;
         }
-        let ppa = self.alloc(plane, false);
+        let ppa = self.alloc(plane, self.user_front_of(lpa));
         self.program_user(lpa, ppa);
         self.counters.user_programs -= 1; // placed, not programmed
         Some(ppa)
@@ -460,7 +485,7 @@ impl Ftl {
         let Some((victim, _)) = self.start_gc(plane, rng) else { return false };
         self.valid_pages(victim, scratch);
         for &(old, lpa) in scratch.iter() {
-            let new = self.alloc(plane, true);
+            let new = self.alloc(plane, Front::Gc);
             self.program_move(lpa, old, new);
         }
         self.erase(victim);
@@ -474,7 +499,7 @@ impl Ftl {
                 break;
             }
         }
-        let ppa = self.alloc(plane, false);
+        let ppa = self.alloc(plane, self.user_front_of(lpa));
         self.program_user(lpa, ppa);
         self.counters.precondition_programs += 1;
     }

@@ -179,6 +179,20 @@ pub struct ModelSwitches {
     /// channel's chip turn and, with `class_wrr = "mqsim"`, asks a busy chip's class round-robin. Off: only the channels the step
     /// queued work for.
     pub walk_idle_channels: bool,
+    /// After preconditioning, every plane's partly written user and GC frontier is closed (the
+    /// rest of its block left invalid) and the run's writes start on fresh blocks, as MQSim's
+    /// preconditioning fills each block to its end and then takes a new one
+    /// (`Flash_Block_Manager.cpp:57-90`): the planes of a die then write the same page offsets,
+    /// which multi-plane programs need (`multiplane_same_page`). Off: the frontiers stay where
+    /// the preconditioning writes left them, at different offsets plane by plane.
+    pub precondition_closes_frontiers: bool,
+    /// Each address domain (`mapping_domains`: MQSim's flows) writes to user frontiers of its own
+    /// on every plane, as MQSim keeps one per flow (`Data_wf[stream_id]`,
+    /// `Flash_Block_Manager.cpp:20-35`): a flow whose reads of never-written pages take pages
+    /// (`unwritten_read_maps`) then does not move another flow's frontiers, whose planes keep
+    /// writing the same page offsets and pairing in multi-plane programs. Off: one user frontier
+    /// per plane for every flow.
+    pub stream_frontiers: bool,
     /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die starts
     /// (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:170-310`; `onfi`). Off: `timing.command` on the die.
     pub onfi_command_phases: bool,
@@ -231,6 +245,8 @@ impl Default for ModelSwitches {
             channel_whole_ns: false,
             schedule_after_submit: false,
             walk_idle_channels: false,
+            precondition_closes_frontiers: false,
+            stream_frontiers: false,
             onfi_command_phases: false,
             gc_multiplane: false,
         }
@@ -285,6 +301,8 @@ impl ModelSwitches {
             channel_whole_ns: true,
             schedule_after_submit: true,
             walk_idle_channels: true,
+            precondition_closes_frontiers: true,
+            stream_frontiers: true,
             onfi_command_phases: true,
             gc_multiplane: true,
         }

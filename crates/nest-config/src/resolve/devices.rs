@@ -387,7 +387,8 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
         die_interleave, command_waits_for_channel, multiplane_same_page, data_out_per_page, mapping_out_first, multiplane_across_classes, unwritten_read_maps,
         evicted_entry_misfiled, cmt_entry_bytes, map_entry_bytes, gc_floor_blocks, pages_at_dispatch, gc_jobs_per_plane, gc_reads_first, cmt_per_domain,
         open_frontiers, gc_user_partners, gc_erases_last, map_page_offsets, channel_whole_ns, schedule_after_submit, onfi_command_phases, gc_multiplane,
-        sqe_over_pcie, mapping_domains, gc_lock_loses_writebacks, walk_idle_channels
+        sqe_over_pcie, mapping_domains, gc_lock_loses_writebacks, walk_idle_channels,
+        precondition_closes_frontiers, stream_frontiers
     }
     if let Some(n) = m.writeback_limit_pages {
         sw.writeback_limit_pages = (n > 0).then_some(n);

@@ -193,6 +193,10 @@ pub struct ModelConfig {
     pub schedule_after_submit: Option<bool>,
     /// Each submission offers every idle channel its chips, as MQSim's `Schedule()` walks them.
     pub walk_idle_channels: Option<bool>,
+    /// Preconditioning leaves every plane's frontiers on fresh blocks (MQSim).
+    pub precondition_closes_frontiers: Option<bool>,
+    /// User write frontiers per address domain (MQSim's per-flow frontiers).
+    pub stream_frontiers: Option<bool>,
     /// ONFI command phases in MQSim's NV-DDR2 times, holding the channel (MQSim).
     pub onfi_command_phases: Option<bool>,
     /// GC's reads, writes and erases in multi-plane batches (MQSim).

@@ -99,6 +99,8 @@ impl Ssd {
         // Programs: take the pages now (the mapping changes when the program starts), then
         // move the data in. The die is marked busy first: starting GC below may kick it.
         self.dies[d as usize].phase = Phase::WaitIn;
+        self.counters.program_commands += 1;
+        self.counters.multiplane_program_commands += (n > 1) as u64;
         let mut bytes = 0u64;
         for k in 0..n {
             let t = self.dies[d as usize].batch[k];
@@ -157,14 +159,14 @@ impl Ssd {
 
     /// A user program's page: the next of its plane's user frontier, the mapping moved to it.
     pub(super) fn place_user_write(&mut self, txn: &Txn) -> u32 {
-        let ppa = self.ftl.alloc(txn.plane, false);
+        let ppa = self.ftl.alloc(txn.plane, self.ftl.user_front_of(txn.lpa));
         self.ftl.program_user(txn.lpa, ppa);
         ppa
     }
 
     /// A GC move's new page: the next of its plane's GC frontier, the mapping moved to it.
     pub(super) fn place_gc_write(&mut self, txn: &Txn) -> u32 {
-        let ppa = self.ftl.alloc(txn.plane, true);
+        let ppa = self.ftl.alloc(txn.plane, crate::frontiers::Front::Gc);
         self.ftl.gc_paid(txn.plane);
         if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
             if let Some(c) = &mut self.cmt {

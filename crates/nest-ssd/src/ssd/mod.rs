@@ -129,6 +129,11 @@ pub struct SsdCounters {
     pub gc_moves: u64,
     pub gc_time_ps: u64,
     pub rmw_reads: u64,
+    /// Program commands issued (each a batch of one or more planes' pages: user, GC, mapping),
+    /// and those of several planes — MQSim's `Issued_Flash_Program_CMD` + `…_Multiplane_…` and
+    /// `Issued_Flash_Multiplane_Program_CMD`.
+    pub program_commands: u64,
+    pub multiplane_program_commands: u64,
     pub write_stalls: u64,
     /// User programs that went in a GC program's batch (`gc_user_partners`).
     pub gc_partnered_programs: u64,
@@ -322,8 +327,18 @@ impl Ssd {
             logical_pages: logical as u32,
             params,
         };
+        if ssd.params.model.stream_frontiers && ssd.params.model.mapping_domains.len() > 1 {
+            let page = ssd.params.geometry.page_size as u64;
+            let mut starts: Vec<u32> = ssd.params.model.mapping_domains.iter().map(|&b| (b / page).min(logical) as u32).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            ssd.ftl.set_streams(&starts);
+        }
         if let Some(p) = ssd.params.precondition.clone() {
             ssd.precondition(&p, seed, index)?;
+            if ssd.params.model.precondition_closes_frontiers {
+                ssd.ftl.close_partial_frontiers();
+            }
         }
         if ssd.params.model.open_frontiers {
             ssd.ftl.open_all_frontiers();

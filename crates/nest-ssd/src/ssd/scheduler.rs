@@ -193,7 +193,7 @@ impl Ssd {
             // 134`), so GC's frontier moves on while the writes wait behind the reads.
             let txn = self.txns[t as usize];
             let placed = match txn.kind {
-                k if k.is_user_program() && self.ftl.can_alloc_user(txn.plane) => Some(self.place_user_write(&txn)),
+                k if k.is_user_program() && self.ftl.can_alloc_user_for(txn.plane, txn.lpa) => Some(self.place_user_write(&txn)),
                 Kind::GcWrite => Some(self.place_gc_write(&txn)),
                 _ => None,
             };
@@ -230,10 +230,10 @@ impl Ssd {
             if txn.plane != plane || txn.ppa != NONE || !txn.kind.is_user_program() {
                 continue;
             }
-            if !self.ftl.can_alloc_user(plane) {
+            if !self.ftl.can_alloc_user_for(plane, txn.lpa) {
                 return;
             }
-            let ppa = self.ftl.alloc(plane, false);
+            let ppa = self.ftl.alloc(plane, self.ftl.user_front_of(txn.lpa));
             self.ftl.program_user(txn.lpa, ppa);
             self.txns[t as usize].ppa = ppa;
             self.maybe_start_gc(now, plane, out);
@@ -246,7 +246,7 @@ impl Ssd {
         let user_writes = (0..CLASSES).map(|c| 2 * c + 1);
         let queued = |d: &super::die::Die| user_writes.clone().flat_map(|qi| d.q[qi].iter().copied()).collect::<Vec<_>>();
         let txns = self.dies.iter().flat_map(queued).map(|t| self.txns[t as usize]);
-        txns.filter(|t| t.kind.is_user_program() && t.ppa == NONE && self.ftl.can_alloc_user(t.plane) == room).count()
+        txns.filter(|t| t.kind.is_user_program() && t.ppa == NONE && self.ftl.can_alloc_user_for(t.plane, t.lpa) == room).count()
     }
 
     /// Dynamic allocation: the die of channel group `group` with the fewest queued
@@ -288,9 +288,9 @@ impl Ssd {
     pub(super) fn page_offset(&self, txn: &Txn) -> Option<u32> {
         match txn.kind {
             Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => Some(self.layout.page_in_block(txn.ppa)),
-            Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, false)),
+            Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, self.ftl.user_front_of(txn.lpa))),
             Kind::GcWrite if self.params.model.pages_at_dispatch => Some(self.layout.page_in_block(txn.ppa)),
-            Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, true)),
+            Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, crate::frontiers::Front::Gc)),
             Kind::MapRead | Kind::MapMerge => Some(MAP_PAGE_OFFSETS | (txn.owner & (MAP_PAGE_OFFSETS - 1))),
             Kind::MapWrite | Kind::Erase => None,
             _ if txn.ppa == NONE => Some(0),
@@ -366,7 +366,7 @@ impl Ssd {
     #[inline]
     pub(super) fn startable(&self, t: u32) -> bool {
         let txn = &self.txns[t as usize];
-        !txn.kind.is_user_program() || txn.ppa != NONE || self.ftl.can_alloc_user(txn.plane)
+        !txn.kind.is_user_program() || txn.ppa != NONE || self.ftl.can_alloc_user_for(txn.plane, txn.lpa)
     }
 
     /// Moves a batch from queue `qi` of die `d` into the die: the first startable transaction

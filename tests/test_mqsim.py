@@ -409,6 +409,23 @@ def test_a_trace_flow_wraps_its_addresses_as_mqsim_does(cli, tmp_path):
     assert 135_490 in offs and 135_552 not in offs
 
 
+def test_flows_whose_mqsim_slice_starts_inside_a_page_get_its_skew(tmp_path):
+    """MQSim splits a request where the drive's pages end but numbers pages from the flow's start
+    (`Host_Interface_NVMe.cpp:172-191`); the importer passes how far past a page each flow's MQSim
+    slice starts (`model.segment_skews`). The fixture drive with 16 KiB pages (32 sectors): flow
+    1 starts at 8 planes × int(64 × 64 × 32 × 0.88 / 2) = 461,368 sectors, 24 past a page."""
+    from nestsim.mqsim import load
+
+    cfg = tmp_path / "ssdconfig.xml"
+    cfg.write_text((FIX / "ssdconfig-small.xml").read_text().replace("<Page_Capacity>4096<", "<Page_Capacity>16384<"))
+    model = load(cfg, FIX / "workload-small.xml", [FIX], compat=True)[0][0]["device"][0]["model"]
+    assert model["segment_skews"] == [0, 24 * 512] and len(model["mapping_domains"]) == 2
+    assert all(b % 16384 == 0 for b in model["mapping_domains"])
+    # 4 KiB pages: every flow starts on a page (8 planes × whole sectors), nothing to pass.
+    model = load(FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", [FIX], compat=True)[0][0]["device"][0]["model"]
+    assert "segment_skews" not in model
+
+
 def test_normal_sizes_are_drawn_as_mqsim_draws_them():
     """MQSim's NORMAL: ceil(Normal(avg, var)) sectors with the variance passed as the standard
     deviation (a draw of 0 gives 1 sector). NeSt had read it as a variance and drawn uniformly

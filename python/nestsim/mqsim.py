@@ -559,11 +559,14 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             warnings.append(f"{path.name}:{modes[1][0]}: Device_Level_Data_Caching_Mode: flows ask for different cache modes; "
                             f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
         d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
-        if any("trace" in w for w in workloads):
-            moduli = _trace_moduli(flow_ids, dev["geometry"], float(dev["ftl"].get("overprovisioning", 0.07)))
-            for w, m in zip(workloads, moduli or []):
-                if "trace" in w and m > 0:
-                    w["trace"]["wrap_at"] = f"{m * 512}B"
+        moduli = _trace_moduli(flow_ids, dev["geometry"], float(dev["ftl"].get("overprovisioning", 0.07))) or []
+        start = 0
+        for w, m in zip(workloads, moduli):
+            if "trace" in w and m > 0:
+                w["trace"]["wrap_at"] = f"{m * 512}B"
+            # Where MQSim's slice of the flow starts, in sectors (`segment_skews`, at `finalize`).
+            w["_mqsim_start"] = start
+            start += m + 1
         domains = _flow_domains(flow_ids, dev["geometry"])
         if domains is not None:
             # Each flow's slice of the logical space is its planes' share, and its pages live
@@ -635,9 +638,17 @@ def finalize(sc: dict, capacity: int) -> dict:
         for dev in sc["device"]:
             dev.setdefault("model", {})["domains"] = doms
     starts = sorted({int(w["range_start"][:-1]) for w in sc["workload"] if "range_start" in w})
+    # MQSim splits requests where the drive's pages end but numbers pages from the flow's start
+    # (`segment_skews`, docs/mqsim.md): how far past a page each flow's MQSim slice starts.
+    page = int(str(sc["device"][0]["geometry"]["page_size"]).rstrip("B"))
+    skew = {int(w["range_start"][:-1]): w["_mqsim_start"] * 512 % page for w in sc["workload"] if "range_start" in w and "_mqsim_start" in w}
+    for w in sc["workload"]:
+        w.pop("_mqsim_start", None)
     for dev in sc["device"]:
         if dev.get("compat") == "mqsim" and len(starts) > 1 and all("range_start" in w for w in sc["workload"]):
             dev.setdefault("model", {})["mapping_domains"] = starts
+            if any(skew.get(b, 0) for b in starts):
+                dev["model"]["segment_skews"] = [skew.get(b, 0) for b in starts]
     return sc
 
 

@@ -33,6 +33,7 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["walk_idle_channels"] = json!(m.walk_idle_channels);
     out["precondition_closes_frontiers"] = json!(m.precondition_closes_frontiers);
     out["stream_frontiers"] = json!(m.stream_frontiers);
+    out["segment_skews"] = json!(m.segment_skews);
     out["onfi_command_phases"] = json!(m.onfi_command_phases);
     out["gc_multiplane"] = json!(m.gc_multiplane);
     out["class_wrr"] = json!(m.class_wrr.name());

@@ -16,14 +16,7 @@
 //! NeSt finds a page's stream by its address (each MQSim flow has a slice of its own). One GC
 //! frontier per plane.
 
-use crate::ftl::{Ftl, GC_RESERVE};
-
-/// Which frontier of a plane: GC's, or the user frontier of a stream (0 without streams).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Front {
-    Gc,
-    User(u32),
-}
+use crate::ftl::{Front, Ftl, GC_RESERVE};
 
 impl Ftl {
     /// `stream_frontiers`: the streams' first LPAs, rising (the first is stream 0's); each
@@ -37,6 +30,37 @@ impl Ftl {
     #[inline]
     pub fn user_front_of(&self, lpa: u32) -> Front {
         Front::User(if self.stream_starts.is_empty() { 0 } else { self.stream_starts.partition_point(|&b| b <= lpa) as u32 })
+    }
+
+    /// Whether a user (or cache flush) write can get a page on `plane` now: a free block is
+    /// taken only beyond the reserve and what GC is owed (`gc_room`).
+    #[inline]
+    pub fn can_alloc_user(&self, plane: u32) -> bool {
+        self.can_alloc_in(plane, Front::User(0))
+    }
+
+    /// `can_alloc_user` for a write of `lpa` (its stream's frontier, `stream_frontiers`).
+    #[inline]
+    pub fn can_alloc_user_for(&self, plane: u32, lpa: u32) -> bool {
+        self.can_alloc_in(plane, self.user_front_of(lpa))
+    }
+
+    #[inline]
+    fn can_alloc_in(&self, plane: u32, f: Front) -> bool {
+        let pb = &self.planes[plane as usize];
+        let room = self.front_has_room(self.front(plane, f));
+        // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
+        (self.write_floor == 0 || pb.free.len() as u32 >= self.write_floor) && (room || (pb.free.len() > GC_RESERVE && self.block_spare_for_gc(plane)))
+    }
+
+    /// The page offset (in its block) the next `alloc(plane, f)` will return.
+    #[inline]
+    pub fn next_page_offset(&self, plane: u32, f: Front) -> u32 {
+        let front = self.front(plane, f);
+        match front {
+            Some(b) if self.front_has_room(front) => self.blocks[b as usize].written,
+            _ => 0,
+        }
     }
 
     /// Every frontier a plane has: each stream's user frontier, then GC's.

@@ -7,7 +7,6 @@
 
 use crate::block_heap::BlockHeap;
 use crate::free_list::FreeList;
-use crate::frontiers::Front;
 use crate::geometry::Layout;
 use crate::lazy_vec::LazyVec;
 use crate::params::{FtlParams, VictimPolicy};
@@ -100,6 +99,14 @@ fn erases_key(blocks: &LazyVec<Block>, b: u32) -> u64 {
     (blocks[b as usize].erases as u64) << 32 | b as u64
 }
 
+/// Which frontier of a plane: GC's, or the user frontier of a stream (0 without streams;
+/// `frontiers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Front {
+    Gc,
+    User(u32),
+}
+
 /// User writes stop taking new blocks when a plane is down to this many free blocks: they are
 /// kept for GC, whose moves always fit in one block (a victim has at least one invalid page).
 pub(crate) const GC_RESERVE: usize = 1;
@@ -190,29 +197,8 @@ impl Ftl {
     }
 
     #[inline]
-    fn front_has_room(&self, front: Option<u32>) -> bool {
+    pub(crate) fn front_has_room(&self, front: Option<u32>) -> bool {
         front.is_some_and(|b| self.blocks[b as usize].written < self.layout.pages_per_block)
-    }
-
-    /// Whether a user (or cache flush) write can get a page on `plane` now: a free block is
-    /// taken only beyond the reserve and what GC is owed (`gc_room`).
-    #[inline]
-    pub fn can_alloc_user(&self, plane: u32) -> bool {
-        self.can_alloc_in(plane, Front::User(0))
-    }
-
-    /// `can_alloc_user` for a write of `lpa` (its stream's frontier, `stream_frontiers`).
-    #[inline]
-    pub fn can_alloc_user_for(&self, plane: u32, lpa: u32) -> bool {
-        self.can_alloc_in(plane, self.user_front_of(lpa))
-    }
-
-    #[inline]
-    fn can_alloc_in(&self, plane: u32, f: Front) -> bool {
-        let pb = &self.planes[plane as usize];
-        let room = self.front_has_room(self.front(plane, f));
-        // MQSim's Stop_servicing_writes: no user write below the floor, frontier or not.
-        (self.write_floor == 0 || pb.free.len() as u32 >= self.write_floor) && (room || (pb.free.len() > GC_RESERVE && self.block_spare_for_gc(plane)))
     }
 
     pub fn gc_need(&self, plane: u32) -> GcNeed {
@@ -232,16 +218,6 @@ impl Ftl {
         self.planes[plane as usize].blocks_taken += 1;
         self.blocks[b as usize].state = BlockState::Open;
         b
-    }
-
-    /// The page offset (in its block) the next `alloc(plane, f)` will return.
-    #[inline]
-    pub fn next_page_offset(&self, plane: u32, f: Front) -> u32 {
-        let front = self.front(plane, f);
-        match front {
-            Some(b) if self.front_has_room(front) => self.blocks[b as usize].written,
-            _ => 0,
-        }
     }
 
     /// Takes the next page of the plane's user or GC frontier. Callers check `can_alloc_user`

@@ -193,6 +193,14 @@ pub struct ModelSwitches {
     /// writing the same page offsets and pairing in multi-plane programs. Off: one user frontier
     /// per plane for every flow.
     pub stream_frontiers: bool,
+    /// Per address domain of `mapping_domains` (same order), the bytes by which MQSim's start of
+    /// that flow's slice lies past a page boundary. MQSim splits a request at page boundaries of
+    /// the drive's address space but numbers the pages from the flow's start
+    /// (`Host_Interface_NVMe.cpp:172-191`): where that start is not on a page boundary, a
+    /// request's first two pieces can name the same page — **a bug** (16 KiB pages, a 16 KiB
+    /// write 4 KiB past a page: two pieces, one page, the second then "hot" and kept in the
+    /// cache). Empty (NeSt's): a request's pages are the pages it covers.
+    pub segment_skews: Vec<u64>,
     /// A command's ONFI phases take MQSim's NV-DDR2 times and hold the channel before the die starts
     /// (`src/ssd/ONFI_Channel_NVDDR2.cpp:16-36`, `NVM_PHY_ONFI_NVDDR2.cpp:170-310`; `onfi`). Off: `timing.command` on the die.
     pub onfi_command_phases: bool,
@@ -247,6 +255,7 @@ impl Default for ModelSwitches {
             walk_idle_channels: false,
             precondition_closes_frontiers: false,
             stream_frontiers: false,
+            segment_skews: Vec::new(),
             onfi_command_phases: false,
             gc_multiplane: false,
         }
@@ -303,6 +312,7 @@ impl ModelSwitches {
             walk_idle_channels: true,
             precondition_closes_frontiers: true,
             stream_frontiers: true,
+            segment_skews: Vec::new(),
             onfi_command_phases: true,
             gc_multiplane: true,
         }

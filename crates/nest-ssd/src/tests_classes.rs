@@ -201,7 +201,7 @@ fn each_flow_writes_to_frontiers_of_its_own() {
 /// first of a block, as MQSim's preconditioning leaves it; without, where the writes left it.
 #[test]
 fn preconditioning_leaves_every_plane_at_a_fresh_block_when_asked() {
-    use crate::frontiers::Front;
+    use crate::ftl::Front;
     let offsets = |close: bool| {
         let mut p = small();
         p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 1.0, dirty_cache: false });
@@ -212,4 +212,29 @@ fn preconditioning_leaves_every_plane_at_a_fresh_block_when_asked() {
     };
     assert!(offsets(true).iter().all(|&o| o == 0), "{:?}", offsets(true));
     assert!(offsets(false).iter().any(|&o| o != 0), "{:?}", offsets(false));
+}
+
+/// `segment_skews`: in a flow whose MQSim slice starts half a page past a page boundary, a
+/// one-page write a quarter page into the slice's page is two pieces (split where the drive's
+/// page ends), and MQSim names both by the slice's page: one page written, the next untouched.
+/// Without the skew the write covers one page, or, across a boundary, two.
+#[test]
+fn a_request_is_split_at_the_drives_pages_and_named_from_the_flows_start() {
+    let written = |skew: u64, at: u64| {
+        let mut p = small();
+        let half = p.logical_pages() / 2 * 4096;
+        p.model.mapping_domains = vec![0, half];
+        p.model.segment_skews = vec![0, skew];
+        let mut b = Bench::new(p);
+        b.submit(true, half + at, 4096, 1);
+        b.run(|_| {});
+        assert_eq!(b.lat.len(), 1);
+        b.ssd.check().unwrap();
+        let first = (half / 4096) as u32;
+        (0..3).filter(|&i| b.ssd.ftl.lookup(first + i).is_some()).collect::<Vec<u32>>()
+    };
+    assert_eq!(written(2048, 1024), vec![0], "two pieces, one page: MQSim's naming");
+    assert_eq!(written(2048, 3072), vec![0, 1], "past the skew: the pieces name pages 0 and 1");
+    assert_eq!(written(0, 1024), vec![0, 1], "no skew: a write across a boundary covers two pages");
+    assert_eq!(written(0, 0), vec![0]);
 }

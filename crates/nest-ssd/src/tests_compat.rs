@@ -235,13 +235,13 @@ fn the_gc_floor_raises_the_threshold_and_holds_writes_below_it() {
     // Fill blocks until the plane is one block above the floor, with room left on the frontier.
     let mut lpa = 0;
     while f.free_blocks(0) as u32 > p.model.gc_floor_blocks {
-        let ppa = f.alloc(0, crate::frontiers::Front::User(0));
+        let ppa = f.alloc(0, crate::ftl::Front::User(0));
         f.program_user(lpa, ppa);
         lpa += 1;
     }
     assert!(f.can_alloc_user(0) && f.gc_need(0) == GcNeed::None, "at the floor GC waits and writes go on");
     for _ in 0..ppb {
-        let ppa = f.alloc(0, crate::frontiers::Front::User(0));
+        let ppa = f.alloc(0, crate::ftl::Front::User(0));
         f.program_user(lpa, ppa);
         lpa += 1;
     }
@@ -452,17 +452,17 @@ fn open_frontiers_take_their_blocks_up_front_and_replace_a_full_one_at_once() {
     let (free0, ppb) = (lazy.free_blocks(0), lazy.layout.pages_per_block);
     assert_eq!(open.free_blocks(0), free0 - 2, "user and GC frontiers taken at the start");
     // A GC frontier's first page: the lazy one takes a block now, the open one had it.
-    lazy.alloc(0, crate::frontiers::Front::Gc);
-    open.alloc(0, crate::frontiers::Front::Gc);
+    lazy.alloc(0, crate::ftl::Front::Gc);
+    open.alloc(0, crate::ftl::Front::Gc);
     assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 1, free0 - 2));
     // Its last page: the open one takes the next block at once, the lazy one at its next page.
     for _ in 1..ppb {
-        lazy.alloc(0, crate::frontiers::Front::Gc);
-        open.alloc(0, crate::frontiers::Front::Gc);
+        lazy.alloc(0, crate::ftl::Front::Gc);
+        open.alloc(0, crate::ftl::Front::Gc);
     }
     assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 1, free0 - 3));
-    lazy.alloc(0, crate::frontiers::Front::Gc);
-    open.alloc(0, crate::frontiers::Front::Gc);
+    lazy.alloc(0, crate::ftl::Front::Gc);
+    open.alloc(0, crate::ftl::Front::Gc);
     assert_eq!((lazy.free_blocks(0), open.free_blocks(0)), (free0 - 2, free0 - 3));
     assert!(open.planes[0].gc_front.is_some() && open.planes[0].user_front.is_some());
 }

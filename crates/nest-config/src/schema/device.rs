@@ -197,6 +197,8 @@ pub struct ModelConfig {
     pub precondition_closes_frontiers: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
+    /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).
+    pub segment_skews: Option<Vec<u64>>,
     /// ONFI command phases in MQSim's NV-DDR2 times, holding the channel (MQSim).
     pub onfi_command_phases: Option<bool>,
     /// GC's reads, writes and erases in multi-plane batches (MQSim).

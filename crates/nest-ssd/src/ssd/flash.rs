@@ -166,7 +166,7 @@ impl Ssd {
 
     /// A GC move's new page: the next of its plane's GC frontier, the mapping moved to it.
     pub(super) fn place_gc_write(&mut self, txn: &Txn) -> u32 {
-        let ppa = self.ftl.alloc(txn.plane, crate::frontiers::Front::Gc);
+        let ppa = self.ftl.alloc(txn.plane, crate::ftl::Front::Gc);
         self.ftl.gc_paid(txn.plane);
         if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
             if let Some(c) = &mut self.cmt {

@@ -40,6 +40,8 @@ pub(super) struct Cmd {
     pub(super) nv: bool,
     /// `sqe_over_pcie`: how many of the command's NVMe messages have crossed the link.
     pub(super) messages: u8,
+    /// `segment_skews`: the second piece names the first piece's page (MQSim's bug).
+    pub(super) dup_first: bool,
 }
 
 impl Ssd {
@@ -55,8 +57,47 @@ impl Ssd {
     fn accept(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
         let ps = self.layout.page;
         let size = size.max(1);
+        if !self.params.model.segment_skews.is_empty() {
+            return self.accept_skewed(now, tag, write, offset, size, class, out);
+        }
         let first = ps.quotient(offset);
         let last = ps.quotient(offset + size as u64 - 1);
+        self.accept_pages(now, tag, write, class, size, first, last - first + 1, ps.remainder(offset) as u32, false, out);
+    }
+
+    /// `segment_skews`: the pieces MQSim makes of a request in a flow whose slice starts
+    /// `skew` bytes past a page boundary — split where the drive's pages end, numbered from the
+    /// slice's start: piece 0 names the page of its own first byte (counted from the slice),
+    /// piece k ≥ 1 the page of its grid start less one grid page, so pieces 0 and 1 share a
+    /// page when the request starts at or past `skew` into a page of the slice.
+    #[allow(clippy::too_many_arguments)]
+    fn accept_skewed(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
+        let ps = self.layout.page_size as u64;
+        let m = &self.params.model;
+        let d = m.mapping_domains.iter().filter(|&&b| b <= offset).count().saturating_sub(1);
+        let start = m.mapping_domains.get(d).copied().unwrap_or(0);
+        let skew = m.segment_skews.get(d).copied().unwrap_or(0) % ps;
+        let (base, x) = (start / ps, offset - start);
+        let y = x + skew;
+        let pieces = (y + size as u64 - 1) / ps - y / ps + 1;
+        let dup = skew > 0 && pieces > 1 && x / ps == y / ps;
+        self.accept_pages(now, tag, write, class, size, base + x / ps, pieces, (y % ps) as u32, dup, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accept_pages(
+        &mut self,
+        now: SimTime,
+        tag: u32,
+        write: bool,
+        class: u8,
+        size: u32,
+        first: u64,
+        npages: u64,
+        head: u32,
+        dup_first: bool,
+        out: &mut Outbox,
+    ) {
         let logical = self.logical_pages as u64;
         let cmd = Cmd {
             tag,
@@ -65,8 +106,8 @@ impl Ssd {
             bytes: size,
             // An offset past the drive wraps (the division only then).
             first_lpa: (if first < logical { first } else { first % logical }) as u32,
-            npages: (last - first + 1) as u32,
-            head: ps.remainder(offset) as u32,
+            npages: npages as u32,
+            head,
             remaining: 0,
             admitted: 0,
             parts: DevParts::default(),
@@ -74,6 +115,7 @@ impl Ssd {
             plm: 0,
             nv: false,
             messages: 0,
+            dup_first,
         };
         let c = self.cmds.alloc(cmd);
         self.in_flight += 1;
@@ -165,7 +207,7 @@ impl Ssd {
 
     #[inline]
     pub(super) fn lpa_of(&self, c: &Cmd, i: u32) -> u32 {
-        let l = c.first_lpa + i;
+        let l = c.first_lpa + i - (c.dup_first && i > 0) as u32;
         if l >= self.logical_pages {
             l - self.logical_pages
         } else {

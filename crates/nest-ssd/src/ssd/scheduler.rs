@@ -290,7 +290,7 @@ impl Ssd {
             Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => Some(self.layout.page_in_block(txn.ppa)),
             Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, self.ftl.user_front_of(txn.lpa))),
             Kind::GcWrite if self.params.model.pages_at_dispatch => Some(self.layout.page_in_block(txn.ppa)),
-            Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, crate::frontiers::Front::Gc)),
+            Kind::GcWrite => Some(self.ftl.next_page_offset(txn.plane, crate::ftl::Front::Gc)),
             Kind::MapRead | Kind::MapMerge => Some(MAP_PAGE_OFFSETS | (txn.owner & (MAP_PAGE_OFFSETS - 1))),
             Kind::MapWrite | Kind::Erase => None,
             _ if txn.ppa == NONE => Some(0),

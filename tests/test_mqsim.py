@@ -426,6 +426,24 @@ def test_flows_whose_mqsim_slice_starts_inside_a_page_get_its_skew(tmp_path):
     assert "segment_skews" not in model
 
 
+def test_a_stream_is_preconditioned_as_written_once(tmp_path):
+    """MQSim preconditions by the steady state its flows would reach: a stream leaves its blocks
+    full of valid pages (an SLC drive at 70 %: 166 free blocks a plane of 512), random writes leave
+    each plane near GC's threshold (24). NeSt had overwritten every preconditioned page once for
+    both (the stream then started at GC's threshold: ~1,000 GC jobs where MQSim ran none, 2 of 10
+    figures; written once, 10 of 10)."""
+    from nestsim.mqsim import load
+
+    text = (FIX / "workload-small.xml").read_text()
+    mixed = load(FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", [FIX])[0][0]
+    assert mixed["device"][0]["precondition"]["overwrites"] == 1.0  # a random flow beside the stream
+    wl = tmp_path / "streams.xml"
+    wl.write_text(text.replace("<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>", "<Address_Distribution>STREAMING</Address_Distribution>"))
+    shutil.copy(FIX / "tiny.trace", tmp_path / "tiny.trace")
+    streams = load(FIX / "ssdconfig-small.xml", wl, [tmp_path])[0][0]
+    assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0}
+
+
 def test_normal_sizes_are_drawn_as_mqsim_draws_them():
     """MQSim's NORMAL: ceil(Normal(avg, var)) sectors with the variance passed as the standard
     deviation (a draw of 0 gives 1 sector). NeSt had read it as a variance and drawn uniformly

@@ -387,7 +387,7 @@ def test_a_trace_flow_wraps_its_addresses_as_mqsim_does(cli, tmp_path):
     elsewhere (read p99 −11.1 %, 12 of 12 with MQSim's modulus)."""
     import pyarrow.parquet as pq
 
-    from nestsim.mqsim import _trace_moduli, load
+    from nestsim.mqsim import _mqsim_slices, load
 
     # The fixture drive: 8 planes of 64 × 64 pages of 8 sectors, 12 % spare: int(32,768 × 0.88)
     # = 28,835 sectors a plane, 230,680 in all, so M = 230,679.
@@ -397,9 +397,9 @@ def test_a_trace_flow_wraps_its_addresses_as_mqsim_does(cli, tmp_path):
     geo = {"channels": 8, "chips_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 2, "blocks_per_plane": 2048,
            "pages_per_block": 256, "page_size": "8192B"}
     every = {t: [None] for t in ("Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs")}
-    assert _trace_moduli(every, geo, 0.07) == [998_579_839]
+    assert _mqsim_slices(every, geo, 0.07) == [998_579_839]
     two = {t: [None, None] for t in every}
-    assert _trace_moduli(two, geo, 0.07) == [128 * 3_900_702 - 1] * 2
+    assert _mqsim_slices(two, geo, 0.07) == [128 * 3_900_702 - 1] * 2
     # Replayed: the first record, sector 596,848, lands at 596,848 mod 230,679 = 135,490 (NeSt's
     # old wrap: 596,848 mod (230,656 − 8) = 135,552).
     out = tmp_path / "out"

@@ -357,52 +357,56 @@ _RESOURCE_TAGS = ("Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs")
 _GEOMETRY_KEYS = ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die")
 
 
+def _plane_sharing(flow_ids: dict, geometry: dict) -> Optional[Tuple[List[list], List[list], Dict[tuple, int]]]:
+    """Per flow, its resource ids (channels, chips, dies, planes) and its planes, and per plane
+    how many flows use it; None for a geometry too large to walk (the device's own check names
+    it)."""
+    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
+    if math.prod(dims) > 1 << 20:
+        return None
+    n = len(flow_ids[_RESOURCE_TAGS[0]])
+    res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
+           for i in range(n)]
+    planes = [[(c, w, d, p) for c in r[0] for w in r[1] for d in r[2] for p in r[3]] for r in res]
+    sharers: Dict[tuple, int] = {}
+    for flow in planes:
+        for pl in flow:
+            sharers[pl] = sharers.get(pl, 0) + 1
+    return res, planes, sharers
+
+
 def _flow_domains(flow_ids: dict, geometry: dict) -> Optional[List[Tuple[float, dict]]]:
     """Per flow, (its share of the logical space, its resources as a `model.domains` entry
     without the start) when some flow does not use the whole drive; None when every flow does.
     MQSim gives a flow each of its planes' logical pages, split evenly among the flows that
     share a plane (`src/utils/Logical_Address_Partitioning_Unit.cpp:79-145`)."""
-    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
-    n = len(flow_ids[_RESOURCE_TAGS[0]])
     if all(ids is None for t in _RESOURCE_TAGS for ids in flow_ids[t]):
         return None
-    if math.prod(dims) > 1 << 20:
-        return None  # no such drive: the device's own check names the geometry
-    res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
-           for i in range(n)]
+    walk = _plane_sharing(flow_ids, geometry)
+    if walk is None:
+        return None
+    res, planes, sharers = walk
+    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
     if all(r == [list(range(d)) for d in dims] for r in res):
         return None
-    planes = lambda r: [(c, w, d, p) for c in r[0] for w in r[1] for d in r[2] for p in r[3]]
-    sharers: Dict[tuple, int] = {}
-    for r in res:
-        for pl in planes(r):
-            sharers[pl] = sharers.get(pl, 0) + 1
-    total = dims[0] * dims[1] * dims[2] * dims[3]
     keys = ("channels", "chips", "dies", "planes")
-    return [(sum(1 / sharers[pl] for pl in planes(r)) / total, dict(zip(keys, r))) for r in res]
+    return [(sum(1 / sharers[pl] for pl in flow) / math.prod(dims), dict(zip(keys, r))) for r, flow in zip(res, planes)]
 
 
-def _trace_moduli(flow_ids: dict, geometry: dict, op: float) -> Optional[List[int]]:
+def _mqsim_slices(flow_ids: dict, geometry: dict, op: float) -> Optional[List[int]]:
     """Per flow, MQSim's `end − start` of its logical slice in sectors: each of its planes gives
     blocks × pages × sectors × (1 − overprovisioning) sectors, split among the flows on the plane
     and cut to a whole number per plane (`src/utils/Logical_Address_Partitioning_Unit.cpp:135-157`);
     the slice ends one before the sum. A trace flow keeps an address up to it and takes a larger
-    one modulo it (`src/host/IO_Flow_Trace_Based.cpp:49-57`). None for a geometry too large to
-    walk (the device's own check names it)."""
-    dims = [int(geometry[k]) for k in _GEOMETRY_KEYS]
-    if math.prod(dims) > 1 << 20:
+    one modulo it (`src/host/IO_Flow_Trace_Based.cpp:49-57`), and the slices' starts place MQSim's
+    page boundaries (`segment_skews`)."""
+    walk = _plane_sharing(flow_ids, geometry)
+    if walk is None:
         return None
-    n = len(flow_ids[_RESOURCE_TAGS[0]])
-    res = [[sorted(set(flow_ids[t][i])) if flow_ids[t][i] is not None else list(range(d)) for t, d in zip(_RESOURCE_TAGS, dims)]
-           for i in range(n)]
-    planes = lambda r: [(c, w, d, p) for c in r[0] for w in r[1] for d in r[2] for p in r[3]]  # noqa: E731
-    sharers: Dict[tuple, int] = {}
-    for r in res:
-        for pl in planes(r):
-            sharers[pl] = sharers.get(pl, 0) + 1
+    _, planes, sharers = walk
     sectors = int(geometry["blocks_per_plane"]) * int(geometry["pages_per_block"]) * (int(str(geometry["page_size"]).rstrip("B")) // 512)
     # In MQSim's order of operations: the product in integers, then (1 − op) × 1.0 / sharers in doubles.
-    return [sum(int(sectors * (1.0 - op) * 1.0 / sharers[pl]) for pl in planes(r)) - 1 for r in res]
+    return [sum(int(sectors * (1.0 - op) * 1.0 / sharers[pl]) for pl in flow) - 1 for flow in planes]
 
 
 def _mqsim_normal_sizes(avg: int, var: float) -> Tuple[dict, float]:
@@ -559,9 +563,9 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             warnings.append(f"{path.name}:{modes[1][0]}: Device_Level_Data_Caching_Mode: flows ask for different cache modes; "
                             f"NeSt's cache mode is per device, the first flow's ({modes[0][1]}) is used")
         d = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dev.items()}
-        moduli = _trace_moduli(flow_ids, dev["geometry"], float(dev["ftl"].get("overprovisioning", 0.07))) or []
+        slices = _mqsim_slices(flow_ids, dev["geometry"], float(dev["ftl"].get("overprovisioning", 0.07))) or []
         start = 0
-        for w, m in zip(workloads, moduli):
+        for w, m in zip(workloads, slices):
             if "trace" in w and m > 0:
                 w["trace"]["wrap_at"] = f"{m * 512}B"
             # Where MQSim's slice of the flow starts, in sectors (`segment_skews`, at `finalize`).

@@ -74,7 +74,8 @@ impl Ssd {
     fn accept_skewed(&mut self, now: SimTime, tag: u32, write: bool, offset: u64, size: u32, class: u8, out: &mut Outbox) {
         let ps = self.layout.page_size as u64;
         let m = &self.params.model;
-        let d = m.mapping_domains.iter().filter(|&&b| b <= offset).count().saturating_sub(1);
+        // The domain the offset lies in (the importer gives them rising, the skews in that order).
+        let d = m.mapping_domains.partition_point(|&b| b <= offset).saturating_sub(1);
         let start = m.mapping_domains.get(d).copied().unwrap_or(0);
         let skew = m.segment_skews.get(d).copied().unwrap_or(0) % ps;
         let (base, x) = (start / ps, offset - start);

@@ -231,6 +231,14 @@ impl Ssd {
         ftl.write_floor = params.model.gc_floor_blocks;
         ftl.open_frontiers = params.model.open_frontiers;
         let m = &params.model;
+        // MQSim's flows' address domains (`mapping_domains`) as their first LPAs, rising: the CMT
+        // files entries by them, and with `stream_frontiers` each writes to frontiers of its own.
+        let mut domain_starts: Vec<u32> = m.mapping_domains.iter().map(|&b| (b / params.geometry.page_size as u64).min(logical) as u32).collect();
+        domain_starts.sort_unstable();
+        domain_starts.dedup();
+        if m.stream_frontiers && domain_starts.len() > 1 {
+            ftl.set_streams(&domain_starts);
+        }
         let cmt = params.ftl.cmt_bytes.map(|b| {
             let mut cmt = Cmt::new(
                 logical,
@@ -243,10 +251,7 @@ impl Ssd {
                 m.evicted_entry_misfiled,
                 m.merge_read,
             );
-            let mut starts: Vec<u32> = m.mapping_domains.iter().map(|&b| (b / params.geometry.page_size as u64).min(logical) as u32).collect();
-            starts.sort_unstable();
-            starts.dedup();
-            cmt.set_domains(starts, m.cmt_per_domain);
+            cmt.set_domains(domain_starts.clone(), m.cmt_per_domain);
             cmt
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {
@@ -327,13 +332,6 @@ impl Ssd {
             logical_pages: logical as u32,
             params,
         };
-        if ssd.params.model.stream_frontiers && ssd.params.model.mapping_domains.len() > 1 {
-            let page = ssd.params.geometry.page_size as u64;
-            let mut starts: Vec<u32> = ssd.params.model.mapping_domains.iter().map(|&b| (b / page).min(logical) as u32).collect();
-            starts.sort_unstable();
-            starts.dedup();
-            ssd.ftl.set_streams(&starts);
-        }
         if let Some(p) = ssd.params.precondition.clone() {
             ssd.precondition(&p, seed, index)?;
             if ssd.params.model.precondition_closes_frontiers {

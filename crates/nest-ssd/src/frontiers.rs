@@ -134,3 +134,33 @@ impl Ftl {
         }
     }
 }
+
+impl Ftl {
+    /// `mean_field_layout`: programs `lpas` into the first pages of a fresh block of `plane`'s
+    /// frontier `f` and closes it, the rest of its pages invalid — one block of MQSim's
+    /// preconditioning (`Allocate_Pages_in_block_and_invalidate_remaining_for_preconditioning`,
+    /// `Flash_Block_Manager.cpp:57-89`). False (nothing laid) when the plane has no free block.
+    pub fn lay_block(&mut self, plane: u32, f: Front, lpas: impl Iterator<Item = u32>) -> bool {
+        let b = loop {
+            match self.front(plane, f) {
+                Some(b) if self.blocks[b as usize].written == 0 => break b,
+                // A partly written frontier is closed first (and, with `open_frontiers`, replaced).
+                Some(b) => self.close_block(plane, b, f),
+                None if self.planes[plane as usize].free.is_empty() => return false,
+                None => {
+                    let b = self.take_free_block(plane);
+                    self.set_front(plane, f, Some(b));
+                    break b;
+                }
+            }
+        };
+        for lpa in lpas {
+            let ppa = self.alloc(plane, f);
+            self.program_user(lpa, ppa);
+        }
+        if self.blocks[b as usize].state != crate::block::BlockState::Full {
+            self.close_block(plane, b, f);
+        }
+        true
+    }
+}

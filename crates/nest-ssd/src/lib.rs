@@ -22,6 +22,7 @@ mod gc_room;
 pub use nest_core::lazy_vec;
 pub mod geometry;
 pub mod lru;
+pub mod mean_field;
 pub mod params;
 pub mod pcie;
 pub mod plm;

@@ -229,7 +229,10 @@ pub enum MappingWrites {
     /// the block is never a GC victim (`GC_and_WL_Unit_Base.cpp:234`): translation write-backs
     /// use up free blocks for good — **a bug** (the space is neither written nor reclaimed).
     /// NeSt stops taking blocks when a plane is down to GC's hard threshold (MQSim would take
-    /// its last) and counts the write-backs it could not place.
+    /// its last) and counts the write-backs it could not place. The table itself, written when
+    /// the drive is built (`Store_mapping_table_on_flash_at_start`, `:423-442`), takes its pages
+    /// the same way before preconditioning: a plane of a 4 KiB-page drive holding 60 of them
+    /// starts a block lower.
     Pinned,
 }
 

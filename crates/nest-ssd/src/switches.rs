@@ -186,6 +186,14 @@ pub struct ModelSwitches {
     /// which multi-plane programs need (`multiplane_same_page`). Off: the frontiers stay where
     /// the preconditioning writes left them, at different offsets plane by plane.
     pub precondition_closes_frontiers: bool,
+    /// Preconditioning lays each plane's pages out by the steady state the workload would reach
+    /// as MQSim estimates it (`mean_field`, `ssd/laid_out.rs`; `src/ssd/FTL.cpp:430-634`,
+    /// `Address_Mapping_Unit_Page_Level.cpp:611-740`): so many blocks holding each count of valid
+    /// pages — Van Houdt's mean-field model of the GC policy for random writes, blocks full or
+    /// empty for a stream (`overwrites` 0) — over a goal of `blocks − ⌊threshold / 2⌋` blocks
+    /// a plane, the rest invalid. Off: the pages written in order and overwritten at random,
+    /// GC running instantly, which leaves every plane near GC's threshold.
+    pub mean_field_layout: bool,
     /// Each address domain (`mapping_domains`: MQSim's flows) writes to user frontiers of its own
     /// on every plane, as MQSim keeps one per flow (`Data_wf[stream_id]`,
     /// `Flash_Block_Manager.cpp:20-35`): a flow whose reads of never-written pages take pages
@@ -254,6 +262,7 @@ impl Default for ModelSwitches {
             schedule_after_submit: false,
             walk_idle_channels: false,
             precondition_closes_frontiers: false,
+            mean_field_layout: false,
             stream_frontiers: false,
             segment_skews: Vec::new(),
             onfi_command_phases: false,
@@ -311,6 +320,7 @@ impl ModelSwitches {
             schedule_after_submit: true,
             walk_idle_channels: true,
             precondition_closes_frontiers: true,
+            mean_field_layout: true,
             stream_frontiers: true,
             segment_skews: Vec::new(),
             onfi_command_phases: true,

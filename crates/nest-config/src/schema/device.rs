@@ -195,6 +195,8 @@ pub struct ModelConfig {
     pub walk_idle_channels: Option<bool>,
     /// Preconditioning leaves every plane's frontiers on fresh blocks (MQSim).
     pub precondition_closes_frontiers: Option<bool>,
+    /// Preconditioning lays pages out by MQSim's mean-field steady state (MQSim).
+    pub mean_field_layout: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
     /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).

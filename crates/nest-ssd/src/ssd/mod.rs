@@ -42,6 +42,7 @@ mod flash;
 mod gc;
 mod gc_lock;
 mod host_if;
+mod laid_out;
 mod map_pages;
 mod onfi;
 mod partners;
@@ -332,6 +333,14 @@ impl Ssd {
             logical_pages: logical as u32,
             params,
         };
+        if let Some(pages) = ssd.cmt.as_ref().filter(|_| ssd.params.model.mapping_writes == crate::switches::MappingWrites::Pinned).map(Cmt::translation_pages)
+        {
+            // The table written when the drive is built takes its pages (`MappingWrites::Pinned`).
+            for tp in 0..pages {
+                ssd.ftl.pin_translation_page(ssd.map_plane(tp));
+            }
+            (ssd.ftl.counters.pinned_blocks, ssd.ftl.counters.pinned_unplaced) = (0, 0);
+        }
         if let Some(p) = ssd.params.precondition.clone() {
             ssd.precondition(&p, seed, index)?;
             if ssd.params.model.precondition_closes_frontiers {

@@ -23,44 +23,35 @@ impl Ssd {
             n = filled.iter().map(|f| f.1).sum();
         }
         let m = (n as f64 * overwrites) as u64;
-        let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
-        let mut scratch = std::mem::take(&mut self.scratch);
-        // The last `keep` pages written, oldest first from `k % keep` (for the dirty cache).
+        // The last `keep` pages written (for the dirty cache).
         let keep = if p.dirty_cache { self.cache.as_ref().map_or(0, |c| c.slots.saturating_sub(c.reserve)) as u64 } else { 0 };
-        let mut last: Vec<u32> = Vec::with_capacity(keep.min(n + m) as usize);
-        for k in 0..n + m {
-            if k % (1 << 16) == 0 && nest_core::deadline::passed() {
-                self.scratch = scratch;
-                return Err(format!(
-                    "stopped at the wall-clock budget while preconditioning the drive ({:.0} % of its {} page writes done)",
-                    100.0 * k as f64 / (n + m) as f64,
-                    n + m
-                ));
-            }
-            let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) }, &filled);
-            let plane = match self.params.ftl.allocation {
-                Allocation::Static(_) => self.layout.data_plane(lpa),
-                Allocation::Dynamic => {
-                    // Over the planes of the page's channel group, in turn.
-                    let pps = (self.layout.planes / self.layout.groups) as u64;
-                    self.layout.group_of_lpa(lpa) * pps as u32 + (k % pps) as u32
+        let mut last = Recent::new(keep.min(n + m) as usize);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        if self.params.model.mean_field_layout {
+            // Each domain is one of MQSim's flows, laid out on its own: its range of `i`.
+            let streams: Vec<(u64, u64)> =
+                if filled.is_empty() { vec![(0, n)] } else { filled.iter().scan(0, |at, f| Some((std::mem::replace(at, *at + f.1), f.1))).collect() };
+            self.lay_out(occupancy, overwrites == 0.0, &streams, &filled, &mut |lpa| last.push(lpa), &mut scratch);
+        } else {
+            let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
+            for k in 0..n + m {
+                if k % (1 << 16) == 0 && nest_core::deadline::passed() {
+                    self.scratch = scratch;
+                    return Err(format!(
+                        "stopped at the wall-clock budget while preconditioning the drive ({:.0} % of its {} page writes done)",
+                        100.0 * k as f64 / (n + m) as f64,
+                        n + m
+                    ));
                 }
-            };
-            self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);
-            if keep > 0 {
-                if (last.len() as u64) < keep {
-                    last.push(lpa as u32);
-                } else {
-                    last[(k % keep) as usize] = lpa as u32;
-                }
+                let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) }, &filled);
+                let plane = self.precondition_plane(lpa, k);
+                self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);
+                last.push(lpa as u32);
             }
         }
         self.scratch = scratch;
         if keep > 0 {
-            // Oldest first, so the cache's LRU order is the order they were written.
-            let split = if (last.len() as u64) < keep { 0 } else { ((n + m) % keep) as usize };
-            last.rotate_left(split);
-            self.preload_dirty_cache(&last, keep as u32);
+            self.preload_dirty_cache(&last.oldest_first(), keep as u32);
         }
         // Preconditioning is not part of the measured run.
         self.ftl.counters = Default::default();
@@ -86,9 +77,21 @@ impl Ssd {
         }
     }
 
+    /// The plane preconditioning writes `lpa`, its `k`-th page, to: its home plane under static
+    /// allocation; under dynamic allocation the planes of its channel group in turn.
+    pub(super) fn precondition_plane(&self, lpa: u64, k: u64) -> u32 {
+        match self.params.ftl.allocation {
+            Allocation::Static(_) => self.layout.data_plane(lpa),
+            Allocation::Dynamic => {
+                let pps = (self.layout.planes / self.layout.groups) as u64;
+                self.layout.group_of_lpa(lpa) * pps as u32 + (k % pps) as u32
+            }
+        }
+    }
+
     /// The `i`-th page preconditioning fills: LPA `i` on a one-set drive; with NVM sets, the
     /// sets in turn from the start of each one's range, so every set is filled alike.
-    fn precondition_lpa(&self, i: u64, filled: &[(u64, u64)]) -> u64 {
+    pub(super) fn precondition_lpa(&self, i: u64, filled: &[(u64, u64)]) -> u64 {
         if !filled.is_empty() {
             // The `i`th page written: the domains' filled pages one after another.
             let mut i = i;
@@ -104,5 +107,38 @@ impl Ssd {
             return i;
         }
         (i % sets) * self.layout.set_lpas + i / sets
+    }
+}
+
+/// The last `keep` pages written, kept in a ring.
+struct Recent {
+    keep: usize,
+    buf: Vec<u32>,
+    written: usize,
+}
+
+impl Recent {
+    fn new(keep: usize) -> Self {
+        Recent { keep, buf: Vec::with_capacity(keep), written: 0 }
+    }
+
+    fn push(&mut self, lpa: u32) {
+        if self.keep == 0 {
+            return;
+        }
+        if self.buf.len() < self.keep {
+            self.buf.push(lpa);
+        } else {
+            self.buf[self.written % self.keep] = lpa;
+        }
+        self.written += 1;
+    }
+
+    /// Oldest first, so the cache's LRU order is the order they were written.
+    fn oldest_first(mut self) -> Vec<u32> {
+        if self.buf.len() == self.keep && self.keep > 0 {
+            self.buf.rotate_left(self.written % self.keep);
+        }
+        self.buf
     }
 }

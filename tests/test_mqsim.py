@@ -443,6 +443,17 @@ def test_a_stream_is_preconditioned_as_written_once(tmp_path):
     streams = load(FIX / "ssdconfig-small.xml", wl, [tmp_path])[0][0]
     assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0}
 
+    # Hot/cold flows of one skew precondition to their own steady state (MQSim's estimate
+    # stretches the uniform one by it, `FTL.cpp:434-526`); a uniform flow beside them, not.
+    hot = tmp_path / "hot.xml"
+    hc = "<Address_Distribution>RANDOM_HOTCOLD</Address_Distribution><Percentage_of_Hot_Region>20</Percentage_of_Hot_Region>"
+    hot_text = text.replace("<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>", hc)
+    hot.write_text(hot_text.replace("<Address_Distribution>STREAMING</Address_Distribution>", hc))
+    pre = load(FIX / "ssdconfig-small.xml", hot, [tmp_path])[0][0]["device"][0]["precondition"]
+    assert pre["hot_fraction"] == 0.2 and pre["hot_share"] == 0.8 and pre["overwrites"] == 1.0
+    hot.write_text(hot_text)
+    assert "hot_fraction" not in load(FIX / "ssdconfig-small.xml", hot, [tmp_path])[0][0]["device"][0]["precondition"]
+
 
 def test_normal_sizes_are_drawn_as_mqsim_draws_them():
     """MQSim's NORMAL: ceil(Normal(avg, var)) sectors with the variance passed as the standard

@@ -84,6 +84,20 @@ def test_an_ssd_too_big_for_the_memory_limit_is_refused_before_it_is_built(tmp_p
         nestsim.run(tmp_path / "cache.toml", budget=nestsim.Budget(memory_bytes=2**30), keep_tables=False)
 
 
+@pytest.mark.parametrize("skew,message", [
+    ("hot_fraction = 0.1", "device[0].precondition: expected hot_fraction and hot_share together"),
+    ("hot_fraction = 1.5, hot_share = 0.9", "device[0].precondition.hot_fraction: expected a fraction in (0, 1)"),
+    ("hot_fraction = 0.1, hot_share = -1", "device[0].precondition.hot_share: expected a fraction in [0, 1]"),
+])
+def test_a_hot_cold_preconditioning_skew_is_checked(tmp_path, cli, skew, message):
+    text = (ROOT / "examples" / "ssd-smoke.toml").read_text().replace("overwrites = 1.0 }", f"overwrites = 1.0, {skew} }}")
+    (tmp_path / "hot.toml").write_text(text)
+    p = cli("validate", "hot.toml")
+    assert p.returncode == 2 and "hot.toml" in p.stderr and message in p.stderr, p.stderr
+    # Both given and in range: valid, and the run preconditions with the skew.
+    (tmp_path / "ok.toml").write_text(text.replace(skew, "hot_fraction = 0.1, hot_share = 0.9"))
+    assert cli("validate", "ok.toml").returncode == 0
+
 def test_a_fabric_whose_routing_tables_would_not_fit_is_refused_at_validation(tmp_path, cli):
     # Tables per ToR: a 200,000-sender dumbbell has one ToR, and validates at once.
     text = (ROOT / "examples" / "dctcp-dumbbell.toml").read_text().replace("senders = 3", "senders = 200000")

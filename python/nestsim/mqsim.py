@@ -584,13 +584,19 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             d["cache"] = dict(d.get("cache", {}), mode=modes[0][1])
         if run.get("_precondition") and occs:
             # MQSim lays the preconditioned pages out by the steady state the flow would reach
-            # (`Address_Mapping_Unit_Page_Level.cpp:611-760`): a stream leaves its blocks full of
-            # valid pages (measured on an SLC drive at 50 / 70 / 90 %: 264 / 166 / 69 free blocks
-            # a plane of 512; NeSt writing each page once, 272 / 178 / 83), random writes leave
-            # each plane near GC's threshold (42 / 24 / 11; NeSt's pages overwritten once, ~25).
+            # (`Address_Mapping_Unit_Page_Level.cpp:611-760`; compat's `mean_field_layout`): a
+            # stream leaves its blocks full of valid pages (overwrites 0 picks that layout; and
+            # NeSt's own, the pages written once, is near it), random writes a spread of them.
             streams = all(w.get("address", {}).get("pattern") == "sequential" for w in workloads if "trace" not in w)
             overwrites = 0.0 if streams and any("trace" not in w for w in workloads) else 1.0
             d["precondition"] = {"occupancy": round(sum(occs) / len(occs), 4), "overwrites": overwrites}
+            # Hot/cold flows (one skew for all) precondition to their own steady state; MQSim's
+            # estimate stretches the uniform one by it (`FTL.cpp:434-526`).
+            addrs = [w.get("address", {}) for w in workloads if "trace" not in w]
+            skews = {(a.get("hot_fraction"), a.get("hot_share")) for a in addrs}
+            if addrs and len(skews) == 1 and all(a.get("pattern") == "hotcold" for a in addrs) and 0 < (next(iter(skews))[0] or 0) < 1:
+                (f, s), = skews
+                d["precondition"].update(hot_fraction=f, hot_share=s)
         rn = {k: v for k, v in run.items() if not k.startswith("_")}
         if stops:
             rn["duration"] = _ns(max(stops))

@@ -93,6 +93,31 @@ pub fn streaming(b: u32, rho: f64) -> Vec<f64> {
         .collect()
 }
 
+/// MQSim's hot/cold estimate from the uniform one (`FTL.cpp:434-526`): `fraction` of the pages
+/// taking `share` of the writes, the distribution is stretched by `√(share / fraction)` about its
+/// mean — count `i` takes the uniform fraction at `⌊(i − mean) · r⌋` — and renormalised.
+pub fn hot_cold(uniform: &[f64], fraction: f64, share: f64) -> Vec<f64> {
+    let r = (share / fraction).sqrt();
+    let b = uniform.len() as i64 - 1;
+    let mean: f64 = uniform.iter().enumerate().map(|(i, p)| p * i as f64).sum();
+    let out: Vec<f64> = (0..=b)
+        .map(|i| {
+            let phi = ((i as f64 - mean) * r) as i64;
+            if phi < 0 || phi >= b {
+                0.0
+            } else {
+                r * uniform[phi as usize]
+            }
+        })
+        .collect();
+    let sum: f64 = out.iter().sum();
+    if sum > 0.0 {
+        out.iter().map(|p| p / sum).collect()
+    } else {
+        uniform.to_vec()
+    }
+}
+
 /// The uniform-random steady state under `policy` (`rga_d` blocks sampled by RGA).
 pub fn uniform(policy: VictimPolicy, rga_d: u32, b: u32, rho: f64) -> Vec<f64> {
     match policy {

@@ -367,11 +367,16 @@ impl SuspendParams {
 /// the run's length until the cache had filled). The dirty pages are the last ones
 /// preconditioning wrote; where it writes fewer (occupancy 0) the rest are the lowest LPAs
 /// not among them, held in the cache only.
+///
+/// `hot`: the writes' hot/cold skew, `(fraction, share)` — the first `fraction` of each
+/// domain's logical pages take `share` of the overwrites (as a hot/cold workload's writes would,
+/// so the blocks reach that workload's steady state). `None`: uniform.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Precondition {
     pub occupancy: f64,
     pub overwrites: f64,
     pub dirty_cache: bool,
+    pub hot: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -557,6 +562,10 @@ impl SsdParams {
         if let Some(p) = &self.precondition {
             need("precondition.occupancy", p.occupancy >= 0.0 && p.occupancy <= 1.0, "expected a fraction in [0, 1]");
             need("precondition.overwrites", p.overwrites >= 0.0 && p.overwrites <= 20.0, "expected 0–20 (multiples of the occupied pages)");
+            if let Some((f, s)) = p.hot {
+                need("precondition.hot_fraction", f > 0.0 && f < 1.0, "expected a fraction in (0, 1)");
+                need("precondition.hot_share", (0.0..=1.0).contains(&s), "expected a fraction in [0, 1]");
+            }
             need(
                 "precondition.dirty_cache",
                 !p.dirty_cache || matches!(self.cache.mode, CacheMode::Write | CacheMode::WriteRead),

@@ -147,7 +147,7 @@ fn a_multi_page_read_spreads_over_channels() {
 /// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
 /// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
 fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false });
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None });
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
     let mut rng = RngStream::from_seed(seed);
@@ -241,7 +241,7 @@ fn deferred_soft_gc_waits_for_the_hard_threshold() {
     p.ftl.overprovisioning = 0.3;
     p.ftl.gc_soft = 0.2;
     p.ftl.gc_hard = 0.05;
-    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0, dirty_cache: false });
+    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0, dirty_cache: false, hot: None });
     let mut b = Bench::new(p);
     let mut out = Outbox::default();
     b.ssd.set_soft_gc_deferred(SimTime::ZERO, true, &mut out);
@@ -344,7 +344,7 @@ fn a_die_policy_is_one_file_and_one_line() {
 #[test]
 fn cmt_misses_cost_mapping_reads() {
     let mut ideal = small();
-    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false });
+    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false, hot: None });
     let mut tiny = ideal.clone();
     tiny.ftl.cmt_bytes = Some(4096);
     let run = |p: SsdParams| {
@@ -413,7 +413,7 @@ fn a_dirty_cache_precondition_starts_the_drive_write_bound() {
         let mut p = small();
         p.cache.mode = CacheMode::Write;
         p.cache.capacity = 64 * 4096;
-        p.precondition = Some(Precondition { occupancy, overwrites: 0.0, dirty_cache });
+        p.precondition = Some(Precondition { occupancy, overwrites: 0.0, dirty_cache, hot: None });
         let mut b = Bench::new(p);
         let before = b.ssd.cache().unwrap().dirty_slots();
         b.submit(true, 5_000 * 4096, 4096, 1);
@@ -438,7 +438,7 @@ fn a_dirty_cache_precondition_starts_the_drive_write_bound() {
 #[test]
 fn sub_page_writes_read_modify_write() {
     let mut p = small();
-    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false });
+    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false, hot: None });
     let mut b = Bench::new(p);
     b.submit(true, 512, 1024, 1);
     b.run(|_| {});
@@ -460,7 +460,7 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     p.ftl.static_wl_threshold = Some(8);
     p.ftl.victim = VictimPolicy::Greedy;
     // Hot writes to a tenth of the space; cold data elsewhere never moves without WL.
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0, dirty_cache: false });
+    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0, dirty_cache: false, hot: None });
     let mut b = Bench::new(p);
     let hot = b.ssd.params.logical_pages() / 10;
     let mut rng = RngStream::from_seed(2);
@@ -710,7 +710,7 @@ fn address_domains_keep_their_pages_on_their_own_channels() {
     let half = p.logical_pages() / 2 * p.geometry.page_size as u64;
     let on = |start: u64, channel: u32| DomainResources { start, ids: [vec![channel], vec![0, 1], vec![0], vec![0, 1]] };
     p.model.domains = vec![on(0, 1), on(half, 0)];
-    p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false });
+    p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false, hot: None });
     let logical = p.logical_pages() as u32;
     let mut b = Bench::new(p.clone());
     let channel_of =

@@ -308,6 +308,14 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
             occupancy: pc.occupancy.unwrap_or(0.9),
             overwrites: pc.overwrites.unwrap_or(1.0),
             dirty_cache: pc.dirty_cache.unwrap_or(false),
+            hot: match (pc.hot_fraction, pc.hot_share) {
+                (Some(f), Some(s)) => Some((f, s)),
+                (None, None) => None,
+                _ => {
+                    cx.err(&format!("{key}.precondition"), "expected hot_fraction and hot_share together");
+                    None
+                }
+            },
         });
     }
     model_switches(cx, key, c, &mut p);

@@ -324,6 +324,10 @@ pub struct PreconditionConfig {
     pub overwrites: Option<f64>,
     /// The write cache starts dirty up to its flush threshold (a write-bound drive's state).
     pub dirty_cache: Option<bool>,
+    /// Hot/cold overwrites: this fraction of the logical space (its start) …
+    pub hot_fraction: Option<f64>,
+    /// … takes this share of them (both or neither).
+    pub hot_share: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

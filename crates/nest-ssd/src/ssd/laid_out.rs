@@ -17,10 +17,12 @@ impl Ssd {
     /// preconditioning writes no overwrites) rather than write at random. `laid` sees every page
     /// in the order laid. Pages a plane's goal has no room for (where MQSim stops with an error)
     /// are written as preconditioning otherwise writes them.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn lay_out(
         &mut self,
         occupancy: f64,
         stream: bool,
+        hot: Option<(f64, f64)>,
         streams: &[(u64, u64)],
         filled: &[(u64, u64)],
         laid: &mut dyn FnMut(u32),
@@ -32,7 +34,12 @@ impl Ssd {
         // of the valid fraction and the goal both leave free.
         let threshold = ((ftl.gc_soft * bpp as f64) as u32).max(1);
         let rho = occupancy * (1.0 - ftl.overprovisioning) / (1.0 - threshold as f64 / bpp as f64);
-        let dist = if stream { mean_field::streaming(ppb, rho) } else { mean_field::uniform(ftl.victim, ftl.rga_d, ppb, rho) };
+        let dist = match hot {
+            _ if stream => mean_field::streaming(ppb, rho),
+            // MQSim estimates a skew of hot pages above 30 % as uniform (`FTL.cpp:118-120`).
+            Some((fraction, share)) if fraction <= 0.3 => mean_field::hot_cold(&mean_field::uniform(ftl.victim, ftl.rga_d, ppb, rho), fraction, share),
+            _ => mean_field::uniform(ftl.victim, ftl.rga_d, ppb, rho),
+        };
         let planes = self.layout.planes as usize;
         // Each flow's pages by plane, rising, and how many flows each plane serves.
         let mut by_plane: Vec<Vec<Vec<u32>>> = Vec::with_capacity(streams.len());

@@ -27,11 +27,17 @@ impl Ssd {
         let keep = if p.dirty_cache { self.cache.as_ref().map_or(0, |c| c.slots.saturating_sub(c.reserve)) as u64 } else { 0 };
         let mut last = Recent::new(keep.min(n + m) as usize);
         let mut scratch = std::mem::take(&mut self.scratch);
+        // Each domain's range of `i` (one of MQSim's flows, laid out on its own), and how many
+        // of its first pages are hot.
+        let streams: Vec<(u64, u64)> =
+            if filled.is_empty() { vec![(0, n)] } else { filled.iter().scan(0, |at, f| Some((std::mem::replace(at, *at + f.1), f.1))).collect() };
+        let hot_pages: Vec<u64> = match (p.hot, self.layout.domains.as_ref()) {
+            (None, _) => Vec::new(),
+            (Some((f, _)), None) => vec![((self.logical_pages as f64 * f) as u64).min(n)],
+            (Some((f, _)), Some(d)) => d.list().iter().zip(&streams).map(|(d, s)| ((d.pages as f64 * f) as u64).min(s.1)).collect(),
+        };
         if self.params.model.mean_field_layout {
-            // Each domain is one of MQSim's flows, laid out on its own: its range of `i`.
-            let streams: Vec<(u64, u64)> =
-                if filled.is_empty() { vec![(0, n)] } else { filled.iter().scan(0, |at, f| Some((std::mem::replace(at, *at + f.1), f.1))).collect() };
-            self.lay_out(occupancy, overwrites == 0.0, &streams, &filled, &mut |lpa| last.push(lpa), &mut scratch);
+            self.lay_out(occupancy, overwrites == 0.0, p.hot, &streams, &filled, &mut |lpa| last.push(lpa), &mut scratch);
         } else {
             let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
             for k in 0..n + m {
@@ -43,7 +49,8 @@ impl Ssd {
                         n + m
                     ));
                 }
-                let lpa = self.precondition_lpa(if k < n { k } else { rng.below(n) }, &filled);
+                let i = if k < n { k } else { overwrite_index(&mut rng, n, p.hot, &streams, &hot_pages) };
+                let lpa = self.precondition_lpa(i, &filled);
                 let plane = self.precondition_plane(lpa, k);
                 self.ftl.write_instant(lpa as u32, plane, &mut self.rng, &mut scratch);
                 last.push(lpa as u32);
@@ -108,6 +115,20 @@ impl Ssd {
         }
         (i % sets) * self.layout.set_lpas + i / sets
     }
+}
+
+/// The page number `i` an overwrite rewrites: uniform over the `n` filled pages; with a hot/cold
+/// skew `(_, share)`, in the domain so drawn, among its `hot_pages` first pages with probability
+/// `share`, else among the rest.
+fn overwrite_index(rng: &mut RngStream, n: u64, hot: Option<(f64, f64)>, streams: &[(u64, u64)], hot_pages: &[u64]) -> u64 {
+    let i = rng.below(n);
+    let Some((_, share)) = hot else { return i };
+    let s = streams.partition_point(|&(from, _)| from <= i) - 1;
+    let ((from, count), h) = (streams[s], hot_pages[s]);
+    if h == 0 || h >= count {
+        return i;
+    }
+    from + if rng.bernoulli(share) { rng.below(h) } else { h + rng.below(count - h) }
 }
 
 /// The last `keep` pages written, kept in a ring.

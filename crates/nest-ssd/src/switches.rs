@@ -114,6 +114,13 @@ pub struct ModelSwitches {
     /// (`Flash_Block_Manager.cpp:33, 52, 105`, `GC_and_WL_Unit_Base.cpp:161-164`) with its
     /// `max_ongoing_gc_reqs_per_plane` (10, `SSD_Device.cpp:310`). 1: one job per plane.
     pub gc_jobs_per_plane: u32,
+    /// GC starts only where MQSim checks for it: once for each block a plane's frontiers take
+    /// (`Check_gc_required`, `Flash_Block_Manager.cpp:33, 52, 105`) and after an erase while user
+    /// writes wait below the GC floor (`GC_and_WL_Unit_Base.cpp:161-164`) — also the first job,
+    /// and a check that starts none (no victim with an invalid page, ten jobs running) is spent.
+    /// A plane below the threshold that takes no blocks (reads, few writes) then collects
+    /// nothing. Off: a plane with no job starts one whenever it is below the threshold.
+    pub gc_at_block_takes: bool,
     /// GC's page reads wait in a queue of their own that goes before GC's writes and erases:
     /// a chip (a die, with die interleaving) reads every page its GC jobs have to move before
     /// it writes any, so with several jobs running each ends only when all have read. MQSim's
@@ -250,6 +257,7 @@ impl Default for ModelSwitches {
             domains: Vec::new(),
             class_wrr: ClassWrr::Credits,
             gc_jobs_per_plane: 1,
+            gc_at_block_takes: false,
             gc_reads_first: false,
             cmt_per_domain: false,
             open_frontiers: false,
@@ -308,6 +316,7 @@ impl ModelSwitches {
             domains: Vec::new(),
             class_wrr: ClassWrr::Mqsim,
             gc_jobs_per_plane: 10,
+            gc_at_block_takes: true,
             gc_reads_first: true,
             cmt_per_domain: true,
             open_frontiers: true,

@@ -282,6 +282,40 @@ fn hot_overwrites_leave_gc_emptier_victims() {
 
 /// The least and most free blocks a plane of the SLC drive above has after preconditioning.
 fn free_after(occupancy: f64, laid: bool, hot: Option<(f64, f64)>) -> (usize, usize) {
+    let mut p = slc_drive();
+    p.model.mean_field_layout = laid;
+    p.precondition = Some(Precondition { occupancy, overwrites: 1.0, dirty_cache: false, hot });
+    let b = Bench::new(p);
+    b.ssd.ftl.check().unwrap();
+    let f: Vec<usize> = (0..b.ssd.layout.planes).map(|pl| b.ssd.ftl.free_blocks(pl)).collect();
+    (*f.iter().min().unwrap(), *f.iter().max().unwrap())
+}
+
+/// `gc_at_block_takes`: a plane left below GC's threshold (MQSim's hot/cold layout leaves 18 of
+/// 512 blocks free where GC starts below 25) starts a job only when one of its frontiers takes a
+/// block, as MQSim checks — at most one per block taken; without it every plane a write reaches
+/// starts collecting at once. 600 writes (~19 pages a plane) take no block: no GC at all.
+#[test]
+fn gc_starts_at_block_takes_when_asked() {
+    let run = |at_takes: bool, writes: usize| {
+        let mut p = slc_drive();
+        p.model.gc_at_block_takes = at_takes;
+        p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false, hot: Some((0.1, 0.9)) });
+        let taken = |b: &Bench| b.ssd.ftl.planes.iter().map(|p| p.blocks_taken).sum::<u32>();
+        let built = taken(&Bench::new(p.clone()));
+        let b = crate::tests::random_writes(p, writes, 8);
+        b.ssd.check().unwrap();
+        (b.ssd.ftl.counters.gc_jobs, (taken(&b) - built) as u64)
+    };
+    assert_eq!(run(true, 600).0, 0, "no block taken, no GC check");
+    assert!(run(false, 600).0 > 100, "below the threshold, every plane written starts GC");
+    let (jobs, taken) = run(true, 8_000);
+    assert!(jobs > 0 && jobs <= taken, "{jobs} GC jobs for {taken} blocks taken");
+}
+
+/// The blind rounds' SLC drive (32 planes of 512 blocks of 128 4 KiB pages, RGA over 9, GC at
+/// 5 %, 7 % spare) in MQSim's model.
+fn slc_drive() -> SsdParams {
     let mut p = crate::presets::mqsim_default();
     p.geometry =
         Geometry { channels: 4, chips_per_channel: 2, dies_per_chip: 1, planes_per_die: 4, blocks_per_plane: 512, pages_per_block: 128, page_size: 4096 };
@@ -290,10 +324,5 @@ fn free_after(occupancy: f64, laid: bool, hot: Option<(f64, f64)>) -> (usize, us
     p.ftl.gc_soft = 0.05;
     p.ftl.overprovisioning = 0.07;
     p.model = p.mqsim_switches();
-    p.model.mean_field_layout = laid;
-    p.precondition = Some(Precondition { occupancy, overwrites: 1.0, dirty_cache: false, hot });
-    let b = Bench::new(p);
-    b.ssd.ftl.check().unwrap();
-    let f: Vec<usize> = (0..b.ssd.layout.planes).map(|pl| b.ssd.ftl.free_blocks(pl)).collect();
-    (*f.iter().min().unwrap(), *f.iter().max().unwrap())
+    p
 }

@@ -197,6 +197,8 @@ pub struct ModelConfig {
     pub precondition_closes_frontiers: Option<bool>,
     /// Preconditioning lays pages out by MQSim's mean-field steady state (MQSim).
     pub mean_field_layout: Option<bool>,
+    /// GC starts only at MQSim's checks: a block taken, an erase below the GC floor (MQSim).
+    pub gc_at_block_takes: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
     /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).

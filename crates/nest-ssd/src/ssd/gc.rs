@@ -41,16 +41,36 @@ impl Ssd {
     }
 
     pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
-        let running = self.ftl.planes[plane as usize].gc_jobs;
-        if running >= self.params.model.gc_jobs_per_plane.max(1) {
+        let p = plane as usize;
+        if self.params.model.gc_at_block_takes {
+            // One check per block a frontier has taken since the last (`gc_at_block_takes`);
+            // a check that starts nothing is spent all the same.
+            while self.gc_seen_blocks[p] != self.ftl.planes[p].blocks_taken {
+                self.gc_seen_blocks[p] = self.gc_seen_blocks[p].wrapping_add(1);
+                if !self.start_gc_job(now, plane, out)
+                    && (self.ftl.planes[p].gc_jobs >= self.params.model.gc_jobs_per_plane.max(1) || self.ftl.gc_need(plane) == GcNeed::None)
+                {
+                    // The checks left would find the same.
+                    self.gc_seen_blocks[p] = self.ftl.planes[p].blocks_taken;
+                }
+            }
             return;
         }
         // Another job beside a running one only when a frontier has taken a block since the
         // last one started (MQSim checks at each block taken), or — below the GC floor, where
         // writes wait — at an erase (`erase_done`).
-        let taken = self.ftl.planes[plane as usize].blocks_taken;
-        if running > 0 && taken == self.gc_seen_blocks[plane as usize] {
+        let taken = self.ftl.planes[p].blocks_taken;
+        if self.ftl.planes[p].gc_jobs > 0 && taken == self.gc_seen_blocks[p] {
             return;
+        }
+        self.start_gc_job(now, plane, out);
+    }
+
+    /// Starts a GC job on `plane` if it needs one and may run another: true if it did.
+    fn start_gc_job(&mut self, now: SimTime, plane: u32, out: &mut Outbox) -> bool {
+        let running = self.ftl.planes[plane as usize].gc_jobs;
+        if running >= self.params.model.gc_jobs_per_plane.max(1) {
+            return false;
         }
         let mut need = self.ftl.gc_need(plane);
         if self.gc_storm && need == GcNeed::None {
@@ -58,17 +78,18 @@ impl Ssd {
         }
         let die = self.layout.die_of_plane(plane);
         if need == GcNeed::None || (need == GcNeed::Soft && (self.soft_gc_deferred || self.die_in_dt(die))) {
-            return;
+            return false;
         }
         if need == GcNeed::Hard && self.die_in_dt(die) {
             // Hard-threshold GC is never deferred: an emergency ends the set's DTWin (which
             // starts this job, among its deferred work).
-            return self.plm_emergency(now, plane, out);
+            self.plm_emergency(now, plane, out);
+            return false;
         }
-        let Some((victim, wl)) = self.ftl.pick_gc_victim(plane, &mut self.rng) else { return };
+        let Some((victim, wl)) = self.ftl.pick_gc_victim(plane, &mut self.rng) else { return false };
         // Beside running jobs, only if the plane can hold all their moves (`gc_room`).
         if running > 0 && !self.ftl.room_for_gc_job(plane, self.ftl.blocks[victim as usize].valid) {
-            return;
+            return false;
         }
         self.ftl.claim_victim(plane, victim, wl);
         let mut pages = std::mem::take(&mut self.scratch);
@@ -87,7 +108,10 @@ impl Ssd {
         };
         self.ftl.planes[plane as usize].gc_jobs += 1;
         self.gc_peak = self.gc_peak.max(running + 1);
-        self.gc_seen_blocks[plane as usize] = taken;
+        if !self.params.model.gc_at_block_takes {
+            // Seen before the kick below, whose writes may take blocks and start further jobs.
+            self.gc_seen_blocks[plane as usize] = self.ftl.planes[plane as usize].blocks_taken;
+        }
         for &(ppa, lpa) in &pages {
             self.gc_locks.lock(lpa);
             let txn = Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 };
@@ -101,6 +125,7 @@ impl Ssd {
             self.queue_erase(id);
         }
         self.kick(now, die, out);
+        true
     }
 
     pub(super) fn queue_erase(&mut self, id: u32) {
@@ -129,7 +154,7 @@ impl Ssd {
         self.gc_free.push(id);
         self.ftl.planes[job.plane as usize].gc_jobs -= 1;
         self.counters.gc_time_ps += (now - job.started).0;
-        if self.ftl.planes[job.plane as usize].gc_jobs > 0 && !self.ftl.can_alloc_user(job.plane) {
+        if (self.ftl.planes[job.plane as usize].gc_jobs > 0 || self.params.model.gc_at_block_takes) && !self.ftl.can_alloc_user(job.plane) {
             // Let the next check start a job as if a block had been taken.
             self.gc_seen_blocks[job.plane as usize] = self.gc_seen_blocks[job.plane as usize].wrapping_sub(1);
         }

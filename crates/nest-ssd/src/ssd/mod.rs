@@ -350,6 +350,10 @@ impl Ssd {
         if ssd.params.model.open_frontiers {
             ssd.ftl.open_all_frontiers();
         }
+        if ssd.params.model.gc_at_block_takes {
+            // The blocks the build took were taken without a GC check (MQSim's too).
+            ssd.gc_seen_blocks = ssd.ftl.planes.iter().map(|p| p.blocks_taken).collect();
+        }
         if let Some(pages) = ssd.cmt.as_ref().filter(|_| ssd.params.model.map_page_offsets).map(Cmt::translation_pages) {
             let m = map_pages::MapPages::new(pages, ssd.layout.planes, ssd.layout.pages_per_block, |tp| ssd.map_plane(tp));
             ssd.map_pages = Some(m);

@@ -121,6 +121,13 @@ pub struct ModelSwitches {
     /// A plane below the threshold that takes no blocks (reads, few writes) then collects
     /// nothing. Off: a plane with no job starts one whenever it is below the threshold.
     pub gc_at_block_takes: bool,
+    /// A GC move brings its page's mapping entry into the CMT, dirty — evicting the least
+    /// recently used entry, whose write-back is queued if it was dirty — as MQSim's
+    /// `Allocate_new_page_for_gc` does (`Address_Mapping_Unit_Page_Level.cpp:762-826`); the move
+    /// counts as a CMT query that hits. GC then churns the CMT, and with `mapping_writes` never
+    /// served each write-back leaves its translation page readable for free. Off: a move updates
+    /// a cached entry and writes an uncached one through, at no modelled cost.
+    pub gc_moves_enter_cmt: bool,
     /// GC's page reads wait in a queue of their own that goes before GC's writes and erases:
     /// a chip (a die, with die interleaving) reads every page its GC jobs have to move before
     /// it writes any, so with several jobs running each ends only when all have read. MQSim's
@@ -258,6 +265,7 @@ impl Default for ModelSwitches {
             class_wrr: ClassWrr::Credits,
             gc_jobs_per_plane: 1,
             gc_at_block_takes: false,
+            gc_moves_enter_cmt: false,
             gc_reads_first: false,
             cmt_per_domain: false,
             open_frontiers: false,
@@ -317,6 +325,7 @@ impl ModelSwitches {
             class_wrr: ClassWrr::Mqsim,
             gc_jobs_per_plane: 10,
             gc_at_block_takes: true,
+            gc_moves_enter_cmt: true,
             gc_reads_first: true,
             cmt_per_domain: true,
             open_frontiers: true,

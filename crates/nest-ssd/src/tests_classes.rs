@@ -326,3 +326,25 @@ fn slc_drive() -> SsdParams {
     p.model = p.mqsim_switches();
     p
 }
+
+/// `gc_moves_enter_cmt`: each GC move brings its page's entry into the CMT, dirty, and counts a
+/// hit; the evicted dirty entries' write-backs (never served, as MQSim's) leave their
+/// translation pages free to read, so a GC-heavy run does fewer mapping reads. (A preconditioned
+/// SLC run of 16 KiB random writes: 22,024 → 18,737 mapping reads, MQSim 18,715; CMT hits
+/// 1.4 % → 47.1 %, MQSim 47.0 %.)
+#[test]
+fn gc_moves_bring_their_entries_into_the_cmt_when_asked() {
+    let run = |enter: bool| {
+        let mut p = slc_drive();
+        p.model.gc_moves_enter_cmt = enter;
+        p.precondition = Some(Precondition { occupancy: 0.7, overwrites: 1.0, dirty_cache: false, hot: None });
+        let b = crate::tests::random_writes(p, 12_000, 8);
+        b.ssd.check().unwrap();
+        (b.ssd.counters.gc_moves, b.ssd.cmt_hit_rate().unwrap(), b.ssd.counters.map_reads)
+    };
+    let (moves, hits_entering, reads_entering) = run(true);
+    let (_, hits_through, reads_through) = run(false);
+    assert!(moves > 1_000, "a GC-heavy run: {moves} moves");
+    assert!(hits_entering > hits_through + 0.2, "CMT hit rate {hits_entering:.3} with moves entering it, {hits_through:.3} without");
+    assert!(reads_entering < reads_through, "mapping reads: {reads_entering} with moves entering the CMT, {reads_through} without");
+}

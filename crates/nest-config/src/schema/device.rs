@@ -199,6 +199,8 @@ pub struct ModelConfig {
     pub mean_field_layout: Option<bool>,
     /// GC starts only at MQSim's checks: a block taken, an erase below the GC floor (MQSim).
     pub gc_at_block_takes: Option<bool>,
+    /// A GC move brings its page's mapping entry into the CMT, dirty (MQSim).
+    pub gc_moves_enter_cmt: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
     /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).

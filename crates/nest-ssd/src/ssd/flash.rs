@@ -6,6 +6,7 @@ use super::decomp::{CHANNEL, CHANNEL_WAIT, FLASH, SUSPENDED};
 use super::die::Phase;
 use super::txn::{Kind, Txn};
 use super::{Outbox, Ssd, SsdEvent};
+use crate::cmt::Update;
 use crate::geometry::NONE;
 use crate::switches::ProgramTransfer;
 use nest_core::SimTime;
@@ -170,7 +171,14 @@ impl Ssd {
         self.ftl.gc_paid(txn.plane);
         if self.ftl.program_move(txn.lpa, txn.ppa, ppa) {
             if let Some(c) = &mut self.cmt {
-                c.note_update(txn.lpa);
+                if self.params.model.gc_moves_enter_cmt {
+                    // MQSim brings the moved page's entry in, dirty (evicting as a miss would),
+                    // and counts the move as a query that hits.
+                    c.insert(txn.lpa, Update::Program);
+                    c.hits += 1;
+                } else {
+                    c.note_update(txn.lpa);
+                }
             }
         }
         ppa

@@ -199,8 +199,10 @@ impl Ssd {
             };
             if let Some(ppa) = placed {
                 self.txns[t as usize].ppa = ppa;
-                // A new block taken may start a GC job.
+                // A new block taken may start a GC job; a move's entry may have evicted a
+                // dirty one (`gc_moves_enter_cmt`).
                 self.maybe_start_gc(now, txn.plane, out);
+                self.map_write_backs(now, out);
             }
         }
         self.txns[t as usize].seq = self.next_seq;

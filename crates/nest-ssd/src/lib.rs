@@ -26,6 +26,7 @@ pub mod mean_field;
 pub mod params;
 pub mod pcie;
 pub mod plm;
+pub mod preconditioning;
 pub mod presets;
 mod rga_mqsim;
 pub mod slot_index;

@@ -1,6 +1,7 @@
 //! Every parameter of the SSD model, with the checks that make a configuration runnable.
 //! Presets (presets.rs) fill these; the scenario file and the MQSim importer override them.
 
+pub use crate::preconditioning::Precondition;
 use crate::switches::ModelSwitches;
 use nest_core::SimTime;
 
@@ -353,30 +354,6 @@ impl SuspendParams {
             (true, true) => "program_erase",
         }
     }
-}
-
-/// Steady-state preconditioning before time 0: write `occupancy` of the logical space
-/// (LPAs 0..occupancy·L) then overwrite `overwrites` × that many random pages among them, with
-/// GC running instantly, so block valid-page counts have the distribution the GC policy
-/// produces under random writes.
-///
-/// `dirty_cache`: the DRAM write cache starts as a write-bound drive keeps it, dirty up to
-/// its flush threshold (slots − reserve), so the first write already makes a page go back to
-/// flash. Without it a drive with a large write cache runs its first ~cache-size of writes at
-/// DRAM speed, and a short run measures that transient (issue 62: the demo's p99 grew with
-/// the run's length until the cache had filled). The dirty pages are the last ones
-/// preconditioning wrote; where it writes fewer (occupancy 0) the rest are the lowest LPAs
-/// not among them, held in the cache only.
-///
-/// `hot`: the writes' hot/cold skew, `(fraction, share)` — the first `fraction` of each
-/// domain's logical pages take `share` of the overwrites (as a hot/cold workload's writes would,
-/// so the blocks reach that workload's steady state). `None`: uniform.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Precondition {
-    pub occupancy: f64,
-    pub overwrites: f64,
-    pub dirty_cache: bool,
-    pub hot: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

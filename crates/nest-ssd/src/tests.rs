@@ -147,7 +147,8 @@ fn a_multi_page_read_spreads_over_channels() {
 /// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
 /// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
 fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None });
+    // Preconditioned to 90 % unless `p` asks for its own.
+    p.precondition.get_or_insert(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None });
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
     let mut rng = RngStream::from_seed(seed);
@@ -177,7 +178,8 @@ fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench
     b
 }
 
-/// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive.
+/// Closed-loop random 4 KiB writes at QD `qd` for `n` commands on a preconditioned drive (90 %
+/// unless `p` says otherwise).
 pub(crate) fn random_writes(p: SsdParams, n: usize, qd: u32) -> Bench {
     closed_loop(p, n, 0, qd, 7)
 }

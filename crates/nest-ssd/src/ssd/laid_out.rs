@@ -30,9 +30,12 @@ impl Ssd {
     ) {
         let (g, ftl) = (&self.params.geometry, &self.params.ftl);
         let (bpp, ppb) = (g.blocks_per_plane, g.pages_per_block);
-        // MQSim's GC threshold in blocks (`GC_and_WL_Unit_Base.cpp:22-24`), which its estimate
-        // of the valid fraction and the goal both leave free.
-        let threshold = ((ftl.gc_soft * bpp as f64) as u32).max(1);
+        // MQSim's GC threshold in blocks, raised to its ten GC jobs (`GC_and_WL_Unit_Base.cpp:
+        // 22-33`; `gc_floor_blocks`), which its estimate of the valid fraction and the goal leave free.
+        let threshold = ((ftl.gc_soft * bpp as f64) as u32).max(1).max(self.params.model.gc_floor_blocks);
+        // Laying stops short of the blocks every frontier and GC still need (MQSim would take
+        // them and fail); the pages left are written as preconditioning otherwise writes them.
+        let keep_free = self.params.hard_free_blocks() + streams.len() as u32 + 2;
         let rho = occupancy * (1.0 - ftl.overprovisioning) / (1.0 - threshold as f64 / bpp as f64);
         let dist = match hot {
             _ if stream => mean_field::streaming(ppb, rho),
@@ -64,7 +67,9 @@ impl Ssd {
                 for valid in mean_field::block_plan(&dist, goal, lpas.len()) {
                     // MQSim takes a plane's pages from the top, highest LPA first.
                     let from = lpas.len() - valid as usize;
-                    if !self.ftl.lay_block(plane as u32, front, lpas[from..].iter().rev().copied().inspect(|&l| laid(l))) {
+                    if self.ftl.free_blocks(plane as u32) <= keep_free as usize
+                        || !self.ftl.lay_block(plane as u32, front, lpas[from..].iter().rev().copied().inspect(|&l| laid(l)))
+                    {
                         break;
                     }
                     lpas.truncate(from);

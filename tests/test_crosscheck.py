@@ -118,6 +118,11 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
     e = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", bad,
             "-o", tmp_path / "bad", check=2).stderr
     assert "MQSim failed" in e and "trace file cannot be opened" in e
+    # A failure met before is explained: MQSim cannot precondition a trace-based flow.
+    known = _fake(tmp_path, "echo \"ERROR:Unhandled address distribution type in FTL's preconditioning function.\"\nexit 1\n")
+    e = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", known,
+            "-o", tmp_path / "known", check=2).stderr
+    assert "known: MQSim cannot precondition a trace-based flow" in e and "FTL.cpp:85" in e, e
     crash = _fake(tmp_path, "kill -SEGV $$\n")
     assert "SIGSEGV" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", crash,
                             "-o", tmp_path / "crash", check=2).stderr

@@ -137,6 +137,38 @@ def parse_results_xml(path: Path) -> Tuple[Dict[int, Dict[str, Dict[str, float]]
     return flows, counters
 
 
+# MQSim 7ec40e3's failures met in the blind rounds (docs/mqsim.md), by what it prints: why, and
+# what a user can do. A failure not listed is reported as MQSim printed it.
+KNOWN_FAILURES = [
+    ("Unhandled address distribution type in FTL's preconditioning",
+     "MQSim cannot precondition a trace-based flow: FTL::Perform_precondition copies the flow's "
+     "address distribution (src/ssd/FTL.cpp:85) before its trace analysis sets one (:354-392). "
+     "Set Enabled_Preconditioning to false, or run NeSt alone (nestsim run --mqsim)"),
+    ("It is not possible to assign PPA to all LPAs",
+     "MQSim's preconditioning plan floors the blocks for each count of valid pages "
+     "(src/ssd/Address_Mapping_Unit_Page_Level.cpp:646-740): with few blocks a plane, or a plane "
+     "shared by several flows, every count rounds to no block. More blocks per plane or a lower "
+     "Initial_Occupancy_Percentage avoid it"),
+    ("LPA that has not been locked", "a known MQSim failure under GC (its LPA locks, "
+     "src/ssd/Address_Mapping_Unit_Page_Level.cpp:1764-1793); another seed may finish (--seeds N)"),
+    ("Inconsistency in the global mapping table when locking", "a known MQSim failure under GC on a "
+     "preconditioned drive; another seed may finish (--seeds N)"),
+    ("Inconsistency found when moving a page for GC", "a known MQSim failure under GC; another seed "
+     "may finish (--seeds N)"),
+]
+
+
+def known_failure(output: str, killed_by: Optional[str]) -> Optional[str]:
+    """What is known of an MQSim failure whose output is `output` (None if nothing)."""
+    for said, why in KNOWN_FAILURES:
+        if said in output:
+            return why
+    if killed_by == "SIGSEGV" and "progress" in output:
+        return ("MQSim crashes when a plane's free pool runs dry under GC (Get_a_free_block on an "
+                "empty pool, src/ssd/Flash_Block_Manager_Base.cpp:108); another seed may finish (--seeds N)")
+    return None
+
+
 def run_mqsim(binary: Path, ssdconfig: Path, workload: Path, trace_dir: Path, out: Path,
               timeout_s: Optional[float] = None) -> Tuple[dict, Dict[int, Dict[str, float]], bool]:
     """Runs MQSim; returns ({scenario: {flow: {op: stats}}}, {scenario: counters}, percentiles?)."""
@@ -158,8 +190,10 @@ def run_mqsim(binary: Path, ssdconfig: Path, workload: Path, trace_dir: Path, ou
     errors = [line for line in p.stdout.splitlines() if "ERROR" in line]
     if p.returncode != 0 or errors:
         tail = "\n".join(errors[-3:] or (p.stdout + p.stderr).splitlines()[-5:])
-        how = f"killed by {signal.Signals(-p.returncode).name}" if p.returncode < 0 else f"exit {p.returncode}"
-        raise CrosscheckError(f"MQSim failed ({how}; its output in {out / 'stdout.txt'}):\n{tail}")
+        killed = signal.Signals(-p.returncode).name if p.returncode < 0 else None
+        how = f"killed by {killed}" if killed else f"exit {p.returncode}"
+        why = known_failure(p.stdout + p.stderr, killed)
+        raise CrosscheckError(f"MQSim failed ({how}; its output in {out / 'stdout.txt'}):\n{tail}" + (f"\nknown: {why}" if why else ""))
     counters: Dict[int, Dict[str, float]] = {}
     xml_flows: Dict[int, dict] = {}
     k = 1
@@ -421,7 +455,9 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             except CrosscheckError as e:
                 # MQSim can crash on one seed (a plane's free pool run dry) and not another: the
                 # medians are of the seeds that finished, and the failure is reported.
-                mq_failed.append(f"seed {k + 1}: {str(e).splitlines()[0].rstrip(':')}")
+                lines = str(e).splitlines()
+                known = [ln for ln in lines if ln.startswith("known: ")]
+                mq_failed.append(f"seed {k + 1}: {lines[0].rstrip(':')}" + (f" ({known[0]})" if known else ""))
         if not mq_runs:
             raise CrosscheckError("MQSim failed on every seed:\n" + "\n".join(mq_failed))
         mq, mq_ranges = _median_of([r[0] for r in mq_runs])

@@ -350,25 +350,32 @@ fn gc_moves_bring_their_entries_into_the_cmt_when_asked() {
 }
 
 /// `mean_field_layout` on a drive too small for MQSim's goal: 64 blocks a plane shared by three
-/// flows with a user frontier each, GC at 3 blocks, the mapping table pinned on flash — MQSim's
-/// goal (63 blocks) would leave no block for the frontiers (MQSim fails there). Laying stops where the frontiers and GC still
-/// need blocks and the rest of the pages are written as usual: the drive builds, keeps its
-/// blocks and runs.
+/// flows with a user frontier each, GC's threshold at MQSim's 10 blocks, the mapping table
+/// pinned on flash — MQSim's goal (59 blocks) and frontiers would leave no block free, and the
+/// plane starts below the floor where user writes stop. Laying stops where the frontiers and
+/// GC still need blocks, the rest of the pages are written as usual, and the first refused
+/// write starts GC where MQSim (checking only at block takes) would wait for ever: the drive
+/// builds, keeps its blocks and runs.
 #[test]
 fn a_mean_field_layout_keeps_the_blocks_frontiers_need() {
     let mut p = small();
-    p.model.mean_field_layout = true;
-    p.model.open_frontiers = true;
-    p.model.stream_frontiers = true;
-    p.model.mapping_writes = crate::switches::MappingWrites::Pinned;
-    p.ftl.cmt_bytes = Some(16 << 10);
-    p.ftl.gc_soft = 0.05;
-    p.model.mapping_domains = (0..3).map(|i| p.logical_pages() / 3 * i * p.geometry.page_size as u64).collect();
-    p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 1.0, dirty_cache: false, hot: None });
-    let b = Bench::new(p.clone());
-    b.ssd.ftl.check().unwrap();
-    assert!((0..b.ssd.layout.planes).all(|pl| b.ssd.ftl.free_blocks(pl) >= 3), "every plane keeps blocks for GC");
-    let b = crate::tests::random_writes(p, 3_000, 8);
-    assert_eq!(b.lat.len(), 3_000, "every command completes");
-    b.ssd.check().unwrap();
+    for laid in [false, true] {
+        p.model.mean_field_layout = laid;
+        p.model.open_frontiers = true;
+        p.model.stream_frontiers = true;
+        p.model.pages_at_dispatch = true;
+        p.model.gc_at_block_takes = true;
+        p.model.gc_floor_blocks = 10;
+        p.model.mapping_writes = crate::switches::MappingWrites::Pinned;
+        p.ftl.cmt_bytes = Some(16 << 10);
+        p.ftl.gc_soft = 0.05;
+        p.model.mapping_domains = (0..3).map(|i| p.logical_pages() / 3 * i * p.geometry.page_size as u64).collect();
+        p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 1.0, dirty_cache: false, hot: None });
+        let b = Bench::new(p.clone());
+        b.ssd.ftl.check().unwrap();
+        assert!((0..b.ssd.layout.planes).all(|pl| b.ssd.ftl.free_blocks(pl) >= 3), "every plane keeps blocks for GC");
+        let b = crate::tests::random_writes(p.clone(), 3_000, 8);
+        assert_eq!(b.lat.len(), 3_000, "laid out {laid}: every command completes");
+        b.ssd.check().unwrap();
+    }
 }

@@ -203,6 +203,9 @@ impl Ssd {
                 // dirty one (`gc_moves_enter_cmt`).
                 self.maybe_start_gc(now, txn.plane, out);
                 self.map_write_backs(now, out);
+            } else if txn.kind.is_user_program() {
+                // Refused a page (below the GC floor): the plane may need a job to free one.
+                self.maybe_start_gc(now, txn.plane, out);
             }
         }
         self.txns[t as usize].seq = self.next_seq;

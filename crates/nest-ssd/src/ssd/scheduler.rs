@@ -203,10 +203,13 @@ impl Ssd {
                 // dirty one (`gc_moves_enter_cmt`).
                 self.maybe_start_gc(now, txn.plane, out);
                 self.map_write_backs(now, out);
-            } else if txn.kind.is_user_program() {
-                // Refused a page (below the GC floor): the plane may need a job to free one.
-                self.maybe_start_gc(now, txn.plane, out);
             }
+        }
+        let txn = self.txns[t as usize];
+        if txn.kind.is_user_program() && txn.ppa == NONE && !self.ftl.can_alloc_user_for(txn.plane, txn.lpa) {
+            // A write the plane cannot give a page now (below GC's floor): it may need a job
+            // to free one — with none running and none coming, the write would wait for ever.
+            self.maybe_start_gc(now, txn.plane, out);
         }
         self.txns[t as usize].seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);

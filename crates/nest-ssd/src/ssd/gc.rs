@@ -43,13 +43,13 @@ impl Ssd {
     pub(super) fn maybe_start_gc(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
         let p = plane as usize;
         if self.params.model.gc_at_block_takes {
-            // Not even where user writes wait below the floor with no job running: MQSim waits
-            // there for a frontier to take a block (a translation write-back's, a stream's),
-            // and the GC-heavy run depends on it (checking at the refused write instead: mean
-            // +18.8 %, IOPS −15.8 %, 10 → 4 of 10). A drive built below its floor waits for ever,
-            // as MQSim's would: the run ends with those writes in flight, reported.
             // One check per block a frontier has taken since the last (`gc_at_block_takes`);
-            // a check that starts nothing is spent all the same.
+            // a check that starts nothing is spent all the same. None elsewhere — not even where
+            // user writes wait below the floor with no job running: MQSim waits there for a
+            // frontier to take a block (a translation write-back's, another stream's), and the
+            // GC-heavy run depends on it (checking at the refused write instead: mean +18.8 %,
+            // IOPS −15.8 %, 10 → 4 of 10). A drive built below its floor so waits for ever, as
+            // MQSim's would: the run ends with those writes in flight, reported.
             while self.gc_seen_blocks[p] != self.ftl.planes[p].blocks_taken {
                 self.gc_seen_blocks[p] = self.gc_seen_blocks[p].wrapping_add(1);
                 if !self.start_gc_job(now, plane, out)

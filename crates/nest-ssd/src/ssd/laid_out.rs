@@ -4,9 +4,9 @@
 //! each count of valid pages, fullest first, the rest of every block invalid, over a goal of
 //! `blocks − ⌊threshold / 2⌋` blocks a plane (its share where flows share it)
 //! (`src/ssd/FTL.cpp:430-634`, `Address_Mapping_Unit_Page_Level.cpp:611-740`). Random writes
-//! then leave a plane of an SLC drive 42 / 24 / 11 free blocks at 50 / 70 / 90 % full where
-//! NeSt's overwrites leave it at GC's threshold — which decides whether the run's first
-//! seconds collect garbage.
+//! then leave a plane of an SLC drive 41 / 25 / 13 free blocks at 50 / 70 / 90 % full (MQSim's,
+//! instrumented: 39–42 / 25–27 / 12–14) where NeSt's overwrites leave 30–35 / 24 / 24 — which
+//! decides whether the run's first seconds collect garbage.
 
 use super::Ssd;
 use crate::mean_field;

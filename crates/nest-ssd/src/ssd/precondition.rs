@@ -27,18 +27,18 @@ impl Ssd {
         let keep = if p.dirty_cache { self.cache.as_ref().map_or(0, |c| c.slots.saturating_sub(c.reserve)) as u64 } else { 0 };
         let mut last = Recent::new(keep.min(n + m) as usize);
         let mut scratch = std::mem::take(&mut self.scratch);
-        // Each domain's range of `i` (one of MQSim's flows, laid out on its own), and how many
-        // of its first pages are hot.
+        // Each domain's range of `i` (one of MQSim's flows, laid out on its own).
         let streams: Vec<(u64, u64)> =
             if filled.is_empty() { vec![(0, n)] } else { filled.iter().scan(0, |at, f| Some((std::mem::replace(at, *at + f.1), f.1))).collect() };
-        let hot_pages: Vec<u64> = match (p.hot, self.layout.domains.as_ref()) {
-            (None, _) => Vec::new(),
-            (Some((f, _)), None) => vec![((self.logical_pages as f64 * f) as u64).min(n)],
-            (Some((f, _)), Some(d)) => d.list().iter().zip(&streams).map(|(d, s)| ((d.pages as f64 * f) as u64).min(s.1)).collect(),
-        };
         if self.params.model.mean_field_layout {
             self.lay_out(occupancy, overwrites == 0.0, p.hot, &streams, &filled, &mut |lpa| last.push(lpa), &mut scratch);
         } else {
+            // How many of each domain's first pages are hot.
+            let hot_pages: Vec<u64> = match (p.hot, self.layout.domains.as_ref()) {
+                (None, _) => Vec::new(),
+                (Some((f, _)), None) => vec![((self.logical_pages as f64 * f) as u64).min(n)],
+                (Some((f, _)), Some(d)) => d.list().iter().zip(&streams).map(|(d, s)| ((d.pages as f64 * f) as u64).min(s.1)).collect(),
+            };
             let mut rng = RngStream::derive(seed, "ssd", index, "precondition");
             for k in 0..n + m {
                 if k % (1 << 16) == 0 && nest_core::deadline::passed() {

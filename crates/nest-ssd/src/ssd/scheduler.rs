@@ -199,21 +199,22 @@ impl Ssd {
             };
             if let Some(ppa) = placed {
                 self.txns[t as usize].ppa = ppa;
-                // A new block taken may start a GC job; a move's entry may have evicted a
-                // dirty one (`gc_moves_enter_cmt`).
+                // A new block taken may start a GC job.
                 self.maybe_start_gc(now, txn.plane, out);
-                self.map_write_backs(now, out);
+                if txn.kind == Kind::GcWrite {
+                    // The move's entry may have evicted a dirty one (`gc_moves_enter_cmt`).
+                    self.map_write_backs(now, out);
+                }
             }
         }
+        self.txns[t as usize].seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
         let txn = self.txns[t as usize];
         if txn.kind.is_user_program() && txn.ppa == NONE && !self.ftl.can_alloc_user_for(txn.plane, txn.lpa) {
             // A write the plane cannot give a page now (below GC's floor): it may need a job
             // to free one — with none running and none coming, the write would wait for ever.
             self.maybe_start_gc(now, txn.plane, out);
         }
-        self.txns[t as usize].seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
-        let txn = self.txns[t as usize];
         let die = self.layout.die_of_plane(txn.plane);
         let qi = self.queue_index(&txn);
         self.clock_enqueued(t, die, now);

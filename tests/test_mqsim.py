@@ -441,7 +441,7 @@ def test_a_stream_is_preconditioned_as_written_once(tmp_path):
     wl.write_text(text.replace("<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>", "<Address_Distribution>STREAMING</Address_Distribution>"))
     shutil.copy(FIX / "tiny.trace", tmp_path / "tiny.trace")
     streams = load(FIX / "ssdconfig-small.xml", wl, [tmp_path])[0][0]
-    assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0}
+    assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0, "cmt_warm": 1.0}
 
     # Hot/cold flows of one skew precondition to their own steady state (MQSim's estimate
     # stretches the uniform one by it, `FTL.cpp:434-526`); a uniform flow beside them, not.
@@ -453,6 +453,28 @@ def test_a_stream_is_preconditioned_as_written_once(tmp_path):
     assert pre["hot_fraction"] == 0.2 and pre["hot_share"] == 0.8 and pre["overwrites"] == 1.0
     hot.write_text(hot_text)
     assert "hot_fraction" not in load(FIX / "ssdconfig-small.xml", hot, [tmp_path])[0][0]["device"][0]["precondition"]
+
+
+def test_preconditioning_warms_the_cmt_by_each_flows_rate():
+    """MQSim ends preconditioning by filling its CMT with mapping entries of the written pages,
+    each flow a share by its rate (`FTL.cpp:50-75, 642-667`): a QUEUE_DEPTH flow's queue depth
+    times its size over the mean flash access time, a BANDWIDTH flow's size over its mean gap.
+    One address domain takes them all; a trace flow (MQSim does not precondition for one), none."""
+    from nestsim.mqsim import _cmt_warm_shares, load
+
+    flash = {"read": ["50000ns", "60000ns", "70000ns"], "program": ["500000ns", "800000ns", "1200000ns"]}
+    qd, bw = ("qd", 8, 0.7, 8), ("bw", 20_000_000, 16)
+    # MQSim's arithmetic: 0.7·60,000 + 0.3·833,333 ns cut to 291,999 over QD 8; 20 MB/s in 16-sector
+    # requests is 2,441 a second, a gap of 409,668 ns.
+    q_rate, b_rate = 1e9 * 8 / (291_999 / 8), 1e9 * 16 / 409_668
+    shares = _cmt_warm_shares([qd, bw], flash)
+    assert shares == pytest.approx([q_rate / (q_rate + b_rate), b_rate / (q_rate + b_rate)], rel=1e-12)
+    assert shares[0] == pytest.approx(0.8487, abs=1e-4)
+    assert _cmt_warm_shares([qd], flash) == [1.0]
+    assert _cmt_warm_shares([qd, None], flash) is None
+    pre = load(FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", [FIX])
+    assert pre[0][0]["device"][0]["precondition"]["cmt_warm"] == 1.0  # one domain: the whole share
+    assert "cmt_warm" not in pre[0][1]["device"][0]["precondition"]  # a trace flow
 
 
 def test_normal_sizes_are_drawn_as_mqsim_draws_them():

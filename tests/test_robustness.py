@@ -88,6 +88,8 @@ def test_an_ssd_too_big_for_the_memory_limit_is_refused_before_it_is_built(tmp_p
     ("hot_fraction = 0.1", "device[0].precondition: expected hot_fraction and hot_share together"),
     ("hot_fraction = 1.5, hot_share = 0.9", "device[0].precondition.hot_fraction: expected a fraction in (0, 1)"),
     ("hot_fraction = 0.1, hot_share = -1", "device[0].precondition.hot_share: expected a fraction in [0, 1]"),
+    ("cmt_warm = [0.5, 1.5]", "device[0].precondition.cmt_warm: expected shares of the mapping cache between 0 and 1, got 1.5"),
+    ("cmt_warm = \"all\"", "device[0]: precondition.cmt_warm: a share of the mapping cache (0 to 1), or a list of them"),
 ])
 def test_a_hot_cold_preconditioning_skew_is_checked(tmp_path, cli, skew, message):
     text = (ROOT / "examples" / "ssd-smoke.toml").read_text().replace("overwrites = 1.0 }", f"overwrites = 1.0, {skew} }}")

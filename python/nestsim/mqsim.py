@@ -458,7 +458,7 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             raise MqsimError(f"{path}:{sc.line}: IO_Scenario: no IO_Flow_Parameter_Set_Synthetic or _Trace_Based inside")
         n = len(flows)
         capacity_share = 1.0 / n
-        workloads, classes, occs, modes, stops = [], {}, [], [], []
+        workloads, classes, occs, modes, stops, rates = [], {}, [], [], [], []
         flow_ids: dict = {}
         for fi, fl in enumerate(flows):
             r = _Reader(path, fl, warnings)
@@ -514,12 +514,14 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 w["_ws"] = ws / 100
                 if gen == "qd":
                     w["arrival"] = {"kind": "burst", "outstanding": r.num("Average_No_of_Reqs_in_Queue", kind=int, lo=1, default=1)}
+                    rates.append(("qd", w["arrival"]["outstanding"], read_pct / 100, avg))
                     r.ignore("Bandwidth", "used only by BANDWIDTH generators")
                 else:
                     bw = r.num("Bandwidth", lo=1)
                     if bw is None:
                         raise MqsimError(f"{path}:{fl.line}: {fl.tag}: a BANDWIDTH generator needs <Bandwidth> (bytes per second)")
                     w["arrival"] = {"kind": "poisson", "bandwidth": f"{bw}B/s"}
+                    rates.append(("bw", int(bw), avg))
                     r.ignore("Average_No_of_Reqs_in_Queue", "used only by QUEUE_DEPTH generators")
                 r.ignore("Intensity", "MQSim does not read this element either; ignored")
                 stop = r.num("Stop_Time", kind=int, lo=0, default=0)
@@ -557,6 +559,7 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                     lines = sum(1 for ln in open(tp, "rb") if ln.strip())
                     tr["max_records"] = max(1, int(lines * pct / 100))
                 w["trace"] = tr
+                rates.append(None)
             r.unknown()
             workloads.append(w)
         if len({m for _, m in modes}) > 1:
@@ -597,6 +600,11 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
             if addrs and len(skews) == 1 and all(a.get("pattern") == "hotcold" for a in addrs) and 0 < (next(iter(skews))[0] or 0) < 1:
                 (f, s), = skews
                 d["precondition"].update(hot_fraction=f, hot_share=s)
+            warm = _cmt_warm_shares(rates, d.get("flash", {}))
+            if warm and d.get("ftl", {}).get("cmt") != "all":
+                # MQSim ends its preconditioning by bringing mapping entries of the written
+                # pages into the CMT, each flow a share by its rate (`FTL.cpp:636-740`).
+                d["precondition"]["cmt_warm"] = warm if domains is not None else min(1.0, sum(warm))
         rn = {k: v for k, v in run.items() if not k.startswith("_")}
         if stops:
             rn["duration"] = _ns(max(stops))
@@ -623,6 +631,33 @@ def _find_trace(fp: str, wl_path: Path, dirs: List[Path]) -> Optional[Path]:
             if cand.is_file():
                 return cand.resolve()
     return None
+
+
+def _cmt_warm_shares(rates: list, flash: dict) -> Optional[List[float]]:
+    """Each flow's share of the CMT MQSim's preconditioning fills: its rate over all flows'
+    (`src/ssd/FTL.cpp:50-75, 642-667`) — a QUEUE_DEPTH flow's the queue depth times its request
+    size over the average flash access time, a BANDWIDTH flow's its request size over the mean
+    gap. None with a trace flow: MQSim does not precondition for those (docs/mqsim.md)."""
+    if not rates or any(r is None for r in rates):
+        return None
+
+    def mean_ns(key: str) -> int:
+        vals = [int(str(v)[:-2]) for v in flash.get(key, [])]
+        return sum(vals) // len(vals) if vals else 0
+
+    t_read, t_prog = mean_ns("read"), mean_ns("program")
+    per_flow = []
+    for r in rates:
+        if r[0] == "qd":
+            _, qd, read, size = r
+            gap = int(read * t_read + (1 - read) * t_prog) / qd
+        else:
+            _, bw, size = r
+            per_sec = (bw // 512) // size
+            gap = 10**9 // per_sec if per_sec else 0
+        per_flow.append(1.0 / gap * 1e9 * size if gap > 0 else 0.0)
+    total = sum(per_flow)
+    return [f / total for f in per_flow] if total > 0 else None
 
 
 def finalize(sc: dict, capacity: int) -> dict:

@@ -23,4 +23,12 @@ pub struct Precondition {
     pub overwrites: f64,
     pub dirty_cache: bool,
     pub hot: Option<(f64, f64)>,
+    /// `cmt_warm`: the share of the mapping cache's capacity preconditioning fills with entries
+    /// of the pages it wrote, once for every address domain or one per domain (empty: the cache
+    /// starts empty). What MQSim's preconditioning does (`src/ssd/FTL.cpp:636-740`): a hot/cold
+    /// flow's hot pages first, lowest first, up to `hot_fraction` of the entries, then as many
+    /// other written pages as the share less twice the hot ones (MQSim's count); a random
+    /// flow's, random written pages; a stream's, the highest written pages. The entries are
+    /// clean: their translation pages hold them.
+    pub cmt_warm: Vec<f64>,
 }

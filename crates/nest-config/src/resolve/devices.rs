@@ -316,6 +316,7 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
                     None
                 }
             },
+            cmt_warm: cmt_warm(cx, key, pc.cmt_warm.as_ref()),
         });
     }
     model_switches(cx, key, c, &mut p);
@@ -441,4 +442,18 @@ fn choice<T: Copy>(cx: &mut Ctx, key: &str, value: &Option<String>, what: &str, 
             cx.err(key, format!("'{v}' is not {what} (expected {})", names.join(" or ")));
         }
     }
+}
+
+/// `precondition.cmt_warm`: shares of the mapping cache, each in [0, 1] (empty: none).
+fn cmt_warm(cx: &mut Ctx, key: &str, v: Option<&Shares>) -> Vec<f64> {
+    let shares = match v {
+        None => return Vec::new(),
+        Some(Shares::One(x)) => vec![*x],
+        Some(Shares::Many(xs)) => xs.clone(),
+    };
+    if let Some(bad) = shares.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+        cx.err(&format!("{key}.precondition.cmt_warm"), format!("expected shares of the mapping cache between 0 and 1, got {bad}"));
+        return Vec::new();
+    }
+    shares
 }

@@ -332,6 +332,17 @@ pub struct PreconditionConfig {
     pub hot_fraction: Option<f64>,
     /// … takes this share of them (both or neither).
     pub hot_share: Option<f64>,
+    /// The share of the mapping cache preconditioning fills with the entries of pages it wrote:
+    /// one for every address domain, or one per domain (MQSim's warm-up).
+    pub cmt_warm: Option<Shares>,
+}
+
+/// A share given once for every address domain or once per domain.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged, expecting = "precondition.cmt_warm: a share of the mapping cache (0 to 1), or a list of them")]
+pub enum Shares {
+    One(f64),
+    Many(Vec<f64>),
 }
 
 #[derive(Debug, Clone, Deserialize)]

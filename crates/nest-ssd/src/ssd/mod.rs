@@ -35,6 +35,7 @@ use std::collections::VecDeque;
 
 mod admission;
 mod chip;
+mod cmt_warm;
 pub mod decomp;
 mod die;
 mod die_queues;

@@ -57,6 +57,7 @@ impl Ssd {
             }
         }
         self.scratch = scratch;
+        self.warm_cmt(p, &streams, &filled, seed, index);
         if keep > 0 {
             self.preload_dirty_cache(&last.oldest_first(), keep as u32);
         }

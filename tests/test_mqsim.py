@@ -441,7 +441,8 @@ def test_a_stream_is_preconditioned_as_written_once(tmp_path):
     wl.write_text(text.replace("<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>", "<Address_Distribution>STREAMING</Address_Distribution>"))
     shutil.copy(FIX / "tiny.trace", tmp_path / "tiny.trace")
     streams = load(FIX / "ssdconfig-small.xml", wl, [tmp_path])[0][0]
-    assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0, "cmt_warm": 1.0}
+    assert streams["device"][0]["precondition"] == {"occupancy": 0.6, "overwrites": 0.0, "cmt_warm": 1.0, "from_workloads": True,
+                                                    "walk_seed": 7}
 
     # Hot/cold flows of one skew precondition to their own steady state (MQSim's estimate
     # stretches the uniform one by it, `FTL.cpp:434-526`); a uniform flow beside them, not.
@@ -473,8 +474,12 @@ def test_preconditioning_warms_the_cmt_by_each_flows_rate():
     assert _cmt_warm_shares([qd], flash) == [1.0]
     assert _cmt_warm_shares([qd, None], flash) is None
     pre = load(FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", [FIX])
-    assert pre[0][0]["device"][0]["precondition"]["cmt_warm"] == 1.0  # one domain: the whole share
-    assert "cmt_warm" not in pre[0][1]["device"][0]["precondition"]  # a trace flow
+    first = pre[0][0]["device"][0]["precondition"]
+    assert first["cmt_warm"] == 1.0  # one domain: the whole share
+    # ... and preconditioning writes the flows' own draws, its warm-up walking them with MQSim's
+    # generator seeded as the FTL's is: the drive's Seed.
+    assert first["from_workloads"] is True and first["walk_seed"] == 7  # the fixture's <Seed>
+    assert not {"cmt_warm", "from_workloads"} & set(pre[0][1]["device"][0]["precondition"])  # a trace flow
 
 
 def test_normal_sizes_are_drawn_as_mqsim_draws_them():

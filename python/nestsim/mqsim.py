@@ -210,6 +210,8 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
     seed = d.num("Seed", kind=int, lo=0)
     if seed is not None:
         run["seed"] = seed
+        # The FTL's generator (its CMT warm-up walk) is seeded with it, whatever run seed NeSt uses.
+        run["_mqsim_seed"] = seed
     precondition = d.flag("Enabled_Preconditioning", False)
     if d.enum("Memory_Type", {"FLASH": "flash"}, "flash") != "flash":
         raise d.err(dn, "only FLASH memory is supported")
@@ -605,6 +607,11 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 # MQSim ends its preconditioning by bringing mapping entries of the written
                 # pages into the CMT, each flow a share by its rate (`FTL.cpp:636-740`).
                 d["precondition"]["cmt_warm"] = warm if domains is not None else min(1.0, sum(warm))
+            if warm and domains is None:
+                # ... and it draws the pages it writes from the flows' own seeded generators
+                # (`FTL.cpp:108-320`): the run's first addresses, in its order.
+                d["precondition"]["from_workloads"] = True
+                d["precondition"]["walk_seed"] = int(run.get("_mqsim_seed", 123))  # MQSim's default Seed
         rn = {k: v for k, v in run.items() if not k.startswith("_")}
         if stops:
             rn["duration"] = _ns(max(stops))

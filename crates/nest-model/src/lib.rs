@@ -23,6 +23,7 @@ pub mod nvmeof;
 mod outputs;
 mod path;
 pub mod plm_summary;
+mod precondition_replay;
 pub mod qos;
 pub mod request;
 pub mod sim;

@@ -101,7 +101,11 @@ impl Simulation {
             devices.push(match &d.kind {
                 DeviceKindPlan::Ideal(p) => DeviceRt::Ideal(IdealDevice::new(&d.name, p, seed, i as u64)),
                 DeviceKindPlan::Ssd(p) => {
-                    let ssd = Ssd::new(p.params.clone(), seed, i as u64).map_err(|e| format!("device '{}': {e}", d.name))?;
+                    let mut params = p.params.clone();
+                    if let Some(pre) = params.precondition.as_mut().filter(|q| q.from_workloads) {
+                        pre.replay = crate::precondition_replay::replay_pages(&resolved, i, &p.params, seed)?;
+                    }
+                    let ssd = Ssd::new(params, seed, i as u64).map_err(|e| format!("device '{}': {e}", d.name))?;
                     DeviceRt::Ssd(Box::new(SsdDevice::new(&d.name, ssd, &p.nvme, resolved.hosts.len())?))
                 }
                 DeviceKindPlan::Pm(p) => DeviceRt::Pm(PmRt { name: d.name.clone(), pm: PmDevice::new(p.params.clone(), seed, i as u64) }),

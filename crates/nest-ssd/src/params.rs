@@ -1,7 +1,7 @@
 //! Every parameter of the SSD model, with the checks that make a configuration runnable.
 //! Presets (presets.rs) fill these; the scenario file and the MQSim importer override them.
 
-pub use crate::preconditioning::Precondition;
+pub use crate::preconditioning::{Precondition, Replay};
 use crate::switches::ModelSwitches;
 use nest_core::SimTime;
 

@@ -31,4 +31,43 @@ pub struct Precondition {
     /// flow's, random written pages; a stream's, the highest written pages. The entries are
     /// clean: their translation pages hold them.
     pub cmt_warm: Vec<f64>,
+    /// `from_workloads`: the pages written are those the drive's synthetic workloads will draw,
+    /// in their order, as MQSim's preconditioning draws them from the flows' own seeded
+    /// generators (`src/ssd/FTL.cpp:108-320`): a run then finds the pages it reads written, and
+    /// the warm mapping entries among its next addresses. The run fills `replay` before the
+    /// drive is built.
+    pub from_workloads: bool,
+    /// What the workloads draw, when `from_workloads` (empty: the first pages of each address
+    /// domain are written).
+    pub replay: Replay,
+    /// MQSim's `Seed`: with it (and `from_workloads`), a random workload's warm CMT entries are
+    /// those MQSim's walk over the pages picks, with MQSim's own draws (`mqsim_rng`).
+    pub walk_seed: Option<i32>,
+}
+
+impl Precondition {
+    /// `occupancy` written and `overwrites` × that overwritten, nothing else asked for.
+    pub fn new(occupancy: f64, overwrites: f64) -> Self {
+        Precondition {
+            occupancy,
+            overwrites,
+            dirty_cache: false,
+            hot: None,
+            cmt_warm: Vec::new(),
+            from_workloads: false,
+            replay: Replay::default(),
+            walk_seed: None,
+        }
+    }
+}
+
+/// The pages a drive's synthetic workloads draw (`Precondition::from_workloads`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replay {
+    /// The pages to write, each once, in the order first drawn.
+    pub pages: Vec<u32>,
+    /// The pages the workloads' first requests touch, in order (repeats kept): MQSim's warm-up
+    /// of a hot/cold flow brings the cold pages its run will touch from the request as many as
+    /// the hot entries on (`FTL.cpp:697-708`).
+    pub touches: Vec<u32>,
 }

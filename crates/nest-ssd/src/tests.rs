@@ -148,7 +148,7 @@ fn a_multi_page_read_spreads_over_channels() {
 /// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
 fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
     // Preconditioned to 90 % unless `p` asks for its own.
-    p.precondition.get_or_insert(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition.get_or_insert(Precondition::new(0.9, 1.0));
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
     let mut rng = RngStream::from_seed(seed);
@@ -243,7 +243,7 @@ fn deferred_soft_gc_waits_for_the_hard_threshold() {
     p.ftl.overprovisioning = 0.3;
     p.ftl.gc_soft = 0.2;
     p.ftl.gc_hard = 0.05;
-    p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.8, 1.0));
     let mut b = Bench::new(p);
     let mut out = Outbox::default();
     b.ssd.set_soft_gc_deferred(SimTime::ZERO, true, &mut out);
@@ -346,7 +346,7 @@ fn a_die_policy_is_one_file_and_one_line() {
 #[test]
 fn cmt_misses_cost_mapping_reads() {
     let mut ideal = small();
-    ideal.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    ideal.precondition = Some(Precondition::new(1.0, 0.0));
     let mut tiny = ideal.clone();
     tiny.ftl.cmt_bytes = Some(4096);
     let run = |p: SsdParams| {
@@ -415,7 +415,7 @@ fn a_dirty_cache_precondition_starts_the_drive_write_bound() {
         let mut p = small();
         p.cache.mode = CacheMode::Write;
         p.cache.capacity = 64 * 4096;
-        p.precondition = Some(Precondition { occupancy, overwrites: 0.0, dirty_cache, hot: None, cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition { dirty_cache, ..Precondition::new(occupancy, 0.0) });
         let mut b = Bench::new(p);
         let before = b.ssd.cache().unwrap().dirty_slots();
         b.submit(true, 5_000 * 4096, 4096, 1);
@@ -440,7 +440,7 @@ fn a_dirty_cache_precondition_starts_the_drive_write_bound() {
 #[test]
 fn sub_page_writes_read_modify_write() {
     let mut p = small();
-    p.precondition = Some(Precondition { occupancy: 1.0, overwrites: 0.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(1.0, 0.0));
     let mut b = Bench::new(p);
     b.submit(true, 512, 1024, 1);
     b.run(|_| {});
@@ -462,7 +462,7 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     p.ftl.static_wl_threshold = Some(8);
     p.ftl.victim = VictimPolicy::Greedy;
     // Hot writes to a tenth of the space; cold data elsewhere never moves without WL.
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 0.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.9, 0.0));
     let mut b = Bench::new(p);
     let hot = b.ssd.params.logical_pages() / 10;
     let mut rng = RngStream::from_seed(2);
@@ -712,7 +712,7 @@ fn address_domains_keep_their_pages_on_their_own_channels() {
     let half = p.logical_pages() / 2 * p.geometry.page_size as u64;
     let on = |start: u64, channel: u32| DomainResources { start, ids: [vec![channel], vec![0, 1], vec![0], vec![0, 1]] };
     p.model.domains = vec![on(0, 1), on(half, 0)];
-    p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.5, 1.0));
     let logical = p.logical_pages() as u32;
     let mut b = Bench::new(p.clone());
     let channel_of =

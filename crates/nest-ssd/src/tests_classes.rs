@@ -20,7 +20,7 @@ fn two_classes_asked(walk: bool, medium: bool, eager: bool) -> Bench {
     let mut p = small();
     p.geometry.channels = 4;
     p.geometry.planes_per_die = 4;
-    p.precondition = Some(Precondition { occupancy: 0.7, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.7, 1.0));
     p.sched.device_qos = true;
     p.model.die_interleave = false;
     p.model.command_waits_for_channel = true;
@@ -204,7 +204,7 @@ fn preconditioning_leaves_every_plane_at_a_fresh_block_when_asked() {
     use crate::ftl::Front;
     let offsets = |close: bool| {
         let mut p = small();
-        p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition::new(0.6, 1.0));
         p.model.precondition_closes_frontiers = close;
         let b = Bench::new(p);
         b.ssd.ftl.check().unwrap();
@@ -269,7 +269,7 @@ fn a_mean_field_layout_leaves_the_free_blocks_mqsim_leaves() {
 fn hot_overwrites_leave_gc_emptier_victims() {
     let emptiest_eight = |hot: Option<(f64, f64)>| {
         let mut p = small();
-        p.precondition = Some(Precondition { occupancy: 0.8, overwrites: 2.0, dirty_cache: false, hot, cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition { hot, ..Precondition::new(0.8, 2.0) });
         let b = Bench::new(p);
         b.ssd.ftl.check().unwrap();
         let mut v: Vec<u32> = b.ssd.ftl.blocks.created().filter(|(_, k)| k.state == crate::block::BlockState::Full).map(|(_, k)| k.valid).collect();
@@ -284,7 +284,7 @@ fn hot_overwrites_leave_gc_emptier_victims() {
 fn free_after(occupancy: f64, laid: bool, hot: Option<(f64, f64)>) -> (usize, usize) {
     let mut p = slc_drive();
     p.model.mean_field_layout = laid;
-    p.precondition = Some(Precondition { occupancy, overwrites: 1.0, dirty_cache: false, hot, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition { hot, ..Precondition::new(occupancy, 1.0) });
     let b = Bench::new(p);
     b.ssd.ftl.check().unwrap();
     let f: Vec<usize> = (0..b.ssd.layout.planes).map(|pl| b.ssd.ftl.free_blocks(pl)).collect();
@@ -300,7 +300,7 @@ fn gc_starts_at_block_takes_when_asked() {
     let run = |at_takes: bool, writes: usize| {
         let mut p = slc_drive();
         p.model.gc_at_block_takes = at_takes;
-        p.precondition = Some(Precondition { occupancy: 0.5, overwrites: 1.0, dirty_cache: false, hot: Some((0.1, 0.9)), cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition { hot: Some((0.1, 0.9)), ..Precondition::new(0.5, 1.0) });
         let taken = |b: &Bench| b.ssd.ftl.planes.iter().map(|p| p.blocks_taken).sum::<u32>();
         let built = taken(&Bench::new(p.clone()));
         let b = crate::tests::random_writes(p, writes, 8);
@@ -337,7 +337,7 @@ fn gc_moves_bring_their_entries_into_the_cmt_when_asked() {
     let run = |enter: bool| {
         let mut p = slc_drive();
         p.model.gc_moves_enter_cmt = enter;
-        p.precondition = Some(Precondition { occupancy: 0.7, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition::new(0.7, 1.0));
         let b = crate::tests::random_writes(p, 12_000, 8);
         b.ssd.check().unwrap();
         (b.ssd.counters.gc_moves, b.ssd.cmt_hit_rate().unwrap(), b.ssd.counters.map_reads)
@@ -371,7 +371,7 @@ fn a_mean_field_layout_keeps_the_blocks_frontiers_need() {
         p.ftl.cmt_bytes = Some(16 << 10);
         p.ftl.gc_soft = 0.05;
         p.model.mapping_domains = (0..3).map(|i| p.logical_pages() / 3 * i * p.geometry.page_size as u64).collect();
-        p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+        p.precondition = Some(Precondition::new(0.6, 1.0));
         let b = Bench::new(p.clone());
         b.ssd.ftl.check().unwrap();
         assert!((0..b.ssd.layout.planes).all(|pl| b.ssd.ftl.free_blocks(pl) >= 3), "every plane keeps blocks for GC");

@@ -385,7 +385,7 @@ fn writes_held_below_the_floor_take_their_pages_at_the_erase() {
     p.model.gc_floor_blocks = 10;
     p.model.pages_at_dispatch = true;
     p.ftl.overprovisioning = 0.3;
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.9, 1.0));
     let mut b = Bench::new(p);
     let pages = b.ssd.params.logical_pages() * 9 / 10;
     let mut rng = nest_core::rng::RngStream::from_seed(7);

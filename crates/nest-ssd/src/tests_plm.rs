@@ -68,7 +68,7 @@ fn dtwin_writes_complete_in_the_nv_buffer_and_reach_flash_in_ndwin() {
 fn mixed(a: PlmAttrs, ios: usize) -> Bench {
     let mut p = drive(1, &[0], a);
     p.ftl.overprovisioning = 0.25;
-    p.precondition = Some(Precondition { occupancy: 0.9, overwrites: 1.0, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.9, 1.0));
     let pages = p.logical_pages() * 9 / 10;
     let mut b = Bench::new(p);
     let mut rng = RngStream::from_seed(5);
@@ -187,7 +187,7 @@ fn nvm_sets_are_isolated_and_plm_acts_only_on_its_set() {
 fn preconditioning_fills_every_nvm_set_alike() {
     let mut p = small();
     p.nvm_sets = 2;
-    p.precondition = Some(Precondition { occupancy: 0.6, overwrites: 0.5, dirty_cache: false, hot: None, cmt_warm: Vec::new() });
+    p.precondition = Some(Precondition::new(0.6, 0.5));
     let ssd = crate::Ssd::new(p, 1, 0).unwrap();
     let half = ssd.layout.planes / 2;
     let bpp = ssd.layout.blocks_per_plane;

@@ -317,6 +317,9 @@ pub(super) fn ssd(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig) -> Option<SsdPla
                 }
             },
             cmt_warm: cmt_warm(cx, key, pc.cmt_warm.as_ref()),
+            from_workloads: pc.from_workloads.unwrap_or(false),
+            replay: Default::default(),
+            walk_seed: pc.walk_seed,
         });
     }
     model_switches(cx, key, c, &mut p);

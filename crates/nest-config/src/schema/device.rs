@@ -335,6 +335,10 @@ pub struct PreconditionConfig {
     /// The share of the mapping cache preconditioning fills with the entries of pages it wrote:
     /// one for every address domain, or one per domain (MQSim's warm-up).
     pub cmt_warm: Option<Shares>,
+    /// Write the pages the drive's synthetic workloads will draw, in their order (MQSim's).
+    pub from_workloads: Option<bool>,
+    /// MQSim's drive `Seed`: its warm-up walk's draws (with `from_workloads`).
+    pub walk_seed: Option<i32>,
 }
 
 /// A share given once for every address domain or once per domain.

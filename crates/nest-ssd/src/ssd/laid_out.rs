@@ -58,6 +58,9 @@ impl Ssd {
         }
         for pages in by_plane {
             for (plane, mut lpas) in pages.into_iter().enumerate() {
+                // MQSim keeps them in a sorted map; a workload's pages (`from_workloads`) come
+                // in the order drawn.
+                lpas.sort_unstable();
                 let Some(&first) = lpas.first() else { continue };
                 let share = 1.0 / sharers[plane] as f64;
                 // Pages beyond the plane's share of its physical pages are not preconditioned.

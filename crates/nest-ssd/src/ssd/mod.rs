@@ -344,6 +344,8 @@ impl Ssd {
         }
         if let Some(p) = ssd.params.precondition.clone() {
             ssd.precondition(&p, seed, index)?;
+            // The workloads' pages were needed only to write them.
+            ssd.params.precondition.as_mut().map(|q| std::mem::take(&mut q.replay));
             if ssd.params.model.precondition_closes_frontiers {
                 ssd.ftl.close_partial_frontiers();
             }

@@ -22,6 +22,11 @@ impl Ssd {
         if !filled.is_empty() {
             n = filled.iter().map(|f| f.1).sum();
         }
+        // The workloads' own pages (`from_workloads`), in the order they draw them.
+        let filled = if p.replay.pages.is_empty() { filled } else { Vec::new() };
+        if !p.replay.pages.is_empty() {
+            n = p.replay.pages.len() as u64;
+        }
         let m = (n as f64 * overwrites) as u64;
         // The last `keep` pages written (for the dirty cache).
         let keep = if p.dirty_cache { self.cache.as_ref().map_or(0, |c| c.slots.saturating_sub(c.reserve)) as u64 } else { 0 };
@@ -100,6 +105,9 @@ impl Ssd {
     /// The `i`-th page preconditioning fills: LPA `i` on a one-set drive; with NVM sets, the
     /// sets in turn from the start of each one's range, so every set is filled alike.
     pub(super) fn precondition_lpa(&self, i: u64, filled: &[(u64, u64)]) -> u64 {
+        if let Some(&lpa) = self.params.precondition.as_ref().and_then(|p| p.replay.pages.get(i as usize)) {
+            return lpa as u64;
+        }
         if !filled.is_empty() {
             // The `i`th page written: the domains' filled pages one after another.
             let mut i = i;

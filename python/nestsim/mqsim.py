@@ -210,8 +210,6 @@ def device_from_ssdconfig(path: Path, warnings: List[str]) -> Tuple[dict, dict]:
     seed = d.num("Seed", kind=int, lo=0)
     if seed is not None:
         run["seed"] = seed
-        # The FTL's generator (its CMT warm-up walk) is seeded with it, whatever run seed NeSt uses.
-        run["_mqsim_seed"] = seed
     precondition = d.flag("Enabled_Preconditioning", False)
     if d.enum("Memory_Type", {"FLASH": "flash"}, "flash") != "flash":
         raise d.err(dn, "only FLASH memory is supported")
@@ -611,7 +609,9 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 # ... and it draws the pages it writes from the flows' own seeded generators
                 # (`FTL.cpp:108-320`): the run's first addresses, in its order.
                 d["precondition"]["from_workloads"] = True
-                d["precondition"]["walk_seed"] = int(run.get("_mqsim_seed", 123))  # MQSim's default Seed
+                # The FTL's generator (its walk) is seeded with the drive's Seed (MQSim's default
+                # 123), whatever run seed NeSt is later given.
+                d["precondition"]["walk_seed"] = int(run.get("seed", 123))
         rn = {k: v for k, v in run.items() if not k.startswith("_")}
         if stops:
             rn["duration"] = _ns(max(stops))

@@ -9,6 +9,7 @@
 //! Nothing here knows about storage or networks; domain crates depend on this one only.
 #![deny(unsafe_code)]
 
+pub mod bits;
 pub mod class;
 pub mod conservation;
 pub mod deadline;

@@ -6,6 +6,7 @@
 
 use nest_config::resolve::SourcePlan;
 use nest_config::Resolved;
+use nest_core::bits::Bits;
 use nest_ssd::params::Replay;
 use nest_ssd::SsdParams;
 use nest_workload::synthetic::SyntheticWorkload;
@@ -25,7 +26,7 @@ pub(crate) fn replay_pages(resolved: &Resolved, device: usize, params: &SsdParam
     let Some(pre) = params.precondition.as_ref() else { return Ok(Replay::default()) };
     let page = params.geometry.page_size as u64;
     let logical = params.logical_pages();
-    let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
+    let mut seen = Bits::new(logical as usize);
     let (mut pages, mut touches) = (Vec::new(), Vec::new());
     for (index, w) in resolved.workloads.iter().enumerate() {
         let SourcePlan::Synthetic(spec) = &w.source else { continue };
@@ -42,9 +43,7 @@ pub(crate) fn replay_pages(resolved: &Resolved, device: usize, params: &SsdParam
                 if touches.len() < TOUCHES {
                     touches.push(lpa as u32);
                 }
-                let (word, bit) = (lpa as usize / 64, 1u64 << (lpa % 64));
-                if seen[word] & bit == 0 && got < want {
-                    seen[word] |= bit;
+                if got < want && seen.insert(lpa as usize) {
                     pages.push(lpa as u32);
                     got += 1;
                 }

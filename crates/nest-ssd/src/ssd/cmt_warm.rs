@@ -9,6 +9,7 @@
 use super::Ssd;
 use crate::cmt::Update;
 use crate::params::Precondition;
+use nest_core::bits::Bits;
 use nest_core::rng::RngStream;
 
 impl Ssd {
@@ -57,13 +58,8 @@ impl Ssd {
                         // a cold page the run does not touch (here a random written one).
                         // MQSim's list holds each page once.
                         let end = first as u64 + hot_pages;
-                        let mut chosen = vec![0u64; (self.logical_pages as usize).div_ceil(64)];
-                        let mut take = |l: u32| {
-                            let (w, b) = (l as usize / 64, 1u64 << (l % 64));
-                            let new = chosen[w] & b == 0;
-                            chosen[w] |= b;
-                            new
-                        };
+                        let mut chosen = Bits::new(self.logical_pages as usize);
+                        let mut take = |l: u32| chosen.insert(l as usize);
                         let cold_written = count.saturating_sub(hot_pages);
                         let window = || p.replay.touches.iter().skip(hot as usize).take(rest as usize);
                         // The run's cold pages first, so no stand-in takes one of them.

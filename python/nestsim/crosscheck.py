@@ -13,7 +13,7 @@ NeSt runs the same pair as ``nestsim run --mqsim`` does, in the MQSim-compatible
 (``--mode compat``; ``default`` or ``both``). Per scenario, flow and all/read/write: n, mean, p50,
 p99, p99.9 (nearest rank, µs, MQSim's device response time: SQ insertion to completion) and IOPS
 (completed requests / the scenario's final simulated time, as the bundle's ``latpct.py``), then the
-flash counters both report: mapping reads, programs, erases, GC executions, the CMT's hit rate
+flash counters both report: mapping reads, program and erase commands, GC and wear-levelling executions, the CMT's hit rate
 (MQSim counts commands, a multi-plane command once; NeSt counts pages). Each NeSt figure is
 given with its difference from MQSim's in %; a latency row with fewer than ``MIN_N`` requests is
 shown but not judged. ``crosscheck.json`` holds the table.
@@ -131,8 +131,11 @@ def parse_results_xml(path: Path) -> Tuple[Dict[int, Dict[str, Dict[str, float]]
                                                                           "Issued_Flash_Interleaved_Multiplane_Program_CMD",
                                                                           "Issued_Flash_Multiplane_Copyback_Program_CMD"))
                     if "Issued_Flash_Multiplane_Program_CMD" in a else float("nan"),
-                    "erases": a.get("Issued_Flash_Erase_CMD", float("nan")),
+                    # Single-block and multi-plane erase commands, counted apart (`:283-289`).
+                    "erase commands": a.get("Issued_Flash_Erase_CMD", 0.0) + a.get("Issued_Flash_Multiplane_Erase_CMD", 0.0)
+                    if "Issued_Flash_Erase_CMD" in a else float("nan"),
                     "GC executions": a.get("Total_GC_Executions", float("nan")),
+                    "WL executions": a.get("Total_WL_Executions", float("nan")),
                     "CMT hit rate": a.get("CMT_Hits", 0.0) / queries if queries else float("nan")}
     return flows, counters
 
@@ -238,7 +241,8 @@ def run_nest(ssdconfig: Path, workload: Path, trace_dir: Path, out: Path, compat
         ssd = next((d["ssd"] for d in s["devices"].values() if "ssd" in d), {})
         counters[i] = {"_traces": traces, "mapping reads": ssd.get("mapping_reads"), "program commands": ssd.get("program_commands"),
                        "multi-plane programs": ssd.get("multiplane_program_commands"),
-                       "erases": ssd.get("erases"), "GC executions": ssd.get("gc_jobs"), "CMT hit rate": ssd.get("cmt_hit_rate")}
+                       "erase commands": ssd.get("erase_commands"), "GC executions": ssd.get("gc_jobs"),
+                       "WL executions": ssd.get("wear_levelling_jobs"), "CMT hit rate": ssd.get("cmt_hit_rate")}
     return stats, counters
 
 

@@ -150,6 +150,7 @@ fn ssd_json(dev: &SsdDevice, end: SimTime) -> Value {
         "gc_moves": c.gc_moves,
         "gc_time_s": r6(c.gc_time_ps as f64 / 1e12),
         "erases": f.erases,
+        "erase_commands": c.erase_commands,
         "erase_count": {"mean": r6(erase_mean), "min": erase_min, "max": erase_max},
         "mapping_reads": c.map_reads,
         "mapping_writes": c.map_writes,

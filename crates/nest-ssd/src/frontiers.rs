@@ -121,6 +121,26 @@ impl Ftl {
         }
     }
 
+    /// `open_frontiers`, as the drive is built: every plane's frontiers take its first blocks in
+    /// MQSim's order — the user frontier block 0, the translation frontier (`pinned`, where
+    /// write-backs take pinned pages) block 1, GC's block 2 (`Flash_Block_Manager_Base.cpp:50-56`),
+    /// then the other streams' user frontiers (MQSim gives each stream a translation and a GC
+    /// frontier of its own, `[data, translation, GC]` per stream). The numbers matter to MQSim's
+    /// wear levelling (`wl_mqsim`) and its RGA draw (`rga_mqsim`), which prefer low numbers.
+    pub fn open_frontiers_at_build(&mut self, pinned: bool) {
+        for plane in 0..self.planes.len() as u32 {
+            let user = self.take_free_block(plane);
+            self.set_front(plane, Front::User(0), Some(user));
+            if pinned {
+                // Empty: the table's pages and the write-backs fill it (`pin_translation_page`).
+                self.planes[plane as usize].pinned_front = Some(self.take_free_block(plane));
+            }
+            let gc = self.take_free_block(plane);
+            self.set_front(plane, Front::Gc, Some(gc));
+        }
+        self.open_all_frontiers();
+    }
+
     /// `open_frontiers`: opens every plane's frontiers that are not open yet (once the drive is
     /// built and preconditioned).
     pub fn open_all_frontiers(&mut self) {

@@ -83,7 +83,9 @@ pub struct Ftl {
     /// first, and those streams' user frontiers, `plane × streams-after-the-first + stream − 1`.
     pub(crate) stream_starts: Vec<u32>,
     pub(crate) stream_fronts: Vec<Option<u32>>,
-    static_wl: Option<u32>,
+    pub(crate) static_wl: Option<u32>,
+    /// `ModelSwitches::static_wl_block_ids`: MQSim's check replaces NeSt's (`wl_mqsim`).
+    pub wl_block_ids: bool,
     pub counters: FtlCounters,
 }
 
@@ -149,6 +151,7 @@ impl Ftl {
             stream_starts: Vec::new(),
             stream_fronts: Vec::new(),
             static_wl: ftl.static_wl_threshold,
+            wl_block_ids: false,
             counters: FtlCounters::default(),
         }
     }
@@ -415,7 +418,7 @@ impl Ftl {
         };
         // Static wear levelling: when the erase-count spread of the plane reaches the
         // threshold, migrate the coldest full block instead (it holds the coldest data).
-        if let Some(th) = self.static_wl {
+        if let Some(th) = self.static_wl.filter(|_| !self.wl_block_ids) {
             let hi = self.max_erases[plane as usize];
             if let Some(cold) = self.by_erases.top(plane) {
                 if hi - self.blocks[cold as usize].erases >= th && self.planes[plane as usize].free.len() as u32 >= self.hard_free {

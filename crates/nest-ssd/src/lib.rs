@@ -35,6 +35,7 @@ pub mod sparse;
 pub mod ssd;
 pub mod switch_kinds;
 pub mod switches;
+mod wl_mqsim;
 
 pub use params::SsdParams;
 pub use ssd::{DevParts, Done, Outbox, PlmReport, Ssd, SsdEvent, DEV_PARTS};
@@ -47,3 +48,5 @@ mod tests_classes;
 mod tests_compat;
 #[cfg(test)]
 mod tests_plm;
+#[cfg(test)]
+mod tests_wl;

@@ -128,6 +128,12 @@ pub struct ModelSwitches {
     /// served each write-back leaves its translation page readable for free. Off: a move updates
     /// a cached entry and writes an uncached one through, at no modelled cost.
     pub gc_moves_enter_cmt: bool,
+    /// Static wear levelling as MQSim 7ec40e3 checks it, at the end of every erase, comparing
+    /// the *numbers* of the most- and least-erased blocks instead of their erase counts
+    /// (`src/ssd/Flash_Block_Manager_Base.cpp:146-162`, **a bug**): a GC-bound plane soon
+    /// migrates its block 0, all valid, beside its GC jobs (`wl_mqsim`). Off: NeSt's check, the
+    /// spread of erase counts, at each GC job's start.
+    pub static_wl_block_ids: bool,
     /// GC's page reads wait in a queue of their own that goes before GC's writes and erases:
     /// a chip (a die, with die interleaving) reads every page its GC jobs have to move before
     /// it writes any, so with several jobs running each ends only when all have read. MQSim's
@@ -266,6 +272,7 @@ impl Default for ModelSwitches {
             gc_jobs_per_plane: 1,
             gc_at_block_takes: false,
             gc_moves_enter_cmt: false,
+            static_wl_block_ids: false,
             gc_reads_first: false,
             cmt_per_domain: false,
             open_frontiers: false,
@@ -326,6 +333,7 @@ impl ModelSwitches {
             gc_jobs_per_plane: 10,
             gc_at_block_takes: true,
             gc_moves_enter_cmt: true,
+            static_wl_block_ids: true,
             gc_reads_first: true,
             cmt_per_domain: true,
             open_frontiers: true,

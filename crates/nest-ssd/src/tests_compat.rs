@@ -470,7 +470,7 @@ fn open_frontiers_take_their_blocks_up_front_and_replace_a_full_one_at_once() {
 /// The small drive in MQSim's GC-heavy regime: ten jobs per plane at once from a floor of ten
 /// free blocks, GC non-preemptible and first, each chip reading every page its jobs move
 /// before writing one.
-fn mqsim_gc_regime() -> SsdParams {
+pub(crate) fn mqsim_gc_regime() -> SsdParams {
     let mut p = small();
     p.model.gc_jobs_per_plane = 10;
     p.model.gc_floor_blocks = 10;
@@ -500,7 +500,7 @@ fn user_programs_ride_with_gc_programs_when_partnered() {
 
 /// 20,000 random 4 KiB writes at QD 16 on `p`, which must run GC: every command completes and
 /// the books balance.
-fn gc_writes(p: SsdParams) -> Bench {
+pub(crate) fn gc_writes(p: SsdParams) -> Bench {
     let b = random_writes(p, 20_000, 16);
     assert_eq!(b.lat.len(), 20_000, "every command completes");
     b.ssd.check().unwrap();

@@ -78,6 +78,7 @@ impl Ssd {
         self.dies[d as usize].started = now;
         self.dies[d as usize].op_suspends = 0;
         if first == Kind::Erase {
+            self.counters.erase_commands += 1;
             let cmd_t = self.command_phase(now, d, first, n, out);
             let die = &mut self.dies[d as usize];
             die.phase = Phase::Erase;

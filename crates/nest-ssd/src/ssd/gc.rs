@@ -96,6 +96,24 @@ impl Ssd {
         if running > 0 && !self.ftl.room_for_gc_job(plane, self.ftl.blocks[victim as usize].valid) {
             return false;
         }
+        self.launch_job(now, plane, victim, wl, out);
+        true
+    }
+
+    /// MQSim's static wear levelling after an erase on `plane` (`static_wl_block_ids`): a
+    /// migration of the block its check names, beside the plane's GC jobs and outside their
+    /// limit, as `run_static_wearleveling` starts one.
+    pub(super) fn mqsim_static_wl(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
+        if let Some(block) = self.ftl.mqsim_wl_candidate(plane) {
+            self.launch_job(now, plane, block, true, out);
+        }
+    }
+
+    /// Starts a job on `plane` that moves `victim`'s valid pages and erases it (a wear-levelling
+    /// migration if `wl`).
+    fn launch_job(&mut self, now: SimTime, plane: u32, victim: u32, wl: bool, out: &mut Outbox) {
+        let running = self.ftl.planes[plane as usize].gc_jobs;
+        let die = self.layout.die_of_plane(plane);
         self.ftl.claim_victim(plane, victim, wl);
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.valid_pages(victim, &mut pages);
@@ -130,7 +148,6 @@ impl Ssd {
             self.queue_erase(id);
         }
         self.kick(now, die, out);
-        true
     }
 
     pub(super) fn queue_erase(&mut self, id: u32) {

@@ -136,6 +136,9 @@ pub struct SsdCounters {
     /// `Issued_Flash_Multiplane_Program_CMD`.
     pub program_commands: u64,
     pub multiplane_program_commands: u64,
+    /// Erase commands issued, of one block or several planes' (MQSim's `Issued_Flash_Erase_CMD`
+    /// + `Issued_Flash_Multiplane_Erase_CMD`).
+    pub erase_commands: u64,
     pub write_stalls: u64,
     /// User programs that went in a GC program's batch (`gc_user_partners`).
     pub gc_partnered_programs: u64,
@@ -232,6 +235,7 @@ impl Ssd {
         ftl.rga_mqsim = params.model.rga_sampling == crate::switches::RgaSampling::Mqsim;
         ftl.write_floor = params.model.gc_floor_blocks;
         ftl.open_frontiers = params.model.open_frontiers;
+        ftl.wl_block_ids = params.model.static_wl_block_ids;
         let m = &params.model;
         // MQSim's flows' address domains (`mapping_domains`) as their first LPAs, rising: the CMT
         // files entries by them, and with `stream_frontiers` each writes to frontiers of its own.
@@ -334,8 +338,11 @@ impl Ssd {
             logical_pages: logical as u32,
             params,
         };
-        if let Some(pages) = ssd.cmt.as_ref().filter(|_| ssd.params.model.mapping_writes == crate::switches::MappingWrites::Pinned).map(Cmt::translation_pages)
-        {
+        let pinned = ssd.params.model.mapping_writes == crate::switches::MappingWrites::Pinned;
+        if ssd.params.model.open_frontiers {
+            ssd.ftl.open_frontiers_at_build(pinned);
+        }
+        if let Some(pages) = ssd.cmt.as_ref().filter(|_| pinned).map(Cmt::translation_pages) {
             // The table written when the drive is built takes its pages (`MappingWrites::Pinned`).
             for tp in 0..pages {
                 ssd.ftl.pin_translation_page(ssd.map_plane(tp));

@@ -545,6 +545,10 @@ impl Ssd {
             Kind::Erase => {
                 self.ftl.erase(txn.ppa);
                 let plane = self.erase_done(now, txn.owner);
+                if self.params.model.static_wl_block_ids {
+                    // MQSim checks before it places waiting writes and checks for GC.
+                    self.mqsim_static_wl(now, plane, out);
+                }
                 self.place_waiting_writes(now, plane, out);
                 self.maybe_start_gc(now, plane, out);
                 // Writes held for space on this plane may go now.

@@ -1,0 +1,72 @@
+//! MQSim's static wear levelling (`wl_mqsim`) and the block numbers it depends on.
+
+use crate::tests::small;
+use crate::tests_compat::mqsim_gc_regime;
+
+/// `static_wl_block_ids`: MQSim's wear-levelling check compares the numbers of the most- and
+/// least-erased blocks, so once GC erases a block numbered at or above the threshold while block
+/// 0 — the first user frontier (`open_frontiers`) — was never erased, block 0 is migrated, all
+/// valid, beside GC's jobs. NeSt's own check (a spread of 32 erases) never fires in so short a
+/// run. Both keep every command and every page.
+#[test]
+fn mqsim_wear_levelling_migrates_block_zero_once_a_high_numbered_block_is_erased() {
+    let run = |ids: bool| {
+        let mut p = mqsim_gc_regime();
+        p.model.open_frontiers = true;
+        p.model.static_wl_block_ids = ids;
+        p.ftl.static_wl_threshold = Some(32);
+        let b = crate::tests_compat::gc_writes(p);
+        let bpp = b.ssd.layout.blocks_per_plane;
+        let block0_erased = (0..b.ssd.layout.planes).filter(|&pl| b.ssd.ftl.blocks[(pl * bpp) as usize].erases > 0).count();
+        (b.ssd.ftl.counters.wl_jobs, block0_erased, b.ssd.layout.planes as usize)
+    };
+    let (wl, erased0, planes) = run(true);
+    assert!(wl >= planes as u64, "{wl} migrations over {planes} planes");
+    assert_eq!(erased0, planes, "every plane's block 0 was migrated and erased");
+    assert_eq!(run(false).0, 0, "NeSt's check: no spread of 32 erases yet");
+}
+
+/// MQSim's check itself: block numbers, not erase counts, and unsigned — the least-erased block
+/// numbered above the most-erased one wraps round and passes; a candidate that is not full
+/// (a frontier, a free block) is left alone.
+#[test]
+fn mqsims_wear_levelling_check_compares_block_numbers() {
+    use crate::ftl::{BlockState, Ftl};
+    use crate::geometry::Layout;
+    let mut p = small();
+    p.ftl.static_wl_threshold = Some(32);
+    let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+    let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+    for b in 0..4 {
+        f.blocks[b].state = BlockState::Full;
+    }
+    assert_eq!(f.mqsim_wl_candidate(0), None, "no erase yet: both ends are block 0");
+    f.blocks[20].erases = 1;
+    assert_eq!(f.mqsim_wl_candidate(0), None, "block 20 against block 0: 20 < 32");
+    f.blocks[40].erases = 2;
+    assert_eq!(f.mqsim_wl_candidate(0), Some(0), "block 40 against block 0");
+    // Block 0 erased as often as the most: the fewest-erased is block 1, numbered above the
+    // most-erased (block 0), and the difference wraps round.
+    f.blocks[0].erases = 2;
+    f.blocks[40].erases = 0;
+    f.blocks[20].erases = 0;
+    assert_eq!(f.mqsim_wl_candidate(0), Some(1));
+    f.blocks[1].state = BlockState::Open;
+    assert_eq!(f.mqsim_wl_candidate(0), None, "a frontier is not migrated");
+}
+
+/// `open_frontiers`: a plane's frontiers take its first blocks in MQSim's order — user, then
+/// translation (where write-backs take pinned pages), then GC — so block 0 is the first one
+/// user data fills.
+#[test]
+fn open_frontiers_number_their_blocks_as_mqsim_does() {
+    let mut p = small();
+    p.model.open_frontiers = true;
+    p.model.mapping_writes = crate::switches::MappingWrites::Pinned;
+    let ssd = crate::ssd::Ssd::new(p, 1, 0).unwrap();
+    let bpp = ssd.layout.blocks_per_plane;
+    for (i, pl) in ssd.ftl.planes.iter().enumerate() {
+        let first = i as u32 * bpp;
+        assert_eq!((pl.user_front, pl.pinned_front, pl.gc_front), (Some(first), Some(first + 1), Some(first + 2)));
+    }
+}

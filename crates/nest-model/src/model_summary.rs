@@ -36,6 +36,8 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["gc_at_block_takes"] = json!(m.gc_at_block_takes);
     out["gc_moves_enter_cmt"] = json!(m.gc_moves_enter_cmt);
     out["static_wl_block_ids"] = json!(m.static_wl_block_ids);
+    out["gc_read_partners"] = json!(m.gc_read_partners);
+    out["gc_partnered_reads"] = json!(s.counters.gc_partnered_reads);
     out["stream_frontiers"] = json!(m.stream_frontiers);
     out["segment_skews"] = json!(m.segment_skews);
     out["onfi_command_phases"] = json!(m.onfi_command_phases);

@@ -47,6 +47,6 @@ mod tests_classes;
 #[cfg(test)]
 mod tests_compat;
 #[cfg(test)]
-mod tests_plm;
+mod tests_mqsim_gc;
 #[cfg(test)]
-mod tests_wl;
+mod tests_plm;

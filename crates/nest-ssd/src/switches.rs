@@ -160,6 +160,12 @@ pub struct ModelSwitches {
     /// the second queue (`src/ssd/TSU_Priority_OutOfOrder.cpp:475-481`, `TSU_Base.cpp:102-117`;
     /// `partners`). Off: GC work goes one transaction at a time.
     pub gc_user_partners: bool,
+    /// User reads join a GC read's batch on the die's other planes at its page offset, as MQSim
+    /// issues a chip's GC reads with its user reads as the second queue
+    /// (`src/ssd/TSU_Priority_OutOfOrder.cpp:352-359`, `TSU_Base.cpp:102-117`; `partners`): a GC
+    /// job's sweep over its victim's pages lets waiting reads out. Off: a GC read batch holds GC
+    /// reads only (and a chip's user reads wait for its GC).
+    pub gc_read_partners: bool,
     /// A write-back whose LPA a running GC job has locked (from the job's start until that
     /// page's GC write completes) is lost, as MQSim 7ec40e3 loses it: the mapping unit parks it
     /// behind the lock (`Address_Mapping_Unit_Page_Level.cpp:484-486`), then "services" it by a
@@ -277,6 +283,7 @@ impl Default for ModelSwitches {
             cmt_per_domain: false,
             open_frontiers: false,
             gc_user_partners: false,
+            gc_read_partners: false,
             gc_lock_loses_writebacks: false,
             gc_erases_last: false,
             page_types: PageTypes::Modulo,
@@ -338,6 +345,7 @@ impl ModelSwitches {
             cmt_per_domain: true,
             open_frontiers: true,
             gc_user_partners: true,
+            gc_read_partners: true,
             gc_lock_loses_writebacks: true,
             gc_erases_last: true,
             page_types: PageTypes::Mqsim,

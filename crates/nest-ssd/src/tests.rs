@@ -146,7 +146,7 @@ fn a_multi_page_read_spreads_over_channels() {
 
 /// Closed-loop random 4 KiB reads (`rq` in flight) and writes (`wq` in flight), `n` commands
 /// in all, over 90 % of a drive preconditioned to steady state (so GC runs under them).
-fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
+pub(crate) fn closed_loop(mut p: SsdParams, n: usize, rq: u32, wq: u32, seed: u64) -> Bench {
     // Preconditioned to 90 % unless `p` asks for its own.
     p.precondition.get_or_insert(Precondition::new(0.9, 1.0));
     let mut b = Bench::new(p);

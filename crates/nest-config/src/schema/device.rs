@@ -203,6 +203,8 @@ pub struct ModelConfig {
     pub gc_moves_enter_cmt: Option<bool>,
     /// Static wear levelling checked after every erase by block numbers (MQSim's bug).
     pub static_wl_block_ids: Option<bool>,
+    /// User reads ride in GC read batches at their page offset (MQSim).
+    pub gc_read_partners: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
     /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).

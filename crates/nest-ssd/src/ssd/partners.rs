@@ -4,8 +4,15 @@
 //! 475-481`), and `issue_command_to_chip` fills the die's other planes from that queue with
 //! writes at the same page offset (`TSU_Base.cpp:102-117`). So while a chip's GC holds its user
 //! writes back, those that happen to sit at the GC write's offset go with it.
+//!
+//! User reads riding with a GC read (`ModelSwitches::gc_read_partners`): the same for reads —
+//! GC being urgent, a chip's GC reads go first with its user reads as the second queue
+//! (`TSU_Priority_OutOfOrder.cpp:352-359`). A job's reads go in page order, so its sweep over the
+//! victim's pages picks up every user read waiting on the die's other planes as it passes that
+//! read's page offset: not rare, as it would be by chance, but how about half the reads that
+//! arrive during a chip's GC get out before it ends.
 
-use super::txn::{Kind, SCAN};
+use super::txn::{Kind, Txn, SCAN};
 use super::{Ssd, CLASSES};
 use crate::params::MAX_PLANES_PER_DIE;
 
@@ -17,10 +24,31 @@ impl Ssd {
         if self.txns[self.dies[d as usize].batch[0] as usize].kind != Kind::GcWrite {
             return;
         }
-        let ppd = self.layout.dims[3] as usize;
         let want = if self.params.model.multiplane_same_page { self.dies[d as usize].batch_page } else { None };
+        let m = self.add_partners(d, 1, want, |t| t.kind.is_user_program(), planes_used, n);
+        self.counters.gc_partnered_programs += m;
+    }
+
+    /// Die `d`'s batch (`n` transactions on `planes_used`) is a GC read: adds user reads from
+    /// the die's read queues on its other planes at the batch's page offset.
+    pub(super) fn read_partners(&mut self, d: u32, planes_used: &mut u32, n: &mut usize) {
+        // MQSim pairs reads at one page offset only (`multiplane_same_page`).
+        let want = self.dies[d as usize].batch_page.filter(|_| self.params.model.multiplane_same_page);
+        if self.txns[self.dies[d as usize].batch[0] as usize].kind != Kind::GcRead || want.is_none() {
+            return;
+        }
+        let m = self.add_partners(d, 0, want, |t| matches!(t.kind, Kind::Read | Kind::RmwRead), planes_used, n);
+        self.counters.gc_partnered_reads += m;
+    }
+
+    /// Moves startable transactions that pass `fits` from die `d`'s user queues of `kind` (0
+    /// reads, 1 writes), class by class, into the batch — one per plane not yet used, at page
+    /// offset `want` if given. Returns how many.
+    fn add_partners(&mut self, d: u32, kind: usize, want: Option<u32>, fits: impl Fn(&Txn) -> bool, planes_used: &mut u32, n: &mut usize) -> u64 {
+        let ppd = self.layout.dims[3] as usize;
+        let mut added = 0;
         for c in 0..CLASSES {
-            let qi = 2 * c + 1;
+            let qi = 2 * c + kind;
             let mut chosen = [0usize; MAX_PLANES_PER_DIE as usize];
             let mut m = 0;
             for i in 0..self.dies[d as usize].q[qi].len().min(SCAN) {
@@ -30,7 +58,7 @@ impl Ssd {
                 let t = self.dies[d as usize].q[qi][i];
                 let txn = self.txns[t as usize];
                 let bit = 1u32 << self.layout.plane_in_die(txn.plane);
-                if *planes_used & bit != 0 || !txn.kind.is_user_program() || !self.startable(t) {
+                if *planes_used & bit != 0 || !fits(&txn) || !self.startable(t) {
                     continue;
                 }
                 if want.is_some() && self.page_offset(&txn) != want {
@@ -41,7 +69,8 @@ impl Ssd {
                 *planes_used |= bit;
             }
             self.move_to_batch(d, qi, &chosen[..m], n);
-            self.counters.gc_partnered_programs += m as u64;
+            added += m as u64;
         }
+        added
     }
 }

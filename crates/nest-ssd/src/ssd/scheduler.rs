@@ -403,6 +403,9 @@ impl Ssd {
         if qi == Q_GC && self.params.model.gc_user_partners && (n as u32) < ppd {
             self.user_partners(d, &mut planes_used, &mut n);
         }
+        if (qi == Q_GC_READ || qi == Q_GC) && self.params.model.gc_read_partners && (n as u32) < ppd {
+            self.read_partners(d, &mut planes_used, &mut n);
+        }
         if n > 1 && gc_queue(qi) {
             self.counters.gc_batched += n as u64;
         }

@@ -494,6 +494,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
            + "".join(f"\n{line}" for line in stalls)
            + ("\na run that ends short of its requests stalled (its events ran out with requests outstanding): its figures "
               "cover only what completed, up to a point that moves with the seed; MQSim's class round-robin strands a "
-              "lone LOW class so, and NeSt's compat mode reproduces it (docs/mqsim.md)" if stalls else "")}
+              "lone LOW class so, and a read of an LPA a GC job has locked never completes (each one a queue slot lost "
+              "for the rest of the run); NeSt's compat mode reproduces both (docs/mqsim.md)" if stalls else "")}
     (out / "crosscheck.json").write_text(json.dumps(doc, indent=1, default=float) + "\n")
     return doc

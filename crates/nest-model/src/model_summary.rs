@@ -45,6 +45,8 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["class_wrr"] = json!(m.class_wrr.name());
     out["gc_lock_loses_writebacks"] = json!(m.gc_lock_loses_writebacks);
     out["writebacks_lost_at_gc_lock"] = json!(s.counters.writebacks_lost);
+    out["gc_lock_hangs_reads"] = json!(m.gc_lock_hangs_reads);
+    out["reads_hung_at_gc_lock"] = json!(s.counters.reads_hung);
     out["domains"] = json!(m
         .domains
         .iter()

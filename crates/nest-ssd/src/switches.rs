@@ -176,6 +176,14 @@ pub struct ModelSwitches {
     /// GC-heavy run loses 68, shrinking the limit from 128 pages to 60. NeSt takes the write-back
     /// as lost when it is issued (MQSim's outcome, without the wait; its cache slot is freed).
     pub gc_lock_loses_writebacks: bool,
+    /// A user read of an LPA a running GC job has locked never completes, as in MQSim 7ec40e3:
+    /// parked behind the lock (`Address_Mapping_Unit_Page_Level.cpp:484-486`), it is handed to
+    /// the mapping unit's own handler when the lock lifts, which returns at once for anything but
+    /// mapping transactions, and deleted (`:1836-1842`, `:1665-1670`) — **a bug**: the host
+    /// request hangs and its queue slot is lost for the rest of the run (a closed loop at queue
+    /// depth 16 that hangs ten reads runs at 6 by its end). NeSt drops the read when it reaches
+    /// the FTL while its LPA is locked; the command is reported in flight at the end.
+    pub gc_lock_hangs_reads: bool,
     /// A GC job's erase waits until its chip (its die, with die interleaving) has no GC read
     /// or GC write queued — of any job — as MQSim keeps erases in a queue of their own, served
     /// only when the GC read and write queues are empty (`src/ssd/TSU_Priority_OutOfOrder.cpp:
@@ -285,6 +293,7 @@ impl Default for ModelSwitches {
             gc_user_partners: false,
             gc_read_partners: false,
             gc_lock_loses_writebacks: false,
+            gc_lock_hangs_reads: false,
             gc_erases_last: false,
             page_types: PageTypes::Modulo,
             map_page_offsets: false,
@@ -347,6 +356,7 @@ impl ModelSwitches {
             gc_user_partners: true,
             gc_read_partners: true,
             gc_lock_loses_writebacks: true,
+            gc_lock_hangs_reads: true,
             gc_erases_last: true,
             page_types: PageTypes::Mqsim,
             map_page_offsets: true,

@@ -1,6 +1,7 @@
 //! MQSim's GC as compat reproduces it: its static wear levelling (`wl_mqsim`), the block numbers
 //! it depends on, and user reads riding in GC read batches (`partners`).
 
+use crate::params::SsdParams;
 use crate::tests::{small, Bench};
 use crate::tests_compat::mqsim_gc_regime;
 
@@ -72,36 +73,42 @@ fn open_frontiers_number_their_blocks_as_mqsim_does() {
     }
 }
 
-/// `gc_read_partners`: while every plane of a die runs GC back to back (a GC storm, GC first
-/// as MQSim's non-preemptible GC is), user reads get out only by riding in a GC read's batch at
+/// 200 random 4 KiB reads submitted at once while every plane of the drive runs GC back to back
+/// (a GC storm, GC first as MQSim's non-preemptible GC is), on a drive of four planes a die and
+/// 128 pages a block as the SLC drive of MQSim's hot/cold runs; `tweak` sets the switches.
+fn reads_in_a_gc_storm(tweak: impl Fn(&mut SsdParams)) -> Bench {
+    use crate::preconditioning::Precondition;
+    use crate::ssd::Outbox;
+    use nest_core::rng::RngStream;
+    let mut p = mqsim_gc_regime();
+    p.model.multiplane_same_page = true;
+    p.geometry.planes_per_die = 4;
+    p.geometry.blocks_per_plane = 32;
+    p.geometry.pages_per_block = 128;
+    p.precondition = Some(Precondition::new(0.9, 1.0));
+    tweak(&mut p);
+    let mut b = Bench::new(p);
+    let mut out = Outbox::default();
+    b.ssd.set_gc_storm(b.now, true, &mut out);
+    b.absorb(out);
+    let pages = b.ssd.params.logical_pages() * 9 / 10;
+    let mut rng = RngStream::from_seed(3);
+    for _ in 0..200 {
+        b.submit(false, rng.below(pages) * 4096, 4096, 1);
+    }
+    b.run(|_| {});
+    b.ssd.check().unwrap();
+    b
+}
+
+/// `gc_read_partners`: in a GC storm user reads get out only by riding in a GC read's batch at
 /// its page offset on another plane — as a job's reads sweep its victim's pages, most of them
 /// soon. Without the switch they wait for the storm to run out of blocks to reclaim.
 #[test]
 fn user_reads_ride_with_gc_reads_when_partnered() {
-    use crate::preconditioning::Precondition;
-    use crate::ssd::Outbox;
-    use nest_core::rng::RngStream;
     let run = |partners: bool| {
-        let mut p = mqsim_gc_regime();
-        p.model.multiplane_same_page = true;
-        p.model.gc_read_partners = partners;
-        // Four planes a die, 128 pages a block, as the SLC drive of MQSim's hot/cold runs.
-        p.geometry.planes_per_die = 4;
-        p.geometry.blocks_per_plane = 32;
-        p.geometry.pages_per_block = 128;
-        p.precondition = Some(Precondition::new(0.9, 1.0));
-        let mut b = Bench::new(p);
-        let mut out = Outbox::default();
-        b.ssd.set_gc_storm(b.now, true, &mut out);
-        b.absorb(out);
-        let pages = b.ssd.params.logical_pages() * 9 / 10;
-        let mut rng = RngStream::from_seed(3);
-        for _ in 0..200 {
-            b.submit(false, rng.below(pages) * 4096, 4096, 1);
-        }
-        b.run(|_| {});
+        let b = reads_in_a_gc_storm(|p| p.model.gc_read_partners = partners);
         assert_eq!(b.lat.len(), 200, "every read completes");
-        b.ssd.check().unwrap();
         (b.ssd.counters.gc_partnered_reads, b.mean(1, false))
     };
     let (off, mean_off) = run(false);
@@ -109,4 +116,16 @@ fn user_reads_ride_with_gc_reads_when_partnered() {
     assert_eq!(off, 0);
     assert!(on > 100, "{on} of 200 user reads rode with GC reads");
     assert!(mean_on < 0.5 * mean_off, "reads' mean {mean_on:.0} µs with partners, {mean_off:.0} without");
+}
+
+/// `gc_lock_hangs_reads`: a read of an LPA a running GC job has locked never completes, as in
+/// MQSim; the command stays in flight. Without the switch every read completes.
+#[test]
+fn reads_of_gc_locked_lpas_hang_when_asked_to() {
+    let b = reads_in_a_gc_storm(|p| p.model.gc_lock_hangs_reads = true);
+    let hung = b.ssd.counters.reads_hung as usize;
+    assert!(hung > 0, "some reads met a GC lock");
+    assert_eq!((b.lat.len(), b.ssd.in_flight() as usize), (200 - hung, hung), "the hung reads are the commands in flight");
+    let b = reads_in_a_gc_storm(|_| {});
+    assert_eq!((b.lat.len(), b.ssd.counters.reads_hung), (200, 0));
 }

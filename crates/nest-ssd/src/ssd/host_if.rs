@@ -353,12 +353,7 @@ impl Ssd {
         // limit. (A dirty slot always has some; a whole page is the safe fallback.)
         let bytes = if bytes == 0 { self.layout.page_size } else { bytes };
         self.writeback_bytes += bytes as u64;
-        if self.params.model.gc_lock_loses_writebacks && self.gc_locks.locked(lpa) {
-            // MQSim's bug: never programmed, never reported back to the cache (see the switch).
-            self.counters.writebacks_lost += 1;
-            self.cache.as_mut().unwrap().flush_done(slot);
-            return;
-        }
+        // A write-back to a GC-locked LPA is lost in `route` (`gc_lock_loses_writebacks`).
         let t = self.new_txn(Txn { kind: Kind::Flush, class, lpa, ppa: NONE, plane: NONE, owner: slot, bytes, next: NONE, seq: 0 });
         self.route(now, t, out);
     }

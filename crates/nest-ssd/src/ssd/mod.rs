@@ -148,6 +148,8 @@ pub struct SsdCounters {
     pub gc_batched: u64,
     /// Write-backs lost to a GC job's lock on their LPA (`gc_lock_loses_writebacks`).
     pub writebacks_lost: u64,
+    /// User reads dropped behind a GC job's lock on their LPA (`gc_lock_hangs_reads`).
+    pub reads_hung: u64,
     pub program_suspends: u64,
     pub erase_suspends: u64,
 }
@@ -315,7 +317,7 @@ impl Ssd {
             cache_wait: Default::default(),
             cache_wrr: Wrr::new(params.sched.weights),
             writeback_bytes: 0,
-            gc_locks: gc_lock::GcLocks::new(params.model.gc_lock_loses_writebacks, logical),
+            gc_locks: gc_lock::GcLocks::new(params.model.gc_lock_loses_writebacks || params.model.gc_lock_hangs_reads, logical),
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,

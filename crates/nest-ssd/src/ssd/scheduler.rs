@@ -25,6 +25,9 @@ impl Ssd {
 
     /// Through the CMT, then into a die queue.
     pub(super) fn route(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
+        if self.dropped_at_gc_lock(t) {
+            return;
+        }
         let txn = self.txns[t as usize];
         let update = self.entry_update(&txn);
         if let Some(cmt) = &mut self.cmt {
@@ -523,7 +526,9 @@ impl Ssd {
                 }
                 self.map_write_backs(now, out);
                 for &w in waiters.iter().rev() {
-                    self.enqueue(now, w, out);
+                    if !self.dropped_at_gc_lock(w) {
+                        self.enqueue(now, w, out);
+                    }
                 }
                 self.scratch_txns = waiters;
             }

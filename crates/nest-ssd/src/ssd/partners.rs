@@ -9,8 +9,8 @@
 //! GC being urgent, a chip's GC reads go first with its user reads as the second queue
 //! (`TSU_Priority_OutOfOrder.cpp:352-359`). A job's reads go in page order, so its sweep over the
 //! victim's pages picks up every user read waiting on the die's other planes as it passes that
-//! read's page offset: not rare, as it would be by chance, but how about half the reads that
-//! arrive during a chip's GC get out before it ends.
+//! read's page offset — not rare, as chance pairing would be: about half the reads that arrive
+//! during a chip's GC get out before it ends.
 
 use super::txn::{Kind, Txn, SCAN};
 use super::{Ssd, CLASSES};

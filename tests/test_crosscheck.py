@@ -99,7 +99,8 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
                "<Request_Count>400</Request_Count><Read_Request_Count>200</Read_Request_Count><Write_Request_Count>200"
                "</Write_Request_Count><Device_Response_Time>100</Device_Response_Time></Host.IO_Flow></Host>"
                "<SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD_For_Mapping=\"7\" Issued_Flash_Program_CMD=\"9\" Issued_Flash_Multiplane_Program_CMD=\"3\" "
-               "Issued_Flash_Erase_CMD=\"0\" Total_GC_Executions=\"0\" CMT_Hits=\"1\" Total_CMT_Queries=\"4\"/></SSDDevice></MQSim_Results>")
+               "Issued_Flash_Erase_CMD=\"2\" Issued_Flash_Multiplane_Erase_CMD=\"1\" Total_GC_Executions=\"0\" Total_WL_Executions=\"5\" "
+               "CMT_Hits=\"1\" Total_CMT_Queries=\"4\"/></SSDDevice></MQSim_Results>")
     # MQSim writes <workload>_scenario_N.xml beside the workload file it was given (-w).
     plain = _fake(tmp_path, f"w=$4; printf '%s' '{results}' > \"${{w%.xml}}_scenario_1.xml\"\necho done\n")
     p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", plain,
@@ -114,6 +115,10 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
     # side counts its program batches the same way.
     assert (counters["program commands"]["mqsim"], counters["multi-plane programs"]["mqsim"]) == (12, 3)
     assert counters["program commands"]["compat"] >= counters["multi-plane programs"]["compat"] >= 0
+    # Erases too (`NVM_PHY_ONFI_NVDDR2.cpp:283-289`): the row counts commands on both sides, where it
+    # once set MQSim's single-block ones beside NeSt's erased blocks; wear levelling has a row.
+    assert (counters["erase commands"]["mqsim"], counters["WL executions"]["mqsim"]) == (3, 5)
+    assert counters["erase commands"]["compat"] >= 0 and counters["WL executions"]["compat"] >= 0
     bad = _fake(tmp_path, "echo 'ERROR: the trace file cannot be opened'\n")
     e = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", bad,
             "-o", tmp_path / "bad", check=2).stderr

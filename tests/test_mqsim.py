@@ -272,6 +272,35 @@ def test_the_xml_reader_refuses_a_dtd_and_reads_long_text_in_one_pass(tmp_path):
     assert root.child("Seed").text == "7" and root.child("Seed").line == 1
 
 
+def test_compat_draws_a_seeded_flows_requests_as_mqsim_does(cli, tmp_path):
+    """Compat gives each synthetic flow with a <Seed> MQSim's own draws (`mqsim_draws`): its seed,
+    its slice of the device in sectors as MQSim's host computes it (the working set applied to
+    its end), its logical pages, NORMAL sizes' deviation and a BANDWIDTH flow's mean gap in MQSim's
+    integer arithmetic; NeSt's own model keeps its own streams. The scenario runs."""
+    from nestsim.mqsim import load
+
+    text = (FIX / "workload-small.xml").read_text()
+    text = text.replace("<Working_Set_Percentage>", "<Seed>7</Seed><Working_Set_Percentage>").replace("<Bandwidth>", "<Seed>9</Seed><Bandwidth>", 1)
+    wl = tmp_path / "seeded.xml"
+    wl.write_text(text)
+    (tmp_path / "tiny.trace").write_text((FIX / "tiny.trace").read_text())
+    scs, warnings = load(FIX / "ssdconfig-small.xml", wl, [FIX], compat=True)
+    a, b = scs[0]["workload"][:2]
+    da, db = a["mqsim_draws"], b["mqsim_draws"]
+    assert (da["seed"], db["seed"]) == (7, 9)
+    assert da["first_sector"] == 0 and db["first_sector"] > da["last_sector"]
+    # Flow 0 covers half its slice (Working_Set_Percentage 50): its last sector near half of flow 1's start.
+    assert abs(da["last_sector"] - db["first_sector"] / 2) <= 2, (da, db)
+    assert abs(da["logical_pages"] - db["logical_pages"]) <= 1 and da["logical_pages"] > 0 and "size_sd" not in da and "gap_ns" not in da
+    assert db["size_sd"] == 12.0 and db["gap_ns"] == 1_000_000_000 // ((20_000_000 // 512) // 16)
+    assert not any("Seed" in w and "replaced" in w for w in warnings)
+    assert all("mqsim_draws" not in w for w in load(FIX / "ssdconfig-small.xml", wl, [FIX])[0][0]["workload"])
+    out = tmp_path / "o"
+    cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "--scenario", "1", "--compat", "--trace-dir", FIX, "-o", out, "-q")
+    s = json.loads((out / "scenario1" / "summary.json").read_text())
+    assert s["workloads"]["flow0"]["completed"] > 0 and s["workloads"]["flow1"]["completed"] > 0
+
+
 def test_compat_import_names_each_flows_address_domain():
     """MQSim numbers each flow's addresses from zero, and its shared CMT files an entry evicted
     by another flow's miss in the missing flow's domain: a compat import of two flows tells the

@@ -475,7 +475,10 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             nest[label], nest_counters[label] = run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}", compat, overrides)
             stalls += stalled(f"NeSt {label}", nest[label], expected)
             continue
-        runs = [run_nest(ssdconfig, workload, trace_dir, out / f"nest-{label}-seed{k}", compat, list(overrides or []) + [f"run.seed={k}"])
+        # Seed k runs the workload MQSim's seed k ran: compat draws a synthetic flow's requests
+        # from its <Seed> as MQSim does (`mqsim_draws`), so each pair of runs shares one stream.
+        wl_of = lambda k: out / f"mqsim-seed{k}" / "workload-reseeded.xml" if mq_seeds > 1 else workload
+        runs = [run_nest(ssdconfig, wl_of(k), trace_dir, out / f"nest-{label}-seed{k}", compat, list(overrides or []) + [f"run.seed={k}"])
                 for k in range(1, seeds + 1)]
         stalls += [line for k, r in enumerate(runs, 1) for line in stalled(f"NeSt {label} seed {k}", r[0], expected)]
         nest[label], ranges[label] = _median_of([r[0] for r in runs])

@@ -509,7 +509,17 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                         r.warn("Variance_Request_Size", f"MQSim draws sizes from Normal({avg}, {var:g}) with the variance as the standard deviation, "
                                f"and a draw below -1 sector ({giant:.1%} of them here) becomes a request of ~2^32 sectors (an unsigned cast); "
                                "NeSt leaves those draws out")
-                r.ignore("Seed", "flow seeds are replaced by NeSt's per-component streams derived from the run seed")
+                if dev.get("compat") == "mqsim":
+                    # Compat draws the flow's requests as MQSim does, from its seed
+                    # (`mqsim_draws`; finalize adds the flow's sectors).
+                    seed = r.num("Seed", kind=int, lo=-(1 << 31), hi=(1 << 31) - 1)
+                    if seed is not None:
+                        md = {"seed": seed, "size_sectors": avg, "align_sectors": unit if aligned else 1}
+                        if dist == "normal" and var:
+                            md["size_sd"] = float(var)
+                        w["_mqsim_draws"] = md
+                else:
+                    r.ignore("Seed", "flow seeds are replaced by NeSt's per-component streams derived from the run seed")
                 ws = r.num("Working_Set_Percentage", lo=0.001, hi=100, default=100)
                 w["_ws"] = ws / 100
                 if gen == "qd":
@@ -522,6 +532,10 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                         raise MqsimError(f"{path}:{fl.line}: {fl.tag}: a BANDWIDTH generator needs <Bandwidth> (bytes per second)")
                     w["arrival"] = {"kind": "poisson", "bandwidth": f"{bw}B/s"}
                     rates.append(("bw", int(bw), avg))
+                    # MQSim's mean gap, in its integer arithmetic (src/exec/Host_System.cpp:57).
+                    per = (int(bw) // 512) // avg
+                    if "_mqsim_draws" in w and per > 0:
+                        w["_mqsim_draws"]["gap_ns"] = 1_000_000_000 // per
                     r.ignore("Average_No_of_Reqs_in_Queue", "used only by QUEUE_DEPTH generators")
                 r.ignore("Intensity", "MQSim does not read this element either; ignored")
                 stop = r.num("Stop_Time", kind=int, lo=0, default=0)
@@ -573,6 +587,12 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
                 w["trace"]["wrap_at"] = f"{m * 512}B"
             # Where MQSim's slice of the flow starts, in sectors (`segment_skews`, at `finalize`).
             w["_mqsim_start"] = start
+            if "_mqsim_draws" in w:
+                # The flow's sectors as its generators see them: its slice, the working set
+                # applied as IO_Flow_Base does (`LHA_type(start + (end - start) * ws)`), and its
+                # logical pages (its occupancy's base) the whole slice's.
+                spp = int(str(dev["geometry"]["page_size"]).rstrip("B")) // 512
+                w["_mqsim_draws"].update(first_sector=start, last_sector=start + int(m * w.get("_ws", 1.0)), logical_pages=(m + 1) // spp)
             start += m + 1
         domains = _flow_domains(flow_ids, dev["geometry"])
         if domains is not None:
@@ -703,6 +723,9 @@ def finalize(sc: dict, capacity: int) -> dict:
     skew = {int(w["range_start"][:-1]): w["_mqsim_start"] * 512 % page for w in sc["workload"] if "range_start" in w and "_mqsim_start" in w}
     for w in sc["workload"]:
         w.pop("_mqsim_start", None)
+        md = w.pop("_mqsim_draws", None)
+        if md is not None and "first_sector" in md:
+            w["mqsim_draws"] = md
     for dev in sc["device"]:
         if dev.get("compat") == "mqsim" and len(starts) > 1 and all("range_start" in w for w in sc["workload"]):
             dev.setdefault("model", {})["mapping_domains"] = starts

@@ -17,6 +17,7 @@ pub mod fingerprint;
 pub mod hint;
 pub mod ids;
 pub mod lazy_vec;
+pub mod mqsim_rng;
 pub mod pool;
 pub mod queue;
 pub mod rng;

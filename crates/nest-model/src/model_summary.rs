@@ -38,6 +38,8 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["static_wl_block_ids"] = json!(m.static_wl_block_ids);
     out["gc_read_partners"] = json!(m.gc_read_partners);
     out["gc_partnered_reads"] = json!(s.counters.gc_partnered_reads);
+    out["map_read_partners"] = json!(m.map_read_partners);
+    out["map_partnered_reads"] = json!(s.counters.map_partnered_reads);
     out["stream_frontiers"] = json!(m.stream_frontiers);
     out["segment_skews"] = json!(m.segment_skews);
     out["onfi_command_phases"] = json!(m.onfi_command_phases);

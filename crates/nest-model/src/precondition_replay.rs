@@ -9,6 +9,7 @@ use nest_config::Resolved;
 use nest_core::bits::Bits;
 use nest_ssd::params::Replay;
 use nest_ssd::SsdParams;
+use nest_workload::mqsim_draws;
 use nest_workload::synthetic::SyntheticWorkload;
 
 /// Draws beyond the pages wanted after which a workload's draws stop (a narrow range or a
@@ -31,6 +32,25 @@ pub(crate) fn replay_pages(resolved: &Resolved, device: usize, params: &SsdParam
     for (index, w) in resolved.workloads.iter().enumerate() {
         let SourcePlan::Synthetic(spec) = &w.source else { continue };
         if w.device != device || w.volume.is_some() {
+            continue;
+        }
+        if let Some(flow) = &spec.mqsim {
+            // MQSim's own preconditioning draws (`mqsim_draws`): its pages, and as the pages a
+            // hot/cold run touches past its hot region, the cold ones in the order drawn (MQSim's
+            // CMT warm-up takes its cold entries from that list).
+            let sectors = page / 512;
+            let (drawn, in_order) = mqsim_draws::precondition_pages(flow, spec.read_fraction, &spec.address, pre.occupancy, sectors)
+                .map_err(|e| format!("workload '{}': {e}", w.name))?;
+            let base = spec.range_start / page;
+            for (k, rel) in drawn.into_iter().enumerate() {
+                let lpa = base + rel;
+                if lpa < logical && seen.insert(lpa as usize) {
+                    pages.push(lpa as u32);
+                    if k >= in_order && touches.len() < TOUCHES {
+                        touches.push(lpa as u32);
+                    }
+                }
+            }
             continue;
         }
         let want = (pre.occupancy * (spec.range_bytes / page) as f64) as u64;

@@ -23,7 +23,7 @@ pub use nest_core::lazy_vec;
 pub mod geometry;
 pub mod lru;
 pub mod mean_field;
-mod mqsim_rng;
+pub use nest_core::mqsim_rng;
 pub mod params;
 pub mod pcie;
 pub mod plm;

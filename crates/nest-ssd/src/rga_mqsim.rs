@@ -29,8 +29,10 @@ impl Ftl {
             blk.written - blk.valid
         };
         let full = |b: u32| self.blocks[b as usize].written == ppb;
-        // std::set iterates in order: the first is the lowest-numbered.
-        let mut chosen = *set.iter().min()?;
+        // std::set iterates in order: the first is the lowest-numbered, and of blocks with as
+        // many invalid pages the lowest-numbered wins (the comparison is strict).
+        set.sort_unstable();
+        let mut chosen = *set.first()?;
         for &b in &set {
             if invalid(b) > invalid(chosen) && full(b) {
                 chosen = b;

@@ -166,6 +166,13 @@ pub struct ModelSwitches {
     /// job's sweep over its victim's pages lets waiting reads out. Off: a GC read batch holds GC
     /// reads only (and a chip's user reads wait for its GC).
     pub gc_read_partners: bool,
+    /// A mapping read's batch takes reads at its translation page's offset on the die's other
+    /// planes — its GC reads when it has any (GC being urgent), otherwise its user reads — as
+    /// MQSim issues a chip's mapping reads first with one of those as the second queue
+    /// (`src/ssd/TSU_Priority_OutOfOrder.cpp:340-351`, `TSU_Base.cpp:102-117`); mapping reads
+    /// pair with each other at one offset too. Needs `map_page_offsets` (where translation pages
+    /// lie). Off: a mapping read goes alone.
+    pub map_read_partners: bool,
     /// A write-back whose LPA a running GC job has locked (from the job's start until that
     /// page's GC write completes) is lost, as MQSim 7ec40e3 loses it: the mapping unit parks it
     /// behind the lock (`Address_Mapping_Unit_Page_Level.cpp:484-486`), then "services" it by a
@@ -292,6 +299,7 @@ impl Default for ModelSwitches {
             open_frontiers: false,
             gc_user_partners: false,
             gc_read_partners: false,
+            map_read_partners: false,
             gc_lock_loses_writebacks: false,
             gc_lock_hangs_reads: false,
             gc_erases_last: false,
@@ -355,6 +363,7 @@ impl ModelSwitches {
             open_frontiers: true,
             gc_user_partners: true,
             gc_read_partners: true,
+            map_read_partners: true,
             gc_lock_loses_writebacks: true,
             gc_lock_hangs_reads: true,
             gc_erases_last: true,

@@ -1,5 +1,5 @@
 //! MQSim's GC as compat reproduces it: its static wear levelling (`wl_mqsim`), the block numbers
-//! it depends on, and user reads riding in GC read batches (`partners`).
+//! it depends on, and reads riding in GC and mapping read batches (`partners`).
 
 use crate::params::SsdParams;
 use crate::tests::{small, Bench};
@@ -128,4 +128,53 @@ fn reads_of_gc_locked_lpas_hang_when_asked_to() {
     assert_eq!((b.lat.len(), b.ssd.in_flight() as usize), (200 - hung, hung), "the hung reads are the commands in flight");
     let b = reads_in_a_gc_storm(|_| {});
     assert_eq!((b.lat.len(), b.ssd.counters.reads_hung), (200, 0));
+}
+
+/// A CMT of eight translation pages with `map_page_offsets` (where translation pages lie), so
+/// nearly every read waits for a mapping read.
+fn tiny_cmt(p: &mut SsdParams) {
+    p.ftl.cmt_bytes = Some(4096);
+    p.model.map_entry_bytes = 512;
+    p.model.map_page_offsets = true;
+}
+
+/// `map_read_partners`: a mapping read's batch takes reads at its translation page's offset on
+/// the die's other planes — GC reads in a GC storm (GC urgent), user reads otherwise — and every
+/// read still completes. Without the switch a mapping read goes alone.
+#[test]
+fn reads_ride_with_mapping_reads_at_their_translation_pages_offset() {
+    let storm = |partners: bool| {
+        let b = reads_in_a_gc_storm(|p| {
+            tiny_cmt(p);
+            p.model.map_read_partners = partners;
+        });
+        assert_eq!(b.lat.len(), 200, "every read completes");
+        (b.ssd.counters.map_partnered_reads, b.ssd.counters.gc_partnered_reads)
+    };
+    assert_eq!(storm(false).0, 0);
+    let (with_map, _) = storm(true);
+    assert!(with_map > 20, "{with_map} GC reads rode with mapping reads in the storm");
+    let quiet = |partners: bool| {
+        use crate::preconditioning::Precondition;
+        use nest_core::rng::RngStream;
+        let mut p = small();
+        p.model.multiplane_same_page = true;
+        p.geometry.planes_per_die = 4;
+        p.precondition = Some(Precondition::new(0.5, 0.0));
+        tiny_cmt(&mut p);
+        p.model.map_read_partners = partners;
+        let mut b = Bench::new(p);
+        let pages = b.ssd.params.logical_pages() / 2;
+        let mut rng = RngStream::from_seed(5);
+        for _ in 0..400 {
+            b.submit(false, rng.below(pages) * 4096, 4096, 1);
+        }
+        b.run(|_| {});
+        b.ssd.check().unwrap();
+        assert_eq!(b.lat.len(), 400, "every read completes");
+        b.ssd.counters.map_partnered_reads
+    };
+    assert_eq!(quiet(false), 0);
+    let with_user = quiet(true);
+    assert!(with_user > 50, "{with_user} user reads rode with mapping reads");
 }

@@ -350,6 +350,7 @@ impl JobBuilder<'_> {
                 stop: runtime.map(|r| start + r),
                 on_off: None,
                 max_ios,
+                mqsim: None,
             },
             numjobs,
             iodepth,

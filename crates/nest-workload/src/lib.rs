@@ -4,7 +4,8 @@
 //! - [`dist`]: size and service-time distributions.
 //! - [`arrival`]: arrival processes (Poisson, constant rate, closed-loop burst, 2-phase MMPP
 //!   with its moment fit), and [`address`]: offset patterns (uniform, sequential, Zipf).
-//! - [`synthetic`]: a synthetic workload combining them, with start/stop and on/off periods.
+//! - [`synthetic`]: a synthetic workload combining them, with start/stop and on/off periods;
+//!   [`mqsim_draws`]: its requests drawn as MQSim draws them (compat).
 //! - [`trace`]: streaming readers for real block traces, tolerant of unsorted input.
 //! - [`fio`]: fio job files read as workloads.
 //!
@@ -17,6 +18,7 @@ pub mod arrival;
 pub mod dist;
 pub mod fio;
 pub mod mmpp;
+pub mod mqsim_draws;
 pub mod request;
 pub mod synthetic;
 pub mod trace;

@@ -8,6 +8,7 @@
 use crate::address::{AddressGen, AddressPattern};
 use crate::arrival::{ArrivalSpec, ArrivalState};
 use crate::dist::SizeDist;
+use crate::mqsim_draws::{MqsimDraws, MqsimFlow};
 use crate::request::{IoDesc, Op};
 use nest_core::rng::RngStream;
 use nest_core::SimTime;
@@ -29,6 +30,9 @@ pub struct SyntheticSpec {
     pub on_off: Option<(SimTime, SimTime)>,
     /// Stop after issuing this many I/Os (fio's `size=`/`number_ios=`).
     pub max_ios: Option<u64>,
+    /// Requests (and Poisson gaps) drawn as MQSim draws them, from its seed (`mqsim_draws`);
+    /// the range then starts at the flow's first sector.
+    pub mqsim: Option<MqsimFlow>,
 }
 
 pub struct SyntheticWorkload {
@@ -39,6 +43,7 @@ pub struct SyntheticWorkload {
     rng_size: RngStream,
     rng_addr: RngStream,
     addr: AddressGen,
+    mqsim: Option<MqsimDraws>,
     issued: u64,
 }
 
@@ -77,7 +82,9 @@ impl SyntheticWorkload {
             _ => 0,
         };
         let addr = AddressGen::new(spec.address.clone(), spec.range_bytes, spec.align, start)?;
+        let mqsim = spec.mqsim.as_ref().map(|f| MqsimDraws::new(f, spec.read_fraction, &spec.address)).transpose()?;
         Ok(SyntheticWorkload {
+            mqsim,
             arrivals: ArrivalState::new(spec.arrival.clone(), &mut rng_arrival),
             rng_arrival,
             rng_op: RngStream::derive(seed, "workload", index, "ops"),
@@ -126,7 +133,11 @@ impl SyntheticWorkload {
     /// `None`). Off periods pause the process: the gap is drawn and then pushed past the pause.
     pub fn next_arrival(&mut self, prev: Option<SimTime>) -> Option<SimTime> {
         let base = prev.unwrap_or(self.spec.start);
-        let gap = self.arrivals.next_gap(&mut self.rng_arrival)?;
+        let gap = match self.mqsim.as_mut().and_then(|m| m.next_gap_ns()) {
+            // MQSim's BANDWIDTH gaps (its first one too, from the start).
+            Some(ns) if matches!(self.spec.arrival, ArrivalSpec::Poisson { .. }) => SimTime::from_ns(ns),
+            _ => self.arrivals.next_gap(&mut self.rng_arrival)?,
+        };
         let t = if prev.is_none() && matches!(self.spec.arrival, ArrivalSpec::Constant { .. }) {
             base // constant rate starts at `start`
         } else {
@@ -138,6 +149,16 @@ impl SyntheticWorkload {
     /// Draws the next I/O and counts it as issued.
     pub fn make_io(&mut self) -> IoDesc {
         self.issued += 1;
+        if let Some(m) = self.mqsim.as_mut() {
+            let r = m.next_request();
+            let first = self.spec.mqsim.as_ref().map_or(0, |f| f.first_sector);
+            let op = if r.read { Op::Read } else { Op::Write };
+            let size = r.sectors * 512;
+            // MQSim's drive holds a few more logical pages than NeSt's (`mqsim_draws`): a
+            // request drawn past the range ends at its end.
+            let offset = ((r.sector - first) * 512).min(self.spec.range_bytes.saturating_sub(size as u64));
+            return IoDesc { op, offset: self.spec.range_start + offset, size };
+        }
         let op = if self.rng_op.uniform() < self.spec.read_fraction { Op::Read } else { Op::Write };
         let size = match op {
             Op::Read => self.spec.read_size.sample(&mut self.rng_size),
@@ -171,6 +192,7 @@ mod tests {
             stop: Some(SimTime::from_ms(11)),
             on_off: Some((SimTime::from_ms(2), SimTime::from_ms(3))),
             max_ios: None,
+            mqsim: None,
         }
     }
 

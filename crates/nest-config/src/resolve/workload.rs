@@ -7,6 +7,7 @@ const BYTES_PER_REQUEST: u64 = 512;
 
 use super::*;
 pub use crate::plan::workload::{SourcePlan, WorkloadPlan};
+use nest_workload::mqsim_draws::MqsimFlow;
 
 /// The largest trace `time_scale` (inter-arrival times multiplied by it).
 pub const MAX_TIME_SCALE: f64 = 1e6;
@@ -497,6 +498,7 @@ pub(super) fn resolve_workload(
     if stop.is_none() && w.max_ios.is_none() {
         cx.err(&key, "a synthetic workload needs an end: set run.duration, or this workload's stop or max_ios");
     }
+    let mqsim = w.mqsim_draws.as_ref().and_then(|m| mqsim_flow(cx, &format!("{key}.mqsim_draws"), m, &address, range_start, capacity));
     let (Some(arrival_spec), true) = (arrival_spec, refs_ok) else { return };
     out.push(WorkloadPlan {
         name: w.name.clone(),
@@ -517,6 +519,36 @@ pub(super) fn resolve_workload(
             stop,
             on_off,
             max_ios: w.max_ios,
+            mqsim,
         }),
     });
+}
+
+/// `mqsim_draws`, checked: its sectors, from `range_start`, fit on the device but for MQSim's
+/// rounding (its drive holds a few more logical pages than NeSt's: it rounds each plane's share
+/// in sectors, NeSt in pages; a request drawn past the workload's range is moved back into it).
+fn mqsim_flow(cx: &mut Ctx, key: &str, m: &MqsimDrawsConfig, address: &AddressPattern, range_start: u64, capacity: u64) -> Option<MqsimFlow> {
+    if matches!(address, AddressPattern::Zipf(_)) {
+        cx.err(key, "MQSim draws uniform, hot/cold or streaming addresses, not Zipf");
+        return None;
+    }
+    if m.first_sector > m.last_sector || m.size_sectors == 0 {
+        cx.err(key, format!("needs first_sector ≤ last_sector and size_sectors ≥ 1 (got {}, {}, {})", m.first_sector, m.last_sector, m.size_sectors));
+        return None;
+    }
+    let end = range_start + (m.last_sector - m.first_sector + 1) * 512;
+    if end > capacity + capacity / 1000 {
+        cx.err(key, format!("sectors {}..={} from range_start end at byte {end}, past the device ({capacity} B)", m.first_sector, m.last_sector));
+        return None;
+    }
+    Some(MqsimFlow {
+        seed: m.seed,
+        first_sector: m.first_sector,
+        last_sector: m.last_sector,
+        logical_pages: m.logical_pages,
+        size_sectors: m.size_sectors,
+        size_sd: m.size_sd,
+        align_sectors: m.align_sectors.unwrap_or(1).max(1),
+        gap_ns: m.gap_ns,
+    })
 }

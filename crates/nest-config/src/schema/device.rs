@@ -205,6 +205,8 @@ pub struct ModelConfig {
     pub static_wl_block_ids: Option<bool>,
     /// User reads ride in GC read batches at their page offset (MQSim).
     pub gc_read_partners: Option<bool>,
+    /// Mapping reads take GC or user reads at their page offset into their batch (MQSim).
+    pub map_read_partners: Option<bool>,
     /// A user read of a GC-locked LPA never completes (MQSim's bug).
     pub gc_lock_hangs_reads: Option<bool>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).

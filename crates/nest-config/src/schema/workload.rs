@@ -41,6 +41,9 @@ pub struct WorkloadConfig {
     pub on_off: Option<OnOffConfig>,
     #[serde(default)]
     pub max_ios: Option<u64>,
+    /// Requests drawn as MQSim draws them (compat; the MQSim importer sets it).
+    #[serde(default)]
+    pub mqsim_draws: Option<MqsimDrawsConfig>,
     // --- trace replay ---
     #[serde(default)]
     pub trace: Option<TraceConfig>,
@@ -104,6 +107,23 @@ pub enum AddressConfig {
         hot_fraction: f64,
         hot_share: f64,
     },
+}
+
+/// MQSim's flow as its generators see it (`nest_workload::mqsim_draws::MqsimFlow`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MqsimDrawsConfig {
+    pub seed: i32,
+    pub first_sector: u64,
+    pub last_sector: u64,
+    pub logical_pages: u64,
+    pub size_sectors: u32,
+    #[serde(default)]
+    pub size_sd: Option<f64>,
+    #[serde(default)]
+    pub align_sectors: Option<u64>,
+    #[serde(default)]
+    pub gap_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

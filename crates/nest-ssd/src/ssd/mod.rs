@@ -144,6 +144,8 @@ pub struct SsdCounters {
     pub gc_partnered_programs: u64,
     /// User reads that went in a GC read's batch (`gc_read_partners`).
     pub gc_partnered_reads: u64,
+    /// GC and user reads that went in a mapping read's batch (`map_read_partners`).
+    pub map_partnered_reads: u64,
     /// Transactions (GC's, and user partners) that went in GC batches of more than one (`gc_multiplane`).
     pub gc_batched: u64,
     /// Write-backs lost to a GC job's lock on their LPA (`gc_lock_loses_writebacks`).

@@ -11,8 +11,12 @@
 //! victim's pages picks up every user read waiting on the die's other planes as it passes that
 //! read's page offset — not rare, as chance pairing would be: about half the reads that arrive
 //! during a chip's GC get out before it ends.
+//!
+//! Reads riding with a mapping read (`ModelSwitches::map_read_partners`): a chip's mapping reads
+//! go first of all, with its GC reads (GC urgent) or else its user reads as the second queue
+//! (`TSU_Priority_OutOfOrder.cpp:340-351`).
 
-use super::txn::{Kind, Txn, SCAN};
+use super::txn::{Kind, Txn, Q_GC, Q_GC_READ, SCAN};
 use super::{Ssd, CLASSES};
 use crate::params::MAX_PLANES_PER_DIE;
 
@@ -39,6 +43,28 @@ impl Ssd {
         }
         let m = self.add_partners(d, 0, want, |t| matches!(t.kind, Kind::Read | Kind::RmwRead), planes_used, n);
         self.counters.gc_partnered_reads += m;
+    }
+
+    /// Die `d`'s batch (`n` transactions on `planes_used`) is a mapping read: adds the die's GC
+    /// reads at its page offset if GC is urgent and has a read queued, otherwise its user reads
+    /// there.
+    pub(super) fn map_read_partners(&mut self, d: u32, planes_used: &mut u32, n: &mut usize) {
+        let want = self.dies[d as usize].batch_page;
+        if self.map_pages.is_none() || want.is_none() || !self.params.model.multiplane_same_page {
+            return;
+        }
+        let gcq = if self.params.model.gc_reads_first { Q_GC_READ } else { Q_GC };
+        let before = *n;
+        let gc_reads = self.dies[d as usize].q[gcq].iter().any(|&t| self.txns[t as usize].kind == Kind::GcRead);
+        if self.gc_order.first && gc_reads {
+            // MQSim's second queue is the whole GC read queue (`fill_batch` scans all of a GC
+            // queue under `gc_multiplane`), at the batch's page offset.
+            let mut kind = Some(Kind::GcRead);
+            self.fill_batch(d, gcq, &mut kind, planes_used, n);
+        } else {
+            self.add_partners(d, 0, want, |t| matches!(t.kind, Kind::Read | Kind::RmwRead), planes_used, n);
+        }
+        self.counters.map_partnered_reads += (*n - before) as u64;
     }
 
     /// Moves startable transactions that pass `fits` from die `d`'s user queues of `kind` (0

@@ -293,12 +293,15 @@ impl Ssd {
 
     /// The page offset a transaction's multi-plane partners must share (`multiplane_same_page`):
     /// the page it senses, or the page its program will take; `None` (any) for mapping writes
-    /// and erases. NeSt does not track where translation pages lie: a mapping read is taken to
-    /// share its offset with no other page (MQSim's translation pages have their own blocks, so
-    /// a partner at the same offset is chance: 27 of 6,909 mapping reads paired on TPC-C).
+    /// and erases. A mapping read's is its translation page's offset where `map_read_partners`
+    /// pairs it (`map_pages` knows where translation pages lie); otherwise it is taken to share
+    /// its offset with no other page.
     #[inline]
     pub(super) fn page_offset(&self, txn: &Txn) -> Option<u32> {
         match txn.kind {
+            Kind::MapRead | Kind::MapMerge if self.params.model.map_read_partners && self.map_pages.is_some() => {
+                self.map_pages.as_ref().map(|m| m.offset(txn.owner))
+            }
             Kind::Write | Kind::Flush | Kind::NvFlush if txn.ppa != NONE => Some(self.layout.page_in_block(txn.ppa)),
             Kind::Write | Kind::Flush | Kind::NvFlush => Some(self.ftl.next_page_offset(txn.plane, self.ftl.user_front_of(txn.lpa))),
             Kind::GcWrite if self.params.model.pages_at_dispatch => Some(self.layout.page_in_block(txn.ppa)),
@@ -408,6 +411,9 @@ impl Ssd {
         }
         if (qi == Q_GC_READ || qi == Q_GC) && self.params.model.gc_read_partners && (n as u32) < ppd {
             self.read_partners(d, &mut planes_used, &mut n);
+        }
+        if qi == Q_MAP_READ && self.params.model.map_read_partners && (n as u32) < ppd {
+            self.map_read_partners(d, &mut planes_used, &mut n);
         }
         if n > 1 && gc_queue(qi) {
             self.counters.gc_batched += n as u64;

@@ -1,9 +1,10 @@
 //! MQSim's random generator (`src/utils/RandomGenerator.cpp` over `CMRRandomGenerator.cpp`:
-//! L'Ecuyer's MRG32k3a, its stream chosen by jumping ahead from the seed), for the few draws
-//! compat must make exactly as MQSim does: where MQSim's preconditioning starts its walk over
-//! the pages it brings into the CMT, and how far it steps (`src/ssd/FTL.cpp:731-732`, drawn
-//! from the FTL's generator, seeded with the drive's `Seed`). Its integer products wrap as
-//! MQSim's 64-bit ones do.
+//! L'Ecuyer's MRG32k3a, its stream chosen by jumping ahead from the seed), for the draws compat
+//! makes exactly as MQSim does: a synthetic flow's requests and the pages its preconditioning
+//! writes (`nest_workload::mqsim_draws`, from the flow's `Seed`), and where MQSim's
+//! preconditioning starts its walk over the pages it brings into the CMT, and how far it steps
+//! (`src/ssd/FTL.cpp:731-732`, drawn from the FTL's generator, seeded with the drive's `Seed`).
+//! Its integer products wrap as MQSim's 64-bit ones do.
 
 const M1: f64 = 4294967087.0;
 const M2: f64 = 4294944443.0;
@@ -13,8 +14,11 @@ const A21: f64 = 527612.0;
 const A23: f64 = -1370589.0;
 const NORM: f64 = 2.328306549295728e-10;
 
+#[derive(Clone, Debug)]
 pub struct MqsimRng {
     s: [[f64; 3]; 2],
+    /// `Normal`'s second deviate, kept for the next call (0: none), as MQSim keeps it.
+    normal_z2: f64,
 }
 
 type Mat = [[i64; 3]; 3];
@@ -90,7 +94,7 @@ impl MqsimRng {
                 }
             }
         }
-        MqsimRng { s: [s[0].map(|x| x as f64), s[1].map(|x| x as f64)] }
+        MqsimRng { s: [s[0].map(|x| x as f64), s[1].map(|x| x as f64)], normal_z2: 0.0 }
     }
 
     fn fmod(x: f64, m: f64) -> f64 {
@@ -122,6 +126,38 @@ impl MqsimRng {
     /// `Uniform_uint(m, n)`: m..=n.
     pub fn uniform_uint(&mut self, m: u32, n: u32) -> u32 {
         m + (((n - m) as f64 + 1.0) * self.float_random()) as u32
+    }
+
+    /// `Uniform_ulong(m, n)`: m..=n (`RandomGenerator.cpp:48-51`).
+    pub fn uniform_ulong(&mut self, m: u64, n: u64) -> u64 {
+        m.wrapping_add(((n.wrapping_sub(m).wrapping_add(1)) as f64 * self.float_random()) as u64)
+    }
+
+    /// `Exponential(mean)` (`RandomGenerator.cpp:57-60`).
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * self.float_random().ln()
+    }
+
+    /// `Normal(x, s)`: the polar method, the second deviate kept for the next call
+    /// (`RandomGenerator.cpp:101-121`).
+    pub fn normal(&mut self, x: f64, s: f64) -> f64 {
+        let z1 = if self.normal_z2 != 0.0 {
+            std::mem::replace(&mut self.normal_z2, 0.0)
+        } else {
+            let (mut v1, mut v2, mut w);
+            loop {
+                v1 = 2.0 * self.float_random() - 1.0;
+                v2 = 2.0 * self.float_random() - 1.0;
+                w = v1 * v1 + v2 * v2;
+                if w < 1.0 {
+                    break;
+                }
+            }
+            let w = ((-2.0 * w.ln()) / w).sqrt();
+            self.normal_z2 = v2 * w;
+            v1 * w
+        };
+        x + z1 * s
     }
 }
 

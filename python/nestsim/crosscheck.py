@@ -441,6 +441,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     mq_seeds = seeds if SEED_RE.search(text) else 1
     mq_ranges: dict = {}
     mq_failed: List[str] = []
+    finished: List[int] = []  # MQSim's seeds (1-based) that finished
     expected = expected_requests(workload)
     stalls: List[str] = []
     if mq_seeds == 1:
@@ -455,6 +456,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             wl.write_text(reseeded(text, k))
             try:
                 mq_runs.append(run_mqsim(binary, ssdconfig, wl, trace_dir, d, timeout_s))
+                finished.append(k + 1)
                 stalls += stalled(f"MQSim seed {k + 1}", mq_runs[-1][0], expected)
             except CrosscheckError as e:
                 # MQSim can crash on one seed (a plane's free pool run dry) and not another: the
@@ -469,6 +471,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
         percentiles = all(r[2] for r in mq_runs)
     modes = {"compat": [True], "default": [False], "both": [True, False]}[mode]
     nest, nest_counters, ranges = {}, {}, {}
+    paired_note = ""
     for compat in modes:
         label = "compat" if compat else "default"
         if seeds == 1:
@@ -478,9 +481,14 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
         # Seed k runs the workload MQSim's seed k ran: compat draws a synthetic flow's requests
         # from its <Seed> as MQSim does (`mqsim_draws`), so each pair of runs shares one stream.
         wl_of = lambda k: out / f"mqsim-seed{k}" / "workload-reseeded.xml" if mq_seeds > 1 else workload
+        # Compat's seed k shares MQSim's seed k's requests: where MQSim failed, its pair is not run.
+        paired = [k for k in range(1, seeds + 1) if not (compat and mq_seeds > 1) or k in finished]
+        if compat and mq_seeds > 1:
+            paired_note = (f"\ncompat's seed k runs the requests MQSim's seed k drew (its flows' <Seed>s, `mqsim_draws`): compared over "
+                           f"seed{'s' if len(paired) > 1 else ''} {', '.join(map(str, paired))}" + (" (MQSim's failed seeds have no pair)" if len(paired) < seeds else ""))
         runs = [run_nest(ssdconfig, wl_of(k), trace_dir, out / f"nest-{label}-seed{k}", compat, list(overrides or []) + [f"run.seed={k}"])
-                for k in range(1, seeds + 1)]
-        stalls += [line for k, r in enumerate(runs, 1) for line in stalled(f"NeSt {label} seed {k}", r[0], expected)]
+                for k in paired]
+        stalls += [line for k, r in zip(paired, runs) for line in stalled(f"NeSt {label} seed {k}", r[0], expected)]
         nest[label], ranges[label] = _median_of([r[0] for r in runs])
         nest_counters[label] = _median_of([r[1] for r in runs])[0]
     traces = set().union(*(c.get("_traces", set()) for runs in nest_counters.values() for c in runs.values()))
@@ -493,7 +501,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
            "stalled": stalls,
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
            "text": render(rows, counters, list(nest), percentiles, seeds)
-           + "".join(f"\nMQSim failed on {f}; left out of its medians" for f in mq_failed)
+           + "".join(f"\nMQSim failed on {f}; left out of its medians" for f in mq_failed) + paired_note
            + "".join(f"\n{line}" for line in stalls)
            + ("\na run that ends short of its requests stalled (its events ran out with requests outstanding): its figures "
               "cover only what completed, up to a point that moves with the seed; MQSim's class round-robin strands a "

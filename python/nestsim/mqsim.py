@@ -743,6 +743,10 @@ def load(ssdconfig: Path, workload: Path, trace_dirs: Optional[List[Path]] = Non
     dev, run = device_from_ssdconfig(Path(ssdconfig), warnings)
     if compat:
         dev["compat"] = "mqsim"
+        # MQSim's GC unit draws RGA's samples from its own generator, always seeded 432: the
+        # drive's Seed + 1 lands on `dynamic_wearleveling_enabled` and the seed keeps its default
+        # (src/exec/SSD_Device.cpp:305-311, GC_and_WL_Unit_Page_Level.h:21). Compat draws so too.
+        dev.setdefault("model", {})["gc_seed"] = 432
     scs = scenarios_from_workload(Path(workload), dev, run, warnings, [Path(t) for t in (trace_dirs or [])])
     out = []
     for sc in scs:

@@ -11,6 +11,7 @@ use crate::geometry::Layout;
 use crate::lazy_vec::LazyVec;
 use crate::params::{FtlParams, VictimPolicy};
 use crate::sparse::SparseTable;
+use nest_core::mqsim_rng::MqsimRng;
 use nest_core::rng::RngStream;
 
 pub use crate::block::{Block, BlockState};
@@ -365,13 +366,14 @@ impl Ftl {
     /// Chooses a victim on `plane` and marks it; returns it and whether it is a static
     /// wear-levelling migration rather than a space reclaim.
     pub fn start_gc(&mut self, plane: u32, rng: &mut RngStream) -> Option<(u32, bool)> {
-        let (b, wl) = self.pick_gc_victim(plane, rng)?;
+        let (b, wl) = self.pick_gc_victim(plane, rng, None)?;
         self.claim_victim(plane, b, wl);
         Some((b, wl))
     }
 
-    /// The victim `start_gc` would choose, unmarked.
-    pub fn pick_gc_victim(&self, plane: u32, rng: &mut RngStream) -> Option<(u32, bool)> {
+    /// The victim `start_gc` would choose, unmarked (`mqsim`: MQSim's GC generator, which draws
+    /// RGA's samples when given, `ModelSwitches::gc_seed`).
+    pub fn pick_gc_victim(&self, plane: u32, rng: &mut RngStream, mqsim: Option<&mut MqsimRng>) -> Option<(u32, bool)> {
         let bpp = self.layout.blocks_per_plane;
         let ppb = self.layout.pages_per_block;
         let range = plane * bpp..(plane + 1) * bpp;
@@ -397,7 +399,7 @@ impl Ftl {
                 }
                 best.map(|(_, b)| b)
             }
-            VictimPolicy::Rga if self.rga_mqsim => self.mqsim_rga_pick(plane, self.rga_d, rng),
+            VictimPolicy::Rga if self.rga_mqsim => self.mqsim_rga_pick(plane, self.rga_d, rng, mqsim),
             VictimPolicy::Random | VictimPolicy::Rga => {
                 let d = if self.victim == VictimPolicy::Random { 1 } else { self.rga_d };
                 let mut best: Option<u32> = None;

@@ -3,12 +3,16 @@
 //! of them, replaced by any fully written one with more invalid pages
 //! (`src/ssd/GC_and_WL_Unit_Page_Level.cpp:69-86`, 7ec40e3); no GC when the block chosen has no
 //! invalid page (`:143-145`).
+//!
+//! With `ModelSwitches::gc_seed` the blocks are drawn by MQSim's own generator (MQSim's GC unit
+//! is seeded 432 on every drive), so that checks made in MQSim's order pick MQSim's victims.
 
 use crate::ftl::{BlockState, Ftl};
+use nest_core::mqsim_rng::MqsimRng;
 use nest_core::rng::RngStream;
 
 impl Ftl {
-    pub(crate) fn mqsim_rga_pick(&self, plane: u32, d: u32, rng: &mut RngStream) -> Option<u32> {
+    pub(crate) fn mqsim_rga_pick(&self, plane: u32, d: u32, rng: &mut RngStream, mut mqsim: Option<&mut MqsimRng>) -> Option<u32> {
         let bpp = self.layout.blocks_per_plane;
         let ppb = self.layout.pages_per_block;
         // Write frontiers and pinned translation blocks are open (MQSim: a frontier, or a program
@@ -19,7 +23,11 @@ impl Ftl {
         let mut tries = 0;
         while set.len() < d.min(bpp) as usize && tries < 64 * bpp {
             tries += 1;
-            let b = plane * bpp + rng.below(bpp as u64) as u32;
+            let draw = match mqsim.as_deref_mut() {
+                Some(g) => g.uniform_uint(0, bpp - 1),
+                None => rng.below(bpp as u64) as u32,
+            };
+            let b = plane * bpp + draw;
             if safe(b) && !set.contains(&b) {
                 set.push(b);
             }

@@ -191,6 +191,13 @@ pub struct ModelSwitches {
     /// depth 16 that hangs ten reads runs at 6 by its end). NeSt drops the read when it reaches
     /// the FTL while its LPA is locked; the command is reported in flight at the end.
     pub gc_lock_hangs_reads: bool,
+    /// With `rga_sampling = "mqsim"`: the blocks RGA samples are drawn by MQSim's generator
+    /// seeded with this (`GC_and_WL_Unit_Page_Level.cpp:76`), so that a drive whose GC checks
+    /// come in MQSim's order picks MQSim's victims. MQSim's GC unit is always seeded 432: the
+    /// drive's `Seed` + 1 is passed where its constructor takes `dynamic_wearleveling_enabled`,
+    /// and the seed keeps its default (`src/exec/SSD_Device.cpp:305-311`,
+    /// `GC_and_WL_Unit_Page_Level.h:21`) — **a bug**. None: NeSt's own stream.
+    pub gc_seed: Option<i32>,
     /// A GC job's erase waits until its chip (its die, with die interleaving) has no GC read
     /// or GC write queued — of any job — as MQSim keeps erases in a queue of their own, served
     /// only when the GC read and write queues are empty (`src/ssd/TSU_Priority_OutOfOrder.cpp:
@@ -302,6 +309,7 @@ impl Default for ModelSwitches {
             map_read_partners: false,
             gc_lock_loses_writebacks: false,
             gc_lock_hangs_reads: false,
+            gc_seed: None,
             gc_erases_last: false,
             page_types: PageTypes::Modulo,
             map_page_offsets: false,
@@ -366,6 +374,7 @@ impl ModelSwitches {
             map_read_partners: true,
             gc_lock_loses_writebacks: true,
             gc_lock_hangs_reads: true,
+            gc_seed: None,
             gc_erases_last: true,
             page_types: PageTypes::Mqsim,
             map_page_offsets: true,

@@ -403,6 +403,9 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
         precondition_closes_frontiers, mean_field_layout, stream_frontiers, segment_skews, gc_at_block_takes,
         gc_moves_enter_cmt, static_wl_block_ids, gc_read_partners, gc_lock_hangs_reads, map_read_partners
     }
+    if m.gc_seed.is_some() {
+        sw.gc_seed = m.gc_seed;
+    }
     if let Some(n) = m.writeback_limit_pages {
         sw.writeback_limit_pages = (n > 0).then_some(n);
     }

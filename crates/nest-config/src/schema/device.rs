@@ -209,6 +209,8 @@ pub struct ModelConfig {
     pub map_read_partners: Option<bool>,
     /// A user read of a GC-locked LPA never completes (MQSim's bug).
     pub gc_lock_hangs_reads: Option<bool>,
+    /// MQSim's GC generator seed for RGA's draws (the drive's `Seed` + 1).
+    pub gc_seed: Option<i32>,
     /// User write frontiers per address domain (MQSim's per-flow frontiers).
     pub stream_frontiers: Option<bool>,
     /// Per address domain, bytes MQSim's flow start lies past a page boundary (MQSim's bug).

@@ -91,7 +91,7 @@ impl Ssd {
             self.plm_emergency(now, plane, out);
             return false;
         }
-        let Some((victim, wl)) = self.ftl.pick_gc_victim(plane, &mut self.rng) else { return false };
+        let Some((victim, wl)) = self.ftl.pick_gc_victim(plane, &mut self.rng, self.mqsim_gc_rng.as_mut()) else { return false };
         // Beside running jobs, only if the plane can hold all their moves (`gc_room`).
         if running > 0 && !self.ftl.room_for_gc_job(plane, self.ftl.blocks[victim as usize].valid) {
             return false;

@@ -163,6 +163,8 @@ pub struct Ssd {
     cmt: Option<Cmt>,
     /// Where each translation page lies (`map_page_offsets`).
     map_pages: Option<map_pages::MapPages>,
+    /// MQSim's GC generator, for RGA's draws (`ModelSwitches::gc_seed`).
+    mqsim_gc_rng: Option<crate::mqsim_rng::MqsimRng>,
     cache: Option<DataCache>,
     txns: Pool<Txn>,
     /// The clocks of user transactions, by transaction slot (`decomp`).
@@ -307,6 +309,7 @@ impl Ssd {
             ftl,
             cmt,
             map_pages: None,
+            mqsim_gc_rng: params.model.gc_seed.map(crate::mqsim_rng::MqsimRng::new),
             cache,
             txns: Pool::with_capacity(1024),
             times: Vec::new(),

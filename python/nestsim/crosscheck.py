@@ -479,9 +479,9 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
             stalls += stalled(f"NeSt {label}", nest[label], expected)
             continue
         # Seed k runs the workload MQSim's seed k ran: compat draws a synthetic flow's requests
-        # from its <Seed> as MQSim does (`mqsim_draws`), so each pair of runs shares one stream.
+        # from its <Seed> as MQSim does (`mqsim_draws`), so each pair of runs shares one stream,
+        # and where MQSim failed its pair is not run.
         wl_of = lambda k: out / f"mqsim-seed{k}" / "workload-reseeded.xml" if mq_seeds > 1 else workload
-        # Compat's seed k shares MQSim's seed k's requests: where MQSim failed, its pair is not run.
         paired = [k for k in range(1, seeds + 1) if not (compat and mq_seeds > 1) or k in finished]
         if compat and mq_seeds > 1:
             paired_note = (f"\ncompat's seed k runs the requests MQSim's seed k drew (its flows' <Seed>s, `mqsim_draws`): compared over "

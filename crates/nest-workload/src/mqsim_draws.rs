@@ -139,26 +139,12 @@ impl MqsimDraws {
             Pattern::HotCold { hot_end, ratio } => {
                 let (h, hc) = self.hot.as_mut().expect("hot/cold generators");
                 if hc.uniform(0.0, 1.0) < ratio {
-                    // The guard reads as if inside the range check's error branch, but
-                    // `PRINT_ERROR` is a block of its own (`src/sim/Sim_Defs.h:20`): it always runs.
-                    let s = h.uniform_ulong(hot_end + 1, last);
-                    if s + sectors as u64 > last {
-                        hot_end + 1
-                    } else {
-                        s
-                    }
+                    within(h, hot_end + 1, last, sectors as u64)
                 } else {
                     h.uniform_ulong(first, hot_end)
                 }
             }
-            Pattern::Uniform => {
-                let s = self.addr.uniform_ulong(first, last);
-                if s + sectors as u64 > last {
-                    first
-                } else {
-                    s
-                }
-            }
+            Pattern::Uniform => within(&mut self.addr, first, last, sectors as u64),
         };
         sector -= sector % self.flow.align_sectors.max(1);
         MqsimRequest { read, sector, sectors }
@@ -184,6 +170,18 @@ impl MqsimDraws {
             }
             _ => self.flow.size_sectors,
         }
+    }
+}
+
+/// A sector drawn in `lo..=hi`, taken back to `lo` when a request of `size` sectors from it would
+/// pass `hi` (MQSim's guard after each uniform draw: it reads as if inside the range check's
+/// error branch, but `PRINT_ERROR` is a block of its own, `src/sim/Sim_Defs.h:20`).
+fn within(g: &mut MqsimRng, lo: u64, hi: u64, size: u64) -> u64 {
+    let s = g.uniform_ulong(lo, hi);
+    if s + size > hi {
+        lo
+    } else {
+        s
     }
 }
 
@@ -220,8 +218,9 @@ pub fn precondition_pages(
     // (`fully_include_hot_addresses`, `:127-135, 231-251`).
     let (mut hot_next, mut hot_done) = (min, false);
     let full_hot = matches!(pattern, Pattern::HotCold { hot_end, .. } if (hot_end / page_sectors).saturating_sub(1).saturating_sub(min / page_sectors) < want);
-    // A stream starts at a random sector of the range (`:150-151`).
-    let mut stream = if pattern == Pattern::Streaming { d.addr.uniform_ulong(min, max) } else { 0 };
+    // A stream starts at a random sector of the range (`:150-151`), the first draw of a fresh
+    // address generator (the flow's seed + 1; `MqsimDraws::new` drew the run's start from its own).
+    let mut stream = if pattern == Pattern::Streaming { MqsimRng::new(flow.seed.wrapping_add(1)).uniform_ulong(min, max) } else { 0 };
     let mut seen = std::collections::HashSet::with_capacity(want as usize);
     let mut pages = Vec::with_capacity(want as usize);
     let mut draws = 0u64;
@@ -259,24 +258,12 @@ pub fn precondition_pages(
                     in_order = true;
                     s
                 } else if full_hot || hc.uniform(0.0, 1.0) < ratio {
-                    let s = h.uniform_ulong(hot_end + 1, max);
-                    if s + size > max {
-                        hot_end + 1
-                    } else {
-                        s
-                    }
+                    within(h, hot_end + 1, max, size)
                 } else {
                     h.uniform_ulong(min, hot_end)
                 }
             }
-            Pattern::Uniform => {
-                let s = d.addr.uniform_ulong(min, max);
-                if s + size > max {
-                    min
-                } else {
-                    s
-                }
-            }
+            Pattern::Uniform => within(&mut d.addr, min, max, size),
         };
         start -= start % a;
         let mut sector = start;
@@ -383,6 +370,18 @@ mod tests {
                 assert!(r.sector + r.sectors as u64 <= f.last_sector + 1 && r.sector.is_multiple_of(8), "{address:?}: {r:?}");
             }
         }
+    }
+
+    /// A stream's preconditioning starts at the first draw of a fresh address generator over
+    /// the range less its last sector (aligned down for the first request, up for the next), and
+    /// goes on in order.
+    #[test]
+    fn a_streams_preconditioning_starts_where_a_fresh_generator_says() {
+        let f = MqsimFlow { last_sector: 8 * 10_000 - 1, logical_pages: 10_000, size_sectors: 8, align_sectors: 8, ..flow() };
+        let (pages, _) = precondition_pages(&f, 0.0, &AddressPattern::Sequential { random_start: true }, 0.1, 8).unwrap();
+        let start = MqsimRng::new(f.seed + 1).uniform_ulong(0, f.last_sector - 1);
+        assert_eq!(pages[0], start / 8);
+        assert!(pages.windows(2).take(100).all(|w| w[1] > w[0] && w[1] <= w[0] + 2), "in order: {:?}", &pages[..10]);
     }
 
     const MQSIM_HOTCOLD: [(bool, u64); 12] = [

@@ -40,6 +40,7 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["gc_partnered_reads"] = json!(s.counters.gc_partnered_reads);
     out["map_read_partners"] = json!(m.map_read_partners);
     out["gc_seed"] = json!(m.gc_seed);
+    out["gc_thresholds_truncated"] = json!(m.gc_thresholds_truncated);
     out["map_partnered_reads"] = json!(s.counters.map_partnered_reads);
     out["stream_frontiers"] = json!(m.stream_frontiers);
     out["segment_skews"] = json!(m.segment_skews);

@@ -462,14 +462,19 @@ impl SsdParams {
         self.soft_by_fraction().max(self.model.gc_floor_blocks)
     }
     fn soft_by_fraction(&self) -> u32 {
-        ((self.ftl.gc_soft * self.geometry.blocks_per_plane as f64).ceil() as u32).max(3)
+        self.blocks_of(self.ftl.gc_soft).max(3)
+    }
+    /// `fraction` of a plane's blocks, rounded up or truncated (`gc_thresholds_truncated`).
+    fn blocks_of(&self, fraction: f64) -> u32 {
+        let b = fraction * self.geometry.blocks_per_plane as f64;
+        (if self.model.gc_thresholds_truncated { b.floor() } else { b.ceil() }) as u32
     }
     /// MQSim's model choices for this drive (`compat = "mqsim"`).
     pub fn mqsim_switches(&self) -> ModelSwitches {
         ModelSwitches::mqsim(self.geometry.pages(), self.geometry.page_size, self.geometry.planes())
     }
     pub fn hard_free_blocks(&self) -> u32 {
-        ((self.ftl.gc_hard * self.geometry.blocks_per_plane as f64).ceil() as u32).clamp(2, self.soft_free_blocks())
+        self.blocks_of(self.ftl.gc_hard).clamp(2, self.soft_free_blocks())
     }
 
     /// Every problem as (key, what was expected).

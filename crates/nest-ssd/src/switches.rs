@@ -84,6 +84,12 @@ pub struct ModelSwitches {
     /// `Address_Mapping_Unit_Page_Level.cpp:601`), retried after each erase on it. 0: `gc_soft`
     /// alone, and writes wait only for GC's last block.
     pub gc_floor_blocks: u32,
+    /// GC's soft and hard thresholds are their fractions of a plane's blocks truncated, as
+    /// MQSim converts them (`(unsigned int)(gc_threshold * block_no_per_plane)`,
+    /// `src/ssd/GC_and_WL_Unit_Base.cpp:24, 28`): 5 % of 512 blocks is 25, so GC starts below 25
+    /// free blocks. Off: rounded up (26), so a plane keeps at least the fraction asked for. Not
+    /// a bug, a reading; on a GC-bound drive the one block moves GC's count by ~9 %.
+    pub gc_thresholds_truncated: bool,
     /// A transaction takes its physical page when it is dispatched to its die's queue, as
     /// MQSim translates addresses (`translate_lpa_to_ppa`, `Address_Mapping_Unit_Page_Level.cpp:584-605`):
     /// a user program's page then, and — with `unwritten_read_maps` — a never-written page's read
@@ -293,6 +299,7 @@ impl Default for ModelSwitches {
             sqe_over_pcie: false,
             rga_sampling: RgaSampling::FullBlocks,
             gc_floor_blocks: 0,
+            gc_thresholds_truncated: false,
             pages_at_dispatch: false,
             mapping_domains: Vec::new(),
             domains: Vec::new(),
@@ -358,6 +365,7 @@ impl ModelSwitches {
             sqe_over_pcie: true,
             rga_sampling: RgaSampling::Mqsim,
             gc_floor_blocks: 10,
+            gc_thresholds_truncated: true,
             pages_at_dispatch: true,
             mapping_domains: Vec::new(),
             domains: Vec::new(),

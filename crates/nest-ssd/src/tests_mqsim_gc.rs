@@ -213,3 +213,31 @@ fn mqsims_rga_samples_with_its_gc_generator() {
     // Another seed, another sample.
     assert_ne!(pick(Some(&mut MqsimRng::new(433)), &mut rng), Some(458));
 }
+
+/// `gc_thresholds_truncated`: MQSim truncates GC's fractions to whole blocks (5 % of 512 is 25,
+/// 0.5 % is 2), NeSt rounds them up (26, 3) — so a plane down to 25 free blocks collects in
+/// NeSt's reading and not yet in MQSim's.
+#[test]
+fn gc_thresholds_are_truncated_as_mqsim_converts_them() {
+    use crate::ftl::{Front, Ftl, GcNeed};
+    use crate::geometry::Layout;
+    let need_at_25 = |truncated: bool| {
+        let mut p = small();
+        p.geometry.blocks_per_plane = 512;
+        p.geometry.pages_per_block = 4;
+        (p.ftl.gc_soft, p.ftl.gc_hard) = (0.05, 0.005);
+        p.model.gc_thresholds_truncated = truncated;
+        assert!(p.validate().is_empty(), "{:?}", p.validate());
+        let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+        let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+        let mut lpa = 0;
+        while f.free_blocks(0) > 25 {
+            let ppa = f.alloc(0, Front::User(0));
+            f.program_user(lpa, ppa);
+            lpa += 1;
+        }
+        (p.soft_free_blocks(), p.hard_free_blocks(), f.gc_need(0))
+    };
+    assert_eq!(need_at_25(true), (25, 2, GcNeed::None));
+    assert_eq!(need_at_25(false), (26, 3, GcNeed::Soft));
+}

@@ -160,6 +160,8 @@ pub struct ModelConfig {
     pub rga_sampling: Option<String>,
     /// Free blocks per plane below which GC starts at the least (0: `ftl.gc_soft` alone).
     pub gc_floor_blocks: Option<u32>,
+    /// GC's thresholds truncated to whole blocks, as MQSim converts them (MQSim); else rounded up.
+    pub gc_thresholds_truncated: Option<bool>,
     /// Pages taken at dispatch to the die's queue (MQSim) rather than at the program's start.
     pub pages_at_dispatch: Option<bool>,
     /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).

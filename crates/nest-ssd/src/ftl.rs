@@ -332,6 +332,7 @@ impl Ftl {
         let ppa = self.alloc(plane, self.user_front_of(lpa));
         self.program_user(lpa, ppa);
         self.counters.user_programs -= 1; // placed, not programmed
+        self.program_issued(ppa); // MQSim: a program issued that never completes
         Some(ppa)
     }
 
@@ -454,6 +455,7 @@ impl Ftl {
         blk.written = 0;
         blk.erases += 1;
         blk.state = BlockState::Free;
+        blk.gc_flagged = false;
         let erases = blk.erases;
         self.max_erases[plane as usize] = self.max_erases[plane as usize].max(erases);
         self.counters.erases += 1;

@@ -1,5 +1,6 @@
 //! MQSim's RGA victim draw (`switches::RgaSampling::Mqsim`): d distinct blocks of the plane among
-//! those that are neither a write frontier nor in GC, free blocks included; the lowest-numbered
+//! those that are neither a write frontier nor in GC nor programming a user page, free blocks
+//! included; the lowest-numbered
 //! of them, replaced by any fully written one with more invalid pages
 //! (`src/ssd/GC_and_WL_Unit_Page_Level.cpp:69-86`, 7ec40e3); no GC when the block chosen has no
 //! invalid page (`:143-145`).
@@ -12,12 +13,32 @@ use nest_core::mqsim_rng::MqsimRng;
 use nest_core::rng::RngStream;
 
 impl Ftl {
+    /// A user program placed at `ppa` (its block is not drawn by MQSim's RGA until it is done).
+    #[inline]
+    pub fn program_issued(&mut self, ppa: u32) {
+        let b = self.layout.block_of_ppa(ppa);
+        self.blocks[b as usize].programs_in_flight += 1;
+    }
+
+    /// The user program at `ppa` is done.
+    #[inline]
+    pub fn program_done(&mut self, ppa: u32) {
+        let b = self.layout.block_of_ppa(ppa);
+        self.blocks[b as usize].programs_in_flight -= 1;
+    }
+
     pub(crate) fn mqsim_rga_pick(&self, plane: u32, d: u32, rng: &mut RngStream, mut mqsim: Option<&mut MqsimRng>) -> Option<u32> {
         let bpp = self.layout.blocks_per_plane;
         let ppb = self.layout.pages_per_block;
         // Write frontiers and pinned translation blocks are open (MQSim: a frontier, or a program
-        // in flight), victims in GC: neither is drawn.
-        let safe = |b: u32| matches!(self.blocks[b as usize].state, BlockState::Free | BlockState::Full);
+        // in flight), victims in GC: neither is drawn; nor a block with a user program in flight
+        // (`is_safe_gc_wl_candidate`, `GC_and_WL_Unit_Base.cpp:236-239`) — for good where a read
+        // of a never-written page took a page there, which MQSim counts as a program issued that
+        // never completes (`online_create_entry_for_reads`, `Address_Mapping_Unit_Page_Level.cpp:1407`).
+        let safe = |b: u32| {
+            let blk = &self.blocks[b as usize];
+            matches!(blk.state, BlockState::Free | BlockState::Full) && blk.programs_in_flight == 0 && !blk.gc_flagged
+        };
         let mut set: Vec<u32> = Vec::with_capacity(d as usize);
         // MQSim draws until it has d; a plane with fewer safe blocks would loop for ever there.
         let mut tries = 0;

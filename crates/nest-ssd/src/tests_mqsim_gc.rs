@@ -241,3 +241,73 @@ fn gc_thresholds_are_truncated_as_mqsim_converts_them() {
     assert_eq!(need_at_25(true), (25, 2, GcNeed::None));
     assert_eq!(need_at_25(false), (26, 3, GcNeed::Soft));
 }
+
+/// MQSim's RGA leaves out a block with a user program in flight (`is_safe_gc_wl_candidate`):
+/// drawn, it is drawn again — so the sample and every later draw of the generator follow — and
+/// it is never the victim; done, it is one again. A page placed for a read of a never-written
+/// page counts as a program that never ends (MQSim's `online_create_entry_for_reads`), so its
+/// block stays out for good.
+#[test]
+fn mqsims_rga_skips_blocks_with_user_programs_in_flight() {
+    use crate::ftl::{BlockState, Ftl};
+    use crate::geometry::Layout;
+    use crate::params::VictimPolicy;
+    use nest_core::mqsim_rng::MqsimRng;
+    use nest_core::rng::RngStream;
+    let mut p = small();
+    p.ftl.victim = VictimPolicy::Rga;
+    p.ftl.rga_d = 64; // every block of the plane drawn: the pick is the best safe one
+    let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+    let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+    f.rga_mqsim = true;
+    let ppb = f.layout.pages_per_block;
+    for b in 0..64u32 {
+        let blk = &mut f.blocks[b as usize];
+        (blk.state, blk.written, blk.valid) = (BlockState::Full, ppb, ppb - 1 - (b == 40) as u32 * 10 - (b == 41) as u32 * 5);
+    }
+    let mut rng = RngStream::from_seed(1);
+    let mut pick = |f: &Ftl| f.pick_gc_victim(0, &mut rng, Some(&mut MqsimRng::new(432))).map(|(b, _)| b);
+    assert_eq!(pick(&f), Some(40));
+    let ppa = 40 * ppb + 3;
+    f.program_issued(ppa);
+    assert_eq!(pick(&f), Some(41), "block 40 has a program in flight");
+    f.program_done(ppa);
+    assert_eq!(pick(&f), Some(40));
+    // A read of a never-written page placed on a user frontier (plane 1's: plane 0 is full
+    // here) pins its block.
+    let unwritten = (0..p.logical_pages() as u32).find(|&l| f.lookup(l).is_none() && f.layout.data_plane(l as u64) == 1).unwrap();
+    let placed = f.place_unwritten(unwritten, 1).expect("plane 1 has free blocks");
+    let b = f.layout.block_of_ppa(placed) as usize;
+    assert_eq!(f.blocks[b].programs_in_flight, 1, "placed, never programmed: in flight for good");
+}
+
+/// MQSim's wear levelling marks the wrong block as in GC: the migrated block's number taken for
+/// a channel, block 0 of that channel's first plane is passed by from then on — by the wear
+/// levelling (so channel 0's first plane never migrates its block 0) and by RGA's draw — until
+/// it is erased. A number past the channels marks nothing.
+#[test]
+fn mqsims_wear_levelling_marks_block_zero_of_the_channel_its_block_number_names() {
+    use crate::ftl::{BlockState, Ftl};
+    use crate::geometry::Layout;
+    let mut p = small(); // 2 channels × 2 chips × 1 die × 2 planes: 4 planes a channel
+    p.ftl.static_wl_threshold = Some(32);
+    let layout = Layout::new(&p.geometry, &p.ftl.allocation);
+    let mut f = Ftl::new(layout, p.logical_pages(), &p.ftl, p.soft_free_blocks(), p.hard_free_blocks());
+    let bpp = f.layout.blocks_per_plane;
+    for b in 0..8 * bpp {
+        f.blocks[b as usize].state = BlockState::Full;
+    }
+    f.blocks[40].erases = 2; // plane 0: block 40 most erased, block 0 least: 40 ≥ 32
+    assert_eq!(f.mqsim_wl_candidate(0), Some(0));
+    f.mqsim_wl_misfiled_mark(5 * bpp); // a migration of block 0 of plane 5: "channel 0"
+    assert!(f.blocks[0].gc_flagged);
+    assert_eq!(f.mqsim_wl_candidate(0), None, "marked: passed by");
+    f.mqsim_wl_misfiled_mark(3 * bpp + 1); // block number 1: channel 1's first plane, plane 4
+    assert!(f.blocks[(4 * bpp) as usize].gc_flagged);
+    let flagged = |f: &Ftl| (0..8 * bpp).filter(|&b| f.blocks[b as usize].gc_flagged).count();
+    f.mqsim_wl_misfiled_mark(7); // number 7: no such channel
+    assert_eq!(flagged(&f), 2);
+    f.blocks[0].valid = 0;
+    f.erase(0);
+    assert!(!f.blocks[0].gc_flagged, "an erase ends the mark");
+}

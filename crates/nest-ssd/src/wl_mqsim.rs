@@ -22,7 +22,7 @@ use crate::ftl::Ftl;
 
 impl Ftl {
     /// MQSim's check after an erase on `plane`: the block it would migrate, if the check passes
-    /// and the block is full (neither a frontier nor GC's).
+    /// and the block is full (neither a frontier nor GC's) with no user program in flight.
     pub(crate) fn mqsim_wl_candidate(&self, plane: u32) -> Option<u32> {
         let threshold = self.static_wl?;
         let bpp = self.layout.blocks_per_plane;
@@ -42,6 +42,25 @@ impl Ftl {
             return None;
         }
         let b = first + fewest;
-        (self.blocks[b as usize].state == BlockState::Full).then_some(b)
+        let blk = &self.blocks[b as usize];
+        (blk.state == BlockState::Full && blk.programs_in_flight == 0 && !blk.gc_flagged).then_some(b)
+    }
+
+    /// What MQSim marks when it starts migrating `block`: `run_static_wearleveling` passes the
+    /// block's *number* to `GC_WL_started`, which takes a page address, so the number becomes a
+    /// channel (`src/ssd/GC_and_WL_Unit_Base.cpp:268`, the implicit `Physical_Page_Address`
+    /// constructor) — **a bug** — and block 0 of that channel's first plane is marked as in GC,
+    /// for good: its own erase never comes, as MQSim's RGA and wear levelling pass it by. So
+    /// MQSim migrates block 0 of 31 planes of 32 (its candidates are block 0), never of
+    /// channel 0's first plane. A number of a channel that does not exist is out of MQSim's
+    /// bounds (undefined there); nothing is marked. (MQSim would also start a job on the marked
+    /// block when a user read or program there completes, `:62-100`; not reproduced.)
+    pub(crate) fn mqsim_wl_misfiled_mark(&mut self, block: u32) {
+        let number = block % self.layout.blocks_per_plane;
+        let [channels, chips, dies, planes] = self.layout.dims;
+        if number < channels {
+            let plane = number * chips * dies * planes;
+            self.blocks[(plane * self.layout.blocks_per_plane) as usize].gc_flagged = true;
+        }
     }
 }

@@ -163,6 +163,7 @@ impl Ssd {
     pub(super) fn place_user_write(&mut self, txn: &Txn) -> u32 {
         let ppa = self.ftl.alloc(txn.plane, self.ftl.user_front_of(txn.lpa));
         self.ftl.program_user(txn.lpa, ppa);
+        self.ftl.program_issued(ppa);
         ppa
     }
 

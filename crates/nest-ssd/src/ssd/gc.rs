@@ -105,6 +105,7 @@ impl Ssd {
     /// limit, as `run_static_wearleveling` starts one.
     pub(super) fn mqsim_static_wl(&mut self, now: SimTime, plane: u32, out: &mut Outbox) {
         if let Some(block) = self.ftl.mqsim_wl_candidate(plane) {
+            self.ftl.mqsim_wl_misfiled_mark(block);
             self.launch_job(now, plane, block, true, out);
         }
     }

@@ -245,9 +245,7 @@ impl Ssd {
             if !self.ftl.can_alloc_user_for(plane, txn.lpa) {
                 return;
             }
-            let ppa = self.ftl.alloc(plane, self.ftl.user_front_of(txn.lpa));
-            self.ftl.program_user(txn.lpa, ppa);
-            self.txns[t as usize].ppa = ppa;
+            self.txns[t as usize].ppa = self.place_user_write(&txn);
             self.maybe_start_gc(now, plane, out);
         }
     }
@@ -485,6 +483,9 @@ impl Ssd {
     pub(super) fn txn_done(&mut self, now: SimTime, t: u32, out: &mut Outbox) {
         let txn = self.txns[t as usize];
         self.txns.release(t);
+        if txn.kind.is_user_program() {
+            self.ftl.program_done(txn.ppa);
+        }
         match txn.kind {
             Kind::Read => {
                 if self.params.cache.mode.reads() {

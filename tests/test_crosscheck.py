@@ -227,3 +227,27 @@ def test_the_bundle_is_found_beside_the_clone_whose_virtualenv_runs_it(tmp_path,
     monkeypatch.setattr(sys, "prefix", str(tmp_path / "elsewhere" / "cwd" / ".venv"))  # no shared/ beside that one
     with pytest.raises(cc.CrosscheckError, match="no MQSim to run"):
         cc.mqsim_binary(None)
+
+
+def test_mqsim_against_itself_marks_the_figures_its_own_seeds_cannot_settle():
+    """With four or more MQSim seeds each figure carries MQSim's gap to itself (the medians of two
+    halves of its seeds, the median over the splits); a NeSt figure outside tolerance where that
+    gap passes the tolerance too is marked ~, not *, and counted apart — still not within. Below
+    four seeds there is no gap. (MQSim's writes' means on the 70 %-full hot/cold run, eight seeds.)"""
+    from nestsim.crosscheck import _halves_gap, render, table
+
+    def flow(write, read):
+        return {1: {0: {"write": {"n": 1000, "mean": write}, "read": {"n": 1000, "mean": read}}}}
+
+    runs = [flow(w, 100.0) for w in (190.0, 328.0, 351.0, 269.0, 304.0, 444.0, 361.0, 287.0)]
+    gap = _halves_gap(runs)
+    assert gap[1][0]["read"]["mean"] == 0.0 and gap[1][0]["write"]["mean"] > 10.0, gap
+    assert _halves_gap(runs[:3]) == {}
+    rows = table(flow(316.0, 100.0), {"compat": flow(272.0, 115.0)}, ranges={"mqsim_halves": gap})
+    w, r = (next(x for x in rows if (x["op"], x["metric"]) == (op, "mean")) for op in ("write", "read"))
+    assert not w["compat_within"] and w["compat_noise"], w
+    assert not r["compat_within"] and not r["compat_noise"], r
+    text = render(rows, [], ["compat"], True, seeds=12, medians=8)
+    line = {x.split()[2]: x for x in text.splitlines() if x.strip().startswith("1    0")}
+    assert "-13.9%~" in line["write"] and "+15.0%*" in line["read"], text
+    assert "compat: 1 of its figures outside tolerance" in text and "median of 8 seeds" not in text

@@ -320,6 +320,39 @@ def _median_of(runs: List[dict]) -> Tuple[dict, dict]:
     return med, rng
 
 
+def _halves_gap(runs: List[dict]) -> dict:
+    """MQSim against itself: nested dicts of numbers (one per seed, at least four) -> per leaf the
+    gap in % between the medians of two halves of the seeds, the median over the ways to split
+    them (up to 2,000 of them, drawn with a fixed seed). Where it passes the tolerance, MQSim's
+    own seeds do not agree within it and a test at that tolerance cannot tell a model from the
+    noise of a chaotic run (GC bursts, reads hung at GC locks: docs/mqsim.md)."""
+    import itertools
+
+    n = len(runs)
+    if n < 4:
+        return {}
+    splits = list(itertools.islice(itertools.combinations(range(n), n // 2), 2001))
+    if len(splits) > 2000:
+        g = np.random.default_rng(61)
+        splits = [tuple(sorted(g.choice(n, n // 2, replace=False).tolist())) for _ in range(2000)]
+
+    def walk(vals: List) -> object:
+        if all(isinstance(v, dict) for v in vals):
+            return {k: walk([v.get(k) for v in vals]) for k in vals[0] if all(k in v for v in vals)}
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            return None
+        x = np.asarray(vals, dtype=float)
+        gaps = []
+        for a in splits:
+            b = [i for i in range(n) if i not in a]
+            ma, mb = np.median(x[list(a)]), np.median(x[b])
+            if ma > 0:
+                gaps.append(abs(mb / ma - 1.0) * 100.0)
+        return float(np.median(gaps)) if gaps else None
+
+    return walk(runs)
+
+
 def _requests(path: Path) -> dict:
     import pyarrow.parquet as pq
 
@@ -347,6 +380,9 @@ def table(mq: dict, nest: Dict[str, dict], traces=frozenset(), ranges: Optional[
                     span = ranges.get("mqsim", {}).get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
                     if span is not None:
                         row["mqsim_min"], row["mqsim_max"] = span
+                    gap = ranges.get("mqsim_halves", {}).get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
+                    if gap is not None:
+                        row["mqsim_halves_pct"] = round(gap, 2)
                     for mode, runs in nest.items():
                         mine = runs.get(scenario, {}).get(flow, {}).get(op, {}).get(metric)
                         row[mode] = mine
@@ -357,6 +393,8 @@ def table(mq: dict, nest: Dict[str, dict], traces=frozenset(), ranges: Optional[
                         row[f"{mode}_diff_pct"] = round(100.0 * (mine - theirs[metric]) / theirs[metric], 2) if ok else None
                         if row["judged"] and row[f"{mode}_diff_pct"] is not None:
                             row[f"{mode}_within"] = abs(row[f"{mode}_diff_pct"]) <= TOLERANCE.get(metric, 10.0)
+                            # Apart where MQSim's own halves are too: the tolerance cannot judge.
+                            row[f"{mode}_noise"] = not row[f"{mode}_within"] and row.get("mqsim_halves_pct", 0.0) > TOLERANCE.get(metric, 10.0)
                     rows.append(row)
     return rows
 
@@ -384,17 +422,20 @@ def _fmt(v) -> str:
     return f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
 
 
-def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool, seeds: int = 1) -> str:
+def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles: bool, seeds: int = 1, medians: Optional[int] = None) -> str:
+    """``medians``: how many runs each tool's medians are of, where MQSim failed some seeds."""
     spread = seeds > 1
     mq_spread = any("mqsim_min" in r for r in rows)
-    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + (f" {'MQSim seeds':>23}" if mq_spread else "") + "".join(
+    halves = any("mqsim_halves_pct" in r for r in rows)
+    head = f"{'sc':>2} {'flow':>4} {'op':<5} {'metric':<6} {'MQSim':>11}" + (f" {'MQSim seeds':>23}" if mq_spread else "") + (
+        f" {'halves':>7}" if halves else "") + "".join(
         f" {m:>11} {'diff':>8}" + (f" {'seeds min–max':>23}" if spread else "") for m in modes)
     lines = [head, "-" * len(head)]
     for r in rows:
         cells = ""
         for m in modes:
             d = r.get(f"{m}_diff_pct")
-            mark = "" if not r["judged"] or d is None else (" " if r.get(f"{m}_within") else "*")
+            mark = "" if not r["judged"] or d is None else (" " if r.get(f"{m}_within") else "~" if r.get(f"{m}_noise") else "*")
             cells += f" {_fmt(r.get(m)):>11} {(f'{d:+.1f}%' if d is not None else ''):>7}{mark}"
             if spread:
                 lo, hi = r.get(f"{m}_min"), r.get(f"{m}_max")
@@ -403,13 +444,22 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
         if mq_spread:
             lo, hi = r.get("mqsim_min"), r.get("mqsim_max")
             theirs = f" {(f'{_fmt(lo)}–{_fmt(hi)}' if lo is not None else ''):>23}"
+        if halves:
+            g = r.get("mqsim_halves_pct")
+            theirs += f" {(f'{g:.1f}%' if g is not None else ''):>7}"
         lines.append(f"{r['scenario']:>2} {r['flow']!s:>4} {r['op']:<5} {r['metric']:<6} {_fmt(r['mqsim']):>11}{theirs}{cells}")
     judged = [(m, [r[f"{m}_within"] for r in rows if f"{m}_within" in r]) for m in modes]
     lines.append("")
     for m, v in judged:
         lines.append(f"{m}: {sum(v)} of {len(v)} judged figures within tolerance (mean, p50, p99, IOPS ±10 %, p99.9 ±15 %; "
-                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (each tool: the median of {seeds} seeds)" if mq_spread
+                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (each tool: the median of {medians or seeds} seeds)" if mq_spread
                                                                       else f" (NeSt: the median of seeds 1–{seeds})" if spread else ""))
+    if halves:
+        noisy = {m: sum(1 for r in rows if r.get(f"{m}_noise")) for m in modes}
+        lines.append("halves: MQSim against itself — the gap between the medians of two halves of its seeds (the median over the "
+                     "ways to split them); ~ marks a figure outside tolerance where that gap passes the tolerance too, so the "
+                     "tolerance cannot tell a model from MQSim's own noise there ("
+                     + ", ".join(f"{m}: {k} of its figures outside tolerance" for m, k in noisy.items()) + ")")
     if not percentiles:
         lines.append("MQSim wrote no per-request dump (not the bundle's MQSim-instr): only its results XML's means are compared")
     if any(r["metric"] == "iops" and not r["judged"] and r.get("mqsim") for r in rows):
@@ -440,6 +490,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     text = workload.read_text(errors="replace")
     mq_seeds = seeds if SEED_RE.search(text) else 1
     mq_ranges: dict = {}
+    mq_halves: dict = {}
     mq_failed: List[str] = []
     finished: List[int] = []  # MQSim's seeds (1-based) that finished
     expected = expected_requests(workload)
@@ -467,6 +518,7 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
         if not mq_runs:
             raise CrosscheckError("MQSim failed on every seed:\n" + "\n".join(mq_failed))
         mq, mq_ranges = _median_of([r[0] for r in mq_runs])
+        mq_halves = _halves_gap([r[0] for r in mq_runs])
         mq_counters = _median_of([r[1] for r in mq_runs])[0]
         percentiles = all(r[2] for r in mq_runs)
     modes = {"compat": [True], "default": [False], "both": [True, False]}[mode]
@@ -495,12 +547,12 @@ def crosscheck(ssdconfig: Path, workload: Path, out: Path, trace_dir: Optional[P
     for runs in nest_counters.values():
         for c in runs.values():
             c.pop("_traces", None)
-    rows, counters = table(mq, nest, traces, dict(ranges, mqsim=mq_ranges)), counter_rows(mq_counters, nest_counters)
+    rows, counters = table(mq, nest, traces, dict(ranges, mqsim=mq_ranges, mqsim_halves=mq_halves)), counter_rows(mq_counters, nest_counters)
     doc = {"schema": 1, "mqsim": str(binary), "ssdconfig": str(ssdconfig), "workload": str(workload), "modes": list(nest),
            "overrides": list(overrides or []), "seeds": seeds, "mqsim_seeds": mq_seeds, "mqsim_failed": mq_failed,
            "stalled": stalls,
            "percentiles": percentiles, "tolerance_pct": TOLERANCE, "min_n": MIN_N, "rows": rows, "counters": counters,
-           "text": render(rows, counters, list(nest), percentiles, seeds)
+           "text": render(rows, counters, list(nest), percentiles, seeds, len(finished) if mq_seeds > 1 else None)
            + "".join(f"\nMQSim failed on {f}; left out of its medians" for f in mq_failed) + paired_note
            + "".join(f"\n{line}" for line in stalls)
            + ("\na run that ends short of its requests stalled (its events ran out with requests outstanding): its figures "

@@ -19,9 +19,9 @@ pub struct Block {
     pub state: BlockState,
     /// Order in which the block was filled (FIFO victim policy).
     pub closed_at: u64,
-    /// User programs placed on the block and not yet done — and, for good, pages placed for
-    /// reads of never-written pages (`Ftl::place_unwritten`) — which keep MQSim's RGA draw off
-    /// it (`RgaSampling::Mqsim`).
+    /// User programs placed on the block since its last erase and not yet done — and, until
+    /// the next erase, pages placed for reads of never-written pages (`Ftl::place_unwritten`) —
+    /// which keep MQSim's RGA draw and wear levelling off it (`RgaSampling::Mqsim`).
     pub programs_in_flight: u16,
     /// MQSim's `Has_ongoing_gc_wl` set with no job on the block (`Ftl::mqsim_wl_misfiled_mark`),
     /// which keeps MQSim's RGA draw and wear levelling off it until it is erased.

@@ -455,7 +455,7 @@ impl Ftl {
         blk.written = 0;
         blk.erases += 1;
         blk.state = BlockState::Free;
-        blk.gc_flagged = false;
+        (blk.gc_flagged, blk.programs_in_flight) = (false, 0);
         let erases = blk.erases;
         self.max_erases[plane as usize] = self.max_erases[plane as usize].max(erases);
         self.counters.erases += 1;

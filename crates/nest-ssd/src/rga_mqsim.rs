@@ -20,11 +20,13 @@ impl Ftl {
         self.blocks[b as usize].programs_in_flight += 1;
     }
 
-    /// The user program at `ppa` is done.
+    /// The user program at `ppa` is done. (Saturating: under NeSt's own samplers, which do not
+    /// look at the count, a block may be erased with a program in flight, and an erase clears it.)
     #[inline]
     pub fn program_done(&mut self, ppa: u32) {
         let b = self.layout.block_of_ppa(ppa);
-        self.blocks[b as usize].programs_in_flight -= 1;
+        let n = &mut self.blocks[b as usize].programs_in_flight;
+        *n = n.saturating_sub(1);
     }
 
     pub(crate) fn mqsim_rga_pick(&self, plane: u32, d: u32, rng: &mut RngStream, mut mqsim: Option<&mut MqsimRng>) -> Option<u32> {

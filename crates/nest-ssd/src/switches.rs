@@ -197,6 +197,12 @@ pub struct ModelSwitches {
     /// depth 16 that hangs ten reads runs at 6 by its end). NeSt drops the read when it reaches
     /// the FTL while its LPA is locked; the command is reported in flight at the end.
     pub gc_lock_hangs_reads: bool,
+    /// A GC or wear-levelling job whose victim has user reads in flight locks the victim's LPAs
+    /// at once but starts moving its pages only when the last of those reads completes, as
+    /// MQSim postpones it (`Can_execute_gc_wl`, `GC_and_WL_Unit_Page_Level.cpp:153-160`,
+    /// `GC_and_WL_Unit_Base.cpp:62-100, 271`). Physically sound (a block is not erased under a
+    /// read); off, the job's reads queue at once behind them.
+    pub gc_waits_for_user_reads: bool,
     /// With `rga_sampling = "mqsim"`: the blocks RGA samples are drawn by MQSim's generator
     /// seeded with this (`GC_and_WL_Unit_Page_Level.cpp:76`), so that a drive whose GC checks
     /// come in MQSim's order picks MQSim's victims. MQSim's GC unit is always seeded 432: the
@@ -316,6 +322,7 @@ impl Default for ModelSwitches {
             map_read_partners: false,
             gc_lock_loses_writebacks: false,
             gc_lock_hangs_reads: false,
+            gc_waits_for_user_reads: false,
             gc_seed: None,
             gc_erases_last: false,
             page_types: PageTypes::Modulo,
@@ -382,6 +389,7 @@ impl ModelSwitches {
             map_read_partners: true,
             gc_lock_loses_writebacks: true,
             gc_lock_hangs_reads: true,
+            gc_waits_for_user_reads: true,
             gc_seed: None,
             gc_erases_last: true,
             page_types: PageTypes::Mqsim,

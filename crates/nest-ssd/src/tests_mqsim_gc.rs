@@ -311,3 +311,22 @@ fn mqsims_wear_levelling_marks_block_zero_of_the_channel_its_block_number_names(
     f.erase(0);
     assert!(!f.blocks[0].gc_flagged, "an erase ends the mark");
 }
+
+/// `gc_waits_for_user_reads`: reads beside GC in MQSim's regime — a job whose victim has user
+/// reads in flight locks its pages and starts moving them only when the last of those reads is
+/// done. Some jobs wait, every command completes, the books balance; off, none waits.
+#[test]
+fn gc_jobs_wait_for_the_user_reads_in_flight_on_their_victim() {
+    let run = |wait: bool| {
+        let mut p = crate::tests_compat::mqsim_gc_regime();
+        p.model.gc_waits_for_user_reads = wait;
+        let b = crate::tests::reads_beside_gc(p, 20_000, 16, 16);
+        assert_eq!(b.lat.len(), 20_000, "every command completes");
+        b.ssd.check().unwrap();
+        assert!(b.ssd.ftl.counters.gc_jobs > 50, "GC ran {} times", b.ssd.ftl.counters.gc_jobs);
+        b.ssd.counters.gc_jobs_postponed
+    };
+    assert_eq!(run(false), 0);
+    let waited = run(true);
+    assert!(waited > 0, "{waited} jobs waited for reads");
+}

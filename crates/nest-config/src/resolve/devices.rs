@@ -401,7 +401,8 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
         open_frontiers, gc_user_partners, gc_erases_last, map_page_offsets, channel_whole_ns, schedule_after_submit, onfi_command_phases, gc_multiplane,
         sqe_over_pcie, mapping_domains, gc_lock_loses_writebacks, walk_idle_channels,
         precondition_closes_frontiers, mean_field_layout, stream_frontiers, segment_skews, gc_at_block_takes,
-        gc_moves_enter_cmt, static_wl_block_ids, gc_read_partners, gc_lock_hangs_reads, map_read_partners, gc_thresholds_truncated
+        gc_moves_enter_cmt, static_wl_block_ids, gc_read_partners, gc_lock_hangs_reads, map_read_partners, gc_thresholds_truncated,
+        gc_waits_for_user_reads
     }
     if m.gc_seed.is_some() {
         sw.gc_seed = m.gc_seed;

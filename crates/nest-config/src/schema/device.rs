@@ -162,6 +162,8 @@ pub struct ModelConfig {
     pub gc_floor_blocks: Option<u32>,
     /// GC's thresholds truncated to whole blocks, as MQSim converts them (MQSim); else rounded up.
     pub gc_thresholds_truncated: Option<bool>,
+    /// A GC job waits for the user reads in flight on its victim before moving pages (MQSim).
+    pub gc_waits_for_user_reads: Option<bool>,
     /// Pages taken at dispatch to the die's queue (MQSim) rather than at the program's start.
     pub pages_at_dispatch: Option<bool>,
     /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).

@@ -114,7 +114,6 @@ impl Ssd {
     /// migration if `wl`).
     fn launch_job(&mut self, now: SimTime, plane: u32, victim: u32, wl: bool, out: &mut Outbox) {
         let running = self.ftl.planes[plane as usize].gc_jobs;
-        let die = self.layout.die_of_plane(plane);
         self.ftl.claim_victim(plane, victim, wl);
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.valid_pages(victim, &mut pages);
@@ -136,8 +135,25 @@ impl Ssd {
             // Seen before the kick below, whose writes may take blocks and start further jobs.
             self.gc_seen_blocks[plane as usize] = self.ftl.planes[plane as usize].blocks_taken;
         }
-        for &(ppa, lpa) in &pages {
+        for &(_, lpa) in &pages {
             self.gc_locks.lock(lpa);
+        }
+        self.scratch = pages;
+        if self.gc_postponed.hold(victim, id) {
+            return; // `gc_waits_for_user_reads`: started by the victim's last user read
+        }
+        self.start_moves(now, id, out);
+    }
+
+    /// Job `id` reads its victim's valid pages (then writes each to GC's frontier), or, with
+    /// none, erases it.
+    pub(super) fn start_moves(&mut self, now: SimTime, id: u32, out: &mut Outbox) {
+        let GcJob { plane, victim, .. } = self.gc_jobs[id as usize];
+        let die = self.layout.die_of_plane(plane);
+        let mut pages = std::mem::take(&mut self.scratch);
+        self.ftl.valid_pages(victim, &mut pages);
+        self.gc_jobs[id as usize].pending = pages.len() as u32;
+        for &(ppa, lpa) in &pages {
             let txn = Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 };
             let qi = self.queue_index(&txn);
             let t = self.new_txn(txn);

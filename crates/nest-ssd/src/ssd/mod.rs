@@ -42,6 +42,7 @@ mod die_queues;
 mod flash;
 mod gc;
 mod gc_lock;
+mod gc_postpone;
 mod host_if;
 mod laid_out;
 mod map_pages;
@@ -152,6 +153,8 @@ pub struct SsdCounters {
     pub writebacks_lost: u64,
     /// User reads dropped behind a GC job's lock on their LPA (`gc_lock_hangs_reads`).
     pub reads_hung: u64,
+    /// GC jobs that waited for user reads in flight on their victim (`gc_waits_for_user_reads`).
+    pub gc_jobs_postponed: u64,
     pub program_suspends: u64,
     pub erase_suspends: u64,
 }
@@ -202,6 +205,8 @@ pub struct Ssd {
     writeback_bytes: u64,
     /// The LPAs running GC jobs have locked (`gc_lock_loses_writebacks`).
     gc_locks: gc_lock::GcLocks,
+    /// User reads in flight per block and the GC jobs waiting for them (`gc_waits_for_user_reads`).
+    gc_postponed: gc_postpone::Postponed,
     pcie_in_free: SimTime,
     pcie_out_free: SimTime,
     dram_free: SimTime,
@@ -323,6 +328,7 @@ impl Ssd {
             cache_wrr: Wrr::new(params.sched.weights),
             writeback_bytes: 0,
             gc_locks: gc_lock::GcLocks::new(params.model.gc_lock_loses_writebacks || params.model.gc_lock_hangs_reads, logical),
+            gc_postponed: gc_postpone::Postponed::new(params.model.gc_waits_for_user_reads, params.geometry.blocks()),
             pcie_in_free: SimTime::ZERO,
             pcie_out_free: SimTime::ZERO,
             dram_free: SimTime::ZERO,

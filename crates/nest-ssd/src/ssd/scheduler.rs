@@ -176,6 +176,8 @@ impl Ssd {
                     self.maybe_start_gc(now, plane, out);
                 }
             }
+            let txn = self.txns[t as usize];
+            self.user_read_issued(txn.kind, txn.ppa);
         } else if txn.kind.is_user_program() {
             txn.ppa = NONE; // a write after its read-modify-write read carries the old page
             txn.plane = match self.params.ftl.allocation {
@@ -486,6 +488,7 @@ impl Ssd {
         if txn.kind.is_user_program() {
             self.ftl.program_done(txn.ppa);
         }
+        self.user_read_done(now, txn.kind, txn.ppa, out);
         match txn.kind {
             Kind::Read => {
                 if self.params.cache.mode.reads() {

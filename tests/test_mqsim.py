@@ -173,6 +173,10 @@ def test_missing_trace_and_bad_workload_exit_2(cli, tmp_path):
     wl.write_text((FIX / "workload-small.xml").read_text().replace("QUEUE_DEPTH", "CLOSED"))
     p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "-o", tmp_path / "o", check=2)
     assert "Synthetic_Generator_Type: expected one of QUEUE_DEPTH, BANDWIDTH" in p.stderr
+    # A flow on a chip the drive lacks (MQSim: "Invalid chip ID specified for I/O flow 0").
+    wl.write_text((FIX / "workload-small.xml").read_text().replace("</Priority_Class>", "</Priority_Class><Chip_IDs>0,5</Chip_IDs>", 1))
+    p = cli("run", "--mqsim", FIX / "ssdconfig-small.xml", wl, "-o", tmp_path / "o", check=2)
+    assert "workload.xml:" in p.stderr and "Chip_IDs: id 5 is not on the drive (ssdconfig.xml: 2 chips per channel, ids 0–1)" in p.stderr, p.stderr
     # A preset name that does not exist is also exit 2.
     p = cli("replay", FIX / "tiny.trace", "--format", "mqsim", "--device", "ssd:no-such", "-o", tmp_path / "r", check=2)
     assert "no SSD preset 'no-such'" in p.stderr

@@ -335,6 +335,7 @@ def _halves_gap(runs: List[dict]) -> dict:
     if len(splits) > 2000:
         g = np.random.default_rng(61)
         splits = [tuple(sorted(g.choice(n, n // 2, replace=False).tolist())) for _ in range(2000)]
+    halves = [(list(a), [i for i in range(n) if i not in a]) for a in splits]  # once, for every figure
 
     def walk(vals: List) -> object:
         if all(isinstance(v, dict) for v in vals):
@@ -343,9 +344,8 @@ def _halves_gap(runs: List[dict]) -> dict:
             return None
         x = np.asarray(vals, dtype=float)
         gaps = []
-        for a in splits:
-            b = [i for i in range(n) if i not in a]
-            ma, mb = np.median(x[list(a)]), np.median(x[b])
+        for a, b in halves:
+            ma, mb = np.median(x[a]), np.median(x[b])
             if ma > 0:
                 gaps.append(abs(mb / ma - 1.0) * 100.0)
         return float(np.median(gaps)) if gaps else None
@@ -452,14 +452,14 @@ def render(rows: List[dict], counters: List[dict], modes: List[str], percentiles
     lines.append("")
     for m, v in judged:
         lines.append(f"{m}: {sum(v)} of {len(v)} judged figures within tolerance (mean, p50, p99, IOPS ±10 %, p99.9 ±15 %; "
-                     f"rows with n ≥ {MIN_N}); * marks the others" + (f" (each tool: the median of {medians or seeds} seeds)" if mq_spread
+                     f"rows with n ≥ {MIN_N}); {'* or ~' if halves else '*'} marks the others" + (f" (each tool: the median of {medians or seeds} seeds)" if mq_spread
                                                                       else f" (NeSt: the median of seeds 1–{seeds})" if spread else ""))
     if halves:
         noisy = {m: sum(1 for r in rows if r.get(f"{m}_noise")) for m in modes}
         lines.append("halves: MQSim against itself — the gap between the medians of two halves of its seeds (the median over the "
                      "ways to split them); ~ marks a figure outside tolerance where that gap passes the tolerance too, so the "
                      "tolerance cannot tell a model from MQSim's own noise there ("
-                     + ", ".join(f"{m}: {k} of its figures outside tolerance" for m, k in noisy.items()) + ")")
+                     + ", ".join(f"{m}: {k} of the figures outside tolerance marked ~" for m, k in noisy.items()) + ")")
     if not percentiles:
         lines.append("MQSim wrote no per-request dump (not the bundle's MQSim-instr): only its results XML's means are compared")
     if any(r["metric"] == "iops" and not r["judged"] and r.get("mqsim") for r in rows):

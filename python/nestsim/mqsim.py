@@ -433,11 +433,18 @@ def _mqsim_normal_sizes(avg: int, var: float) -> Tuple[dict, float]:
     return {"dist": "empirical", "values": values, "weights": weights}, cdf(-1)
 
 
-def _flow_common(r: _Reader, flow_ids: dict) -> dict:
+def _flow_common(r: _Reader, flow_ids: dict, geometry: dict) -> dict:
     prio = r.enum("Priority_Class", _PRIO, "high")
     mode = r.enum("Device_Level_Data_Caching_Mode", _CACHE)
-    for tag in _RESOURCE_TAGS:
-        flow_ids.setdefault(tag, []).append(r.ids(tag))
+    for tag, key in zip(_RESOURCE_TAGS, _GEOMETRY_KEYS):
+        ids = r.ids(tag)
+        # MQSim stops with "Invalid chip ID specified for I/O flow 0" (`src/utils/
+        # Logical_Address_Partitioning_Unit.cpp:90`); say which id and what the drive has.
+        bad = [i for i in ids or [] if not 0 <= i < int(geometry[key])]
+        if ids is not None and (bad or not ids):
+            what = f"id {bad[0]} is not on the drive" if bad else "expected at least one id"
+            raise r.err(r._get(tag), f"{what} (ssdconfig.xml: {geometry[key]} {key.replace('_', ' ')}, ids 0–{int(geometry[key]) - 1})")
+        flow_ids.setdefault(tag, []).append(ids)
     occ = r.num("Initial_Occupancy_Percentage", lo=0, hi=100)
     return {"priority": prio, "cache_mode": mode, "occupancy": occ}
 
@@ -462,7 +469,7 @@ def scenarios_from_workload(path: Path, dev: dict, run: dict, warnings: List[str
         flow_ids: dict = {}
         for fi, fl in enumerate(flows):
             r = _Reader(path, fl, warnings)
-            common = _flow_common(r, flow_ids)
+            common = _flow_common(r, flow_ids, dev["geometry"])
             classes[common["priority"]] = True
             if common["occupancy"] is not None:
                 occs.append(common["occupancy"] / 100)

@@ -138,20 +138,26 @@ impl Ssd {
         for &(_, lpa) in &pages {
             self.gc_locks.lock(lpa);
         }
-        self.scratch = pages;
         if self.gc_postponed.hold(victim, id) {
+            self.scratch = pages;
             return; // `gc_waits_for_user_reads`: started by the victim's last user read
         }
-        self.start_moves(now, id, out);
+        self.queue_moves(now, id, pages, out);
     }
 
-    /// Job `id` reads its victim's valid pages (then writes each to GC's frontier), or, with
-    /// none, erases it.
+    /// Job `id`, held until its victim's user reads completed, starts: its valid pages are
+    /// listed again (user writes may have invalidated some meanwhile).
     pub(super) fn start_moves(&mut self, now: SimTime, id: u32, out: &mut Outbox) {
-        let GcJob { plane, victim, .. } = self.gc_jobs[id as usize];
-        let die = self.layout.die_of_plane(plane);
         let mut pages = std::mem::take(&mut self.scratch);
-        self.ftl.valid_pages(victim, &mut pages);
+        self.ftl.valid_pages(self.gc_jobs[id as usize].victim, &mut pages);
+        self.queue_moves(now, id, pages, out);
+    }
+
+    /// Job `id` reads its victim's valid `pages` (then writes each to GC's frontier), or, with
+    /// none, erases it. `pages` goes back to the scratch buffer.
+    fn queue_moves(&mut self, now: SimTime, id: u32, pages: Vec<(u32, u32)>, out: &mut Outbox) {
+        let plane = self.gc_jobs[id as usize].plane;
+        let die = self.layout.die_of_plane(plane);
         self.gc_jobs[id as usize].pending = pages.len() as u32;
         for &(ppa, lpa) in &pages {
             let txn = Txn { kind: Kind::GcRead, class: 3, lpa, ppa, plane, owner: id, bytes: self.layout.page_size, next: NONE, seq: 0 };

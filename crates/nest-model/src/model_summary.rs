@@ -43,6 +43,7 @@ pub(crate) fn model_json(s: &Ssd) -> Option<Value> {
     out["gc_thresholds_truncated"] = json!(m.gc_thresholds_truncated);
     out["gc_waits_for_user_reads"] = json!(m.gc_waits_for_user_reads);
     out["gc_jobs_postponed"] = json!(s.counters.gc_jobs_postponed);
+    out["writeback_refreshes_siblings"] = json!(m.writeback_refreshes_siblings);
     out["map_partnered_reads"] = json!(s.counters.map_partnered_reads);
     out["stream_frontiers"] = json!(m.stream_frontiers);
     out["segment_skews"] = json!(m.segment_skews);

@@ -81,6 +81,9 @@ pub struct Cmt {
     /// LPAs in rising order; empty: one. A dirty entry evicted by a miss in another domain is
     /// written back in the missing LPA's domain, at the evicted entry's offset in its own.
     pub domains: Vec<u32>,
+    /// `ModelSwitches::writeback_refreshes_siblings`: a write-back makes its page's dirty cached
+    /// entries the most recently used (entry mode).
+    pub refresh_siblings: bool,
 }
 
 /// What a transaction does to its mapping entry.
@@ -175,6 +178,7 @@ impl Cmt {
             free_misses: 0,
             misfiled: misfiled.then(|| vec![0u64; logical_pages.div_ceil(64) as usize]),
             domains: Vec::new(),
+            refresh_siblings: false,
         }
     }
 
@@ -348,6 +352,38 @@ impl Cmt {
         n * 512
     }
 
+    /// MQSim's write-back loop (`writeback_refreshes_siblings`): each dirty cached entry of
+    /// translation page `tp`, in LPA order, becomes the most recently used. Run before the
+    /// write-back cleans them. With per-sector counts only the sectors holding a dirty entry
+    /// are walked (a page of single 4 KiB requests' entries seldom has one).
+    fn refresh_dirty_entries(&mut self, tp: u32) {
+        let first = tp * self.entries_per_page;
+        let end = (first + self.entries_per_page).min(self.index.len() as u32);
+        let mut lpa = first;
+        while lpa < end {
+            let sector_end = if self.sector_counts.is_empty() {
+                end
+            } else {
+                // The sector of `lpa` and the last LPA in it (as `sector_slot` places them).
+                let i = self.sector_slot(lpa);
+                let s = i as u32 - tp * self.sectors;
+                let next = if s + 1 >= self.sectors { end } else { first + ((s + 1) * 512).div_ceil(self.flash_entry_bytes) };
+                if self.sector_counts[i] >> 16 == 0 {
+                    lpa = next.max(lpa + 1);
+                    continue;
+                }
+                next.min(end)
+            };
+            for l in lpa..sector_end.max(lpa + 1) {
+                if let Some(u) = self.unit(l, 0).filter(|&u| self.is_dirty(u, tp)) {
+                    let part = self.part(l);
+                    self.lru[part].touch(u);
+                }
+            }
+            lpa = sector_end.max(lpa + 1);
+        }
+    }
+
     /// Whether unit `u` (an entry of translation page `tp` in entry mode) differs from flash:
     /// dirtied, and not written back with its page since.
     #[inline]
@@ -403,6 +439,9 @@ impl Cmt {
                     };
                     self.write_backs.push(tp);
                     if self.granularity == CmtGranularity::Entry {
+                        if self.refresh_siblings {
+                            self.refresh_dirty_entries(tp);
+                        }
                         let bytes = self.merge_read(tp);
                         self.merge_bytes.push(bytes);
                         // The write-back persists every cached entry of the page.

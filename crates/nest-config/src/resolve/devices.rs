@@ -402,7 +402,7 @@ fn model_switches(cx: &mut Ctx, key: &str, c: &SsdDeviceConfig, p: &mut SsdParam
         sqe_over_pcie, mapping_domains, gc_lock_loses_writebacks, walk_idle_channels,
         precondition_closes_frontiers, mean_field_layout, stream_frontiers, segment_skews, gc_at_block_takes,
         gc_moves_enter_cmt, static_wl_block_ids, gc_read_partners, gc_lock_hangs_reads, map_read_partners, gc_thresholds_truncated,
-        gc_waits_for_user_reads
+        gc_waits_for_user_reads, writeback_refreshes_siblings
     }
     if m.gc_seed.is_some() {
         sw.gc_seed = m.gc_seed;

@@ -164,6 +164,8 @@ pub struct ModelConfig {
     pub gc_thresholds_truncated: Option<bool>,
     /// A GC job waits for the user reads in flight on its victim before moving pages (MQSim).
     pub gc_waits_for_user_reads: Option<bool>,
+    /// A translation page's write-back makes its dirty cached entries the most recently used (MQSim).
+    pub writeback_refreshes_siblings: Option<bool>,
     /// Pages taken at dispatch to the die's queue (MQSim) rather than at the program's start.
     pub pages_at_dispatch: Option<bool>,
     /// Byte offsets where MQSim's per-stream address domains start (the importer's, per flow).

@@ -133,3 +133,31 @@ fn a_misfiled_eviction_writes_back_the_newcomers_page_and_maps_it() {
     plain.insert(600, Update::None);
     assert_eq!(plain.write_backs, vec![0, 3], "each evicted entry's own page");
 }
+
+/// `writeback_refreshes_siblings`: MQSim's write-back reads each dirty cached entry of the page
+/// through `Retrieve_ppa`, which makes it the most recently used. Two "requests" of three dirty
+/// entries each (pages 0 and 2): evicting the first request's first entry writes page 0 back and,
+/// with the switch, sends its two siblings to the front — so the next eviction is the second
+/// request's first entry, a second write-back, where without the switch it is a clean sibling.
+/// Checked with both merge-read sizes (the per-sector counts decide which sectors are walked).
+#[test]
+fn a_write_back_makes_its_dirty_siblings_most_recently_used_as_mqsim_does() {
+    for merge in [MergeRead::Page, MergeRead::CleanCachedSectors] {
+        let run = |refresh: bool| {
+            let mut c = Cmt::new(10_000, 4096, 6 * 8, 100, CmtGranularity::Entry, 8, MappingWrites::Flash, false, merge);
+            c.refresh_siblings = refresh;
+            for lpa in [10, 11, 75, 210, 211, 212] {
+                c.insert(lpa, Update::Program);
+            }
+            let cached = |c: &Cmt| [10, 11, 75, 210, 211, 212].into_iter().filter(|&l| c.unit(l, 0).is_some()).collect::<Vec<u32>>();
+            c.insert(500, Update::None); // evicts dirty 10: page 0 written back
+            c.insert(501, Update::None); // refresh: evicts dirty 210; else clean 11
+            let (wb, after) = (c.write_backs.clone(), cached(&c));
+            // Refreshed in LPA order: 11 before 75, so 11 goes next.
+            c.insert(502, Update::None);
+            (wb, after, cached(&c))
+        };
+        assert_eq!(run(false), (vec![0], vec![75, 210, 211, 212], vec![210, 211, 212]), "{merge:?}: without the switch the page's siblings go first");
+        assert_eq!(run(true), (vec![0, 2], vec![11, 75, 211, 212], vec![75, 211, 212]), "{merge:?}: with it the other request's entries go first");
+    }
+}

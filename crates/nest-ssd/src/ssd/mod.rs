@@ -271,6 +271,7 @@ impl Ssd {
                 m.merge_read,
             );
             cmt.set_domains(domain_starts.clone(), m.cmt_per_domain);
+            cmt.refresh_siblings = m.writeback_refreshes_siblings;
             cmt
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {

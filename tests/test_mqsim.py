@@ -532,3 +532,29 @@ def test_normal_sizes_are_drawn_as_mqsim_draws_them():
     assert giant < 1e-9 and sum(p for k, p in zip(ks, w) if not 8 <= k <= 48) < 1e-4
     _, giant = _mqsim_normal_sizes(24, 64)
     assert giant == pytest.approx(0.5 * (1 + math.erf(-25 / 64 / math.sqrt(2))))
+
+
+def test_the_fourth_blind_rounds_workloads_import(tmp_path):
+    """scripts/mqsim_blind_round4.py writes the drives and workloads of docs/mqsim.md's fourth
+    blind round; each pair the script names imports (the crosscheck runs are the documented
+    ones, not repeated here) in compat, with its drive's geometry, the preconditioned drives
+    preconditioned and the OUT_OF_ORDER one without device QoS."""
+    import os
+    import subprocess
+    import sys
+    from nestsim.mqsim import load
+
+    if not (SHARED / "mqsim" / "ssdconfig.xml").is_file():
+        pytest.skip(f"MQSim's stock files not found at {SHARED / 'mqsim'} (set NEST_SHARED to the shared/ folder)")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "mqsim_blind_round4.py"), str(tmp_path)], check=True,
+                   env={**os.environ, "NEST_SHARED": str(SHARED)})
+    pairs = {"w1": "stock", "w2": "stock", "w3": "mlc16", "w4": "stock", "w5": "stock", "w6": "stock_pwcd", "w7": "stock_ooo",
+             "w8": "tlc_pre", "w9": "stock", "w10": "stock", "w11": "tlc_small", "w12": "mlc_small", "w13": "stock64", "hc60": "slc"}
+    for wl, drive in pairs.items():
+        scs, _ = load(tmp_path / f"{drive}.xml", tmp_path / f"{wl}.xml", compat=True)
+        dev = scs[0]["device"][0]
+        assert dev["compat"] == "mqsim" and dev["geometry"]["channels"] == {"mlc16": 4, "mlc_small": 4, "tlc_pre": 4, "tlc_small": 4, "slc": 4}.get(drive, 8), (wl, dev)
+        if drive in ("tlc_pre", "tlc_small", "mlc_small", "slc"):
+            assert "precondition" in dev, (wl, dev)
+        if drive == "stock_ooo":
+            assert dev["scheduler"]["device_qos"] is False

@@ -20,6 +20,7 @@
 //! the 512 B sectors holding the page's clean cached entries; for that each page counts its
 //! cached and its dirty entries per sector.
 
+use crate::cmt_siblings::Siblings;
 use crate::divisor::Div32;
 use crate::geometry::NONE;
 use crate::lazy_vec::LazyVec;
@@ -81,9 +82,11 @@ pub struct Cmt {
     /// LPAs in rising order; empty: one. A dirty entry evicted by a miss in another domain is
     /// written back in the missing LPA's domain, at the evicted entry's offset in its own.
     pub domains: Vec<u32>,
-    /// `ModelSwitches::writeback_refreshes_siblings`: a write-back makes its page's dirty cached
-    /// entries the most recently used (entry mode).
-    pub refresh_siblings: bool,
+    /// `ModelSwitches::writeback_refreshes_siblings`: each translation page's cached entries, so a
+    /// write-back can make its page's dirty ones the most recently used (entry mode).
+    siblings: Option<Siblings>,
+    /// The dirty siblings of a write-back, (LPA, slot), put in LPA order.
+    sibling_scratch: Vec<(u32, u32)>,
 }
 
 /// What a transaction does to its mapping entry.
@@ -178,7 +181,8 @@ impl Cmt {
             free_misses: 0,
             misfiled: misfiled.then(|| vec![0u64; logical_pages.div_ceil(64) as usize]),
             domains: Vec::new(),
-            refresh_siblings: false,
+            siblings: None,
+            sibling_scratch: Vec::new(),
         }
     }
 
@@ -354,33 +358,25 @@ impl Cmt {
 
     /// MQSim's write-back loop (`writeback_refreshes_siblings`): each dirty cached entry of
     /// translation page `tp`, in LPA order, becomes the most recently used. Run before the
-    /// write-back cleans them. With per-sector counts only the sectors holding a dirty entry
-    /// are walked (a page of single 4 KiB requests' entries seldom has one).
+    /// write-back cleans them.
     fn refresh_dirty_entries(&mut self, tp: u32) {
-        let first = tp * self.entries_per_page;
-        let end = (first + self.entries_per_page).min(self.index.len() as u32);
-        let mut lpa = first;
-        while lpa < end {
-            let sector_end = if self.sector_counts.is_empty() {
-                end
-            } else {
-                // The sector of `lpa` and the last LPA in it (as `sector_slot` places them).
-                let i = self.sector_slot(lpa);
-                let s = i as u32 - tp * self.sectors;
-                let next = if s + 1 >= self.sectors { end } else { first + ((s + 1) * 512).div_ceil(self.flash_entry_bytes) };
-                if self.sector_counts[i] >> 16 == 0 {
-                    lpa = next.max(lpa + 1);
-                    continue;
-                }
-                next.min(end)
-            };
-            for l in lpa..sector_end.max(lpa + 1) {
-                if let Some(u) = self.unit(l, 0).filter(|&u| self.is_dirty(u, tp)) {
-                    let part = self.part(l);
-                    self.lru[part].touch(u);
-                }
-            }
-            lpa = sector_end.max(lpa + 1);
+        let Some(sib) = &self.siblings else { return };
+        let mut found = std::mem::take(&mut self.sibling_scratch);
+        found.clear();
+        found.extend(sib.of(tp).map(|u| (self.slot_lpa[u as usize], u)).filter(|&(_, u)| self.is_dirty(u, tp)));
+        found.sort_unstable();
+        for &(lpa, u) in &found {
+            let part = self.part(lpa);
+            self.lru[part].touch(u);
+        }
+        self.sibling_scratch = found;
+    }
+
+    /// Turns `ModelSwitches::writeback_refreshes_siblings` on (entry mode; after `set_domains`,
+    /// which sizes the slots).
+    pub fn refresh_siblings_on_write_back(&mut self) {
+        if self.granularity == CmtGranularity::Entry {
+            self.siblings = Some(Siblings::new(self.waiting.len(), self.slot_lpa.len()));
         }
     }
 
@@ -416,6 +412,9 @@ impl Cmt {
                     CmtGranularity::TranslationPage => v,
                     CmtGranularity::Entry => {
                         let old = std::mem::replace(&mut self.slot_lpa[v as usize], NONE);
+                        if let Some(sib) = &mut self.siblings {
+                            sib.remove(self.per_page.quotient(old), v);
+                        }
                         evicted = old;
                         self.index.set(old as usize, 0);
                         self.free.push(v);
@@ -439,7 +438,7 @@ impl Cmt {
                     };
                     self.write_backs.push(tp);
                     if self.granularity == CmtGranularity::Entry {
-                        if self.refresh_siblings {
+                        if self.siblings.is_some() {
                             self.refresh_dirty_entries(tp);
                         }
                         let bytes = self.merge_read(tp);
@@ -460,6 +459,9 @@ impl Cmt {
                 let s = self.free.pop().expect("a slot was freed above");
                 self.slot_lpa[s as usize] = lpa;
                 self.index.set(lpa as usize, s + 1);
+                if let Some(sib) = &mut self.siblings {
+                    sib.add(self.per_page.quotient(lpa), s);
+                }
                 if !self.sector_counts.is_empty() {
                     let i = self.sector_slot(lpa);
                     self.sector_counts[i] += 1;

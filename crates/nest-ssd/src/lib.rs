@@ -12,6 +12,7 @@ pub mod block;
 pub mod block_heap;
 pub mod cache;
 pub mod cmt;
+mod cmt_siblings;
 pub mod divisor;
 pub mod domains;
 pub mod dram;

@@ -139,13 +139,15 @@ fn a_misfiled_eviction_writes_back_the_newcomers_page_and_maps_it() {
 /// entries each (pages 0 and 2): evicting the first request's first entry writes page 0 back and,
 /// with the switch, sends its two siblings to the front — so the next eviction is the second
 /// request's first entry, a second write-back, where without the switch it is a clean sibling.
-/// Checked with both merge-read sizes (the per-sector counts decide which sectors are walked).
+/// Checked with both merge-read sizes.
 #[test]
 fn a_write_back_makes_its_dirty_siblings_most_recently_used_as_mqsim_does() {
     for merge in [MergeRead::Page, MergeRead::CleanCachedSectors] {
         let run = |refresh: bool| {
             let mut c = Cmt::new(10_000, 4096, 6 * 8, 100, CmtGranularity::Entry, 8, MappingWrites::Flash, false, merge);
-            c.refresh_siblings = refresh;
+            if refresh {
+                c.refresh_siblings_on_write_back();
+            }
             for lpa in [10, 11, 75, 210, 211, 212] {
                 c.insert(lpa, Update::Program);
             }

@@ -271,7 +271,9 @@ impl Ssd {
                 m.merge_read,
             );
             cmt.set_domains(domain_starts.clone(), m.cmt_per_domain);
-            cmt.refresh_siblings = m.writeback_refreshes_siblings;
+            if m.writeback_refreshes_siblings {
+                cmt.refresh_siblings_on_write_back();
+            }
             cmt
         });
         let cache = (params.cache.mode != crate::params::CacheMode::Off).then(|| {

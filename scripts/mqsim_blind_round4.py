@@ -5,8 +5,9 @@ before any run: MQSim ssdconfig/workload pairs in OUT (default out/blind4), each
     nestsim crosscheck mqsim OUT/<drive>.xml OUT/<workload>.xml --seeds 3
 
 Pairs: w1, w2, w4, w5, w9, w10 on stock.xml; w3 on mlc16.xml; w6 on stock_pwcd.xml; w7 on
-stock_ooo.xml; w8 on tlc_pre.xml; w11 on tlc_small.xml; w12 on mlc_small.xml; w13 and gcheavy on
-stock64.xml; hc60 on slc.xml (--seeds 12: MQSim finishes few); v1–v4 (w9's variants) on stock.xml.
+stock_ooo.xml; w8 on tlc_pre.xml; w11 on tlc_small.xml; w12 on mlc_small.xml; w13, gcheavy and
+gcmix on stock64.xml; hc60 on slc.xml (--seeds 12: MQSim finishes few); v1–v4 (w9's variants) on
+stock.xml.
 """
 import os
 import re
@@ -117,3 +118,5 @@ ssd("slc", Flash_Technology="SLC", Enabled_Preconditioning="true", Flash_Channel
     Page_Program_Latency_LSB=250000, Page_Program_Latency_CSB=250000, Page_Program_Latency_MSB=250000,
     Block_Erase_Latency=2000000, Channel_Transfer_Rate=400, Data_Cache_Capacity=33554432)
 wl("hc60", flow(rd=70, size=32, align=32, qd=8, occ=60, n=40000, dist="RANDOM_HOTCOLD", hot=20, chans="0,1,2,3", chips="0,1", dies="0", planes="0,1,2,3"))
+# --- fifth batch: reads beside GC on the 64-block drive, written after the GC-heavy re-check
+wl("gcmix", flow(rd=30, size=16, align=16, qd=32, occ=0, n=3500000))

@@ -549,7 +549,7 @@ def test_the_fourth_blind_rounds_workloads_import(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "scripts" / "mqsim_blind_round4.py"), str(tmp_path)], check=True,
                    env={**os.environ, "NEST_SHARED": str(SHARED)})
     pairs = {"w1": "stock", "w2": "stock", "w3": "mlc16", "w4": "stock", "w5": "stock", "w6": "stock_pwcd", "w7": "stock_ooo",
-             "w8": "tlc_pre", "w9": "stock", "w10": "stock", "w11": "tlc_small", "w12": "mlc_small", "w13": "stock64", "hc60": "slc"}
+             "w8": "tlc_pre", "w9": "stock", "w10": "stock", "w11": "tlc_small", "w12": "mlc_small", "w13": "stock64", "gcmix": "stock64", "hc60": "slc"}
     for wl, drive in pairs.items():
         scs, _ = load(tmp_path / f"{drive}.xml", tmp_path / f"{wl}.xml", compat=True)
         dev = scs[0]["device"][0]

@@ -154,8 +154,17 @@ KNOWN_FAILURES = [
      "Initial_Occupancy_Percentage avoid it"),
     ("LPA that has not been locked", "a known MQSim failure under GC (its LPA locks, "
      "src/ssd/Address_Mapping_Unit_Page_Level.cpp:1764-1793); another seed may finish (--seeds N)"),
-    ("Inconsistency in the global mapping table when locking", "a known MQSim failure under GC on a "
-     "preconditioned drive; another seed may finish (--seeds N)"),
+    ("Inconsistency in the global mapping table when locking",
+     "MQSim stores translation pages for Total_logical_pages / entries-per-page, rounded down "
+     "(src/ssd/Address_Mapping_Unit_Page_Level.cpp:216): the LPAs of the last, partial translation "
+     "page have none, so a miss there gets an entry with no PPA (:1464-1482) even where "
+     "preconditioning placed the page; a write then leaves the preconditioned copy valid, and GC "
+     "stops on it. It strikes when the flow writes the top of its space (the last partial "
+     "translation page) and GC picks such a block; another seed may finish (--seeds N)"),
+    ("Retrieve_ppa", "MQSim re-translates the writes it held while a plane was at GC's hard threshold "
+     "(Start_servicing_writes_for_overfull_plane, src/ssd/Address_Mapping_Unit_Page_Level.cpp:1915-1933) "
+     "after their mapping entries may have left the CMT, and its lookup asserts (:48); another seed "
+     "may finish (--seeds N)"),
     ("Inconsistency found when moving a page for GC", "a known MQSim failure under GC; another seed "
      "may finish (--seeds N)"),
 ]

@@ -152,8 +152,14 @@ KNOWN_FAILURES = [
      "(src/ssd/Address_Mapping_Unit_Page_Level.cpp:646-740): with few blocks a plane, or a plane "
      "shared by several flows, every count rounds to no block. More blocks per plane or a lower "
      "Initial_Occupancy_Percentage avoid it"),
-    ("LPA that has not been locked", "a known MQSim failure under GC (its LPA locks, "
-     "src/ssd/Address_Mapping_Unit_Page_Level.cpp:1764-1793); another seed may finish (--seeds N)"),
+    ("LPA that has not been locked",
+     "MQSim's wear levelling marks block 0 of channel 0's first plane as in GC (it passes a block "
+     "number where an address is due, src/ssd/GC_and_WL_Unit_Base.cpp:263); when a user read or "
+     "program there completes, the handler meant for postponed GC jobs runs one on that block "
+     "(:61-100) without locking its LPAs (:71), and the first page it moves fails the unlock "
+     "(:148, src/ssd/Address_Mapping_Unit_Page_Level.cpp:1801). It strikes once a wear-levelling "
+     "migration has run and a user request touches that block while it holds valid pages; another "
+     "seed may finish (--seeds N)"),
     ("Inconsistency in the global mapping table when locking",
      "MQSim stores translation pages for Total_logical_pages / entries-per-page, rounded down "
      "(src/ssd/Address_Mapping_Unit_Page_Level.cpp:216): the LPAs of the last, partial translation "

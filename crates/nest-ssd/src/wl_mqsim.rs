@@ -54,7 +54,9 @@ impl Ftl {
     /// MQSim migrates block 0 of 31 planes of 32 (its candidates are block 0), never of
     /// channel 0's first plane. A number of a channel that does not exist is out of MQSim's
     /// bounds (undefined there); nothing is marked. (MQSim would also start a job on the marked
-    /// block when a user read or program there completes, `:62-100`; not reproduced.)
+    /// block when a user read or program there completes, `:61-100`, without locking its LPAs:
+    /// the first page that job moves fails MQSim's unlock and stops it, so a finished MQSim run
+    /// has not moved a page that way. Not reproduced.)
     pub(crate) fn mqsim_wl_misfiled_mark(&mut self, block: u32) {
         let number = block % self.layout.blocks_per_plane;
         let [channels, chips, dies, planes] = self.layout.dims;

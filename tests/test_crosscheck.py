@@ -254,10 +254,11 @@ def test_mqsim_against_itself_marks_the_figures_its_own_seeds_cannot_settle():
 
 
 def test_mqsims_gc_failures_are_named_with_their_causes():
-    """The three MQSim 7ec40e3 failures that stop GC runs, traced with MQSim instrumented (docs/mqsim.md,
+    """The MQSim 7ec40e3 failures that stop GC runs, traced with MQSim instrumented (docs/mqsim.md,
     the fourth blind round): the translation pages it stores at start rounded down, writes held at
-    GC's hard threshold re-translated after their mapping entries left the CMT, and a GC of the block
-    its wear levelling misfiles, run without locks. An unknown failure stays unexplained."""
+    GC's hard threshold re-translated after their mapping entries left the CMT, a GC of the block
+    its wear levelling misfiles run without locks, and a stalled run's crash on the way out (told
+    from a crash mid-run by the results MQSim wrote). An unknown failure stays unexplained."""
     from nestsim.crosscheck import known_failure
 
     inc = known_failure("[=>   ]  5% progress\nERROR:Inconsistency in the global mapping table when locking an LPA!\n", None)
@@ -267,4 +268,7 @@ def test_mqsims_gc_failures_are_named_with_their_causes():
     assert ret and "hard threshold" in ret and ":1915-1933" in ret, ret
     unl = known_failure("ERROR:Illegal operation: Unlocking an LPA that has not been locked!", None)
     assert unl and "GC_and_WL_Unit_Base.cpp:263" in unl and "without locking" in unl, unl
+    stall = known_failure("[=========>          ]  45% progress\nWriting results to output file .......\n", "SIGSEGV")
+    assert stall and "stalled" in stall and "GC_and_WL_Unit_Base.cpp:216-220" in stall, stall
+    assert "free pool" in known_failure("[=========>          ]  45% progress\n", "SIGSEGV")
     assert known_failure("ERROR: something new", None) is None

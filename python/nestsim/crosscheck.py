@@ -181,6 +181,16 @@ def known_failure(output: str, killed_by: Optional[str]) -> Optional[str]:
     for said, why in KNOWN_FAILURES:
         if said in output:
             return why
+    if killed_by == "SIGSEGV" and "Writing results to output file" in output:
+        # Traced (gdb, twentieth session): the run had stalled, and MQSim crashed freeing the
+        # requests it left behind.
+        return ("MQSim's run stalled and it crashed freeing the requests left in it "
+                "(~Input_Stream_NVMe, src/ssd/Host_Interface_NVMe.cpp:11-12): a plane reached GC's "
+                "threshold, the block its RGA draw picked had no invalid page, so no job started "
+                "(src/ssd/GC_and_WL_Unit_Page_Level.cpp:142-145), and writes are held at that same threshold "
+                "(Stop_servicing_writes, src/ssd/GC_and_WL_Unit_Base.cpp:216-220) until a GC erase "
+                "that never comes — no block is taken, so GC is not checked again; another seed may "
+                "finish (--seeds N)")
     if killed_by == "SIGSEGV" and "progress" in output:
         return ("MQSim crashes when a plane's free pool runs dry under GC (Get_a_free_block on an "
                 "empty pool, src/ssd/Flash_Block_Manager_Base.cpp:108); another seed may finish (--seeds N)")

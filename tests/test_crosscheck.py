@@ -131,6 +131,14 @@ def test_crosscheck_with_an_uninstrumented_or_failing_mqsim(cli, tmp_path):
     crash = _fake(tmp_path, "kill -SEGV $$\n")
     assert "SIGSEGV" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", crash,
                             "-o", tmp_path / "crash", check=2).stderr
+    # A stalled MQSim writes its results and then crashes freeing the requests left in it: the
+    # results are the run's, compared (and a short run named stalled).
+    late = _fake(tmp_path, f"w=$4; printf '%s' '{results}' > \"${{w%.xml}}_scenario_1.xml\"\n"
+                 "echo 'Writing results to output file .......'\nkill -SEGV $$\n")
+    p = cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml", "--mqsim-bin", late,
+            "-o", tmp_path / "late", check=0)
+    doc = json.loads((tmp_path / "late" / "crosscheck.json").read_text())
+    assert "MQSim failed" not in p.stdout + p.stderr and any(r["op"] == "all" and r["mqsim"] == 400 for r in doc["rows"]), p.stdout
     assert "not an executable" in cli("crosscheck", "mqsim", FIX / "ssdconfig-small.xml", FIX / "workload-small.xml",
                                       "--mqsim-bin", tmp_path / "nope", check=2).stderr
 
